@@ -1,0 +1,30 @@
+# Two entry points: `make demo` runs the product's main job, `make test` runs the whole suite.
+# Both create .venv and install the project into it first (Python 3.11+ as python3).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: demo test lint stubs completions clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	MQADMIN=$(VENV)/bin/mqadmin ./demo.sh
+
+test: $(STAMP)
+	$(VENV)/bin/ruff check .
+	GRPC_VERBOSITY=ERROR $(PY) -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+
+stubs: $(STAMP)
+	$(PY) -m mqadmin_py.proto.generate
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

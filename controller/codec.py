@@ -1,0 +1,119 @@
+"""Versioned JSON encoding of events (the Raft log) and of the state (snapshots).
+
+Nothing is pickled: a log entry or snapshot written by one release reads the
+same in the next, whatever the Python classes are called. Decoding errors
+raise ``CodecError`` with a message naming the bad field.
+
+Log entry:  {"v": 1, "events": [{"type": "ElectMaster", ...}, ...]}
+Snapshot:   {"v": 1, "brokerSets": [{"clusterName": ..., "replicas": [...], ...}]}
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from types import MappingProxyType
+from typing import Any
+
+from controller.events import AlterSyncStateSet, ApplyBrokerId, CleanBrokerData, ElectMaster, Event, UpdateBrokerAddress
+from controller.model import BrokerSet, ControllerState, Replica
+
+VERSION = 1
+
+_EVENT_TYPES: dict[str, type] = {
+    cls.__name__: cls for cls in (ApplyBrokerId, UpdateBrokerAddress, ElectMaster, AlterSyncStateSet, CleanBrokerData)
+}
+_SET_FIELDS = {"new_sync_state_set", "broker_ids"}
+
+
+class CodecError(ValueError):
+    """A log entry or snapshot that cannot be decoded."""
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, frozenset):
+        return sorted(value)
+    return value
+
+
+def encode_events(events: tuple[Event, ...] | list[Event]) -> bytes:
+    """One Raft log entry holding `events` in order (possibly none: the leader barrier)."""
+    docs = [{"type": type(e).__name__, **{f.name: _jsonable(getattr(e, f.name)) for f in fields(e)}} for e in events]
+    return json.dumps({"v": VERSION, "events": docs}, separators=(",", ":")).encode()
+
+
+def _load(blob: bytes, what: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(blob)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CodecError(f"{what} is not valid JSON: {exc}") from exc
+    if not isinstance(doc, dict):
+        raise CodecError(f"{what} must be a JSON object")
+    if doc.get("v") != VERSION:
+        raise CodecError(f"{what} has version {doc.get('v')!r}; this release reads version {VERSION}")
+    return doc
+
+
+def decode_events(blob: bytes) -> list[Event]:
+    """Inverse of ``encode_events``."""
+    doc = _load(blob, "log entry")
+    events: list[Event] = []
+    for item in doc.get("events", []):
+        kind = item.get("type") if isinstance(item, dict) else None
+        cls = _EVENT_TYPES.get(kind)  # type: ignore[arg-type]
+        if cls is None:
+            raise CodecError(f"log entry has an unknown event type {kind!r}")
+        try:
+            kwargs = {f.name: item[f.name] for f in fields(cls)}
+        except KeyError as exc:
+            raise CodecError(f"{kind} event lacks field {exc.args[0]!r}") from exc
+        for name in _SET_FIELDS & kwargs.keys():
+            if kwargs[name] is not None:
+                kwargs[name] = frozenset(kwargs[name])
+        events.append(cls(**kwargs))
+    return events
+
+
+def encode_state(state: ControllerState) -> bytes:
+    """The whole controller state as a snapshot document."""
+    sets = [
+        {
+            "clusterName": bs.cluster_name,
+            "brokerName": bs.broker_name,
+            "nextBrokerId": bs.next_broker_id,
+            "masterBrokerId": bs.master_id,
+            "masterEpoch": bs.master_epoch,
+            "syncStateSet": sorted(bs.sync_state_set),
+            "syncStateSetEpoch": bs.sync_state_set_epoch,
+            "replicas": [
+                {"brokerId": r.broker_id, "brokerAddress": r.address, "registerCheckCode": r.register_check_code}
+                for r in bs.replicas
+            ],
+        }
+        for bs in sorted(state, key=lambda b: b.broker_name)
+    ]
+    return json.dumps({"v": VERSION, "brokerSets": sets}, separators=(",", ":")).encode()
+
+
+def decode_state(blob: bytes) -> ControllerState:
+    """Inverse of ``encode_state``."""
+    doc = _load(blob, "snapshot")
+    sets: dict[str, BrokerSet] = {}
+    try:
+        for d in doc["brokerSets"]:
+            bs = BrokerSet(
+                cluster_name=d["clusterName"],
+                broker_name=d["brokerName"],
+                replicas=tuple(
+                    Replica(r["brokerId"], r["brokerAddress"], r["registerCheckCode"]) for r in d["replicas"]
+                ),
+                next_broker_id=d["nextBrokerId"],
+                master_id=d["masterBrokerId"],
+                master_epoch=d["masterEpoch"],
+                sync_state_set=frozenset(d["syncStateSet"]),
+                sync_state_set_epoch=d["syncStateSetEpoch"],
+            )
+            sets[bs.broker_name] = bs
+    except (KeyError, TypeError) as exc:
+        raise CodecError(f"snapshot is missing or has a malformed field: {exc}") from exc
+    return ControllerState(MappingProxyType(sets))

@@ -1,0 +1,234 @@
+"""Controller configuration: the RocketMQ ``ControllerConfig`` keys, parsed once into a frozen dataclass.
+
+Keys keep their Java names (``scanNotActiveBrokerInterval``, ...). Durations
+are milliseconds, as in Java. ``controllerPeers`` lists every node as
+``<id>-<host>:<raftPort>:<grpcPort>`` separated by ``;``, for example
+``n0-127.0.0.1:9878:9876;n1-127.0.0.1:9868:9866;n2-127.0.0.1:9858:9856``.
+
+A config file with an unknown key or a bad value is refused with a message
+naming the key; nothing starts on a config that is half understood.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from mqadmin_py.properties import PropertiesError, read_properties
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message says which key and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Peer:
+    """One controller node: its id, and the addresses of its Raft and gRPC ports."""
+
+    node_id: str
+    host: str
+    raft_port: int
+    grpc_port: int
+
+    @property
+    def raft_address(self) -> str:
+        return f"{self.host}:{self.raft_port}"
+
+    @property
+    def grpc_address(self) -> str:
+        return f"{self.host}:{self.grpc_port}"
+
+    def __str__(self) -> str:
+        return f"{self.node_id}-{self.host}:{self.raft_port}:{self.grpc_port}"
+
+
+def parse_peers(text: str) -> tuple[Peer, ...]:
+    """Parse ``controllerPeers``; ids and addresses must be unique."""
+    peers: list[Peer] = []
+    for token in (t.strip() for t in text.split(";")):
+        if not token:
+            continue
+        node_id, sep, rest = token.partition("-")
+        parts = rest.rsplit(":", 2)
+        if not sep or not node_id or len(parts) != 3 or not parts[0]:
+            raise ConfigError(f"controllerPeers entry {token!r} is not <id>-<host>:<raftPort>:<grpcPort>")
+        try:
+            raft_port, grpc_port = int(parts[1]), int(parts[2])
+        except ValueError as exc:
+            raise ConfigError(f"controllerPeers entry {token!r} has a non-numeric port") from exc
+        for port in (raft_port, grpc_port):
+            if not 0 < port < 65536:
+                raise ConfigError(f"controllerPeers entry {token!r} has port {port} out of range 1-65535")
+        peers.append(Peer(node_id, parts[0], raft_port, grpc_port))
+    if not peers:
+        raise ConfigError("controllerPeers is empty: list every controller node as <id>-<host>:<raftPort>:<grpcPort>")
+    ids = [p.node_id for p in peers]
+    if len(set(ids)) != len(ids):
+        raise ConfigError(f"controllerPeers has duplicate ids: {';'.join(ids)}")
+    addrs = [a for p in peers for a in (p.raft_address, p.grpc_address)]
+    if len(set(addrs)) != len(addrs):
+        raise ConfigError("controllerPeers uses the same host:port twice")
+    return tuple(peers)
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerConfig:
+    """Effective configuration of one controller node (Java names in ``KEYS``)."""
+
+    controller_group: str = "DefaultControllerGroup"
+    controller_peers: tuple[Peer, ...] = ()
+    controller_self_id: str = ""
+    controller_store_path: str = "~/mqcontroller"
+    config_store_path: str = ""
+    config_black_list: str = "configBlackList;configStorePath"
+    scan_not_active_broker_interval: int = 5000
+    scan_inactive_master_interval: int = 5000
+    elect_master_max_retry_count: int = 3
+    enable_elect_unclean_master: bool = False
+    notify_broker_role_changed: bool = True
+    controller_thread_pool_nums: int = 16
+    raft_min_timeout_ms: int = 300
+    raft_max_timeout_ms: int = 600
+    raft_append_entries_period_ms: int = 50
+    raft_leader_fallback_timeout_ms: int = 1000
+    raft_connection_retry_ms: int = 500
+    raft_log_compaction_min_entries: int = 5000
+    raft_log_compaction_min_time_ms: int = 300_000
+
+    @property
+    def self_peer(self) -> Peer:
+        for peer in self.controller_peers:
+            if peer.node_id == self.controller_self_id:
+                return peer
+        raise ConfigError(f"controllerSelfId {self.controller_self_id!r} is not one of the controllerPeers ids")
+
+    @property
+    def node_store_dir(self) -> Path:
+        """Where this node keeps its Raft journal and snapshot."""
+        return Path(self.controller_store_path).expanduser() / self.controller_self_id
+
+    @property
+    def effective_config_store_path(self) -> Path:
+        """Where accepted UpdateControllerConfig changes are persisted."""
+        if self.config_store_path:
+            return Path(self.config_store_path).expanduser()
+        return self.node_store_dir / "controller.properties"
+
+    def black_list(self) -> frozenset[str]:
+        """Keys UpdateControllerConfig refuses: the configured list plus Java's fixed three."""
+        listed = {k.strip() for k in self.config_black_list.split(";") if k.strip()}
+        return frozenset(listed | {"configBlackList", "configStorePath", "rocketmqHome"})
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(w.capitalize() for w in rest)
+
+
+def _parse_bool(key: str, text: str) -> bool:
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    raise ConfigError(f"{key} must be true or false, got {text!r}")
+
+
+def _parse_int(key: str, text: str) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError as exc:
+        raise ConfigError(f"{key} must be an integer, got {text!r}") from exc
+    if value < 0:
+        raise ConfigError(f"{key} must not be negative, got {value}")
+    return value
+
+
+_PARSERS: dict[type | str, Callable[[str, str], Any]] = {
+    "bool": _parse_bool,
+    "int": _parse_int,
+    "str": lambda _k, t: t.strip(),
+    "tuple[Peer, ...]": lambda _k, t: parse_peers(t),
+}
+
+KEYS: dict[str, str] = {_camel(f.name): f.name for f in fields(ControllerConfig)}
+"""Java key name → dataclass field name."""
+
+RUNTIME_KEYS = frozenset(
+    {
+        "scanNotActiveBrokerInterval",
+        "scanInactiveMasterInterval",
+        "electMasterMaxRetryCount",
+        "enableElectUncleanMaster",
+        "notifyBrokerRoleChanged",
+    }
+)
+"""Keys UpdateControllerConfig may change on a running node; the others need a restart."""
+
+
+def _field_type(field_name: str) -> str:
+    return next(str(f.type) for f in fields(ControllerConfig) if f.name == field_name)
+
+
+def _unknown_key(key: str) -> ConfigError:
+    hint = difflib.get_close_matches(key, KEYS, n=1)
+    return ConfigError(f"unknown config key {key!r}" + (f" (did you mean {hint[0]!r}?)" if hint else ""))
+
+
+def with_overrides(config: ControllerConfig, values: Mapping[str, str]) -> ControllerConfig:
+    """A copy of `config` with Java-named `values` parsed and applied."""
+    changes: dict[str, Any] = {}
+    for key, text in values.items():
+        if key not in KEYS:
+            raise _unknown_key(key)
+        name = KEYS[key]
+        changes[name] = _PARSERS[_field_type(name)](key, text)
+    return replace(config, **changes)
+
+
+def validate(config: ControllerConfig) -> ControllerConfig:
+    """Check cross-field rules (the ones pysyncobj would only assert on); return `config`."""
+    if not config.controller_peers:
+        raise ConfigError("controllerPeers is required")
+    _ = config.self_peer
+    c = config
+    if c.raft_min_timeout_ms <= 3 * c.raft_append_entries_period_ms:
+        raise ConfigError("raftMinTimeoutMs must be more than 3 x raftAppendEntriesPeriodMs")
+    if c.raft_max_timeout_ms <= c.raft_min_timeout_ms:
+        raise ConfigError("raftMaxTimeoutMs must be more than raftMinTimeoutMs")
+    if c.raft_leader_fallback_timeout_ms <= c.raft_append_entries_period_ms:
+        raise ConfigError("raftLeaderFallbackTimeoutMs must be more than raftAppendEntriesPeriodMs")
+    if c.raft_append_entries_period_ms == 0 or c.raft_log_compaction_min_entries < 2:
+        raise ConfigError("raftAppendEntriesPeriodMs must be positive and raftLogCompactionMinEntries at least 2")
+    for key in ("scan_not_active_broker_interval", "scan_inactive_master_interval", "controller_thread_pool_nums"):
+        if getattr(c, key) == 0:
+            raise ConfigError(f"{_camel(key)} must be positive")
+    return config
+
+
+def to_properties(config: ControllerConfig) -> dict[str, str]:
+    """Java-named string values of every key (for -p and GetControllerConfig)."""
+    out: dict[str, str] = {}
+    for key, name in KEYS.items():
+        value = getattr(config, name)
+        if isinstance(value, bool):
+            out[key] = str(value).lower()
+        elif isinstance(value, tuple):
+            out[key] = ";".join(str(p) for p in value)
+        else:
+            out[key] = str(value)
+    return out
+
+
+def load(path: str | Path) -> ControllerConfig:
+    """Read a config file, overlay the persisted runtime changes, and validate."""
+    try:
+        config = with_overrides(ControllerConfig(), read_properties(path))
+        persisted = config.effective_config_store_path
+        if persisted.exists():
+            saved = read_properties(persisted)
+            config = with_overrides(config, {k: v for k, v in saved.items() if k in RUNTIME_KEYS})
+    except PropertiesError as exc:
+        raise ConfigError(str(exc)) from exc
+    return validate(config)

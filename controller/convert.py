@@ -1,0 +1,244 @@
+"""Protobuf ⇄ plain data for the controller API, with request validation.
+
+A malformed or incomplete request becomes ``InvalidRequest`` here, which the
+service answers with CONTROLLER_INVALID_REQUEST (2005) and a remark naming
+the field; it never reaches the state machine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.heartbeat import DEFAULT_HEARTBEAT_TIMEOUT_MS, Heartbeat
+from controller.requests import (
+    AlterSyncStateSetReply,
+    AlterSyncStateSetRequest,
+    ApplyBrokerIdRequest,
+    CleanBrokerDataRequest,
+    ElectMasterReply,
+    ElectMasterRequest,
+    GetNextBrokerIdRequest,
+    GetReplicaInfoRequest,
+    GetSyncStateDataRequest,
+    RegisterBrokerReply,
+    RegisterBrokerRequest,
+    ReplicaInfoReply,
+    ReplicasInfo,
+    Result,
+    SyncStateDataReply,
+)
+from mqadmin_py.proto import common_pb2 as common
+from mqadmin_py.proto import controller_pb2 as pb
+
+MAX_NAME = 255
+INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
+
+
+class InvalidRequest(ValueError):
+    """A request field is missing or out of range; the message names it."""
+
+
+def _name(value: str, field: str) -> str:
+    if not value:
+        raise InvalidRequest(f"{field} is required")
+    if len(value) > MAX_NAME:
+        raise InvalidRequest(f"{field} is longer than {MAX_NAME} characters")
+    if any(c in value for c in ";\n\r\t\0"):
+        raise InvalidRequest(f"{field} must not contain ';', tabs, newlines or NUL")
+    return value
+
+
+def _broker_id(value: int, field: str = "brokerId") -> int:
+    if not 1 <= value <= INT64_MAX:
+        raise InvalidRequest(f"{field} must be a positive broker id, got {value}")
+    return value
+
+
+def _epoch(value: int, field: str) -> int:
+    if not 0 <= value <= INT32_MAX:
+        raise InvalidRequest(f"{field} must be between 0 and {INT32_MAX}, got {value}")
+    return value
+
+
+def _address(value: str, field: str = "brokerAddress") -> str:
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536 or len(value) > MAX_NAME:
+        raise InvalidRequest(f"{field} must be host:port, got {value!r}")
+    return value
+
+
+def get_next_broker_id(m: pb.GetNextBrokerIdRequest) -> GetNextBrokerIdRequest:
+    return GetNextBrokerIdRequest(_name(m.cluster_name, "clusterName"), _name(m.broker_name, "brokerName"))
+
+
+def apply_broker_id(m: pb.ApplyBrokerIdRequest) -> ApplyBrokerIdRequest:
+    if not m.register_check_code:
+        raise InvalidRequest("registerCheckCode is required (<brokerAddress>;<epochMillis>)")
+    _address(m.register_check_code.split(";")[0], "registerCheckCode address")
+    return ApplyBrokerIdRequest(
+        _name(m.cluster_name, "clusterName"),
+        _name(m.broker_name, "brokerName"),
+        _broker_id(m.applied_broker_id, "appliedBrokerId"),
+        m.register_check_code,
+    )
+
+
+def register_broker(m: pb.RegisterBrokerRequest) -> RegisterBrokerRequest:
+    return RegisterBrokerRequest(
+        _name(m.cluster_name, "clusterName"),
+        _name(m.broker_name, "brokerName"),
+        _broker_id(m.broker_id),
+        _address(m.broker_address),
+    )
+
+
+def elect_master(m: pb.ElectMasterRequest) -> ElectMasterRequest:
+    broker_id = m.broker_id if m.HasField("broker_id") and m.broker_id != -1 else None
+    if broker_id is not None:
+        _broker_id(broker_id)
+    if m.designate_elect and broker_id is None:
+        raise InvalidRequest("brokerId is required for an admin-designated election")
+    cluster = m.cluster_name
+    if cluster:
+        _name(cluster, "clusterName")
+    return ElectMasterRequest(cluster, _name(m.broker_name, "brokerName"), broker_id, m.designate_elect)
+
+
+def alter_sync_state_set(m: pb.AlterSyncStateSetRequest) -> AlterSyncStateSetRequest:
+    if not m.HasField("new_sync_state_set") or not m.new_sync_state_set.broker_ids:
+        raise InvalidRequest("newSyncStateSet is required and must not be empty")
+    ids = frozenset(_broker_id(i, "syncStateSet member") for i in m.new_sync_state_set.broker_ids)
+    return AlterSyncStateSetRequest(
+        _name(m.broker_name, "brokerName"),
+        _broker_id(m.master_broker_id, "masterBrokerId"),
+        _epoch(m.master_epoch, "masterEpoch"),
+        ids,
+        _epoch(m.new_sync_state_set.sync_state_set_epoch, "syncStateSetEpoch"),
+    )
+
+
+def get_replica_info(m: pb.GetReplicaInfoRequest) -> GetReplicaInfoRequest:
+    return GetReplicaInfoRequest(_name(m.broker_name, "brokerName"))
+
+
+def get_sync_state_data(m: pb.GetSyncStateDataRequest) -> GetSyncStateDataRequest:
+    names = tuple(_name(n, "brokerNames item") for n in m.broker_names)
+    cluster = _name(m.cluster_name, "clusterName") if m.cluster_name else ""
+    return GetSyncStateDataRequest(names, cluster, m.all_broker_sets)
+
+
+def clean_broker_data(m: pb.CleanBrokerDataRequest) -> CleanBrokerDataRequest:
+    return CleanBrokerDataRequest(
+        m.cluster_name, _name(m.broker_name, "brokerName"), m.broker_controller_ids_to_clean, m.is_clean_living_broker
+    )
+
+
+def heartbeat(m: pb.BrokerHeartbeatRequest) -> Heartbeat:
+    if not m.HasField("broker_id"):
+        raise InvalidRequest("Heart beat with empty brokerId")
+    timeout = m.heartbeat_timeout_millis if m.HasField("heartbeat_timeout_millis") else DEFAULT_HEARTBEAT_TIMEOUT_MS
+    if not 0 < timeout <= 3_600_000:
+        raise InvalidRequest(f"heartbeatTimeoutMillis must be 1..3600000, got {timeout}")
+    return Heartbeat(
+        cluster_name=_name(m.cluster_name, "clusterName"),
+        broker_name=_name(m.broker_name, "brokerName"),
+        broker_id=_broker_id(m.broker_id),
+        broker_address=_address(m.broker_address),
+        epoch=m.epoch if m.HasField("epoch") else -1,
+        max_offset=m.max_offset if m.HasField("max_offset") else -1,
+        confirm_offset=m.confirm_offset if m.HasField("confirm_offset") else -1,
+        heartbeat_timeout_ms=timeout,
+        election_priority=m.election_priority if m.HasField("election_priority") else INT32_MAX,
+        async_learner=m.async_learner,
+    )
+
+
+# --- replies --------------------------------------------------------------------------------------
+
+
+def _opt(**kwargs: Any) -> dict[str, Any]:
+    """Drop None values so proto3 `optional` fields stay absent."""
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def _sss(ids: frozenset[int], epoch: int) -> common.SyncStateSet:
+    return common.SyncStateSet(broker_ids=sorted(ids), sync_state_set_epoch=epoch)
+
+
+def register_reply(r: Result[RegisterBrokerReply]) -> dict[str, Any]:
+    if r.reply is None:
+        return {}
+    x = r.reply
+    return {
+        "cluster_name": x.cluster_name,
+        "broker_name": x.broker_name,
+        "sync_state_set": _sss(x.sync_state_set, x.current_sync_state_set_epoch),
+        **_opt(
+            master_broker_id=x.master_broker_id,
+            master_address=x.master_address,
+            master_epoch=x.master_epoch,
+            sync_state_set_epoch=x.sync_state_set_epoch,
+        ),
+    }
+
+
+def elect_reply(r: Result[ElectMasterReply]) -> dict[str, Any]:
+    if r.reply is None:
+        return {}
+    x = r.reply
+    return {
+        "cluster_name": x.cluster_name,
+        "broker_name": x.broker_name,
+        "broker_addresses": dict(x.broker_addresses),
+        "sync_state_set": sorted(x.sync_state_set),
+        **_opt(
+            master_broker_id=x.master_broker_id,
+            master_address=x.master_address,
+            master_epoch=x.master_epoch,
+            sync_state_set_epoch=x.sync_state_set_epoch,
+        ),
+    }
+
+
+def alter_reply(r: Result[AlterSyncStateSetReply]) -> dict[str, Any]:
+    if r.reply is None:
+        return {}
+    x = r.reply
+    return {
+        "new_sync_state_set_epoch": x.new_sync_state_set_epoch,
+        "sync_state_set": _sss(x.sync_state_set, x.new_sync_state_set_epoch),
+    }
+
+
+def replica_info_reply(r: Result[ReplicaInfoReply]) -> dict[str, Any]:
+    if r.reply is None:
+        return {}
+    x = r.reply
+    return {
+        "master_epoch": x.master_epoch,
+        "sync_state_set": _sss(x.sync_state_set, x.sync_state_set_epoch),
+        **_opt(master_broker_id=x.master_broker_id, master_address=x.master_address),
+    }
+
+
+def _replicas_info(x: ReplicasInfo) -> pb.ReplicasInfo:
+    def ident(items: Any) -> list[pb.ReplicaIdentity]:
+        return [pb.ReplicaIdentity(broker_name=i.broker_name, broker_id=i.broker_id,
+                                   broker_address=i.broker_address, alive=i.alive) for i in items]  # fmt: skip
+
+    return pb.ReplicasInfo(
+        cluster_name=x.cluster_name,
+        broker_name=x.broker_name,
+        master_epoch=x.master_epoch,
+        sync_state_set_epoch=x.sync_state_set_epoch,
+        in_sync_replicas=ident(x.in_sync_replicas),
+        not_in_sync_replicas=ident(x.not_in_sync_replicas),
+        **_opt(master_broker_id=x.master_broker_id, master_address=x.master_address),
+    )
+
+
+def sync_state_data_reply(r: Result[SyncStateDataReply]) -> dict[str, Any]:
+    if r.reply is None:
+        return {}
+    return {"replicas_info": [_replicas_info(x) for x in r.reply.replicas_info]}

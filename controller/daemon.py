@@ -1,0 +1,158 @@
+"""The controller node: composition root and life cycle of ``mqcontroller``.
+
+Builds the Raft member (in the main thread, so pysyncobj's tick thread lives
+as long as the process), the proposer thread, failure detection and the
+gRPC server, then runs until SIGTERM/SIGINT and shuts everything down in
+reverse order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import time
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from controller.codes import ResponseCode as C
+from controller.config import RUNTIME_KEYS, ControllerConfig, to_properties, validate, with_overrides
+from controller.liveness import Elector, Liveness
+from controller.proposer import Proposer
+from controller.raft import RaftNode
+from controller.requests import ElectMasterRequest, Request, Result
+from controller.service import BrokerStreams, ControllerServicer
+from mqadmin_py.properties import write_properties_atomic
+from mqadmin_py.proto import common_pb2 as common
+from mqadmin_py.proto import controller_pb2 as pb
+from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ControllerService"].full_name
+
+
+class GrpcBindError(RuntimeError):
+    """The gRPC port could not be bound."""
+
+
+class ControllerNode:
+    """One running controller: Raft, proposer, liveness, elections, notifications and gRPC."""
+
+    def __init__(self, config: ControllerConfig, clock: Any = time.monotonic) -> None:
+        self.config = config
+        self.raft = RaftNode(config)
+        self.streams = BrokerStreams()
+        self.proposer = Proposer(
+            self.raft,
+            alive=lambda: self.liveness.alive_view(),
+            allow_unclean=lambda: self.config.enable_elect_unclean_master,
+        )
+        self.elector = Elector(self.raft, self.proposer, max_retries=lambda: self.config.elect_master_max_retry_count)
+        self.liveness = Liveness(clock, on_inactive=self.elector.on_inactive)
+        self.proposer.add_listener(self._notify_role_change)
+        self._stop: asyncio.Event | None = None
+
+    # --- helpers used by the service -------------------------------------------------------------
+
+    def leader_grpc_address(self) -> str | None:
+        leader_id = self.raft.leader_node_id()
+        for peer in self.config.controller_peers:
+            if peer.node_id == leader_id:
+                return peer.grpc_address
+        return None
+
+    def update_config(self, props: dict[str, str]) -> None:
+        """Apply runtime keys and persist them (ConfigError on bad values, OSError on disk errors)."""
+        new = validate(with_overrides(self.config, props))
+        persisted = {k: v for k, v in to_properties(new).items() if k in RUNTIME_KEYS}
+        write_properties_atomic(new.effective_config_store_path, persisted, "runtime changes (UpdateControllerConfig)")
+        self.config = new
+        log.info("config updated: %s", ", ".join(f"{k}={v}" for k, v in sorted(props.items())))
+
+    def _notify_role_change(self, request: Request, result: Result[Any]) -> None:
+        """Push a successful election to the set's brokers that stream heartbeats to this node."""
+        if not isinstance(request, ElectMasterRequest) or result.code != C.SUCCESS or result.reply is None:
+            return
+        if not self.config.notify_broker_role_changed:
+            return
+        r = result.reply
+        note = common.RoleChangeNotification(
+            cluster_name=r.cluster_name,
+            broker_name=r.broker_name,
+            master_broker_id=r.master_broker_id,
+            master_address=r.master_address or "",
+            master_epoch=r.master_epoch,
+            sync_state_set_epoch=r.sync_state_set_epoch,
+            sync_state_set=sorted(r.sync_state_set),
+        )
+        pushed = [bid for bid, _addr in r.broker_addresses if self.streams.push((r.broker_name, bid), note)]
+        log.info(
+            "elected %s master %s epoch %s; notified %s", r.broker_name, r.master_broker_id, r.master_epoch, pushed
+        )
+
+    # --- life cycle --------------------------------------------------------------------------------
+
+    async def _detect(self, health_servicer: health.aio.HealthServicer) -> None:
+        """Periodic expiry and inactive-master scans, and the leader-only health status."""
+        next_expire = next_scan = 0.0
+        serving: bool | None = None
+        while True:
+            now = time.monotonic()
+            if now >= next_expire:
+                self.liveness.expire()
+                next_expire = now + self.config.scan_not_active_broker_interval / 1000.0
+            if now >= next_scan:
+                if self.proposer.serving and self.liveness.warmed_up():
+                    self.elector.scan(self.liveness.alive_view())
+                next_scan = now + self.config.scan_inactive_master_interval / 1000.0
+            if serving != self.proposer.serving:
+                serving = self.proposer.serving
+                status = (
+                    health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
+                )
+                await health_servicer.set(SERVICE_NAME, status)
+            await asyncio.sleep(0.05)
+
+    async def serve(self, ready: Any = None) -> None:
+        """Run until stopped; `ready(grpc_port)` is called once the port is bound."""
+        loop = asyncio.get_running_loop()
+        self.streams.bind(loop)
+        self._stop = asyncio.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self._stop.set)
+        server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        pb_grpc.add_ControllerServiceServicer_to_server(ControllerServicer(self), server)
+        health_servicer = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+        reflection.enable_server_reflection(
+            [SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME], server
+        )
+        address = self.config.self_peer.grpc_address
+        try:
+            port = server.add_insecure_port(address)
+        except RuntimeError as exc:
+            raise GrpcBindError(f"cannot bind gRPC port {address}: {exc}") from exc
+        if port == 0:
+            raise GrpcBindError(f"cannot bind gRPC port {address}: address in use?")
+        await server.start()
+        await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+        self.proposer.start()
+        detector = asyncio.ensure_future(self._detect(health_servicer))
+        log.info("controller %s serving gRPC on %s, Raft on %s", self.config.controller_self_id, address,
+                 self.config.self_peer.raft_address)  # fmt: skip
+        if ready is not None:
+            ready(port)
+        try:
+            await self._stop.wait()
+        finally:
+            log.info("shutting down")
+            detector.cancel()
+            await health_servicer.enter_graceful_shutdown()
+            await server.stop(grace=1.0)
+            self.proposer.stop()
+            self.raft.destroy()
+            log.info("stopped")

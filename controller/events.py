@@ -1,0 +1,67 @@
+"""Events: the only thing the Raft log carries (reference §1.5).
+
+The leader computes events from a request and its liveness facts; every node
+applies them. Each event carries the preconditions it was computed under
+(``expected_*`` epochs), and ``apply_event`` re-checks them, so an event that
+went stale between compute and commit (a leader change in between) is a
+no-op instead of a corruption.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyBrokerId:
+    """APPLY_BROKER_ID_EVENT (2): register a broker id; creates the set on first use."""
+
+    cluster_name: str
+    broker_name: str
+    broker_address: str
+    broker_id: int
+    register_check_code: str
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateBrokerAddress:
+    """UPDATE_BROKER_ADDRESS (6): a registered broker came back on another address."""
+
+    cluster_name: str
+    broker_name: str
+    broker_address: str
+    broker_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ElectMaster:
+    """ELECT_MASTER_EVENT (3): ``new_master_id`` None means "no master could be elected".
+
+    Elected: master = new, masterEpoch + 1, SyncStateSet = {new}, its epoch + 1.
+    Not elected: master cleared, masterEpoch + 1, SyncStateSet kept.
+    """
+
+    broker_name: str
+    new_master_id: int | None
+    expected_master_epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class AlterSyncStateSet:
+    """ALTER_SYNC_STATE_SET_EVENT (1): replace the SyncStateSet, syncStateSetEpoch + 1."""
+
+    broker_name: str
+    new_sync_state_set: frozenset[int]
+    expected_master_epoch: int
+    expected_sync_state_set_epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class CleanBrokerData:
+    """CLEAN_BROKER_DATA_EVENT (5): ``broker_ids`` None removes the whole set."""
+
+    broker_name: str
+    broker_ids: frozenset[int] | None
+
+
+Event = ApplyBrokerId | UpdateBrokerAddress | ElectMaster | AlterSyncStateSet | CleanBrokerData

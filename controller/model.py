@@ -1,0 +1,123 @@
+"""The replicated controller state: frozen, plain data (reference §1.3).
+
+Invariants (kept by ``controller.state.apply_event``):
+
+* a broker set exists once a broker id has been applied to it, and is removed
+  when its last broker id is cleaned;
+* ``master_epoch`` and ``sync_state_set_epoch`` never decrease;
+* the master, when set, is a registered broker id and a member of the
+  SyncStateSet at the moment it is elected;
+* ``next_broker_id`` is always greater than every registered id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+FIRST_BROKER_ID = 1
+"""The first controller-assigned broker id (``MixAll.FIRST_BROKER_CONTROLLER_ID``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Replica:
+    """A registered broker id of a broker set."""
+
+    broker_id: int
+    address: str
+    register_check_code: str
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerSet:
+    """Everything the controller knows about one ``brokerName``.
+
+    Java keeps this in two maps (``replicaInfoTable`` and
+    ``syncStateSetInfoTable``); one record per set removes the states where
+    only one of them exists.
+    """
+
+    cluster_name: str
+    broker_name: str
+    replicas: tuple[Replica, ...] = ()
+    next_broker_id: int = FIRST_BROKER_ID
+    master_id: int | None = None
+    master_epoch: int = 0
+    sync_state_set: frozenset[int] = frozenset()
+    sync_state_set_epoch: int = 0
+
+    def replica(self, broker_id: int) -> Replica | None:
+        """The replica with this id, or None."""
+        for r in self.replicas:
+            if r.broker_id == broker_id:
+                return r
+        return None
+
+    def address_of(self, broker_id: int | None) -> str | None:
+        """The registered address of a broker id, or None."""
+        if broker_id is None:
+            return None
+        r = self.replica(broker_id)
+        return r.address if r else None
+
+    @property
+    def broker_ids(self) -> tuple[int, ...]:
+        """Registered broker ids in ascending order."""
+        return tuple(r.broker_id for r in self.replicas)
+
+    @property
+    def is_first_election(self) -> bool:
+        """True until the first election event has been applied (``masterEpoch == 0``)."""
+        return self.master_epoch == 0
+
+    def with_replica(self, replica: Replica) -> BrokerSet:
+        """A copy with `replica` added or replaced, ids kept sorted."""
+        others = [r for r in self.replicas if r.broker_id != replica.broker_id]
+        replicas = tuple(sorted([*others, replica], key=lambda r: r.broker_id))
+        return replace(self, replicas=replicas)
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerState:
+    """All broker sets, keyed by broker name. Treat as immutable."""
+
+    broker_sets: Mapping[str, BrokerSet] = field(default_factory=lambda: MappingProxyType({}))
+
+    def get(self, broker_name: str) -> BrokerSet | None:
+        """The broker set with this name, or None."""
+        return self.broker_sets.get(broker_name)
+
+    def __iter__(self) -> Iterator[BrokerSet]:
+        return iter(self.broker_sets.values())
+
+    def __len__(self) -> int:
+        return len(self.broker_sets)
+
+    def with_set(self, broker_set: BrokerSet) -> ControllerState:
+        """A copy with `broker_set` added or replaced."""
+        sets = dict(self.broker_sets)
+        sets[broker_set.broker_name] = broker_set
+        return ControllerState(MappingProxyType(sets))
+
+    def without_set(self, broker_name: str) -> ControllerState:
+        """A copy without the named broker set."""
+        sets = dict(self.broker_sets)
+        sets.pop(broker_name, None)
+        return ControllerState(MappingProxyType(sets))
+
+
+@dataclass(frozen=True, slots=True)
+class LiveInfo:
+    """What the leader's heartbeat table says about one alive broker (reference §2.1)."""
+
+    broker_address: str = ""
+    epoch: int = -1
+    max_offset: int = -1
+    confirm_offset: int = -1
+    election_priority: int = 2**31 - 1
+    async_learner: bool = False
+
+
+AliveView = Mapping[tuple[str, int], LiveInfo]
+"""Alive brokers only, keyed by ``(brokerName, brokerId)``: the liveness facts a decision reads."""

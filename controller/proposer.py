@@ -1,0 +1,195 @@
+"""The leader's single writer: decides requests in order and commits their events through Raft.
+
+One thread drains a queue of requests. For each batch it computes every
+request against a *speculative* state (the committed state plus the events
+of the earlier requests in the batch), appends all the batch's events as one
+Raft entry (group commit: one round trip for a storm of 1000 elections), and
+answers every request once that entry is applied here. Reads ride the same
+queue, so a read never overtakes a write that was answered before it.
+
+Before serving in a new term the leader commits an empty entry (RocketMQ's
+barrier): once it is applied, every entry of earlier terms is applied too, so
+the leader decides against complete state.
+
+What a decision reads (liveness, the clock) is read here on the leader and
+only the resulting events are logged, so followers never re-decide.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from controller.codes import NOT_LEADER_REMARK
+from controller.codes import ResponseCode as C
+from controller.events import Event
+from controller.model import AliveView
+from controller.raft import RaftNode
+from controller.requests import Request, Result
+from controller.state import apply_events, compute
+
+log = logging.getLogger(__name__)
+
+COMMIT_TIMEOUT_S = 5.0
+"""How long a request waits for its entry to commit (Java's WAIT_TIMEOUT_OUT)."""
+MAX_BATCH = 2048
+
+ResultListener = Callable[[Request, Result[Any]], None]
+
+
+@dataclass(slots=True)
+class _Pending:
+    request: Request
+    future: Future[Result[Any]]
+
+
+def not_leader() -> Result[Any]:
+    return Result(C.CONTROLLER_NOT_LEADER, NOT_LEADER_REMARK)
+
+
+class Proposer:
+    """Serialises decisions on the leader; answers NOT_LEADER elsewhere."""
+
+    def __init__(
+        self,
+        raft: RaftNode,
+        alive: Callable[[], AliveView],
+        allow_unclean: Callable[[], bool],
+    ) -> None:
+        self._raft = raft
+        self._alive = alive
+        self._allow_unclean = allow_unclean
+        self._queue: queue.Queue[_Pending | None] = queue.Queue()
+        self._ready_term: int | None = None
+        self._listeners: list[ResultListener] = []
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="proposer", daemon=True)
+
+    def add_listener(self, listener: ResultListener) -> None:
+        """Call `listener(request, result)` on the proposer thread after each answered request."""
+        self._listeners.append(listener)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._queue.put(None)
+        self._thread.join(timeout=5)
+
+    @property
+    def serving(self) -> bool:
+        """True when this node is leader and has passed the barrier of its term."""
+        return self._raft.is_leader() and self._ready_term == self._raft.term()
+
+    def submit(self, request: Request) -> Future[Result[Any]]:
+        """Queue a request; the future resolves to its Result (NOT_LEADER off the leader)."""
+        future: Future[Result[Any]] = Future()
+        if not self._raft.is_leader():
+            future.set_result(not_leader())
+        else:
+            self._queue.put(_Pending(request, future))
+        return future
+
+    # --- the writer thread ----------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                self._step()
+            except Exception:  # keep the writer alive; the failed batch was answered
+                log.exception("proposer step failed")
+
+    def _step(self) -> None:
+        if not self._raft.is_leader():
+            self._ready_term = None
+            self._drain_with(not_leader())
+            self._stopped.wait(0.01)
+            return
+        term = self._raft.term()
+        if self._ready_term != term:
+            if self._commit(()) is None:
+                self._ready_term = term
+                log.info("leader barrier committed in term %d; serving", term)
+            else:
+                self._stopped.wait(0.05)
+            return
+        batch = self._take_batch()
+        if batch:
+            self._decide(batch)
+
+    def _take_batch(self) -> list[_Pending]:
+        try:
+            first = self._queue.get(timeout=0.05)
+        except queue.Empty:
+            return []
+        batch = [first] if first is not None else []
+        while len(batch) < MAX_BATCH:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                batch.append(item)
+        return batch
+
+    def _decide(self, batch: list[_Pending]) -> None:
+        speculative = self._raft.state
+        alive = self._alive()
+        unclean = self._allow_unclean()
+        results: list[Result[Any]] = []
+        events: list[Event] = []
+        for pending in batch:
+            try:
+                result = compute(speculative, pending.request, alive, allow_unclean=unclean)
+            except Exception as exc:  # a bug must not take the batch down with it
+                log.exception("compute failed for %r", pending.request)
+                result = Result(C.SYSTEM_ERROR, f"internal error: {exc}")
+            speculative = apply_events(speculative, result.events)
+            events.extend(result.events)
+            results.append(result)
+        if events:
+            failure = self._commit(tuple(events))
+            if failure is not None:
+                self._ready_term = None  # re-establish the barrier before deciding again
+                # Later answers in the batch were decided on top of the lost events: fail them all.
+                results = [failure] * len(batch)
+        for pending, result in zip(batch, results, strict=True):
+            pending.future.set_result(result)
+            for listener in self._listeners:
+                try:
+                    listener(pending.request, result)
+                except Exception:
+                    log.exception("result listener failed")
+
+    def _commit(self, events: tuple[Event, ...]) -> Result[Any] | None:
+        """Commit one entry; None on success, else the Result to answer with."""
+        done = threading.Event()
+        outcome: list[tuple[bool, str]] = []
+
+        def callback(ok: bool, reason: str) -> None:
+            outcome.append((ok, reason))
+            done.set()
+
+        self._raft.commit(events, callback)
+        if not done.wait(COMMIT_TIMEOUT_S):
+            return Result(C.SYSTEM_ERROR, f"Raft commit not confirmed within {COMMIT_TIMEOUT_S:.0f} s; outcome unknown")
+        ok, reason = outcome[0]
+        if ok:
+            return None
+        log.info("Raft commit failed: %s", reason)
+        return not_leader()
+
+    def _drain_with(self, result: Result[Any]) -> None:
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if item is not None:
+                item.future.set_result(result)

@@ -1,0 +1,237 @@
+"""The Raft replication of the controller state: the only module that imports pysyncobj.
+
+``RaftNode`` is a small typed facade over one ``SyncObj`` with exactly one
+replicated method, ``_apply(blob)``, whose argument is a versioned JSON list of
+events (``controller.codec``): no pickled commands, no method-id remapping
+across releases.
+
+Durability: the Raft journal and a snapshot file live in the node's store
+directory. Both are always configured together (a journal alone loses all
+state after a log compaction, see docs/decisions.md). The snapshot is written
+by our own serializer as JSON and fsynced, on the tick thread, so it always
+matches the last applied entry.
+
+Threading: pysyncobj's tick thread applies entries and fires callbacks; it
+exits when the thread that built the ``SyncObj`` exits, so build ``RaftNode``
+in the main thread. Never make a blocking Raft call from a callback.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pysyncobj import FAIL_REASON, SyncObj, SyncObjConf, replicated  # type: ignore[import-untyped]
+
+from controller.codec import CodecError, decode_events, decode_state, encode_events, encode_state
+from controller.config import ControllerConfig
+from controller.events import Event
+from controller.model import ControllerState
+from controller.state import apply_events
+
+log = logging.getLogger(__name__)
+
+CommitCallback = Callable[[bool, str], None]
+"""Called on the tick thread with (committed, failure reason)."""
+
+_FAIL_NAMES = {v: k for k, v in vars(FAIL_REASON).items() if isinstance(v, int)}
+
+
+class RaftStartError(RuntimeError):
+    """The node cannot start: its port is taken, or its journal/snapshot cannot be read."""
+
+
+@dataclass(frozen=True, slots=True)
+class RaftStatus:
+    """A point-in-time view of this node's Raft state."""
+
+    state: str
+    leader_raft_address: str | None
+    term: int
+    commit_index: int
+    last_applied: int
+    has_quorum: bool
+    log_length: int
+    connected_peers: int
+
+
+class _ReplicatedController(SyncObj):  # type: ignore[misc]
+    """The SyncObj subclass; holds the state and applies committed entries."""
+
+    def __init__(self, self_address: str, partners: list[str], conf: SyncObjConf) -> None:
+        # Assigned before SyncObj.__init__, which may load a snapshot into it.
+        self.controller_state = ControllerState()
+        self.applied_entries = 0
+        conf.serializer = self._write_snapshot
+        conf.deserializer = self._read_snapshot
+        super().__init__(self_address, partners, conf)
+
+    @replicated  # type: ignore[misc]
+    def _apply(self, blob: bytes) -> int:
+        try:
+            events = decode_events(blob)
+        except CodecError:
+            # Every node decodes the same bytes, so every node skips the same entry.
+            log.exception("skipping an undecodable Raft log entry")
+            return 0
+        self.controller_state = apply_events(self.controller_state, events)
+        self.applied_entries += 1
+        return len(events)
+
+    def _write_snapshot(self, file_name: str, raft_data: tuple[Any, Any, Any]) -> None:
+        last, prev, cluster = raft_data
+        doc = {
+            "state": json.loads(encode_state(self.controller_state)),
+            "raft": {
+                "lastEntry": _encode_entry(last),
+                "prevEntry": _encode_entry(prev),
+                "cluster": sorted(getattr(n, "id", str(n)) for n in cluster),
+            },
+        }
+        with open(file_name, "w", encoding="utf-8") as f:
+            json.dump(doc, f, separators=(",", ":"))
+            f.flush()
+            os.fsync(f.fileno())
+
+    def _read_snapshot(self, file_name: str) -> tuple[Any, Any, Any]:
+        try:
+            with open(file_name, encoding="utf-8") as f:
+                doc = json.load(f)
+            self.controller_state = decode_state(json.dumps(doc["state"]).encode())
+            raft = doc["raft"]
+            return _decode_entry(raft["lastEntry"]), _decode_entry(raft["prevEntry"]), list(raft["cluster"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise RaftStartError(f"cannot read Raft snapshot {file_name}: {exc}") from exc
+
+
+def _encode_entry(entry: tuple[bytes, int, int]) -> list[Any]:
+    command, index, term = entry
+    return [base64.b64encode(command).decode(), index, term]
+
+
+def _decode_entry(doc: list[Any]) -> tuple[bytes, int, int]:
+    return base64.b64decode(doc[0]), int(doc[1]), int(doc[2])
+
+
+def _conf(config: ControllerConfig, store: Path) -> SyncObjConf:
+    ms = 1000.0
+    return SyncObjConf(
+        appendEntriesUseBatch=False,  # batching costs 100-200 ms per write (platform notes §3)
+        appendEntriesPeriod=config.raft_append_entries_period_ms / ms,
+        raftMinTimeout=config.raft_min_timeout_ms / ms,
+        raftMaxTimeout=config.raft_max_timeout_ms / ms,
+        connectionTimeout=max(config.raft_max_timeout_ms / ms, 0.6),
+        connectionRetryTime=config.raft_connection_retry_ms / ms,
+        leaderFallbackTimeout=config.raft_leader_fallback_timeout_ms / ms,
+        logCompactionMinEntries=config.raft_log_compaction_min_entries,
+        logCompactionMinTime=config.raft_log_compaction_min_time_ms / ms,
+        journalFile=str(store / "raft.journal"),
+        fullDumpFile=str(store / "raft.snapshot"),
+        maxBindRetries=5,
+        bindRetryTime=0.2,
+        commandsWaitLeader=False,
+        dynamicMembershipChange=False,
+    )
+
+
+class RaftNode:
+    """One controller's Raft member: replicated state, commit, leadership and status."""
+
+    def __init__(self, config: ControllerConfig) -> None:
+        store = config.node_store_dir
+        store.mkdir(parents=True, exist_ok=True)
+        self._check_snapshot(store / "raft.snapshot")
+        me = config.self_peer
+        partners = [p.raft_address for p in config.controller_peers if p.node_id != me.node_id]
+        self._by_raft_address = {p.raft_address: p for p in config.controller_peers}
+        try:
+            self._obj = _ReplicatedController(me.raft_address, partners, _conf(config, store))
+        except RaftStartError:
+            raise
+        except Exception as exc:  # pysyncobj raises bare exceptions on a damaged journal
+            raise RaftStartError(f"cannot open the Raft journal in {store}: {exc}") from exc
+        try:
+            self._obj.waitBinded()
+        except Exception as exc:
+            self._obj.destroy()
+            raise RaftStartError(f"cannot bind Raft port {me.raft_address}: {exc}") from exc
+
+    @staticmethod
+    def _check_snapshot(path: Path) -> None:
+        """Refuse to start on a damaged snapshot rather than serve wrong (empty) state."""
+        if not path.exists():
+            return
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            decode_state(json.dumps(doc["state"]).encode())
+            _ = doc["raft"]["lastEntry"], doc["raft"]["prevEntry"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise RaftStartError(
+                f"the Raft snapshot {path} is damaged ({exc}); move it and the journal next to it away "
+                "to let this node catch up from its peers"
+            ) from exc
+
+    @property
+    def state(self) -> ControllerState:
+        """The state as of the last applied entry (an immutable snapshot; safe from any thread)."""
+        return self._obj.controller_state  # type: ignore[no-any-return]
+
+    def is_leader(self) -> bool:
+        return bool(self._obj._isLeader())
+
+    def leader_raft_address(self) -> str | None:
+        leader = self._obj._getLeader()
+        return None if leader is None else str(getattr(leader, "address", leader))
+
+    def leader_node_id(self) -> str | None:
+        """The controller id of the current leader, if known."""
+        address = self.leader_raft_address()
+        peer = self._by_raft_address.get(address) if address else None
+        return peer.node_id if peer else None
+
+    def term(self) -> int:
+        return int(self._obj.raftCurrentTerm)
+
+    def commit(self, events: tuple[Event, ...], callback: CommitCallback) -> None:
+        """Append one entry holding `events`; `callback` fires once it is applied here (or fails)."""
+
+        def done(_result: Any, error: int) -> None:
+            if error == FAIL_REASON.SUCCESS:
+                callback(True, "")
+            else:
+                callback(False, _FAIL_NAMES.get(error, str(error)))
+
+        self._obj._apply(encode_events(events), callback=done)
+
+    def status(self) -> RaftStatus:
+        """Raft health for GetControllerMetadata and metrics."""
+        for _ in range(3):
+            try:
+                s = self._obj.getStatus()
+                break
+            except RuntimeError:  # a dict changed size under the tick thread; read again
+                continue
+        else:
+            s = {}
+        state = {0: "follower", 1: "candidate", 2: "leader"}.get(s.get("state", -1), "unknown")
+        connected = sum(1 for k, v in s.items() if k.startswith("partner_node_status_server_") and v == 2)
+        return RaftStatus(
+            state=state,
+            leader_raft_address=self.leader_raft_address(),
+            term=int(s.get("raft_term", 0)),
+            commit_index=int(s.get("commit_idx", 0)),
+            last_applied=int(s.get("last_applied", 0)),
+            has_quorum=bool(s.get("has_quorum", False)),
+            log_length=int(s.get("log_len", 0)),
+            connected_peers=connected,
+        )
+
+    def destroy(self) -> None:
+        """Stop the tick thread and close sockets and files."""
+        self._obj.destroy()

@@ -1,0 +1,193 @@
+"""Controller requests and replies as plain data (reference §1.2).
+
+The gRPC adapter (``controller.service``) converts protobuf messages to these
+after validating them; the functional core (``controller.state``) never sees
+protobuf.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from controller.codes import ResponseCode
+from controller.events import Event
+
+
+@dataclass(frozen=True, slots=True)
+class GetNextBrokerIdRequest:
+    cluster_name: str
+    broker_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyBrokerIdRequest:
+    cluster_name: str
+    broker_name: str
+    broker_id: int
+    register_check_code: str
+
+
+@dataclass(frozen=True, slots=True)
+class RegisterBrokerRequest:
+    cluster_name: str
+    broker_name: str
+    broker_id: int
+    broker_address: str
+
+
+@dataclass(frozen=True, slots=True)
+class ElectMasterRequest:
+    """``broker_id`` None (Java: -1) with ``designate_elect`` False is a controller trigger."""
+
+    cluster_name: str
+    broker_name: str
+    broker_id: int | None = None
+    designate_elect: bool = False
+
+    @property
+    def is_controller_trigger(self) -> bool:
+        return self.broker_id is None and not self.designate_elect
+
+
+@dataclass(frozen=True, slots=True)
+class AlterSyncStateSetRequest:
+    broker_name: str
+    master_broker_id: int
+    master_epoch: int
+    new_sync_state_set: frozenset[int]
+    sync_state_set_epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class GetReplicaInfoRequest:
+    broker_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class GetSyncStateDataRequest:
+    """Select sets by name, by cluster, or all of them."""
+
+    broker_names: tuple[str, ...] = ()
+    cluster_name: str = ""
+    all_broker_sets: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CleanBrokerDataRequest:
+    """``broker_ids_to_clean`` is the raw ``"1;2;3"`` option, parsed by the handler as Java does."""
+
+    cluster_name: str
+    broker_name: str
+    broker_ids_to_clean: str = ""
+    clean_living_broker: bool = False
+
+
+Request = (
+    GetNextBrokerIdRequest
+    | ApplyBrokerIdRequest
+    | RegisterBrokerRequest
+    | ElectMasterRequest
+    | AlterSyncStateSetRequest
+    | GetReplicaInfoRequest
+    | GetSyncStateDataRequest
+    | CleanBrokerDataRequest
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NextBrokerIdReply:
+    cluster_name: str
+    broker_name: str
+    next_broker_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyBrokerIdReply:
+    cluster_name: str
+    broker_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class RegisterBrokerReply:
+    """The master fields are None when the set has no alive master."""
+
+    cluster_name: str
+    broker_name: str
+    master_broker_id: int | None
+    master_address: str | None
+    master_epoch: int | None
+    sync_state_set_epoch: int | None
+    sync_state_set: frozenset[int]
+    current_sync_state_set_epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class ElectMasterReply:
+    """On SUCCESS ``broker_addresses`` is the member group; on MASTER_STILL_EXIST it is empty."""
+
+    cluster_name: str
+    broker_name: str
+    master_broker_id: int | None
+    master_address: str | None
+    master_epoch: int | None
+    sync_state_set_epoch: int | None
+    broker_addresses: tuple[tuple[int, str], ...]
+    sync_state_set: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
+class AlterSyncStateSetReply:
+    new_sync_state_set_epoch: int
+    sync_state_set: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaInfoReply:
+    master_broker_id: int | None
+    master_address: str | None
+    master_epoch: int
+    sync_state_set: frozenset[int]
+    sync_state_set_epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaIdentity:
+    broker_name: str
+    broker_id: int
+    broker_address: str
+    alive: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicasInfo:
+    cluster_name: str
+    broker_name: str
+    master_broker_id: int | None
+    master_address: str | None
+    master_epoch: int
+    sync_state_set_epoch: int
+    in_sync_replicas: tuple[ReplicaIdentity, ...]
+    not_in_sync_replicas: tuple[ReplicaIdentity, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SyncStateDataReply:
+    replicas_info: tuple[ReplicasInfo, ...]
+
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True)
+class Result(Generic[R]):
+    """What a handler decided: a response code and remark, a reply, and the events to commit."""
+
+    code: ResponseCode
+    remark: str = ""
+    reply: R | None = None
+    events: tuple[Event, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.code == ResponseCode.SUCCESS

@@ -1,0 +1,248 @@
+"""The controller's gRPC adapter: protobuf in, proposer or local state, protobuf out.
+
+Served with ``grpc.aio`` so that each broker's long-lived heartbeat stream is
+a coroutine rather than a thread. Raft-backed requests are handed to the
+proposer (a thread) and awaited; everything else is answered locally.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import grpc
+
+from controller import convert
+from controller.codes import ResponseCode as C
+from controller.config import RUNTIME_KEYS, ConfigError, to_properties, with_overrides
+from controller.heartbeat import BrokerKey
+from controller.proposer import not_leader
+from controller.requests import Request, Result
+from mqadmin_py.proto import common_pb2 as common
+from mqadmin_py.proto import controller_pb2 as pb
+from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
+
+if TYPE_CHECKING:
+    from controller.daemon import ControllerNode
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M")
+
+
+class BrokerStreams:
+    """Open heartbeat streams on this node, for pushing role changes to brokers."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._streams: dict[BrokerKey, tuple[int, asyncio.Queue[common.RoleChangeNotification]]] = {}
+        self._tokens = itertools.count(1)
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+
+    def open(self, key: BrokerKey, q: asyncio.Queue[common.RoleChangeNotification]) -> int:
+        token = next(self._tokens)
+        self._streams[key] = (token, q)
+        return token
+
+    def close(self, key: BrokerKey, token: int) -> bool:
+        """Forget the stream; True when it was the broker's current one (not replaced by a reconnect)."""
+        current = self._streams.get(key)
+        if current is not None and current[0] == token:
+            del self._streams[key]
+            return True
+        return False
+
+    def push(self, key: BrokerKey, note: common.RoleChangeNotification) -> bool:
+        """Queue a notification for the broker's stream; thread-safe. False if it has no stream here."""
+        entry = self._streams.get(key)
+        if entry is None or self._loop is None:
+            return False
+        self._loop.call_soon_threadsafe(entry[1].put_nowait, note)
+        return True
+
+    def __len__(self) -> int:
+        return len(self._streams)
+
+
+class ControllerServicer(pb_grpc.ControllerServiceServicer):  # type: ignore[misc]
+    """Implements ControllerService on top of a ``ControllerNode``."""
+
+    def __init__(self, node: ControllerNode) -> None:
+        self._node = node
+
+    # --- Raft-backed requests --------------------------------------------------------------------
+
+    async def _decide(
+        self,
+        message: Any,
+        parse: Callable[[Any], Request],
+        reply: Callable[[Result[Any]], dict[str, Any]],
+        response_type: Callable[..., M],
+    ) -> M:
+        try:
+            request = parse(message)
+        except convert.InvalidRequest as exc:
+            return response_type(code=C.CONTROLLER_INVALID_REQUEST, remark=str(exc))
+        if not self._node.proposer.serving:
+            result: Result[Any] = not_leader()
+        else:
+            result = await asyncio.wrap_future(self._node.proposer.submit(request))
+        fields: dict[str, Any] = {"code": int(result.code), "remark": result.remark}
+        if result.code == C.CONTROLLER_NOT_LEADER:
+            fields["leader_address"] = self._node.leader_grpc_address() or ""
+        fields.update(reply(result))
+        return response_type(**fields)
+
+    async def GetNextBrokerId(self, request: pb.GetNextBrokerIdRequest, context: Any) -> pb.GetNextBrokerIdResponse:
+        def reply(r: Result[Any]) -> dict[str, Any]:
+            x = r.reply
+            return {} if x is None else {"cluster_name": x.cluster_name, "broker_name": x.broker_name,
+                                         "next_broker_id": x.next_broker_id}  # fmt: skip
+
+        return await self._decide(request, convert.get_next_broker_id, reply, pb.GetNextBrokerIdResponse)
+
+    async def ApplyBrokerId(self, request: pb.ApplyBrokerIdRequest, context: Any) -> pb.ApplyBrokerIdResponse:
+        def reply(r: Result[Any]) -> dict[str, Any]:
+            return {"cluster_name": request.cluster_name, "broker_name": request.broker_name} if r.ok else {}
+
+        return await self._decide(request, convert.apply_broker_id, reply, pb.ApplyBrokerIdResponse)
+
+    async def RegisterBroker(self, request: pb.RegisterBrokerRequest, context: Any) -> pb.RegisterBrokerResponse:
+        return await self._decide(request, convert.register_broker, convert.register_reply, pb.RegisterBrokerResponse)
+
+    async def ElectMaster(self, request: pb.ElectMasterRequest, context: Any) -> pb.ElectMasterResponse:
+        return await self._decide(request, convert.elect_master, convert.elect_reply, pb.ElectMasterResponse)
+
+    async def AlterSyncStateSet(
+        self, request: pb.AlterSyncStateSetRequest, context: Any
+    ) -> pb.AlterSyncStateSetResponse:
+        return await self._decide(
+            request, convert.alter_sync_state_set, convert.alter_reply, pb.AlterSyncStateSetResponse
+        )
+
+    async def GetReplicaInfo(self, request: pb.GetReplicaInfoRequest, context: Any) -> pb.GetReplicaInfoResponse:
+        return await self._decide(
+            request, convert.get_replica_info, convert.replica_info_reply, pb.GetReplicaInfoResponse
+        )
+
+    async def GetSyncStateData(self, request: pb.GetSyncStateDataRequest, context: Any) -> pb.GetSyncStateDataResponse:
+        return await self._decide(
+            request, convert.get_sync_state_data, convert.sync_state_data_reply, pb.GetSyncStateDataResponse
+        )
+
+    async def CleanBrokerData(self, request: pb.CleanBrokerDataRequest, context: Any) -> pb.CleanBrokerDataResponse:
+        return await self._decide(request, convert.clean_broker_data, lambda _r: {}, pb.CleanBrokerDataResponse)
+
+    # --- heartbeats (any node) ---------------------------------------------------------------------
+
+    async def BrokerHeartbeat(self, request: pb.BrokerHeartbeatRequest, context: Any) -> pb.BrokerHeartbeatResponse:
+        try:
+            hb = convert.heartbeat(request)
+        except convert.InvalidRequest as exc:
+            return pb.BrokerHeartbeatResponse(code=C.CONTROLLER_INVALID_REQUEST, remark=str(exc))
+        self._node.liveness.beat(hb)
+        return pb.BrokerHeartbeatResponse(code=C.SUCCESS, remark="Heart beat success")
+
+    async def HeartbeatStream(self, request_iterator: Any, context: Any) -> None:
+        """Beats in, role changes out; the stream's end marks the broker inactive at once."""
+        outbox: asyncio.Queue[common.RoleChangeNotification] = asyncio.Queue()
+        streams = self._node.streams
+        opened: tuple[BrokerKey, int] | None = None
+
+        async def read_beats() -> None:
+            nonlocal opened
+            while True:
+                message = await context.read()
+                if message is grpc.aio.EOF:
+                    return
+                try:
+                    hb = convert.heartbeat(message)
+                except convert.InvalidRequest as exc:
+                    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"CONTROLLER_INVALID_REQUEST: {exc}")
+                key = (hb.broker_name, hb.broker_id)
+                if opened is None or opened[0] != key:
+                    if opened is not None:
+                        streams.close(*opened)
+                    opened = (key, streams.open(key, outbox))
+                self._node.liveness.beat(hb)
+
+        reader = asyncio.ensure_future(read_beats())
+        try:
+            while not reader.done():
+                getter = asyncio.ensure_future(outbox.get())
+                done, _ = await asyncio.wait({reader, getter}, return_when=asyncio.FIRST_COMPLETED)
+                if getter in done:
+                    await context.write(getter.result())
+                else:
+                    getter.cancel()
+        except (asyncio.CancelledError, grpc.aio.AioRpcError):
+            pass
+        finally:
+            reader.cancel()
+            if opened is not None and streams.close(*opened):
+                self._node.liveness.stream_closed(opened[0])
+
+    # --- local requests ----------------------------------------------------------------------------
+
+    async def GetControllerMetadata(
+        self, request: pb.GetControllerMetadataRequest, context: Any
+    ) -> pb.GetControllerMetadataResponse:
+        node = self._node
+        status = node.raft.status()
+        leader_id = node.raft.leader_node_id() or ""
+        peers = node.config.controller_peers
+        return pb.GetControllerMetadataResponse(
+            code=C.SUCCESS,
+            group=node.config.controller_group,
+            controller_leader_id=leader_id,
+            controller_leader_address=node.leader_grpc_address() or "",
+            is_leader=status.state == "leader",
+            peers="".join(f"{p.node_id}:{p.grpc_address};" for p in peers),
+            peer_list=[
+                pb.ControllerPeer(id=p.node_id, raft_address=p.raft_address, grpc_address=p.grpc_address) for p in peers
+            ],
+            self_id=node.config.controller_self_id,
+            raft=pb.RaftStatus(
+                state=status.state,
+                term=status.term,
+                commit_index=status.commit_index,
+                last_applied=status.last_applied,
+                has_quorum=status.has_quorum,
+                log_length=status.log_length,
+                ready=node.proposer.serving if status.state == "leader" else status.leader_raft_address is not None,
+                connected_peers=status.connected_peers,
+            ),
+        )
+
+    async def GetControllerConfig(
+        self, request: pb.GetControllerConfigRequest, context: Any
+    ) -> pb.GetControllerConfigResponse:
+        return pb.GetControllerConfigResponse(code=C.SUCCESS, config=to_properties(self._node.config))
+
+    async def UpdateControllerConfig(
+        self, request: pb.UpdateControllerConfigRequest, context: Any
+    ) -> pb.UpdateControllerConfigResponse:
+        props = dict(request.properties)
+        if not props:
+            return pb.UpdateControllerConfigResponse(code=C.CONTROLLER_INVALID_REQUEST, remark="no properties given")
+        black = self._node.config.black_list()
+        if any(k in black for k in props):
+            remark = "Can not update config in black list."
+            return pb.UpdateControllerConfigResponse(code=C.NO_PERMISSION, remark=remark)
+        fixed = sorted(k for k in props if k not in RUNTIME_KEYS)
+        try:
+            if fixed:
+                # Raises for unknown keys (with a did-you-mean hint) before the restart remark.
+                with_overrides(self._node.config, {k: props[k] for k in fixed})
+                raise ConfigError(f"{', '.join(fixed)} cannot change at run time: edit the config file and restart")
+            self._node.update_config(props)
+        except ConfigError as exc:
+            return pb.UpdateControllerConfigResponse(code=C.CONTROLLER_INVALID_REQUEST, remark=str(exc))
+        except OSError as exc:
+            return pb.UpdateControllerConfigResponse(code=C.SYSTEM_ERROR, remark=f"cannot persist config: {exc}")
+        return pb.UpdateControllerConfigResponse(code=C.SUCCESS, remark="")

@@ -1,0 +1,437 @@
+"""The functional core of the controller: compute and apply (reference §1.4–1.5).
+
+``compute(state, request, alive, allow_unclean=...)`` decides a request
+against the current state and the liveness facts the leader holds, and
+returns a ``Result`` (code, remark, reply, events). It never changes state.
+``apply_event(state, event)`` is the only way state changes; every node runs
+it for every committed event, and it reads nothing but the state and the
+event (no clock, no liveness), so all nodes end with identical state.
+
+Checks run in the Java order, so each failure keeps its Java response code.
+No I/O, no logging, no clock here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any, assert_never
+
+from controller.codes import ResponseCode as C
+from controller.election import elect
+from controller.events import (
+    AlterSyncStateSet,
+    ApplyBrokerId,
+    CleanBrokerData,
+    ElectMaster,
+    Event,
+    UpdateBrokerAddress,
+)
+from controller.model import FIRST_BROKER_ID, AliveView, BrokerSet, ControllerState, LiveInfo, Replica
+from controller.requests import (
+    AlterSyncStateSetReply,
+    AlterSyncStateSetRequest,
+    ApplyBrokerIdReply,
+    ApplyBrokerIdRequest,
+    CleanBrokerDataRequest,
+    ElectMasterReply,
+    ElectMasterRequest,
+    GetNextBrokerIdRequest,
+    GetReplicaInfoRequest,
+    GetSyncStateDataRequest,
+    NextBrokerIdReply,
+    RegisterBrokerReply,
+    RegisterBrokerRequest,
+    ReplicaIdentity,
+    ReplicaInfoReply,
+    ReplicasInfo,
+    Request,
+    Result,
+    SyncStateDataReply,
+)
+
+METADATA_NOT_EXIST = "Broker metadata is not existed"
+
+
+def _is_alive(alive: AliveView, broker_name: str, broker_id: int | None) -> bool:
+    return broker_id is not None and (broker_name, broker_id) in alive
+
+
+def _alive_in_set(alive: AliveView, bs: BrokerSet) -> dict[int, LiveInfo]:
+    return {i: alive[(bs.broker_name, i)] for i in bs.broker_ids if (bs.broker_name, i) in alive}
+
+
+# --- registration -------------------------------------------------------------------------------
+
+
+def get_next_broker_id(state: ControllerState, req: GetNextBrokerIdRequest) -> Result[NextBrokerIdReply]:
+    """Registration phase 1: the id a new replica should try to apply. Always SUCCESS."""
+    bs = state.get(req.broker_name)
+    next_id = bs.next_broker_id if bs else FIRST_BROKER_ID
+    return Result(C.SUCCESS, reply=NextBrokerIdReply(req.cluster_name, req.broker_name, next_id))
+
+
+def apply_broker_id(state: ControllerState, req: ApplyBrokerIdRequest) -> Result[ApplyBrokerIdReply]:
+    """Registration phase 2: claim an id (CAS); a retry with the same check code is idempotent."""
+    address = req.register_check_code.split(";")[0]
+    event = ApplyBrokerId(req.cluster_name, req.broker_name, address, req.broker_id, req.register_check_code)
+    reply = ApplyBrokerIdReply(req.cluster_name, req.broker_name)
+    bs = state.get(req.broker_name)
+    if bs is None:
+        if req.broker_id == FIRST_BROKER_ID:
+            return Result(C.SUCCESS, reply=reply, events=(event,))
+        return Result(
+            C.CONTROLLER_BROKER_ID_INVALID,
+            f"Broker-set: {req.broker_name} hasn't been registered in controller, "
+            f"but broker try to apply brokerId: {req.broker_id}",
+        )
+    existing = bs.replica(req.broker_id)
+    if existing is None or existing.register_check_code == req.register_check_code:
+        return Result(C.SUCCESS, reply=reply, events=(event,))
+    return Result(
+        C.CONTROLLER_BROKER_ID_INVALID,
+        f"Fail to apply brokerId: {req.broker_id} in broker-set: {req.broker_name}",
+    )
+
+
+def register_broker(
+    state: ControllerState, req: RegisterBrokerRequest, alive: AliveView
+) -> Result[RegisterBrokerReply]:
+    """Registration phase 3: refresh the address and return the alive master, if any."""
+    bs = state.get(req.broker_name)
+    if bs is None:
+        return Result(
+            C.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED,
+            f"Broker-set: {req.broker_name} hasn't been registered in controller",
+        )
+    replica = bs.replica(req.broker_id)
+    if replica is None:
+        return Result(
+            C.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED,
+            f"BrokerId: {req.broker_id} hasn't been registered in broker-set: {req.broker_name}",
+        )
+    master_alive = _is_alive(alive, bs.broker_name, bs.master_id)
+    reply = RegisterBrokerReply(
+        cluster_name=req.cluster_name,
+        broker_name=req.broker_name,
+        master_broker_id=bs.master_id if master_alive else None,
+        master_address=bs.address_of(bs.master_id) if master_alive else None,
+        master_epoch=bs.master_epoch if master_alive else None,
+        sync_state_set_epoch=bs.sync_state_set_epoch if master_alive else None,
+        sync_state_set=bs.sync_state_set,
+        current_sync_state_set_epoch=bs.sync_state_set_epoch,
+    )
+    events: tuple[Event, ...] = ()
+    if replica.address != req.broker_address:
+        events = (UpdateBrokerAddress(req.cluster_name, req.broker_name, req.broker_address, req.broker_id),)
+    return Result(C.SUCCESS, reply=reply, events=events)
+
+
+# --- election -----------------------------------------------------------------------------------
+
+
+def _first_election_candidate(bs: BrokerSet, req: ElectMasterRequest, alive: AliveView) -> int | None:
+    """Java's first-election rule ("the first broker that asks becomes master"), made safe.
+
+    The requester must be a registered id of the set and not an async learner
+    (RocketMQ #10013); otherwise the normal policy decides.
+    """
+    if not bs.is_first_election or req.broker_id is None or bs.replica(req.broker_id) is None:
+        return None
+    info = alive.get((bs.broker_name, req.broker_id))
+    if info is not None and info.async_learner:
+        return None
+    return req.broker_id
+
+
+def elect_master(
+    state: ControllerState, req: ElectMasterRequest, alive: AliveView, *, allow_unclean: bool
+) -> Result[ElectMasterReply]:
+    """Broker-, controller- or admin-triggered election of one broker set."""
+    bs = state.get(req.broker_name)
+    if bs is None:
+        return Result(C.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED, "Broker hasn't been registered")
+    old_master = bs.master_id
+    new_master = _first_election_candidate(bs, req, alive)
+    if new_master is None:
+        new_master = elect(
+            bs.sync_state_set,
+            bs.broker_ids if allow_unclean else None,
+            _alive_in_set(alive, bs),
+            old_master=old_master,
+            preferred=req.broker_id if req.designate_elect else None,
+        )
+    if new_master is not None and new_master == old_master:
+        reply = ElectMasterReply(
+            bs.cluster_name, bs.broker_name, old_master, bs.address_of(old_master),
+            bs.master_epoch, bs.sync_state_set_epoch, (), bs.sync_state_set,
+        )  # fmt: skip
+        return Result(C.CONTROLLER_MASTER_STILL_EXIST, "The old master is still alive, no need to elect", reply)
+    if new_master is not None:
+        reply = ElectMasterReply(
+            bs.cluster_name, bs.broker_name, new_master, bs.address_of(new_master),
+            bs.master_epoch + 1, bs.sync_state_set_epoch + 1,
+            tuple((r.broker_id, r.address) for r in bs.replicas), frozenset({new_master}),
+        )  # fmt: skip
+        return Result(C.SUCCESS, "", reply, (ElectMaster(bs.broker_name, new_master, bs.master_epoch),))
+    if req.is_controller_trigger:
+        # Clearing a master that is already cleared would only bump the epoch again.
+        events = (ElectMaster(bs.broker_name, None, bs.master_epoch),) if old_master is not None else ()
+        return Result(
+            C.CONTROLLER_MASTER_NOT_AVAILABLE,
+            "Old master has down and failed to elect a new broker master",
+            events=events,
+        )
+    return Result(C.CONTROLLER_ELECT_MASTER_FAILED, "Failed to elect a new master")
+
+
+def scan_need_reelect(state: ControllerState, alive: AliveView) -> list[str]:
+    """Broker sets whose master is dead while at least one registered broker is alive."""
+    return [
+        bs.broker_name
+        for bs in state
+        if bs.master_id is not None
+        and not _is_alive(alive, bs.broker_name, bs.master_id)
+        and any(_is_alive(alive, bs.broker_name, i) for i in bs.broker_ids)
+    ]
+
+
+# --- SyncStateSet -------------------------------------------------------------------------------
+
+
+def alter_sync_state_set(
+    state: ControllerState, req: AlterSyncStateSetRequest, alive: AliveView
+) -> Result[AlterSyncStateSetReply]:
+    """The master reports a new SyncStateSet; fenced by masterEpoch and syncStateSetEpoch."""
+    prefix = "Rejecting alter syncStateSet request because"
+    bs = state.get(req.broker_name)
+    if bs is None:
+        return Result(C.CONTROLLER_ALTER_SYNC_STATE_SET_FAILED, METADATA_NOT_EXIST)
+    if req.new_sync_state_set == bs.sync_state_set:
+        return Result(
+            C.CONTROLLER_ALTER_SYNC_STATE_SET_FAILED,
+            "The newSyncStateSet is equal with oldSyncStateSet, no needed to update syncStateSet",
+        )
+    if bs.master_id is None or bs.master_id != req.master_broker_id:
+        return Result(
+            C.CONTROLLER_INVALID_MASTER,
+            f"{prefix} the current leader is:{bs.master_id}, not {req.master_broker_id}",
+        )
+    if req.master_epoch != bs.master_epoch:
+        return Result(
+            C.CONTROLLER_FENCED_MASTER_EPOCH,
+            f"{prefix} the current master epoch is:{bs.master_epoch}, not {req.master_epoch}",
+        )
+    if req.sync_state_set_epoch != bs.sync_state_set_epoch:
+        return Result(
+            C.CONTROLLER_FENCED_SYNC_STATE_SET_EPOCH,
+            f"{prefix} the current syncStateSet epoch is:{bs.sync_state_set_epoch}, not {req.sync_state_set_epoch}",
+        )
+    for broker_id in sorted(req.new_sync_state_set):
+        if bs.replica(broker_id) is None:
+            return Result(C.CONTROLLER_INVALID_REPLICAS, f"{prefix} the replicas {broker_id} don't exist")
+        info = alive.get((bs.broker_name, broker_id))
+        if info is None:
+            return Result(C.CONTROLLER_BROKER_NOT_ALIVE, f"{prefix} the replicas {broker_id} don't alive")
+        if info.async_learner:
+            return Result(C.CONTROLLER_INVALID_REPLICAS, f"{prefix} the replicas {broker_id} is an async learner")
+    if bs.master_id not in req.new_sync_state_set:
+        return Result(
+            C.CONTROLLER_ALTER_SYNC_STATE_SET_FAILED,
+            f"{prefix} the newSyncStateSet don't contains origin leader {bs.master_id}",
+        )
+    new_epoch = bs.sync_state_set_epoch + 1
+    event = AlterSyncStateSet(bs.broker_name, req.new_sync_state_set, bs.master_epoch, bs.sync_state_set_epoch)
+    return Result(C.SUCCESS, "", AlterSyncStateSetReply(new_epoch, req.new_sync_state_set), (event,))
+
+
+# --- reads --------------------------------------------------------------------------------------
+
+
+def get_replica_info(state: ControllerState, req: GetReplicaInfoRequest) -> Result[ReplicaInfoReply]:
+    """The master and SyncStateSet of one broker set; brokers poll this."""
+    bs = state.get(req.broker_name)
+    if bs is None:
+        return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST, METADATA_NOT_EXIST)
+    reply = ReplicaInfoReply(
+        bs.master_id, bs.address_of(bs.master_id), bs.master_epoch, bs.sync_state_set, bs.sync_state_set_epoch
+    )
+    return Result(C.SUCCESS, reply=reply)
+
+
+def _replicas_info(bs: BrokerSet, alive: AliveView) -> ReplicasInfo:
+    def identity(r: Replica) -> ReplicaIdentity:
+        return ReplicaIdentity(bs.broker_name, r.broker_id, r.address, _is_alive(alive, bs.broker_name, r.broker_id))
+
+    return ReplicasInfo(
+        cluster_name=bs.cluster_name,
+        broker_name=bs.broker_name,
+        master_broker_id=bs.master_id,
+        master_address=bs.address_of(bs.master_id),
+        master_epoch=bs.master_epoch,
+        sync_state_set_epoch=bs.sync_state_set_epoch,
+        in_sync_replicas=tuple(identity(r) for r in bs.replicas if r.broker_id in bs.sync_state_set),
+        not_in_sync_replicas=tuple(identity(r) for r in bs.replicas if r.broker_id not in bs.sync_state_set),
+    )
+
+
+def get_sync_state_data(
+    state: ControllerState, req: GetSyncStateDataRequest, alive: AliveView
+) -> Result[SyncStateDataReply]:
+    """SyncStateSet details of the selected sets; unknown names are skipped, as in Java."""
+    if req.all_broker_sets:
+        selected: Iterable[BrokerSet] = state
+    elif req.broker_names:
+        selected = (bs for name in dict.fromkeys(req.broker_names) if (bs := state.get(name)) is not None)
+    elif req.cluster_name:
+        selected = (bs for bs in state if bs.cluster_name == req.cluster_name)
+    else:
+        return Result(C.CONTROLLER_INVALID_REQUEST, "Name one or more brokerNames, a clusterName, or all sets")
+    infos = tuple(_replicas_info(bs, alive) for bs in sorted(selected, key=lambda b: b.broker_name))
+    return Result(C.SUCCESS, reply=SyncStateDataReply(infos))
+
+
+# --- cleaning -----------------------------------------------------------------------------------
+
+
+def _parse_ids(raw: str) -> frozenset[int]:
+    return frozenset(int(token) for token in raw.split(";") if token.strip())
+
+
+def clean_broker_data(state: ControllerState, req: CleanBrokerDataRequest, alive: AliveView) -> Result[None]:
+    """Remove dead brokers (or, with ``clean_living_broker``, any brokers) from a set's metadata.
+
+    Unlike Java, listed ids are honoured with ``clean_living_broker`` too: only
+    those ids are removed, never the whole set.
+    """
+    bad = C.CONTROLLER_INVALID_CLEAN_BROKER_METADATA
+    try:
+        ids = _parse_ids(req.broker_ids_to_clean) or None
+    except ValueError as exc:
+        remark = f"Please set the option <brokerControllerIdsToClean> according to the format, exception: {exc}"
+        return Result(bad, remark)
+    bs = state.get(req.broker_name)
+    if not req.clean_living_broker:
+        if ids is None and bs is not None and bs.master_id is not None:
+            return Result(bad, f"Broker {req.broker_name} is still alive, clean up failure")
+        for broker_id in sorted(ids or ()):
+            if _is_alive(alive, req.broker_name, broker_id):
+                return Result(bad, f"Broker [{req.broker_name},  {broker_id}] is still alive, clean up failure")
+    if bs is None:
+        return Result(bad, f"Broker {req.broker_name} is not existed,clean broker data failure.")
+    return Result(C.SUCCESS, events=(CleanBrokerData(req.broker_name, ids),))
+
+
+# --- dispatch -----------------------------------------------------------------------------------
+
+
+def compute(state: ControllerState, request: Request, alive: AliveView, *, allow_unclean: bool) -> Result[Any]:
+    """Decide any request; the single entry point the leader's proposer calls."""
+    match request:
+        case GetNextBrokerIdRequest():
+            return get_next_broker_id(state, request)
+        case ApplyBrokerIdRequest():
+            return apply_broker_id(state, request)
+        case RegisterBrokerRequest():
+            return register_broker(state, request, alive)
+        case ElectMasterRequest():
+            return elect_master(state, request, alive, allow_unclean=allow_unclean)
+        case AlterSyncStateSetRequest():
+            return alter_sync_state_set(state, request, alive)
+        case GetReplicaInfoRequest():
+            return get_replica_info(state, request)
+        case GetSyncStateDataRequest():
+            return get_sync_state_data(state, request, alive)
+        case CleanBrokerDataRequest():
+            return clean_broker_data(state, request, alive)
+        case _:
+            assert_never(request)
+
+
+# --- apply --------------------------------------------------------------------------------------
+
+
+def _apply_broker_id(state: ControllerState, e: ApplyBrokerId) -> ControllerState:
+    bs = state.get(e.broker_name) or BrokerSet(cluster_name=e.cluster_name, broker_name=e.broker_name)
+    if bs.replica(e.broker_id) is not None:
+        return state
+    bs = bs.with_replica(Replica(e.broker_id, e.broker_address, e.register_check_code))
+    # Java adds one whatever id was applied; max() keeps next above every registered id.
+    bs = replace(bs, next_broker_id=max(bs.next_broker_id + 1, e.broker_id + 1))
+    return state.with_set(bs)
+
+
+def _update_address(state: ControllerState, e: UpdateBrokerAddress) -> ControllerState:
+    bs = state.get(e.broker_name)
+    replica = bs.replica(e.broker_id) if bs else None
+    if bs is None or replica is None:
+        return state
+    return state.with_set(bs.with_replica(replace(replica, address=e.broker_address)))
+
+
+def _elect(state: ControllerState, e: ElectMaster) -> ControllerState:
+    bs = state.get(e.broker_name)
+    if bs is None or bs.master_epoch != e.expected_master_epoch:
+        return state
+    if e.new_master_id is None:
+        return state.with_set(replace(bs, master_id=None, master_epoch=bs.master_epoch + 1))
+    if bs.replica(e.new_master_id) is None:
+        return state
+    return state.with_set(
+        replace(
+            bs,
+            master_id=e.new_master_id,
+            master_epoch=bs.master_epoch + 1,
+            sync_state_set=frozenset({e.new_master_id}),
+            sync_state_set_epoch=bs.sync_state_set_epoch + 1,
+        )
+    )
+
+
+def _alter(state: ControllerState, e: AlterSyncStateSet) -> ControllerState:
+    bs = state.get(e.broker_name)
+    if (
+        bs is None
+        or bs.master_epoch != e.expected_master_epoch
+        or bs.sync_state_set_epoch != e.expected_sync_state_set_epoch
+    ):
+        return state
+    return state.with_set(
+        replace(bs, sync_state_set=e.new_sync_state_set, sync_state_set_epoch=bs.sync_state_set_epoch + 1)
+    )
+
+
+def _clean(state: ControllerState, e: CleanBrokerData) -> ControllerState:
+    bs = state.get(e.broker_name)
+    if bs is None:
+        return state
+    if not e.broker_ids:
+        return state.without_set(e.broker_name)
+    replicas = tuple(r for r in bs.replicas if r.broker_id not in e.broker_ids)
+    if not replicas:
+        return state.without_set(e.broker_name)
+    master = None if bs.master_id in e.broker_ids else bs.master_id
+    return state.with_set(
+        replace(bs, replicas=replicas, master_id=master, sync_state_set=bs.sync_state_set - e.broker_ids)
+    )
+
+
+_APPLY: dict[type, Callable[[ControllerState, Any], ControllerState]] = {
+    ApplyBrokerId: _apply_broker_id,
+    UpdateBrokerAddress: _update_address,
+    ElectMaster: _elect,
+    AlterSyncStateSet: _alter,
+    CleanBrokerData: _clean,
+}
+
+
+def apply_event(state: ControllerState, event: Event) -> ControllerState:
+    """Apply one committed event; a stale event (its preconditions no longer hold) is a no-op."""
+    return _APPLY[type(event)](state, event)
+
+
+def apply_events(state: ControllerState, events: Iterable[Event]) -> ControllerState:
+    """Apply committed events in order."""
+    for event in events:
+        state = apply_event(state, event)
+    return state

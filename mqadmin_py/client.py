@@ -1,0 +1,99 @@
+"""gRPC client of the controller group: tries each address, follows NOT_LEADER redirects.
+
+This is the only place in ``mqadmin_py`` that touches grpc errors; they become
+``MqError`` subclasses here (UNAVAILABLE everywhere → ControllerUnavailable,
+DEADLINE_EXCEEDED → TimedOut).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
+import grpc
+
+from controller.codes import ResponseCode
+from mqadmin_py.errors import ControllerUnavailable, TimedOut
+from mqadmin_py.proto import controller_pb2 as pb
+from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
+
+MAX_REDIRECTS = 3
+
+
+def parse_addresses(text: str | Iterable[str]) -> list[str]:
+    """``"h1:p1;h2:p2"`` (or a list of such strings) → unique addresses in order."""
+    items = [text] if isinstance(text, str) else list(text)
+    out: list[str] = []
+    for item in items:
+        for token in item.replace(",", ";").split(";"):
+            token = token.strip()
+            if token and token not in out:
+                out.append(token)
+    return out
+
+
+class ControllerClient:
+    """Calls controller RPCs on the leader, wherever it is."""
+
+    def __init__(self, addresses: str | Iterable[str], timeout: float = 3.0) -> None:
+        self.addresses = parse_addresses(addresses)
+        if not self.addresses:
+            raise ControllerUnavailable("no controller address given (use -a host:port;host:port)")
+        self.timeout = timeout
+        self._channels: dict[str, grpc.Channel] = {}
+        self._leader: str | None = None
+
+    def close(self) -> None:
+        for channel in self._channels.values():
+            channel.close()
+        self._channels.clear()
+
+    def __enter__(self) -> ControllerClient:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def stub(self, address: str) -> pb_grpc.ControllerServiceStub:
+        channel = self._channels.get(address)
+        if channel is None:
+            channel = self._channels[address] = grpc.insecure_channel(address)
+        return pb_grpc.ControllerServiceStub(channel)
+
+    def call_at(self, address: str, method: str, request: Any) -> Any:
+        """One RPC to one node; transport errors become MqError."""
+        try:
+            return getattr(self.stub(address), method)(request, timeout=self.timeout)
+        except grpc.RpcError as exc:
+            code = exc.code() if hasattr(exc, "code") else None
+            if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+                raise TimedOut(f"{method} to {address} timed out after {self.timeout:g} s") from exc
+            raise ControllerUnavailable(f"controller {address} unreachable ({code.name if code else exc})") from exc
+
+    def call(self, method: str, request: Any) -> Any:
+        """Call `method` on the leader: try the last known leader, then each address; follow redirects."""
+        order = ([self._leader] if self._leader else []) + [a for a in self.addresses if a != self._leader]
+        errors: list[str] = []
+        for address in order:
+            target: str | None = address
+            for _ in range(MAX_REDIRECTS + 1):
+                if target is None:
+                    break
+                try:
+                    response = self.call_at(target, method, request)
+                except ControllerUnavailable as exc:
+                    errors.append(str(exc))
+                    break
+                if getattr(response, "code", 0) != ResponseCode.CONTROLLER_NOT_LEADER:
+                    self._leader = target
+                    return response
+                redirect = response.leader_address or None
+                errors.append(f"{target} is not the leader" + (f" (leader: {redirect})" if redirect else ""))
+                target = redirect if redirect != target else None
+        raise ControllerUnavailable("no controller leader reachable: " + "; ".join(errors))
+
+    def metadata(self, address: str) -> pb.GetControllerMetadataResponse:
+        return self.call_at(address, "GetControllerMetadata", pb.GetControllerMetadataRequest())

@@ -1,0 +1,306 @@
+"""Controller commands: getControllerMetaData, getSyncStateSet, electMaster, cleanBrokerMetadata, configs."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from mqadmin_py.errors import ControllerUnavailable, MqError, OperationFailed, UsageError
+from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
+from mqadmin_py.output import Output, emit, emit_table
+
+
+def _client(addresses: str, timeout: float) -> Any:
+    from mqadmin_py.client import ControllerClient
+
+    return ControllerClient(addresses, timeout)
+
+
+def _check(response: Any, allow: tuple[int, ...] = ()) -> Any:
+    from controller.codes import ResponseCode
+
+    if response.code != 0 and response.code not in allow:
+        try:
+            name = ResponseCode(response.code).name
+        except ValueError:
+            name = "UNKNOWN"
+        raise OperationFailed(response.code, name, response.remark)
+    return response
+
+
+def _opt(message: Any, field: str) -> Any:
+    return getattr(message, field) if message.HasField(field) else None
+
+
+def register(app: typer.Typer) -> None:
+    """Add the controller commands, each under its RocketMQ name and its kebab-case alias."""
+    for name, alias, fn in (
+        ("getControllerMetaData", "get-controller-meta-data", get_controller_metadata),
+        ("getSyncStateSet", "get-sync-state-set", get_sync_state_set),
+        ("electMaster", "elect-master", elect_master),
+        ("cleanBrokerMetadata", "clean-broker-metadata", clean_broker_metadata),
+        ("getControllerConfig", "get-controller-config", get_controller_config),
+        ("updateControllerConfig", "update-controller-config", update_controller_config),
+    ):
+        app.command(name)(fn)
+        app.command(alias, hidden=True)(fn)
+
+
+# --- getControllerMetaData ----------------------------------------------------------------------
+
+
+def _metadata_doc(client: Any) -> dict[str, Any]:
+    nodes: list[dict[str, Any]] = []
+    group = leader_id = leader_address = None
+    for address in client.addresses:
+        try:
+            m = client.metadata(address)
+        except MqError as exc:
+            nodes.append({"address": address, "reachable": False, "error": str(exc)})
+            continue
+        group = m.group
+        if m.controller_leader_id:
+            leader_id, leader_address = m.controller_leader_id, m.controller_leader_address
+        nodes.append(
+            {
+                "address": address,
+                "reachable": True,
+                "id": m.self_id,
+                "isLeader": m.is_leader,
+                "state": m.raft.state,
+                "term": m.raft.term,
+                "commitIndex": m.raft.commit_index,
+                "lastApplied": m.raft.last_applied,
+                "hasQuorum": m.raft.has_quorum,
+                "ready": m.raft.ready,
+                "peers": [{"id": p.id, "address": p.grpc_address, "raftAddress": p.raft_address} for p in m.peer_list],
+            }
+        )
+    if group is None:
+        raise ControllerUnavailable("no controller answered: " + "; ".join(n["error"] for n in nodes))
+    return {"group": group, "controllerLeaderId": leader_id, "controllerLeaderAddress": leader_address, "nodes": nodes}
+
+
+def _metadata_table(doc: dict[str, Any]) -> None:
+    title = f"Controller group {doc['group']} · leader {doc['controllerLeaderId'] or 'none'}"
+    rows = [
+        [n["address"], n.get("id"), n.get("state", "unreachable"), n.get("term"), n.get("commitIndex"),
+         n.get("lastApplied"), n.get("hasQuorum")]
+        for n in doc["nodes"]
+    ]  # fmt: skip
+    emit_table(title, ["Address", "Id", "Raft state", "Term", "Commit", "Applied", "Quorum"], rows)
+
+
+def _metadata_legacy(doc: dict[str, Any]) -> str:
+    out = f"\n#ControllerGroup\t{doc['group']}\n#ControllerLeaderId\t{doc['controllerLeaderId']}"
+    out += f"\n#ControllerLeaderAddress\t{doc['controllerLeaderAddress']}"
+    peers = next((n["peers"] for n in doc["nodes"] if n.get("reachable")), [])
+    for p in peers:
+        out += f"\n#Peer:\t{p['id']}:{p['address']}"
+    return out + "\n"
+
+
+def get_controller_metadata(
+    controller: ControllerOpt, output: OutputOpt = Output.table, timeout: TimeoutOpt = 3.0
+) -> None:
+    """Show the controller group: leader, peers, and each node's Raft health (term, commit index, quorum)."""
+    with _client(controller, timeout) as client:
+        doc = _metadata_doc(client)
+    emit(doc, output, _metadata_table, _metadata_legacy)
+
+
+# --- getSyncStateSet ----------------------------------------------------------------------------
+
+
+def _replica(r: Any) -> dict[str, Any]:
+    return {"brokerId": r.broker_id, "brokerAddress": r.broker_address, "alive": r.alive}
+
+
+def _sync_state_docs(response: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "clusterName": x.cluster_name,
+            "brokerName": x.broker_name,
+            "masterBrokerId": _opt(x, "master_broker_id"),
+            "masterAddress": _opt(x, "master_address"),
+            "masterEpoch": x.master_epoch,
+            "syncStateSetEpoch": x.sync_state_set_epoch,
+            "inSyncReplicas": [_replica(r) for r in x.in_sync_replicas],
+            "notInSyncReplicas": [_replica(r) for r in x.not_in_sync_replicas],
+        }
+        for x in response.replicas_info
+    ]
+
+
+def _sync_state_table(docs: list[dict[str, Any]]) -> None:
+    rows = []
+    for d in docs:
+        members = [(r, "in-sync") for r in d["inSyncReplicas"]] + [(r, "not in sync") for r in d["notInSyncReplicas"]]
+        for r, sync in members:
+            role = "master" if r["brokerId"] == d["masterBrokerId"] else "slave"
+            rows.append([d["brokerName"], r["brokerId"], r["brokerAddress"], role, sync, r["alive"],
+                         d["masterEpoch"], d["syncStateSetEpoch"]])  # fmt: skip
+    columns = ["Broker set", "Id", "Address", "Role", "Sync", "Alive", "MasterEpoch", "SSSEpoch"]
+    emit_table("SyncStateSet", columns, rows)
+
+
+def _sync_state_legacy(docs: list[dict[str, Any]]) -> str:
+    def ident(d: dict[str, Any], r: dict[str, Any]) -> str:
+        return (f"ReplicaIdentity{{brokerName='{d['brokerName']}', brokerId={r['brokerId']}, "
+                f"brokerAddress='{r['brokerAddress']}', alive={str(r['alive']).lower()}}}")  # fmt: skip
+
+    out = ""
+    for d in docs:
+        out += (f"\n#brokerName\t{d['brokerName']}\n#MasterBrokerId\t{d['masterBrokerId']}\n#MasterAddr\t"
+                f"{d['masterAddress']}\n#MasterEpoch\t{d['masterEpoch']}\n#SyncStateSetEpoch\t"
+                f"{d['syncStateSetEpoch']}\n#SyncStateSetNums\t{len(d['inSyncReplicas'])}\n")  # fmt: skip
+        out += "".join(f"\nInSyncReplica:\t{ident(d, r)}\n" for r in d["inSyncReplicas"])
+        out += "".join(f"\nNotInSyncReplica:\t{ident(d, r)}\n" for r in d["notInSyncReplicas"])
+    return out
+
+
+def get_sync_state_set(
+    controller: ControllerOpt,
+    broker_name: Annotated[list[str] | None, typer.Option("-b", "--brokerName", help="Broker set name(s).")] = None,
+    cluster_name: Annotated[str | None, typer.Option("-c", "--clusterName", help="Every set of a cluster.")] = None,
+    output: OutputOpt = Output.table,
+    timeout: TimeoutOpt = 3.0,
+) -> None:
+    """Show master, epochs, and in-sync / not-in-sync replicas of broker sets (all sets when -b/-c are omitted)."""
+    from mqadmin_py.proto import controller_pb2 as pb
+
+    request = pb.GetSyncStateDataRequest(
+        broker_names=broker_name or [], cluster_name=cluster_name or "",
+        all_broker_sets=not broker_name and not cluster_name,
+    )  # fmt: skip
+    with _client(controller, timeout) as client:
+        docs = _sync_state_docs(_check(client.call("GetSyncStateData", request)))
+    emit(docs, output, _sync_state_table, _sync_state_legacy)
+
+
+# --- electMaster --------------------------------------------------------------------------------
+
+
+def elect_master(
+    controller: ControllerOpt,
+    cluster_name: Annotated[str, typer.Option("-c", "--clusterName", help="Cluster of the broker set.")],
+    broker_name: Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set to elect in.")],
+    broker_id: Annotated[int, typer.Option("-b", "--brokerId", help="Broker id that should become master.")],
+    output: OutputOpt = Output.table,
+    timeout: TimeoutOpt = 3.0,
+) -> None:
+    """Make a broker master (admin-designated election; it must be alive and in the SyncStateSet).
+
+    "Already master" is a no-op with exit 0.
+    """
+    from mqadmin_py.proto import controller_pb2 as pb
+
+    request = pb.ElectMasterRequest(cluster_name=cluster_name, broker_name=broker_name, broker_id=broker_id,
+                                    designate_elect=True)  # fmt: skip
+    with _client(controller, timeout) as client:
+        r = _check(client.call("ElectMaster", request), allow=(2011,))
+    doc = {
+        "clusterName": cluster_name,
+        "brokerName": broker_name,
+        "changed": r.code == 0,
+        "masterBrokerId": _opt(r, "master_broker_id"),
+        "masterAddress": _opt(r, "master_address"),
+        "masterEpoch": _opt(r, "master_epoch"),
+        "syncStateSetEpoch": _opt(r, "sync_state_set_epoch"),
+        "syncStateSet": sorted(r.sync_state_set),
+        "brokers": [{"brokerId": k, "brokerAddress": v} for k, v in sorted(r.broker_addresses.items())],
+    }
+
+    def table(d: dict[str, Any]) -> None:
+        verdict = "elected" if d["changed"] else "already master (no change)"
+        emit_table(f"{d['brokerName']}: broker {d['masterBrokerId']} {verdict}",
+                   ["MasterAddress", "MasterEpoch", "SyncStateSetEpoch", "SyncStateSet"],
+                   [[d["masterAddress"], d["masterEpoch"], d["syncStateSetEpoch"], d["syncStateSet"]]])  # fmt: skip
+
+    def legacy(d: dict[str, Any]) -> str:
+        out = (f"\n#ClusterName\t{d['clusterName']}\n#BrokerName\t{d['brokerName']}\n#BrokerMasterAddr\t"
+               f"{d['masterAddress']}\n#MasterEpoch\t{d['masterEpoch']}\n"
+               f"#SyncStateSetEpoch\t{d['syncStateSetEpoch']}\n")  # fmt: skip
+        return out + "".join(f"\t#Broker\t{b['brokerId']}\t{b['brokerAddress']}\n" for b in d["brokers"])
+
+    emit(doc, output, table, legacy)
+
+
+# --- cleanBrokerMetadata ------------------------------------------------------------------------
+
+
+def clean_broker_metadata(
+    controller: ControllerOpt,
+    broker_name: Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set to clean.")],
+    broker_ids: Annotated[
+        str | None, typer.Option("-b", "--brokerControllerIdsToClean", help="Ids to remove, e.g. '1;2'.")
+    ] = None,
+    cluster_name: Annotated[str | None, typer.Option("-c", "--clusterName", help="Cluster of the set.")] = None,
+    clean_living: Annotated[
+        bool, typer.Option("-l", "--cleanLivingBroker", help="Also remove brokers that are still alive.")
+    ] = False,
+    output: OutputOpt = Output.table,
+    timeout: TimeoutOpt = 3.0,
+) -> None:
+    """Remove dead brokers (or, with -l, the listed/all brokers) from a broker set's controller metadata."""
+    from mqadmin_py.proto import controller_pb2 as pb
+
+    if not clean_living and not cluster_name:
+        raise UsageError("cleanLivingBroker option is false, clusterName option can not be empty.")
+    request = pb.CleanBrokerDataRequest(cluster_name=cluster_name or "", broker_name=broker_name,
+                                        broker_controller_ids_to_clean=broker_ids or "",
+                                        is_clean_living_broker=clean_living)  # fmt: skip
+    with _client(controller, timeout) as client:
+        _check(client.call("CleanBrokerData", request))
+    doc = {"brokerName": broker_name, "brokerIds": broker_ids, "cleaned": True}
+    emit(doc, output, lambda d: typer.echo(f"clear broker {d['brokerName']} metadata from controller success!"),
+         lambda d: f"clear broker {d['brokerName']} metadata from controller success! \n")  # fmt: skip
+
+
+# --- configs ------------------------------------------------------------------------------------
+
+
+def get_controller_config(
+    controller: ControllerOpt, output: OutputOpt = Output.table, timeout: TimeoutOpt = 3.0
+) -> None:
+    """Show the effective configuration of every listed controller node."""
+    from mqadmin_py.proto import controller_pb2 as pb
+
+    docs = []
+    with _client(controller, timeout) as client:
+        for address in client.addresses:
+            r = _check(client.call_at(address, "GetControllerConfig", pb.GetControllerConfigRequest()))
+            docs.append({"address": address, "config": dict(sorted(r.config.items()))})
+
+    def table(ds: list[dict[str, Any]]) -> None:
+        for d in ds:
+            emit_table(d["address"], ["Key", "Value"], sorted(d["config"].items()))
+
+    def legacy(ds: list[dict[str, Any]]) -> str:
+        return "".join(
+            f"============{d['address']}============\n" + "".join(f"{k:<50}=  {v}\n" for k, v in d["config"].items())
+            for d in ds
+        )
+
+    emit(docs, output, table, legacy)
+
+
+def update_controller_config(
+    controller: ControllerOpt,
+    key: Annotated[str, typer.Option("-k", "--key", help="Config key, e.g. enableElectUncleanMaster.")],
+    value: Annotated[str, typer.Option("-v", "--value", help="New value.")],
+    output: OutputOpt = Output.table,
+    timeout: TimeoutOpt = 3.0,
+) -> None:
+    """Change a runtime config key on every listed controller node (persisted across restarts)."""
+    from mqadmin_py.proto import controller_pb2 as pb
+
+    request = pb.UpdateControllerConfigRequest(properties={key: value})
+    with _client(controller, timeout) as client:
+        for address in client.addresses:
+            _check(client.call_at(address, "UpdateControllerConfig", request))
+        addresses = client.addresses
+    doc = {"controllers": addresses, "key": key, "value": value}
+    emit(doc, output, lambda d: typer.echo(f"updated {key}={value} on {';'.join(addresses)}"),
+         lambda d: f"update controller config success!{';'.join(addresses)}\n{key} : {value}\n")  # fmt: skip

@@ -1,0 +1,43 @@
+"""Errors of the admin toolkit and the exit code each one maps to.
+
+MqError (exit 1: the operation failed)
+├── OperationFailed        a RocketMQ response code other than SUCCESS (code + remark)
+├── UsageError (2)         bad options
+├── TimedOut (3)           an RPC or a wait ran out of time
+├── Refused (4)            refused as unsafe, or a precondition is not met
+└── ControllerUnavailable (5)  no controller answered, or no leader could be found
+"""
+
+from __future__ import annotations
+
+
+class MqError(Exception):
+    """Base of every expected failure; carries the process exit code."""
+
+    exit_code = 1
+
+
+class OperationFailed(MqError):
+    """The controller answered with a RocketMQ response code other than SUCCESS."""
+
+    def __init__(self, code: int, code_name: str, remark: str) -> None:
+        super().__init__(f"{code_name} ({code}): {remark}")
+        self.code = code
+        self.code_name = code_name
+        self.remark = remark
+
+
+class UsageError(MqError):
+    exit_code = 2
+
+
+class TimedOut(MqError):
+    exit_code = 3
+
+
+class Refused(MqError):
+    exit_code = 4
+
+
+class ControllerUnavailable(MqError):
+    exit_code = 5

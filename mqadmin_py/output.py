@@ -1,0 +1,53 @@
+"""The one renderer: JSON for scripts, rich tables for people, legacy text for old scripts.
+
+Commands build a plain JSON-able document (camelCase keys, every key always
+present, ``null`` for unknown); tables and the Java tool's ``#Key\\tvalue``
+text are presentations of that same document.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from enum import StrEnum
+from typing import Any
+
+
+class Output(StrEnum):
+    """``-o/--output`` choices."""
+
+    table = "table"
+    json = "json"
+    legacy = "legacy"
+
+
+def emit_json(doc: Any) -> None:
+    sys.stdout.write(json.dumps(doc, indent=2, sort_keys=False) + "\n")
+
+
+def emit_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", show_lines=False)
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*("-" if v is None else str(v) for v in row))
+    Console().print(table)
+
+
+def emit(
+    doc: Any,
+    fmt: Output,
+    table: Callable[[Any], None],
+    legacy: Callable[[Any], str] | None = None,
+) -> None:
+    """Print `doc` in the chosen format."""
+    if fmt == Output.json:
+        emit_json(doc)
+    elif fmt == Output.legacy and legacy is not None:
+        sys.stdout.write(legacy(doc))
+    else:
+        table(doc)

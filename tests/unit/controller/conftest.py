@@ -1,0 +1,115 @@
+"""Builders shared by the controller core tests.
+
+`run` mirrors RocketMQ's ReplicasInfoManagerTest: compute a request against the
+state and the liveness facts, then apply the events the result carries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from controller.model import AliveView, BrokerSet, ControllerState, LiveInfo
+from controller.requests import (
+    AlterSyncStateSetRequest,
+    ApplyBrokerIdRequest,
+    ElectMasterRequest,
+    Request,
+    Result,
+)
+from controller.state import apply_events, compute
+
+CLUSTER = "DefaultCluster"
+BROKER = "broker-a"
+
+
+def addr(broker_id: int) -> str:
+    """The address broker `broker_id` registers with."""
+    return f"127.0.0.1:{30910 + broker_id}"
+
+
+def check_code(broker_id: int, millis: int = 1_700_000_000_000) -> str:
+    """A registerCheckCode as brokers send it: "<brokerAddr>;<epochMillis>"."""
+    return f"{addr(broker_id)};{millis}"
+
+
+def live(
+    epoch: int = 1,
+    max_offset: int = 0,
+    priority: int = 2**31 - 1,
+    *,
+    async_learner: bool = False,
+    broker_address: str = "",
+) -> LiveInfo:
+    """A LiveInfo with concrete election data."""
+    return LiveInfo(
+        broker_address=broker_address,
+        epoch=epoch,
+        max_offset=max_offset,
+        confirm_offset=max_offset,
+        election_priority=priority,
+        async_learner=async_learner,
+    )
+
+
+def alive_of(*broker_ids: int, broker_name: str = BROKER, info: LiveInfo | None = None) -> dict[tuple[str, int], LiveInfo]:
+    """An alive view where the given ids of one set are alive with the same info."""
+    return {(broker_name, i): info or live() for i in broker_ids}
+
+
+NOBODY: AliveView = {}
+
+
+def run(
+    state: ControllerState, request: Request, alive: AliveView, allow_unclean: bool = False
+) -> tuple[ControllerState, Result[Any]]:
+    """Compute `request`, then apply the events of the result; return the new state and the result."""
+    result = compute(state, request, alive, allow_unclean=allow_unclean)
+    return apply_events(state, result.events), result
+
+
+def apply_ids(
+    state: ControllerState,
+    broker_ids: Iterable[int],
+    broker_name: str = BROKER,
+    cluster_name: str = CLUSTER,
+) -> ControllerState:
+    """Register broker ids (ApplyBrokerId) one after the other; every apply must succeed."""
+    for broker_id in broker_ids:
+        state, result = run(state, ApplyBrokerIdRequest(cluster_name, broker_name, broker_id, check_code(broker_id)), {})
+        assert result.ok, result.remark
+    return state
+
+
+def three_replicas(broker_name: str = BROKER, cluster_name: str = CLUSTER) -> ControllerState:
+    """A set with ids 1, 2 and 3 registered and no master yet (masterEpoch 0)."""
+    return apply_ids(ControllerState(), [1, 2, 3], broker_name, cluster_name)
+
+
+def elect_first(state: ControllerState, broker_id: int = 1, broker_name: str = BROKER) -> ControllerState:
+    """The first election of a set, triggered by `broker_id` (which becomes master)."""
+    state, result = run(state, ElectMasterRequest(CLUSTER, broker_name, broker_id), alive_of(broker_id))
+    assert result.ok, result.remark
+    return state
+
+
+def with_master(broker_id: int = 1, sync_state_set: Iterable[int] = (1,)) -> ControllerState:
+    """Three replicas, `broker_id` master (masterEpoch 1), then the SSS expanded to `sync_state_set`.
+
+    After the expansion syncStateSetEpoch is 2 (1 without expansion).
+    """
+    state = elect_first(three_replicas(), broker_id)
+    wanted = frozenset(sync_state_set)
+    if wanted != frozenset({broker_id}):
+        bs = broker_set(state)
+        request = AlterSyncStateSetRequest(BROKER, broker_id, bs.master_epoch, wanted, bs.sync_state_set_epoch)
+        state, result = run(state, request, alive_of(*wanted))
+        assert result.ok, result.remark
+    return state
+
+
+def broker_set(state: ControllerState, broker_name: str = BROKER) -> BrokerSet:
+    """The named set, which must exist."""
+    bs = state.get(broker_name)
+    assert bs is not None, f"{broker_name} is not registered"
+    return bs

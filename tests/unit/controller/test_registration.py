@@ -1,0 +1,232 @@
+"""GetNextBrokerId, ApplyBrokerId and RegisterBroker (reference §1.4, registration phases 1 to 3)."""
+
+from __future__ import annotations
+
+from controller.codes import ResponseCode
+from controller.events import ApplyBrokerId, UpdateBrokerAddress
+from controller.model import ControllerState, Replica
+from controller.requests import (
+    ApplyBrokerIdReply,
+    ApplyBrokerIdRequest,
+    GetNextBrokerIdRequest,
+    NextBrokerIdReply,
+    RegisterBrokerReply,
+    RegisterBrokerRequest,
+)
+from controller.state import apply_event
+from tests.unit.controller.conftest import (
+    BROKER,
+    CLUSTER,
+    NOBODY,
+    addr,
+    alive_of,
+    apply_ids,
+    broker_set,
+    check_code,
+    run,
+    three_replicas,
+    with_master,
+)
+
+# --- GetNextBrokerId ----------------------------------------------------------------------------
+
+
+def test_next_broker_id_is_one_for_an_unknown_set() -> None:
+    _, result = run(ControllerState(), GetNextBrokerIdRequest(CLUSTER, BROKER), NOBODY)
+    assert result.code == ResponseCode.SUCCESS
+    assert result.reply == NextBrokerIdReply(CLUSTER, BROKER, 1)
+    assert result.events == ()
+
+
+def test_next_broker_id_follows_the_applied_ids() -> None:
+    state = ControllerState()
+    for expected in (1, 2, 3, 4):
+        _, result = run(state, GetNextBrokerIdRequest(CLUSTER, BROKER), NOBODY)
+        assert result.reply.next_broker_id == expected
+        state = apply_ids(state, [expected])
+
+
+def test_next_broker_id_is_per_broker_set() -> None:
+    state = apply_ids(three_replicas(), [1], broker_name="broker-b")
+    _, a = run(state, GetNextBrokerIdRequest(CLUSTER, BROKER), NOBODY)
+    _, b = run(state, GetNextBrokerIdRequest(CLUSTER, "broker-b"), NOBODY)
+    assert (a.reply.next_broker_id, b.reply.next_broker_id) == (4, 2)
+
+
+def test_next_broker_id_stays_above_an_applied_id_that_skipped_ahead() -> None:
+    state = apply_ids(ControllerState(), [1, 7])
+    assert broker_set(state).next_broker_id == 8
+    _, result = run(state, GetNextBrokerIdRequest(CLUSTER, BROKER), NOBODY)
+    assert result.reply.next_broker_id == 8
+
+
+# --- ApplyBrokerId ------------------------------------------------------------------------------
+
+
+def test_apply_first_id_creates_the_set() -> None:
+    request = ApplyBrokerIdRequest(CLUSTER, BROKER, 1, check_code(1))
+    state, result = run(ControllerState(), request, NOBODY)
+    assert result.code == ResponseCode.SUCCESS
+    assert result.reply == ApplyBrokerIdReply(CLUSTER, BROKER)
+    assert result.events == (ApplyBrokerId(CLUSTER, BROKER, addr(1), 1, check_code(1)),)
+    bs = broker_set(state)
+    assert bs.cluster_name == CLUSTER
+    assert bs.replicas == (Replica(1, addr(1), check_code(1)),)
+    assert bs.next_broker_id == 2
+    assert (bs.master_id, bs.master_epoch, bs.sync_state_set, bs.sync_state_set_epoch) == (None, 0, frozenset(), 0)
+
+
+def test_apply_other_than_one_for_an_unknown_set_is_rejected_with_the_java_remark() -> None:
+    request = ApplyBrokerIdRequest(CLUSTER, BROKER, 2, check_code(2))
+    state, result = run(ControllerState(), request, NOBODY)
+    assert result.code == ResponseCode.CONTROLLER_BROKER_ID_INVALID
+    assert result.remark == (
+        "Broker-set: broker-a hasn't been registered in controller, but broker try to apply brokerId: 2"
+    )
+    assert result.events == ()
+    assert len(state) == 0
+
+
+def test_apply_an_unused_id_succeeds() -> None:
+    state = apply_ids(ControllerState(), [1])
+    state, result = run(state, ApplyBrokerIdRequest(CLUSTER, BROKER, 2, check_code(2)), NOBODY)
+    assert result.code == ResponseCode.SUCCESS
+    assert broker_set(state).broker_ids == (1, 2)
+    assert broker_set(state).next_broker_id == 3
+
+
+def test_apply_an_unused_id_that_is_not_the_next_one_is_accepted_as_in_java() -> None:
+    state = apply_ids(ControllerState(), [1])
+    state, result = run(state, ApplyBrokerIdRequest(CLUSTER, BROKER, 5, check_code(5)), NOBODY)
+    assert result.ok
+    assert broker_set(state).broker_ids == (1, 5)
+    assert broker_set(state).next_broker_id == 6
+
+
+def test_apply_same_id_with_same_check_code_is_an_idempotent_retry() -> None:
+    state = apply_ids(ControllerState(), [1, 2])
+    request = ApplyBrokerIdRequest(CLUSTER, BROKER, 2, check_code(2))
+    after, result = run(state, request, NOBODY)
+    assert result.code == ResponseCode.SUCCESS
+    assert result.events == (ApplyBrokerId(CLUSTER, BROKER, addr(2), 2, check_code(2)),)
+    assert after == state
+    assert broker_set(after).next_broker_id == 3
+
+
+def test_apply_same_id_with_another_check_code_is_rejected_with_the_java_remark() -> None:
+    state = apply_ids(ControllerState(), [1, 2])
+    request = ApplyBrokerIdRequest(CLUSTER, BROKER, 2, check_code(9, millis=1_700_000_000_999))
+    after, result = run(state, request, NOBODY)
+    assert result.code == ResponseCode.CONTROLLER_BROKER_ID_INVALID
+    assert result.remark == "Fail to apply brokerId: 2 in broker-set: broker-a"
+    assert result.events == ()
+    assert after == state
+
+
+def test_apply_takes_the_address_from_the_check_code_before_the_first_semicolon() -> None:
+    request = ApplyBrokerIdRequest(CLUSTER, BROKER, 1, "10.0.0.5:10911;1700000000000;extra")
+    state, result = run(ControllerState(), request, NOBODY)
+    assert result.events[0].broker_address == "10.0.0.5:10911"
+    assert broker_set(state).replicas == (Replica(1, "10.0.0.5:10911", "10.0.0.5:10911;1700000000000;extra"),)
+
+
+def test_apply_with_a_check_code_without_semicolon_uses_the_whole_code_as_address() -> None:
+    state, _ = run(ControllerState(), ApplyBrokerIdRequest(CLUSTER, BROKER, 1, "10.0.0.5:10911"), NOBODY)
+    assert broker_set(state).address_of(1) == "10.0.0.5:10911"
+
+
+def test_applying_an_existing_id_event_again_changes_nothing() -> None:
+    state = apply_ids(ControllerState(), [1, 2])
+    event = ApplyBrokerId(CLUSTER, BROKER, "10.9.9.9:1", 2, "10.9.9.9:1;1")
+    assert apply_event(state, event) == state
+
+
+# --- RegisterBroker -----------------------------------------------------------------------------
+
+
+def test_register_unknown_set_is_rejected_with_the_java_remark() -> None:
+    _, result = run(ControllerState(), RegisterBrokerRequest(CLUSTER, BROKER, 1, addr(1)), NOBODY)
+    assert result.code == ResponseCode.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED
+    assert result.remark == "Broker-set: broker-a hasn't been registered in controller"
+    assert result.events == ()
+
+
+def test_register_unknown_id_is_rejected_with_the_java_remark() -> None:
+    _, result = run(three_replicas(), RegisterBrokerRequest(CLUSTER, BROKER, 4, addr(4)), NOBODY)
+    assert result.code == ResponseCode.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED
+    assert result.remark == "BrokerId: 4 hasn't been registered in broker-set: broker-a"
+
+
+def test_register_with_an_alive_master_returns_the_master_fields() -> None:
+    state = with_master(1, sync_state_set=(1, 2))
+    _, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 2, addr(2)), alive_of(1, 2))
+    assert result.code == ResponseCode.SUCCESS
+    assert result.reply == RegisterBrokerReply(
+        cluster_name=CLUSTER,
+        broker_name=BROKER,
+        master_broker_id=1,
+        master_address=addr(1),
+        master_epoch=1,
+        sync_state_set_epoch=2,
+        sync_state_set=frozenset({1, 2}),
+        current_sync_state_set_epoch=2,
+    )
+    assert result.events == ()
+
+
+def test_register_with_a_dead_master_leaves_the_master_fields_empty() -> None:
+    state = with_master(1, sync_state_set=(1, 2))
+    _, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 2, addr(2)), alive_of(2, 3))
+    reply = result.reply
+    assert result.code == ResponseCode.SUCCESS
+    assert (reply.master_broker_id, reply.master_address, reply.master_epoch, reply.sync_state_set_epoch) == (
+        None,
+        None,
+        None,
+        None,
+    )
+    assert reply.sync_state_set == frozenset({1, 2})
+    assert reply.current_sync_state_set_epoch == 2
+
+
+def test_register_before_any_election_has_no_master_fields() -> None:
+    _, result = run(three_replicas(), RegisterBrokerRequest(CLUSTER, BROKER, 1, addr(1)), alive_of(1, 2, 3))
+    assert result.reply.master_broker_id is None
+    assert result.reply.sync_state_set == frozenset()
+    assert result.reply.current_sync_state_set_epoch == 0
+
+
+def test_register_with_the_same_address_emits_no_event() -> None:
+    state = three_replicas()
+    after, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 3, addr(3)), alive_of(3))
+    assert result.events == ()
+    assert after == state
+
+
+def test_register_with_a_new_address_emits_update_broker_address() -> None:
+    state = three_replicas()
+    request = RegisterBrokerRequest(CLUSTER, BROKER, 3, "10.0.0.3:10911")
+    _, result = run(state, request, alive_of(3))
+    assert result.code == ResponseCode.SUCCESS
+    assert result.events == (UpdateBrokerAddress(CLUSTER, BROKER, "10.0.0.3:10911", 3),)
+
+
+def test_update_broker_address_changes_the_address_and_keeps_the_check_code() -> None:
+    state, _ = run(three_replicas(), RegisterBrokerRequest(CLUSTER, BROKER, 3, "10.0.0.3:10911"), alive_of(3))
+    bs = broker_set(state)
+    assert bs.replica(3) == Replica(3, "10.0.0.3:10911", check_code(3))
+    assert bs.replica(1) == Replica(1, addr(1), check_code(1))
+    assert bs.next_broker_id == 4
+
+
+def test_update_broker_address_for_an_unknown_id_or_set_is_a_no_op() -> None:
+    state = three_replicas()
+    assert apply_event(state, UpdateBrokerAddress(CLUSTER, BROKER, "10.0.0.9:1", 9)) == state
+    assert apply_event(state, UpdateBrokerAddress(CLUSTER, "broker-z", "10.0.0.9:1", 1)) == state
+
+
+def test_registered_master_reports_its_new_address_after_update() -> None:
+    state = with_master(1)
+    state, _ = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 1, "10.0.0.1:10911"), alive_of(1))
+    _, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 2, addr(2)), alive_of(1, 2))
+    assert result.reply.master_address == "10.0.0.1:10911"
