@@ -38,6 +38,9 @@ def run(
     except ConfigError as exc:
         typer.echo(f"mqcontroller: bad configuration: {exc}", err=True)
         raise typer.Exit(2) from exc
+    if log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        typer.echo(f"mqcontroller: --log-level must be DEBUG, INFO, WARNING or ERROR, got {log_level!r}", err=True)
+        raise typer.Exit(2)
     if print_config:
         for key, value in sorted(to_properties(config).items()):
             typer.echo(f"{key}={value}")

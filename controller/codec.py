@@ -1,7 +1,10 @@
 """Versioned JSON encoding of events (the Raft log) and of the state (snapshots).
 
-Nothing is pickled: a log entry or snapshot written by one release reads the
-same in the next, whatever the Python classes are called. Decoding errors
+Our payloads are JSON, never pickled Python objects: a log entry or snapshot
+written by one release reads the same in the next, whatever the Python
+classes are called. (pysyncobj wraps each entry in its own small pickled
+envelope of method id + arguments; with a single replicated method taking
+bytes, that envelope never names one of our classes.) Decoding errors
 raise ``CodecError`` with a message naming the bad field.
 
 Log entry:  {"v": 1, "events": [{"type": "ElectMaster", ...}, ...]}

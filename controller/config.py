@@ -89,7 +89,6 @@ class ControllerConfig:
     elect_master_max_retry_count: int = 3
     enable_elect_unclean_master: bool = False
     notify_broker_role_changed: bool = True
-    controller_thread_pool_nums: int = 16
     raft_min_timeout_ms: int = 300
     raft_max_timeout_ms: int = 600
     raft_append_entries_period_ms: int = 50
@@ -201,7 +200,11 @@ def validate(config: ControllerConfig) -> ControllerConfig:
         raise ConfigError("raftLeaderFallbackTimeoutMs must be more than raftAppendEntriesPeriodMs")
     if c.raft_append_entries_period_ms == 0 or c.raft_log_compaction_min_entries < 2:
         raise ConfigError("raftAppendEntriesPeriodMs must be positive and raftLogCompactionMinEntries at least 2")
-    for key in ("scan_not_active_broker_interval", "scan_inactive_master_interval", "controller_thread_pool_nums"):
+    for key in (
+        "scan_not_active_broker_interval",
+        "scan_inactive_master_interval",
+        "raft_log_compaction_min_time_ms",
+    ):
         if getattr(c, key) == 0:
             raise ConfigError(f"{_camel(key)} must be positive")
     return config

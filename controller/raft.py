@@ -2,8 +2,8 @@
 
 ``RaftNode`` is a small typed facade over one ``SyncObj`` with exactly one
 replicated method, ``_apply(blob)``, whose argument is a versioned JSON list of
-events (``controller.codec``): no pickled commands, no method-id remapping
-across releases.
+events (``controller.codec``): no pickled objects of ours in the log, and no
+method-id remapping across releases.
 
 Durability: the Raft journal and a snapshot file live in the node's store
 directory. Both are always configured together (a journal alone loses all
@@ -155,7 +155,7 @@ class RaftNode:
         except RaftStartError:
             raise
         except Exception as exc:  # pysyncobj raises bare exceptions on a damaged journal
-            raise RaftStartError(f"cannot open the Raft journal in {store}: {exc}") from exc
+            raise RaftStartError(f"cannot open the Raft journal in {store}: {exc!r}") from exc
         try:
             self._obj.waitBinded()
         except Exception as exc:

@@ -214,7 +214,9 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):  # type: ignore[mis
                 last_applied=status.last_applied,
                 has_quorum=status.has_quorum,
                 log_length=status.log_length,
-                ready=node.proposer.serving if status.state == "leader" else status.leader_raft_address is not None,
+                ready=node.proposer.serving
+                if status.state == "leader"
+                else status.leader_raft_address is not None and status.last_applied >= status.commit_index,
                 connected_peers=status.connected_peers,
             ),
         )

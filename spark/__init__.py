@@ -1,0 +1,1 @@
+"""PySpark fleet analytics over collected epoch caches (installed with the ``[spark]`` extra)."""

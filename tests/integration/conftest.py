@@ -26,9 +26,8 @@ import pytest
 from controller.codes import ResponseCode
 from mqadmin_py.client import ControllerClient
 from mqadmin_py.errors import MqError
-from mqadmin_py.proto import common_pb2
+from mqadmin_py.proto import common_pb2, controller_pb2_grpc
 from mqadmin_py.proto import controller_pb2 as pb
-from mqadmin_py.proto import controller_pb2_grpc
 from mqadmin_py.sandbox import ControllerProcess, Sandbox
 
 T = TypeVar("T")
@@ -169,7 +168,8 @@ class FakeBroker:
         """The three registration phases; returns the broker id the controller assigned."""
         for _ in range(attempts):
             nxt = self._client.call(
-                "GetNextBrokerId", pb.GetNextBrokerIdRequest(cluster_name=self.cluster_name, broker_name=self.broker_name)
+                "GetNextBrokerId",
+                pb.GetNextBrokerIdRequest(cluster_name=self.cluster_name, broker_name=self.broker_name),
             )
             assert nxt.code == ResponseCode.SUCCESS, nxt
             check_code = f"{self.address};{int(time.time() * 1000)}"

@@ -11,12 +11,12 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from controller.codec import decode_events, decode_state, encode_events, encode_state
 from controller.codes import ResponseCode
-from controller.events import ElectMaster, Event
-from controller.model import ControllerState, LiveInfo
+from controller.events import ApplyBrokerId, ElectMaster, Event
+from controller.model import AliveView, ControllerState, LiveInfo
 from controller.requests import (
     AlterSyncStateSetRequest,
     ApplyBrokerIdRequest,
@@ -42,13 +42,26 @@ LIVE_INFOS = st.builds(
     max_offset=st.sampled_from([0, 100, 2**31 + 5, 2**40]),
     confirm_offset=st.just(0),
     election_priority=st.integers(min_value=0, max_value=2),
-    async_learner=st.sampled_from([False, False, False, True]),
+    async_learner=st.sampled_from([False] * 7 + [True]),
 )
 
 
 @dataclass(frozen=True)
+class ApplyNextSpec:
+    """ApplyBrokerId of the id GetNextBrokerId would hand out (the normal registration path)."""
+
+    broker_name: str
+    millis: int
+
+    def request(self, state: ControllerState, alive: AliveView) -> Request:
+        bs = state.get(self.broker_name)
+        next_id = bs.next_broker_id if bs else 1
+        return ApplyBrokerIdRequest(CLUSTER, self.broker_name, next_id, check_code(next_id, self.millis))
+
+
+@dataclass(frozen=True)
 class AlterSpec:
-    """An AlterSyncStateSet to build against the state it is decided on (its epochs are mostly current)."""
+    """An AlterSyncStateSet built against the state it is decided on: mostly current epochs and master."""
 
     broker_name: str
     use_current_master: bool
@@ -56,43 +69,69 @@ class AlterSpec:
     master_epoch_delta: int
     sync_state_set_epoch_delta: int
     new_set: frozenset[int]
+    members: str  # "eligible": the set's alive non-learner ids; "alive": new_set's alive ids; "raw": new_set
     add_master: bool
 
-    def request(self, state: ControllerState) -> AlterSyncStateSetRequest:
+    def request(self, state: ControllerState, alive: AliveView) -> Request:
         bs = state.get(self.broker_name)
         current = bs.master_id if bs else None
         master = current if self.use_current_master and current is not None else self.other_master
+        new_set = self.new_set
+        if self.members == "eligible" and bs is not None:
+            new_set = frozenset(
+                i for i in bs.broker_ids if (info := alive.get((self.broker_name, i))) and not info.async_learner
+            )
+        elif self.members == "alive":
+            new_set = frozenset(i for i in new_set if (self.broker_name, i) in alive)
         return AlterSyncStateSetRequest(
             self.broker_name,
             master,
             (bs.master_epoch if bs else 0) + self.master_epoch_delta,
-            self.new_set | {master} if self.add_master else self.new_set,
+            new_set | {master} if self.add_master else new_set,
             (bs.sync_state_set_epoch if bs else 0) + self.sync_state_set_epoch_delta,
         )
 
 
-DELTAS = st.sampled_from([0, 0, 0, -1, 1])
-REQUESTS: st.SearchStrategy[Request | AlterSpec] = st.one_of(
+Spec = ApplyNextSpec | AlterSpec
+DELTAS = st.sampled_from([0, 0, 0, 0, -1, 1])
+LIKELY = st.sampled_from([True, True, True, False])
+REQUESTS: st.SearchStrategy[Request | Spec] = st.one_of(
+    st.builds(ApplyNextSpec, NAMES, st.sampled_from([1, 2])),
     st.builds(ApplyBrokerIdRequest, st.just(CLUSTER), NAMES, IDS, st.builds(check_code, IDS, st.sampled_from([1, 2]))),
     st.builds(RegisterBrokerRequest, st.just(CLUSTER), NAMES, IDS, st.builds(addr, st.integers(1, 6))),
     st.builds(ElectMasterRequest, st.just(CLUSTER), NAMES, st.none() | IDS, st.booleans()),
-    st.builds(AlterSpec, NAMES, st.booleans(), IDS, DELTAS, DELTAS, ID_SETS, st.booleans()),
+    st.builds(ElectMasterRequest, st.just(""), NAMES),
+    st.builds(AlterSpec, NAMES, LIKELY, IDS, DELTAS, DELTAS, ID_SETS, st.sampled_from(["eligible", "eligible", "alive", "raw"]), LIKELY),
     st.builds(
         CleanBrokerDataRequest,
         st.just(CLUSTER),
         NAMES,
-        st.one_of(ID_SETS.map(lambda s: ";".join(map(str, sorted(s)))), st.just("1;x")),
+        st.sampled_from(["", "1", "2", "3;4", "1;2;3;4", "1;x"]),
         st.booleans(),
     ),
     st.builds(GetNextBrokerIdRequest, st.just(CLUSTER), NAMES),
     st.builds(GetReplicaInfoRequest, NAMES),
     st.just(GetSyncStateDataRequest(all_broker_sets=True)),
 )
-"""Any controller request over two sets and ids 1..4."""
+"""Any controller request over two sets and ids 1..4 (specs are built against the deciding state)."""
+
+KEYS = [(name, i) for name in ("broker-a", "broker-b") for i in (1, 2, 3, 4)]
+ALIVE = st.lists(st.tuples(LIKELY, LIVE_INFOS), min_size=len(KEYS), max_size=len(KEYS)).map(
+    lambda drawn: {key: info for key, (up, info) in zip(KEYS, drawn, strict=True) if up}
+)
+"""Mostly alive brokers over both sets and ids 1..4."""
 
 
-def materialize(drawn: Request | AlterSpec, state: ControllerState) -> Request:
-    return drawn.request(state) if isinstance(drawn, AlterSpec) else drawn
+def materialize(drawn: Request | Spec, state: ControllerState, alive: AliveView) -> Request:
+    return drawn.request(state, alive) if isinstance(drawn, ApplyNextSpec | AlterSpec) else drawn
+
+
+def two_sets_of_three() -> ControllerState:
+    """broker-a and broker-b, each with ids 1, 2 and 3 and no master yet."""
+    events = [
+        ApplyBrokerId(CLUSTER, name, addr(i), i, check_code(i)) for name in ("broker-a", "broker-b") for i in (1, 2, 3)
+    ]
+    return apply_events(ControllerState(), events)
 
 
 def check_state(state: ControllerState, *, sss_registered: bool) -> None:
@@ -150,17 +189,23 @@ class ControllerMachine(RuleBasedStateMachine):
         self.follower = ControllerState()
         self.alive: dict[tuple[str, int], LiveInfo] = {}
 
-    @rule(name=NAMES, broker_id=IDS, info=st.none() | LIVE_INFOS)
-    def liveness_changes(self, name: str, broker_id: int, info: LiveInfo | None) -> None:
-        if info is None:
-            self.alive.pop((name, broker_id), None)
-        else:
-            self.alive[(name, broker_id)] = info
+    @initialize(registered=st.booleans(), alive=ALIVE)
+    def start(self, registered: bool, alive: dict[tuple[str, int], LiveInfo]) -> None:
+        if registered:
+            self.state = self.follower = two_sets_of_three()
+        self.alive = dict(alive)
 
-    @rule(data=st.data(), unclean=st.booleans())
-    def request_is_decided_and_committed(self, data: st.DataObject, unclean: bool) -> None:
-        request = materialize(data.draw(REQUESTS), self.state)
+    @rule(name=NAMES, broker_id=IDS, up=LIKELY, info=LIVE_INFOS)
+    def liveness_changes(self, name: str, broker_id: int, up: bool, info: LiveInfo) -> None:
+        if up:
+            self.alive[(name, broker_id)] = info
+        else:
+            self.alive.pop((name, broker_id), None)
+
+    @rule(drawn=REQUESTS, unclean=st.booleans())
+    def request_is_decided_and_committed(self, drawn: Request | Spec, unclean: bool) -> None:
         before = self.state
+        request = materialize(drawn, before, self.alive)
         result = compute(before, request, self.alive, allow_unclean=unclean)
         assert compute(before, request, dict(self.alive), allow_unclean=unclean) == result
         check_result(request, result)
@@ -182,25 +227,25 @@ TestControllerMachine.settings = settings(max_examples=150, stateful_step_count=
 
 
 @settings(max_examples=150, deadline=None)
-@given(data=st.data())
-def test_invariants_hold_when_events_are_computed_on_a_stale_state(data: st.DataObject) -> None:
-    """A leader change between compute and commit: events computed up to 3 events ago still keep the invariants.
+@given(data=st.data(), registered=st.booleans(), alive=ALIVE)
+def test_invariants_hold_when_events_are_computed_on_a_stale_state(
+    data: st.DataObject, registered: bool, alive: dict[tuple[str, int], LiveInfo]
+) -> None:
+    """A leader change between compute and commit: events decided up to 3 events ago keep the invariants.
 
-    SyncStateSet ⊆ registered ids is not checked here: a stale alter can break it (see the xfail test in
-    test_clean.py).
+    SyncStateSet ⊆ registered ids is not checked here: a stale alter breaks it (xfail test in test_clean.py).
     """
-    history = [ControllerState()]
-    follower = ControllerState()
-    alive: dict[tuple[str, int], LiveInfo] = {}
+    start = two_sets_of_three() if registered else ControllerState()
+    history, follower = [start], start
     for _ in range(data.draw(st.integers(min_value=1, max_value=40), label="steps")):
-        for key in data.draw(st.lists(st.tuples(NAMES, IDS), max_size=2), label="toggle"):
-            if key in alive:
-                del alive[key]
+        for key, up, info in data.draw(st.lists(st.tuples(st.sampled_from(KEYS), LIKELY, LIVE_INFOS), max_size=2)):
+            if up:
+                alive[key] = info
             else:
-                alive[key] = data.draw(LIVE_INFOS)
+                alive.pop(key, None)
         lag = data.draw(st.integers(min_value=0, max_value=min(3, len(history) - 1)), label="lag")
         decided_on = history[-1 - lag]
-        request = materialize(data.draw(REQUESTS), decided_on)
+        request = materialize(data.draw(REQUESTS, label="request"), decided_on, alive)
         result = compute(decided_on, request, alive, allow_unclean=data.draw(st.booleans(), label="unclean"))
         check_result(request, result)
         committed: list[Event] = decode_events(encode_events(result.events))

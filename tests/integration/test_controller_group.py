@@ -1,0 +1,516 @@
+"""A real 3-node controller group on loopback, driven by fake brokers (reference §1–2).
+
+Every test uses its own broker-set name, so tests sharing the module's group
+do not see each other's state. Tests that kill, stop or restart nodes put the
+group back (3 running nodes and a serving leader) before they return.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable, Iterator
+
+import grpc
+import pytest
+
+from controller.codes import ResponseCode as C
+from mqadmin_py.errors import MqError
+from mqadmin_py.proto import common_pb2, controller_pb2_grpc
+from mqadmin_py.proto import controller_pb2 as pb
+from mqadmin_py.sandbox import Sandbox
+from tests.integration.conftest import (
+    CLUSTER,
+    Client,
+    FakeBroker,
+    ensure_group,
+    followers,
+    leader,
+    metadata,
+    node,
+    running,
+    wait_until,
+)
+
+pytestmark = [
+    pytest.mark.integration,
+    # Sandbox.start() drops its Popen handle while the child runs; when it is collected, Popen.__del__ warns.
+    pytest.mark.filterwarnings(r"ignore:subprocess \d+ is still running:ResourceWarning"),
+]
+
+MakeBroker = Callable[..., FakeBroker]
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def healthy_group(sandbox: Sandbox) -> Iterator[None]:
+    """Every test starts and ends with three running nodes and a serving leader."""
+    ensure_group(sandbox)
+    yield
+    ensure_group(sandbox)
+
+
+def replica_info(client: Client, broker_name: str) -> pb.GetReplicaInfoResponse:
+    return client.call("GetReplicaInfo", pb.GetReplicaInfoRequest(broker_name=broker_name))
+
+
+def sync_state_data(client: Client, broker_name: str) -> pb.ReplicasInfo | None:
+    """The set's ReplicasInfo from GetSyncStateData, or None when the controller does not know it."""
+    resp = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=[broker_name]))
+    assert resp.code == C.SUCCESS, resp
+    found = [r for r in resp.replicas_info if r.broker_name == broker_name]
+    return found[0] if found else None
+
+
+def alive_ids(info: pb.ReplicasInfo) -> set[int]:
+    return {r.broker_id for r in [*info.in_sync_replicas, *info.not_in_sync_replicas] if r.alive}
+
+
+def wait_alive(client: Client, broker_name: str, ids: set[int], timeout: float = 15.0) -> pb.ReplicasInfo:
+    """Wait until the leader's live table has every id of `ids` (their streams reached the leader)."""
+
+    def check() -> pb.ReplicasInfo | None:
+        info = sync_state_data(client, broker_name)
+        return info if info is not None and ids <= alive_ids(info) else None
+
+    return wait_until(check, timeout, f"{broker_name} brokers {sorted(ids)} alive on the leader")
+
+
+def elect(client: Client, broker_name: str, broker_id: int, designate: bool = False) -> pb.ElectMasterResponse:
+    return client.call(
+        "ElectMaster",
+        pb.ElectMasterRequest(
+            cluster_name=CLUSTER, broker_name=broker_name, broker_id=broker_id, designate_elect=designate
+        ),
+    )
+
+
+def alter(
+    client: Client, broker_name: str, master: int, master_epoch: int, ids: list[int], sss_epoch: int
+) -> pb.AlterSyncStateSetResponse:
+    return client.call(
+        "AlterSyncStateSet",
+        pb.AlterSyncStateSetRequest(
+            broker_name=broker_name,
+            master_broker_id=master,
+            master_epoch=master_epoch,
+            new_sync_state_set=common_pb2.SyncStateSet(broker_ids=ids, sync_state_set_epoch=sss_epoch),
+        ),
+    )
+
+
+def three_in_sync(client: Client, make: MakeBroker, broker_name: str, **kwargs: object) -> list[FakeBroker]:
+    """Three heartbeating brokers (ids 1, 2, 3), master 1 at masterEpoch 1, SyncStateSet {1, 2, 3}."""
+    group = [make(broker_name, **kwargs) for _ in range(3)]
+    assert [b.broker_id for b in group] == [1, 2, 3]
+    wait_alive(client, broker_name, {1, 2, 3})
+    won = elect(client, broker_name, 1)
+    assert (won.code, won.master_broker_id, won.master_epoch) == (C.SUCCESS, 1, 1), won
+    grown = alter(client, broker_name, 1, 1, [1, 2, 3], won.sync_state_set_epoch)
+    assert grown.code == C.SUCCESS, grown
+    return group
+
+
+def master_of(info: pb.GetReplicaInfoResponse) -> int | None:
+    return info.master_broker_id if info.HasField("master_broker_id") else None
+
+
+def wait_new_master(client: Client, broker_name: str, old: int, timeout: float) -> pb.GetReplicaInfoResponse:
+    """Poll GetReplicaInfo until the set has a master other than `old`."""
+
+    def check() -> pb.GetReplicaInfoResponse | None:
+        info = replica_info(client, broker_name)
+        return info if master_of(info) not in (None, old) else None
+
+    return wait_until(check, timeout, f"{broker_name} to get a master other than {old}")
+
+
+def catch_up(sandbox: Sandbox, node_id: str, timeout: float = 30.0) -> None:
+    """Wait until `node_id` knows the leader and has applied everything the leader had applied."""
+    lead = leader(sandbox)
+    target = metadata(lead.address).raft.last_applied
+
+    def caught_up() -> bool:
+        m = metadata(node(sandbox, node_id).address)
+        return m.controller_leader_id == lead.id and m.raft.last_applied >= target
+
+    wait_until(caught_up, timeout, f"{node_id} to apply up to index {target}")
+
+
+# --- 1. registration and first election ----------------------------------------------------------
+
+
+def test_registration_assigns_ids_and_first_requester_becomes_master(client: Client, brokers: MakeBroker) -> None:
+    name = "t1-registration"
+    group = [brokers(name) for _ in range(3)]
+
+    assert [b.broker_id for b in group] == [1, 2, 3]
+    for b in group:  # no master yet: the register reply carries no master fields
+        assert b.register_response is not None
+        assert not b.register_response.HasField("master_broker_id")
+    nxt = client.call("GetNextBrokerId", pb.GetNextBrokerIdRequest(cluster_name=CLUSTER, broker_name=name))
+    assert (nxt.code, nxt.next_broker_id) == (C.SUCCESS, 4)
+
+    wait_alive(client, name, {1, 2, 3})
+    won = elect(client, name, 1)
+    assert won.code == C.SUCCESS, won
+    assert (won.master_broker_id, won.master_address, won.master_epoch) == (1, group[0].address, 1)
+    assert list(won.sync_state_set) == [1]
+    assert dict(won.broker_addresses) == {b.broker_id: b.address for b in group}
+
+    grown = alter(client, name, 1, 1, [1, 2, 3], won.sync_state_set_epoch)
+    assert grown.code == C.SUCCESS, grown
+    assert grown.new_sync_state_set_epoch == won.sync_state_set_epoch + 1
+
+    info = sync_state_data(client, name)
+    assert info is not None
+    assert (info.master_broker_id, info.master_address, info.master_epoch) == (1, group[0].address, 1)
+    assert info.sync_state_set_epoch == grown.new_sync_state_set_epoch
+    assert sorted(r.broker_id for r in info.in_sync_replicas) == [1, 2, 3]
+    assert all(r.alive for r in info.in_sync_replicas)
+    assert list(info.not_in_sync_replicas) == []
+
+    for b in group:  # the election result is pushed down every broker's stream
+        note = b.wait_for_notification(lambda n: n.master_epoch == 1)
+        assert (note.broker_name, note.master_broker_id, note.master_address) == (name, 1, group[0].address)
+
+    again = client.call(  # a re-registration now learns the alive master
+        "RegisterBroker",
+        pb.RegisterBrokerRequest(cluster_name=CLUSTER, broker_name=name, broker_id=2, broker_address=group[1].address),
+    )
+    assert (again.code, again.master_broker_id, again.master_epoch) == (C.SUCCESS, 1, 1)
+    assert sorted(again.sync_state_set.broker_ids) == [1, 2, 3]
+
+
+# --- 2. followers redirect, every node knows the leader ------------------------------------------
+
+
+def test_follower_redirects_to_leader_and_all_nodes_agree_on_leader(sandbox: Sandbox) -> None:
+    def agreed() -> str | None:
+        metas = {c.id: metadata(c.address) for c in sandbox.controllers()}
+        leaders = {m.controller_leader_id for m in metas.values()}
+        claimants = [i for i, m in metas.items() if m.is_leader]
+        return claimants[0] if len(leaders) == 1 and claimants == [leaders.pop()] else None
+
+    lead_id = wait_until(agreed, 15, "every node to report the same leader")
+    lead = node(sandbox, lead_id)
+    for c in sandbox.controllers():
+        m = metadata(c.address)
+        assert m.code == C.SUCCESS
+        assert (m.self_id, m.controller_leader_id, m.controller_leader_address) == (c.id, lead.id, lead.address)
+        assert m.is_leader == (c.id == lead.id)
+        assert {p.id: p.grpc_address for p in m.peer_list} == {x.id: x.address for x in sandbox.controllers()}
+        assert m.peers == "".join(f"{x.id}:{x.address};" for x in sandbox.controllers())
+
+    with Client([c.address for c in sandbox.controllers()], timeout=3.0) as one_node:
+        request = pb.GetReplicaInfoRequest(broker_name="t2-redirect")
+        for f in followers(sandbox, lead.id):
+            resp = one_node.call_at(f.address, "GetReplicaInfo", request)
+            assert resp.code == C.CONTROLLER_NOT_LEADER, resp
+            assert resp.leader_address == lead.address
+        on_leader = one_node.call_at(lead.address, "GetReplicaInfo", request)
+        assert on_leader.code == C.CONTROLLER_BROKER_METADATA_NOT_EXIST, on_leader
+
+
+# --- 3. leader killed ----------------------------------------------------------------------------
+
+
+def test_killed_leader_is_replaced_and_rejoins(sandbox: Sandbox, client: Client, brokers: MakeBroker) -> None:
+    name = "t3-leader-killed"
+    three_in_sync(client, brokers, name, heartbeat_timeout_millis=30_000)
+    before = replica_info(client, name)
+    old = leader(sandbox)
+
+    sandbox.signal(old.id, signal.SIGKILL)
+    wait_until(lambda: old.id not in {c.id for c in running(sandbox)}, 10, f"{old.id} to die")
+    started = time.monotonic()
+    new_id = sandbox.wait_for_leader(20)
+    assert new_id != old.id
+    after = wait_until(lambda: replica_info(client, name), 15, "the new leader to answer")
+    elapsed = time.monotonic() - started
+    assert after.code == C.SUCCESS
+    assert (master_of(after), after.master_epoch) == (1, before.master_epoch)
+    assert after.sync_state_set == before.sync_state_set
+    assert elapsed < 20, f"the group served again only after {elapsed:.1f} s"
+
+    sandbox.start(old.id)
+    catch_up(sandbox, old.id)
+    assert replica_info(client, name) == after
+
+
+# --- 4. an uncommitted write is never applied ----------------------------------------------------
+
+
+def test_write_on_isolated_leader_is_lost_not_applied(sandbox: Sandbox, client: Client) -> None:
+    name = "t4-uncommitted"
+    old = leader(sandbox)
+    others = followers(sandbox, old.id)
+    log_before = metadata(old.address).raft.log_length
+    write = pb.ApplyBrokerIdRequest(
+        cluster_name=CLUSTER, broker_name=name, applied_broker_id=1, register_check_code="127.0.0.1:40999;1"
+    )
+    try:
+        for f in others:
+            sandbox.signal(f.id, signal.SIGSTOP)
+        with Client(old.address, timeout=2.0) as isolated:
+            try:
+                resp = isolated.call_at(old.address, "ApplyBrokerId", write)
+            except MqError:
+                pass  # timed out waiting for a commit that cannot happen
+            else:
+                assert resp.code != C.SUCCESS, f"a write without a quorum was acknowledged: {resp}"
+            appended = isolated.metadata(old.address).raft.log_length > log_before
+        sandbox.signal(old.id, signal.SIGKILL)
+        wait_until(lambda: old.id not in {c.id for c in running(sandbox)}, 10, f"{old.id} to die")
+    finally:
+        for f in others:
+            sandbox.signal(f.id, signal.SIGCONT)
+
+    assert sandbox.wait_for_leader(20) != old.id
+    nxt = wait_until(
+        lambda: client.call("GetNextBrokerId", pb.GetNextBrokerIdRequest(cluster_name=CLUSTER, broker_name=name)),
+        15,
+        "GetNextBrokerId on the new leader",
+    )
+    assert (nxt.code, nxt.next_broker_id) == (C.SUCCESS, 1), f"the uncommitted ApplyBrokerId was applied: {nxt}"
+    assert sync_state_data(client, name) is None
+
+    sandbox.start(old.id)  # its journal holds the uncommitted entry; rejoining must discard it
+    catch_up(sandbox, old.id)
+    nxt = client.call("GetNextBrokerId", pb.GetNextBrokerIdRequest(cluster_name=CLUSTER, broker_name=name))
+    assert nxt.next_broker_id == 1
+    assert sync_state_data(client, name) is None
+    assert appended, "the write never reached the isolated leader's log, so this test proved nothing"
+
+
+# --- 5. whole group restarted --------------------------------------------------------------------
+
+
+def test_whole_group_restart_recovers_state_from_disk(sandbox: Sandbox, client: Client) -> None:
+    name = "t5-restart"
+    group = [FakeBroker([c.address for c in sandbox.controllers()], name, heartbeat_timeout_millis=120_000)]
+    group += [FakeBroker(group[0].controllers, name, heartbeat_timeout_millis=120_000) for _ in range(2)]
+    try:
+        for b in group:
+            b.register()
+        for b in group:  # unary beats, no streams: nothing breaks when the group goes down
+            for address in b.controllers:
+                assert client.call_at(address, "BrokerHeartbeat", b.beat()).code == C.SUCCESS
+        won = elect(client, name, 2)
+        assert (won.code, won.master_broker_id) == (C.SUCCESS, 2)
+        grown = alter(client, name, 2, won.master_epoch, [1, 2, 3], won.sync_state_set_epoch)
+        assert grown.code == C.SUCCESS, grown
+    finally:
+        for b in group:
+            b.close()
+    before = sync_state_data(client, name)
+    all_before = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(all_broker_sets=True))
+    assert before is not None
+
+    stopped = sandbox.down()
+    assert len(stopped) == 3
+    assert running(sandbox) == []
+    sandbox.up(controllers=3, timeout=30.0)
+
+    after = wait_until(lambda: sync_state_data(client, name), 20, f"{name} after the restart")
+    assert (after.master_broker_id, after.master_address) == (2, group[1].address)
+    assert (after.master_epoch, after.sync_state_set_epoch) == (before.master_epoch, before.sync_state_set_epoch)
+    assert [(r.broker_id, r.broker_address) for r in after.in_sync_replicas] == [
+        (b.broker_id, b.address) for b in group
+    ]
+    nxt = client.call("GetNextBrokerId", pb.GetNextBrokerIdRequest(cluster_name=CLUSTER, broker_name=name))
+    assert nxt.next_broker_id == 4
+    all_after = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(all_broker_sets=True))
+
+    def ids(resp: pb.GetSyncStateDataResponse) -> dict[str, list[int]]:
+        return {
+            r.broker_name: sorted(x.broker_id for x in [*r.in_sync_replicas, *r.not_in_sync_replicas])
+            for r in resp.replicas_info
+        }
+
+    assert ids(all_after) == ids(all_before)  # every other test's sets and ids survived too
+
+
+# --- 6. configuration ----------------------------------------------------------------------------
+
+
+def test_config_blacklist_unknown_key_and_persisted_runtime_key(sandbox: Sandbox) -> None:
+    target = followers(sandbox, leader(sandbox).id)[0]
+    with Client(target.address, timeout=3.0) as one:
+
+        def config() -> dict[str, str]:
+            resp = one.call_at(target.address, "GetControllerConfig", pb.GetControllerConfigRequest())
+            assert resp.code == C.SUCCESS
+            return dict(resp.config)
+
+        def update(**props: str) -> pb.UpdateControllerConfigResponse:
+            return one.call_at(
+                target.address, "UpdateControllerConfig", pb.UpdateControllerConfigRequest(properties=props)
+            )
+
+        original = config()
+        assert original["enableElectUncleanMaster"] == "false"
+
+        denied = update(configStorePath="/tmp/elsewhere.properties")
+        assert denied.code == C.NO_PERMISSION, denied
+        assert config() == original
+
+        unknown = update(noSuchControllerKey="1")
+        assert unknown.code == C.CONTROLLER_INVALID_REQUEST, unknown
+        assert "noSuchControllerKey" in unknown.remark
+        assert config() == original
+
+        ok = update(enableElectUncleanMaster="true")
+        assert ok.code == C.SUCCESS, ok
+        assert config() == {**original, "enableElectUncleanMaster": "true"}
+
+    try:
+        sandbox.stop(target.id)
+        sandbox.start(target.id)
+        with Client(target.address, timeout=3.0) as one:
+            restarted = wait_until(
+                lambda: one.call_at(target.address, "GetControllerConfig", pb.GetControllerConfigRequest()),
+                20,
+                f"{target.id} to serve after its restart",
+            )
+            assert restarted.config["enableElectUncleanMaster"] == "true"
+    finally:
+        with Client(target.address, timeout=3.0) as one:
+            wait_until(
+                lambda: (
+                    one.call_at(
+                        target.address,
+                        "UpdateControllerConfig",
+                        pb.UpdateControllerConfigRequest(properties={"enableElectUncleanMaster": "false"}),
+                    ).code
+                    == C.SUCCESS
+                ),
+                20,
+                "the config to be restored",
+            )
+
+
+# --- 7. master crash -----------------------------------------------------------------------------
+
+
+def test_master_whose_stream_breaks_loses_mastership_quickly(client: Client, brokers: MakeBroker) -> None:
+    name = "t7-master-crash"
+    # A 30 s heartbeat timeout: only the broken stream can explain a failover within the deadline.
+    group = three_in_sync(client, brokers, name, heartbeat_timeout_millis=30_000)
+    before = replica_info(client, name)
+    assert master_of(before) == 1
+
+    started = time.monotonic()
+    group[0].crash()
+    after = wait_new_master(client, name, old=1, timeout=15)
+    assert time.monotonic() - started < 15
+    assert master_of(after) in {2, 3}
+    assert after.master_epoch == before.master_epoch + 1
+    assert list(after.sync_state_set.broker_ids) == [master_of(after)]
+    for b in group[1:]:
+        note = b.wait_for_notification(lambda n: n.master_epoch == after.master_epoch)
+        assert note.master_broker_id == master_of(after)
+        assert note.master_address == group[master_of(after) - 1].address
+    info = sync_state_data(client, name)
+    assert info is not None and alive_ids(info) == {2, 3}
+
+
+# --- 8. master hang ------------------------------------------------------------------------------
+
+
+def test_master_that_stops_heartbeating_loses_mastership_after_its_timeout(client: Client, brokers: MakeBroker) -> None:
+    name = "t8-master-hang"
+    group = three_in_sync(client, brokers, name, heartbeat_timeout_millis=1500)
+    group[2].set_progress(max_offset=500)  # the most advanced replica should win the election
+    before = replica_info(client, name)
+
+    group[0].hang()
+    hung_at = time.monotonic()
+    after = wait_new_master(client, name, old=1, timeout=20)
+    elapsed = time.monotonic() - hung_at
+    assert elapsed >= 1.0, f"failover after {elapsed:.2f} s, before the 1.5 s heartbeat timeout could pass"
+    assert master_of(after) == 3, "the replica with the highest maxOffset should have been elected"
+    assert after.master_epoch == before.master_epoch + 1
+    group[2].wait_for_notification(lambda n: n.master_epoch == after.master_epoch and n.master_broker_id == 3)
+    info = sync_state_data(client, name)
+    assert info is not None and alive_ids(info) == {2, 3}
+
+
+# --- 9. malformed requests -----------------------------------------------------------------------
+
+
+def test_malformed_requests_get_invalid_request_and_change_nothing(
+    sandbox: Sandbox, client: Client, brokers: MakeBroker
+) -> None:
+    name = "t9-malformed"
+    group = three_in_sync(client, brokers, name, heartbeat_timeout_millis=30_000)
+    before = sync_state_data(client, name)
+
+    reg = client.call("RegisterBroker", pb.RegisterBrokerRequest(cluster_name=CLUSTER, broker_name=name, broker_id=2))
+    assert reg.code == C.CONTROLLER_INVALID_REQUEST, reg
+    assert "brokerAddress" in reg.remark
+
+    empty = client.call(
+        "AlterSyncStateSet",
+        pb.AlterSyncStateSetRequest(
+            broker_name=name,
+            master_broker_id=1,
+            master_epoch=1,
+            new_sync_state_set=common_pb2.SyncStateSet(broker_ids=[], sync_state_set_epoch=before.sync_state_set_epoch),
+        ),
+    )
+    assert empty.code == C.CONTROLLER_INVALID_REQUEST, empty
+    assert "newSyncStateSet" in empty.remark
+
+    no_name = client.call("GetNextBrokerId", pb.GetNextBrokerIdRequest(cluster_name=CLUSTER))
+    assert no_name.code == C.CONTROLLER_INVALID_REQUEST, no_name
+    assert "brokerName" in no_name.remark
+
+    bad_id = client.call(
+        "ApplyBrokerId",
+        pb.ApplyBrokerIdRequest(
+            cluster_name=CLUSTER, broker_name=name, applied_broker_id=0, register_check_code="127.0.0.1:1;1"
+        ),
+    )
+    assert bad_id.code == C.CONTROLLER_INVALID_REQUEST, bad_id
+    assert "appliedBrokerId" in bad_id.remark
+
+    anonymous = pb.BrokerHeartbeatRequest(cluster_name=CLUSTER, broker_address="127.0.0.1:40998", broker_name=name)
+    for c in sandbox.controllers():  # every node serves heartbeats
+        hb = client.call_at(c.address, "BrokerHeartbeat", anonymous)
+        assert hb.code == C.CONTROLLER_INVALID_REQUEST, hb
+        assert "brokerId" in hb.remark
+        with grpc.insecure_channel(c.address) as channel:
+            stream = controller_pb2_grpc.ControllerServiceStub(channel).HeartbeatStream(iter([anonymous]), timeout=5)
+            with pytest.raises(grpc.RpcError) as failed:
+                list(stream)
+            assert failed.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert "brokerId" in failed.value.details()
+
+    assert sync_state_data(client, name) == before
+    for c in sandbox.controllers():  # every node keeps serving
+        assert metadata(c.address).code == C.SUCCESS
+    assert replica_info(client, name).code == C.SUCCESS
+    assert all(b.beats_sent() for b in group)
+
+
+# --- 10. fencing -----------------------------------------------------------------------------------
+
+
+def test_stale_master_epoch_is_fenced(client: Client, brokers: MakeBroker) -> None:
+    name = "t10-fenced"
+    three_in_sync(client, brokers, name, heartbeat_timeout_millis=30_000)
+    moved = elect(client, name, 2, designate=True)  # admin moves the master: masterEpoch 2
+    assert (moved.code, moved.master_broker_id, moved.master_epoch) == (C.SUCCESS, 2, 2), moved
+    before = sync_state_data(client, name)
+    assert before is not None
+
+    for epoch in (1, 3):  # an old epoch, and one the controller never issued
+        fenced = alter(client, name, 2, epoch, [2, 3], before.sync_state_set_epoch)
+        assert fenced.code == C.CONTROLLER_FENCED_MASTER_EPOCH, fenced
+        assert sync_state_data(client, name) == before
+
+    current = alter(client, name, 2, 2, [2, 3], before.sync_state_set_epoch)  # the same request, current epoch
+    assert current.code == C.SUCCESS, current
