@@ -52,7 +52,8 @@ def _load(blob: bytes, what: str) -> dict[str, Any]:
         raise CodecError(f"{what} is not valid JSON: {exc}") from exc
     if not isinstance(doc, dict):
         raise CodecError(f"{what} must be a JSON object")
-    if doc.get("v") != VERSION:
+    version = doc.get("v")
+    if type(version) is not int or version != VERSION:
         raise CodecError(f"{what} has version {doc.get('v')!r}; this release reads version {VERSION}")
     return doc
 
@@ -60,21 +61,27 @@ def _load(blob: bytes, what: str) -> dict[str, Any]:
 def decode_events(blob: bytes) -> list[Event]:
     """Inverse of ``encode_events``."""
     doc = _load(blob, "log entry")
-    events: list[Event] = []
-    for item in doc.get("events", []):
-        kind = item.get("type") if isinstance(item, dict) else None
-        cls = _EVENT_TYPES.get(kind)  # type: ignore[arg-type]
-        if cls is None:
-            raise CodecError(f"log entry has an unknown event type {kind!r}")
-        try:
-            kwargs = {f.name: item[f.name] for f in fields(cls)}
-        except KeyError as exc:
-            raise CodecError(f"{kind} event lacks field {exc.args[0]!r}") from exc
-        for name in _SET_FIELDS & kwargs.keys():
-            if kwargs[name] is not None:
-                kwargs[name] = frozenset(kwargs[name])
-        events.append(cls(**kwargs))
-    return events
+    items = doc.get("events", [])
+    if not isinstance(items, list):
+        raise CodecError("log entry field 'events' must be a list")
+    return [_decode_event(item) for item in items]
+
+
+def _decode_event(item: Any) -> Event:
+    kind = item.get("type") if isinstance(item, dict) else None
+    cls = _EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise CodecError(f"log entry has an unknown event type {kind!r}")
+    try:
+        kwargs = {f.name: item[f.name] for f in fields(cls)}
+    except KeyError as exc:
+        raise CodecError(f"{kind} event lacks field {exc.args[0]!r}") from exc
+    for name in _SET_FIELDS & kwargs.keys():
+        if kwargs[name] is not None:
+            if not isinstance(kwargs[name], list) or not all(type(i) is int for i in kwargs[name]):
+                raise CodecError(f"{kind} event field {name!r} must be a list of integers")
+            kwargs[name] = frozenset(kwargs[name])
+    return cls(**kwargs)  # type: ignore[no-any-return]
 
 
 def encode_state(state: ControllerState) -> bytes:

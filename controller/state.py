@@ -295,7 +295,14 @@ def get_sync_state_data(
 
 
 def _parse_ids(raw: str) -> frozenset[int]:
-    return frozenset(int(token) for token in raw.split(";") if token.strip())
+    """Parse ``"1;2;3"`` as strictly as Java's ``Long.valueOf`` (a trailing ``;`` is allowed, as in ``split``)."""
+    tokens = raw.split(";")
+    while tokens and tokens[-1] == "":
+        tokens.pop()
+    for token in tokens:
+        if not (token.isascii() and token.isdigit()):
+            raise ValueError(f'For input string: "{token}"')
+    return frozenset(int(token) for token in tokens)
 
 
 def clean_broker_data(state: ControllerState, req: CleanBrokerDataRequest, alive: AliveView) -> Result[None]:
@@ -394,6 +401,8 @@ def _alter(state: ControllerState, e: AlterSyncStateSet) -> ControllerState:
         bs is None
         or bs.master_epoch != e.expected_master_epoch
         or bs.sync_state_set_epoch != e.expected_sync_state_set_epoch
+        # A clean may have removed a member since the alter was decided.
+        or not e.new_sync_state_set <= frozenset(bs.broker_ids)
     ):
         return state
     return state.with_set(
@@ -411,8 +420,12 @@ def _clean(state: ControllerState, e: CleanBrokerData) -> ControllerState:
     if not replicas:
         return state.without_set(e.broker_name)
     master = None if bs.master_id in e.broker_ids else bs.master_id
+    sync_state_set = bs.sync_state_set - e.broker_ids
+    # Every change of the SyncStateSet bumps its epoch (Java does not for a clean), so an
+    # AlterSyncStateSet decided before the clean is fenced instead of re-adding a cleaned id.
+    sse = bs.sync_state_set_epoch + (sync_state_set != bs.sync_state_set)
     return state.with_set(
-        replace(bs, replicas=replicas, master_id=master, sync_state_set=bs.sync_state_set - e.broker_ids)
+        replace(bs, replicas=replicas, master_id=master, sync_state_set=sync_state_set, sync_state_set_epoch=sse)
     )
 
 

@@ -19,6 +19,7 @@ from controller.requests import (
 )
 from controller.state import apply_events, compute
 
+BrokerKey = tuple[str, int]
 CLUSTER = "DefaultCluster"
 BROKER = "broker-a"
 
@@ -52,12 +53,13 @@ def live(
     )
 
 
-def alive_of(*broker_ids: int, broker_name: str = BROKER, info: LiveInfo | None = None) -> dict[tuple[str, int], LiveInfo]:
+def alive_of(*broker_ids: int, broker_name: str = BROKER, info: LiveInfo | None = None) -> dict[BrokerKey, LiveInfo]:
     """An alive view where the given ids of one set are alive with the same info."""
     return {(broker_name, i): info or live() for i in broker_ids}
 
 
 NOBODY: AliveView = {}
+"""No broker is alive."""
 
 
 def run(
@@ -76,7 +78,8 @@ def apply_ids(
 ) -> ControllerState:
     """Register broker ids (ApplyBrokerId) one after the other; every apply must succeed."""
     for broker_id in broker_ids:
-        state, result = run(state, ApplyBrokerIdRequest(cluster_name, broker_name, broker_id, check_code(broker_id)), {})
+        request = ApplyBrokerIdRequest(cluster_name, broker_name, broker_id, check_code(broker_id))
+        state, result = run(state, request, NOBODY)
         assert result.ok, result.remark
     return state
 
@@ -113,3 +116,9 @@ def broker_set(state: ControllerState, broker_name: str = BROKER) -> BrokerSet:
     bs = state.get(broker_name)
     assert bs is not None, f"{broker_name} is not registered"
     return bs
+
+
+def master_view(state: ControllerState, broker_name: str = BROKER) -> tuple[int | None, int, frozenset[int], int]:
+    """(master id, masterEpoch, SyncStateSet, syncStateSetEpoch) of the named set."""
+    bs = broker_set(state, broker_name)
+    return bs.master_id, bs.master_epoch, bs.sync_state_set, bs.sync_state_set_epoch

@@ -167,17 +167,13 @@ def test_codec_error_is_a_value_error() -> None:
         {"v": 1, "brokerSets": [{**json.loads(encode_state(with_master(1)))["brokerSets"][0], "replicas": [{}]}]},
         {"v": 1, "brokerSets": [{**json.loads(encode_state(with_master(1)))["brokerSets"][0], "syncStateSet": 3}]},
     ],
-    ids=["no_sets", "sets_not_a_list", "set_lacks_fields", "set_not_an_object", "replica_lacks_fields", "sss_not_a_list"],
+    ids=["no_sets", "sets_not_a_list", "set_lacks_fields", "set_not_an_object", "replica_lacks_fields", "sss_is_int"],
 )
 def test_decode_state_rejects_a_malformed_snapshot(snapshot: dict[str, Any]) -> None:
     with pytest.raises(CodecError, match="snapshot is missing or has a malformed field"):
         decode_state(json.dumps(snapshot).encode())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: decode_events lets TypeError escape for a malformed event value instead of raising CodecError",
-)
 @pytest.mark.parametrize(
     "doc",
     [
@@ -221,7 +217,7 @@ def test_heartbeat_defaults_match_java() -> None:
         (1, 10_000, (2, 500, 400)),  # lower epoch: kept whatever the offset
     ],
 )
-def test_merge_moves_epoch_and_offsets_only_forward(epoch: int, max_offset: int, expected: tuple[int, int, int]) -> None:
+def test_merge_moves_epoch_and_offsets_only_forward(epoch: int, max_offset: int, expected: tuple[int, ...]) -> None:
     old = merge(None, hb(epoch=2, max_offset=500, confirm_offset=400), now=100.0)
     new = merge(old, hb(epoch=epoch, max_offset=max_offset, confirm_offset=90), now=101.0)
     assert (new.info.epoch, new.info.max_offset, new.info.confirm_offset) == expected

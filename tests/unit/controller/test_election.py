@@ -20,6 +20,7 @@ from tests.unit.controller.conftest import (
     broker_set,
     elect_first,
     live,
+    master_view,
     run,
     three_replicas,
     with_master,
@@ -44,9 +45,9 @@ ELECT_CASES: list[tuple[str, list[int], list[int] | None, dict[int, LiveInfo], i
     ("without_unclean_no_fallback", [1], None, {2: live(), 3: live()}, 1, None, None),
     ("higher_epoch_wins_over_higher_offset", [1, 2, 3], None, {2: live(5, 100), 3: live(4, 1_000)}, None, None, 2),
     ("higher_offset_wins_in_same_epoch", [1, 2, 3], None, {2: live(4, 100), 3: live(4, 101)}, None, None, 3),
-    ("lower_priority_number_wins_on_equal_offsets", [2, 3], None, {2: live(4, 100, 5), 3: live(4, 100, 2)}, None, None, 3),
+    ("lower_priority_number_breaks_ties", [2, 3], None, {2: live(4, 100, 5), 3: live(4, 100, 2)}, None, None, 3),
     ("priority_does_not_beat_offset", [2, 3], None, {2: live(4, 100, 1), 3: live(4, 101, 9)}, None, None, 3),
-    ("lowest_id_wins_among_equals", [3, 2, 4], None, {4: live(4, 100, 1), 3: live(4, 100, 1), 2: live(4, 100, 1)}, None, None, 2),
+    ("lowest_id_among_equals", [3, 2, 4], None, {4: live(4, 9, 1), 3: live(4, 9, 1), 2: live(4, 9, 1)}, None, None, 2),
     ("offsets_more_than_2_31_apart", [2, 3], None, {2: live(1, 2**31 + 10), 3: live(1, 5)}, None, None, 2),
     ("offsets_more_than_2_31_apart_reversed", [2, 3], None, {2: live(1, 5), 3: live(1, 2**31 + 10)}, None, None, 3),
     ("offsets_more_than_2_40_apart", [2, 3], None, {2: live(1, 7), 3: live(1, 2**40 + 7)}, None, None, 3),
@@ -92,14 +93,20 @@ def test_first_election_makes_the_requester_master() -> None:
         CLUSTER, BROKER, 2, addr(2), 1, 1, ((1, addr(1)), (2, addr(2)), (3, addr(3))), frozenset({2})
     )
     assert result.events == (ElectMaster(BROKER, 2, 0),)
-    bs = broker_set(state)
-    assert (bs.master_id, bs.master_epoch, bs.sync_state_set, bs.sync_state_set_epoch) == (2, 1, frozenset({2}), 1)
+    assert master_view(state) == (2, 1, frozenset({2}), 1)
 
 
 def test_first_election_does_not_check_the_requesters_liveness_as_in_java() -> None:
     state, result = run(three_replicas(), ElectMasterRequest(CLUSTER, BROKER, 3), NOBODY)
     assert result.ok
     assert broker_set(state).master_id == 3
+
+
+def test_first_election_by_admin_designation_makes_the_designated_id_master() -> None:
+    request = ElectMasterRequest(CLUSTER, BROKER, 3, designate_elect=True)
+    state, result = run(three_replicas(), request, alive_of(1, 2, 3))
+    assert result.ok
+    assert master_view(state) == (3, 1, frozenset({3}), 1)
 
 
 def test_first_election_by_an_unregistered_requester_falls_back_to_the_policy() -> None:
@@ -138,8 +145,7 @@ def test_elect_success_bumps_both_epochs_and_resets_the_sync_state_set() -> None
         CLUSTER, BROKER, 2, addr(2), 2, 3, ((1, addr(1)), (2, addr(2)), (3, addr(3))), frozenset({2})
     )
     assert result.events == (ElectMaster(BROKER, 2, 1),)
-    bs = broker_set(after)
-    assert (bs.master_id, bs.master_epoch, bs.sync_state_set, bs.sync_state_set_epoch) == (2, 2, frozenset({2}), 3)
+    assert master_view(after) == (2, 2, frozenset({2}), 3)
 
 
 def test_controller_trigger_with_nobody_alive_clears_the_master_and_keeps_the_sync_state_set() -> None:
@@ -148,8 +154,7 @@ def test_controller_trigger_with_nobody_alive_clears_the_master_and_keeps_the_sy
     assert result.code == ResponseCode.CONTROLLER_MASTER_NOT_AVAILABLE
     assert result.remark == "Old master has down and failed to elect a new broker master"
     assert result.events == (ElectMaster(BROKER, None, 1),)
-    bs = broker_set(after)
-    assert (bs.master_id, bs.master_epoch, bs.sync_state_set, bs.sync_state_set_epoch) == (None, 2, frozenset({1, 2}), 2)
+    assert master_view(after) == (None, 2, frozenset({1, 2}), 2)
 
 
 def test_controller_trigger_without_a_master_gives_2004_but_no_event() -> None:
@@ -197,8 +202,7 @@ def test_admin_designated_non_member_fails_without_unclean_and_wins_with_unclean
     assert result.code == ResponseCode.CONTROLLER_ELECT_MASTER_FAILED
     after, result = run(state, request, alive_of(1, 2, 3), allow_unclean=True)
     assert result.code == ResponseCode.SUCCESS
-    bs = broker_set(after)
-    assert (bs.master_id, bs.master_epoch, bs.sync_state_set, bs.sync_state_set_epoch) == (3, 2, frozenset({3}), 3)
+    assert master_view(after) == (3, 2, frozenset({3}), 3)
 
 
 def test_admin_designated_member_takes_over_from_an_alive_master() -> None:
@@ -222,8 +226,7 @@ def test_former_sync_state_set_member_recovers_a_masterless_set() -> None:
     after, result = run(state, ElectMasterRequest(CLUSTER, BROKER, 2), alive_of(2, 3))
     assert result.code == ResponseCode.SUCCESS
     assert result.reply.master_epoch == 3
-    bs = broker_set(after)
-    assert (bs.master_id, bs.master_epoch, bs.sync_state_set, bs.sync_state_set_epoch) == (2, 3, frozenset({2}), 3)
+    assert master_view(after) == (2, 3, frozenset({2}), 3)
 
 
 def test_liveness_of_the_same_id_in_another_set_does_not_count() -> None:

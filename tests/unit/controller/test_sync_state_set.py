@@ -26,6 +26,7 @@ from tests.unit.controller.conftest import (
     broker_set,
     elect_first,
     live,
+    master_view,
     run,
     three_replicas,
     with_master,
@@ -158,8 +159,7 @@ def test_alter_success_expands_the_set_and_bumps_its_epoch() -> None:
     assert result.code == ResponseCode.SUCCESS
     assert result.reply == AlterSyncStateSetReply(2, frozenset({1, 2, 3}))
     assert result.events == (AlterSyncStateSet(BROKER, frozenset({1, 2, 3}), 1, 1),)
-    bs = broker_set(state)
-    assert (bs.sync_state_set, bs.sync_state_set_epoch, bs.master_id, bs.master_epoch) == (frozenset({1, 2, 3}), 2, 1, 1)
+    assert master_view(state) == (1, 1, frozenset({1, 2, 3}), 2)
 
 
 def test_alter_success_shrinks_the_set() -> None:
@@ -236,7 +236,8 @@ def _names(request: GetSyncStateDataRequest) -> list[str]:
 
 
 def test_sync_state_data_by_names_skips_unknown_names_and_sorts() -> None:
-    assert _names(GetSyncStateDataRequest(broker_names=("broker-c", "broker-z", "broker-a"))) == ["broker-a", "broker-c"]
+    request = GetSyncStateDataRequest(broker_names=("broker-c", "broker-z", "broker-a"))
+    assert _names(request) == ["broker-a", "broker-c"]
 
 
 def test_sync_state_data_lists_a_repeated_name_once() -> None:
