@@ -150,9 +150,13 @@ class ControllerNode:
             await self._stop.wait()
         finally:
             log.info("shutting down")
+            # Order matters: closing the server ends every broker's heartbeat stream, which must
+            # not read as "all brokers died" while this node can still decide (and elect).
             detector.cancel()
+            self.elector.stop()
+            await asyncio.get_running_loop().run_in_executor(None, self.proposer.stop)
             await health_servicer.enter_graceful_shutdown()
+            self.streams.end_all()
             await server.stop(grace=1.0)
-            self.proposer.stop()
             self.raft.destroy()
             log.info("stopped")

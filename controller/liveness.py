@@ -84,12 +84,17 @@ class Elector:
         self._max_retries = max_retries
         self._in_flight: set[str] = set()
         self._lock = threading.Lock()
+        self._stopped = False
+
+    def stop(self) -> None:
+        """Ignore inactivity from now on: on shutdown every stream closes, and none of that is a failure."""
+        self._stopped = True
 
     def on_inactive(self, key: BrokerKey, why: str) -> None:
         """A broker went inactive: re-elect its set if it was the master (leader only)."""
         broker_name, broker_id = key
         log.info("broker %s/%d inactive: %s", broker_name, broker_id, why)
-        if not self._raft.is_leader():
+        if self._stopped or not self._raft.is_leader():
             return
         bs = self._raft.state.get(broker_name)
         if bs is not None and bs.master_id == broker_id:

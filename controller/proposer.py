@@ -78,9 +78,12 @@ class Proposer:
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop deciding; requests still queued are answered NOT_LEADER so clients go elsewhere."""
         self._stopped.set()
         self._queue.put(None)
-        self._thread.join(timeout=5)
+        if self._thread.is_alive():
+            self._thread.join(timeout=COMMIT_TIMEOUT_S + 1)
+        self._drain_with(not_leader())
 
     @property
     def serving(self) -> bool:
@@ -90,7 +93,7 @@ class Proposer:
     def submit(self, request: Request) -> Future[Result[Any]]:
         """Queue a request; the future resolves to its Result (NOT_LEADER off the leader)."""
         future: Future[Result[Any]] = Future()
-        if not self._raft.is_leader():
+        if self._stopped.is_set() or not self._raft.is_leader():
             future.set_result(not_leader())
         else:
             self._queue.put(_Pending(request, future))

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 M = TypeVar("M")
+Outbox = asyncio.Queue[common.RoleChangeNotification | None]
+"""A stream's pending pushes; ``None`` asks the stream to end (shutdown)."""
 
 
 class BrokerStreams:
@@ -38,13 +40,13 @@ class BrokerStreams:
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._streams: dict[BrokerKey, tuple[int, asyncio.Queue[common.RoleChangeNotification]]] = {}
+        self._streams: dict[BrokerKey, tuple[int, Outbox]] = {}
         self._tokens = itertools.count(1)
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
 
-    def open(self, key: BrokerKey, q: asyncio.Queue[common.RoleChangeNotification]) -> int:
+    def open(self, key: BrokerKey, q: Outbox) -> int:
         token = next(self._tokens)
         self._streams[key] = (token, q)
         return token
@@ -64,6 +66,11 @@ class BrokerStreams:
             return False
         self._loop.call_soon_threadsafe(entry[1].put_nowait, note)
         return True
+
+    def end_all(self) -> None:
+        """Ask every open stream to finish (call on the event loop): brokers see an orderly end of stream."""
+        for _token, outbox in self._streams.values():
+            outbox.put_nowait(None)
 
     def __len__(self) -> int:
         return len(self._streams)
@@ -150,7 +157,7 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):  # type: ignore[mis
 
     async def HeartbeatStream(self, request_iterator: Any, context: Any) -> None:
         """Beats in, role changes out; the stream's end marks the broker inactive at once."""
-        outbox: asyncio.Queue[common.RoleChangeNotification] = asyncio.Queue()
+        outbox: Outbox = asyncio.Queue()
         streams = self._node.streams
         opened: tuple[BrokerKey, int] | None = None
 
@@ -176,11 +183,14 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):  # type: ignore[mis
             while not reader.done():
                 getter = asyncio.ensure_future(outbox.get())
                 done, _ = await asyncio.wait({reader, getter}, return_when=asyncio.FIRST_COMPLETED)
-                if getter in done:
-                    await context.write(getter.result())
-                else:
+                if getter not in done:
                     getter.cancel()
-        except (asyncio.CancelledError, grpc.aio.AioRpcError):
+                    continue
+                note = getter.result()
+                if note is None:
+                    break
+                await context.write(note)
+        except grpc.aio.AioRpcError:
             pass
         finally:
             reader.cancel()

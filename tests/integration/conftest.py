@@ -25,7 +25,7 @@ import pytest
 
 from controller.codes import ResponseCode
 from mqadmin_py.client import ControllerClient
-from mqadmin_py.errors import MqError
+from mqadmin_py.errors import ControllerUnavailable, MqError
 from mqadmin_py.proto import common_pb2, controller_pb2_grpc
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import ControllerProcess, Sandbox
@@ -73,12 +73,30 @@ def wait_until(pred: Callable[[], T], timeout: float, what: str = "condition", i
 
 
 class Client(ControllerClient):
-    """``ControllerClient`` whose channels reconnect fast to restarted nodes."""
+    """``ControllerClient`` whose channels reconnect fast to restarted nodes.
+
+    ``call`` retries while no leader is reachable (a Raft election in progress,
+    as happens on a loaded CI box), as a broker would; ``call_at`` never retries.
+    """
+
+    def __init__(self, addresses: str | list[str], timeout: float = 3.0, leader_wait: float = 10.0) -> None:
+        super().__init__(addresses, timeout)
+        self.leader_wait = leader_wait
 
     def stub(self, address: str) -> controller_pb2_grpc.ControllerServiceStub:
         if address not in self._channels:
             self._channels[address] = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
         return super().stub(address)
+
+    def call(self, method: str, request: Any) -> Any:
+        deadline = time.monotonic() + self.leader_wait
+        while True:
+            try:
+                return super().call(method, request)
+            except ControllerUnavailable:  # nobody leads right now (or the node was down): nothing was applied
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.1)
 
 
 def running(sandbox: Sandbox) -> list[ControllerProcess]:
