@@ -18,10 +18,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	GRPC_VERBOSITY=ERROR $(PY) -m pytest
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy
 
 stubs: $(STAMP)
 	$(PY) -m mqadmin_py.proto.generate

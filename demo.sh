@@ -22,9 +22,19 @@ step "Controller metadata: leader, peers, Raft health"
 step "Same, as JSON for scripts"
 "$MQADMIN" getControllerMetaData -o json | head -n 20
 
+leader_id() { "$MQADMIN" getControllerMetaData -o json --timeout 1 2>/dev/null \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["controllerLeaderId"] or "")' 2>/dev/null || true; }
+
 step "Kill the controller leader with SIGKILL"
+old="$(leader_id)"
 "$MQADMIN" sandbox kill leader
-sleep 1.5
+start=$(date +%s%N)
+for _ in $(seq 100); do
+  new="$(leader_id)"
+  [ -n "$new" ] && [ "$new" != "$old" ] && break
+  sleep 0.1
+done
+echo "leader $old -> ${new:-none} after $(( ($(date +%s%N) - start) / 1000000 )) ms (as seen by the CLI, polling)"
 
 step "A new leader serves (the killed node shows as unreachable)"
 "$MQADMIN" getControllerMetaData

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pysyncobj import FAIL_REASON, SyncObj, SyncObjConf, replicated  # type: ignore[import-untyped]
+from pysyncobj import FAIL_REASON, SyncObj, SyncObjConf, replicated
 
 from controller.codec import CodecError, decode_events, decode_state, encode_events, encode_state
 from controller.config import ControllerConfig
@@ -72,7 +72,7 @@ class _ReplicatedController(SyncObj):  # type: ignore[misc]
         conf.deserializer = self._read_snapshot
         super().__init__(self_address, partners, conf)
 
-    @replicated  # type: ignore[misc]
+    @replicated  # type: ignore[untyped-decorator]
     def _apply(self, blob: bytes) -> int:
         try:
             events = decode_events(blob)
@@ -180,7 +180,7 @@ class RaftNode:
     @property
     def state(self) -> ControllerState:
         """The state as of the last applied entry (an immutable snapshot; safe from any thread)."""
-        return self._obj.controller_state  # type: ignore[no-any-return]
+        return self._obj.controller_state
 
     def is_leader(self) -> bool:
         return bool(self._obj._isLeader())

@@ -76,7 +76,7 @@ class BrokerStreams:
         return len(self._streams)
 
 
-class ControllerServicer(pb_grpc.ControllerServiceServicer):  # type: ignore[misc]
+class ControllerServicer(pb_grpc.ControllerServiceServicer):
     """Implements ControllerService on top of a ``ControllerNode``."""
 
     def __init__(self, node: ControllerNode) -> None:

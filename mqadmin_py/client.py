@@ -96,4 +96,7 @@ class ControllerClient:
         raise ControllerUnavailable("no controller leader reachable: " + "; ".join(errors))
 
     def metadata(self, address: str) -> pb.GetControllerMetadataResponse:
-        return self.call_at(address, "GetControllerMetadata", pb.GetControllerMetadataRequest())
+        response: pb.GetControllerMetadataResponse = self.call_at(
+            address, "GetControllerMetadata", pb.GetControllerMetadataRequest()
+        )
+        return response

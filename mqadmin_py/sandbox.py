@@ -204,10 +204,12 @@ class Sandbox:
         """Stop every node this sandbox started; returns the ones that were running."""
         stopped = [n for n in self.controllers() if n.pid]
         for node in stopped:
+            assert node.pid is not None
             os.kill(node.pid, signal.SIGCONT)  # a SIGSTOPped node cannot handle SIGTERM
             os.kill(node.pid, signal.SIGTERM)
         for node in stopped:
-            _terminate(node.pid, node.configFile, timeout)  # type: ignore[arg-type]
+            assert node.pid is not None
+            _terminate(node.pid, node.configFile, timeout)
         for node in self.controllers():
             self._pid_file(node.id).unlink(missing_ok=True)
         for proc in self._children.values():

@@ -95,7 +95,7 @@ def _metadata_table(doc: dict[str, Any]) -> None:
 def _metadata_legacy(doc: dict[str, Any]) -> str:
     out = f"\n#ControllerGroup\t{doc['group']}\n#ControllerLeaderId\t{doc['controllerLeaderId']}"
     out += f"\n#ControllerLeaderAddress\t{doc['controllerLeaderAddress']}"
-    peers = next((n["peers"] for n in doc["nodes"] if n.get("reachable")), [])
+    peers: list[dict[str, Any]] = next((n["peers"] for n in doc["nodes"] if n.get("reachable")), [])
     for p in peers:
         out += f"\n#Peer:\t{p['id']}:{p['address']}"
     return out + "\n"
