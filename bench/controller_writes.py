@@ -14,15 +14,15 @@ import threading
 import time
 from collections.abc import Callable
 
+from _brokers import BrokerFleet, broker_sets, register_sets
 from _common import (
-    MACHINE_NOTE,
-    BrokerFleet,
     LoopThread,
-    broker_sets,
     common,
     cpu_seconds,
     grpc,
     leader_node,
+    log_summary,
+    machine_note,
     metadata,
     ms,
     ok,
@@ -31,7 +31,6 @@ from _common import (
     pb_grpc,
     percentile,
     print_table,
-    register_sets,
     sandbox,
 )
 
@@ -124,7 +123,7 @@ def main() -> None:
                 lat = sequential(clients[0], kind, seq_count, seq_s)
                 p50[kind] = percentile(lat, 50)
                 seq_rows.append([label, len(lat), ms(p50[kind]), ms(percentile(lat, 99)), ms(max(lat))])
-            print(f"machine: {MACHINE_NOTE}; leader {leader.id}; 3 nodes, default Raft timings")
+            print(f"machine: {machine_note()}; leader {leader.id}; 3 nodes, default Raft timings")
             print_table("Sequential latency, 1 client (ms)", ["operation", "ops", "p50", "p99", "max"], seq_rows)
             print(f"Raft cost per write (p50 write - p50 read): {ms(p50['write'] - p50['read'])} ms")
             rows = []
@@ -147,8 +146,7 @@ def main() -> None:
                  "leader CPU ms/read", "leader CPU ms/write"],
                 rows,
             )  # fmt: skip
-            term = metadata(leader.address)
-            print(f"leader unchanged: {bool(term and term.is_leader)}")
+            print(log_summary(sb))
         finally:
             fleet.close()
 

@@ -6,10 +6,11 @@ SyncStateSet is {1,2,3}. All masters' streams are cancelled together (the
 crash), which makes the leader trigger one election per set. Measured from
 the moment the cancelling starts:
 
-- visible: GetSyncStateData on the leader (polling the sets not yet done)
-  shows a new master for every set;
-- notified: the last set whose surviving brokers got the RoleChangeNotification;
-- committed: the last "elected ..." line in the leader's log (ms clock).
+- notified: when the surviving brokers of a set got the RoleChangeNotification
+  (median and last set);
+- committed: the last "elected ..." line in the leader's log (ms clock);
+- visible: GetSyncStateData through ControllerClient (polling the sets not
+  yet done) shows a new master for every set. The target is judged on this.
 """
 
 from __future__ import annotations
@@ -19,26 +20,31 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from _brokers import BrokerFleet, broker_sets, register_sets
 from _common import (
-    MACHINE_NOTE,
-    BrokerFleet,
+    ControllerClient,
     LoopThread,
-    broker_sets,
-    grpc,
+    Sandbox,
     leader_node,
+    log_summary,
+    machine_note,
     metadata,
     ms,
     ok,
     parse_args,
     pb,
-    pb_grpc,
     percentile,
     print_table,
-    register_sets,
     sandbox,
 )
 
 TARGET_S = 1.0
+
+
+class LeaderChanged(RuntimeError):
+    """The controller leader moved before the crash: the streams no longer reach the leader."""
+
+
 ELECTED = re.compile(r"^(\S+ \S+) INFO \[\w+\] controller\.daemon: elected (\S+) master (\d+)")
 
 
@@ -56,35 +62,40 @@ def last_commit_in_log(log_file: str, prefix: str, since_wall: float) -> tuple[f
     return latest, count
 
 
+def max_term(sb: Sandbox) -> int:
+    terms = [m.raft.term for n in sb.controllers() if (m := metadata(n.address, timeout=5.0)) is not None]
+    return max(terms, default=-1)
+
+
 def storm(n: int) -> list[str]:
     with sandbox(3) as sb, LoopThread() as runner:
         leader = leader_node(sb)
         fleet = BrokerFleet(runner, leader.address, interval_s=1.0, per_channel=200)
-        channel = grpc.insecure_channel(leader.address)
+        client = ControllerClient([leader.address] + [c.address for c in sb.controllers()], timeout=10.0)
         try:
-            stub = pb_grpc.ControllerServiceStub(channel)
             prefix = f"storm{n}-"
             sets = broker_sets(f"storm{n}", prefix, n)
             timings: dict[str, float] = {}
             epochs = register_sets(fleet, sets, timings)
-            resp = ok(stub.GetSyncStateData(pb.GetSyncStateDataRequest(cluster_name=f"storm{n}"), timeout=30), "get")
+            resp = ok(client.call("GetSyncStateData", pb.GetSyncStateDataRequest(cluster_name=f"storm{n}")), "get")
             ready = [i for i in resp.replicas_info if i.master_broker_id == 1 and len(i.in_sync_replicas) == 3]
             if len(ready) != n:
                 raise RuntimeError(f"only {len(ready)} of {n} sets have master 1 and SSS {{1,2,3}}")
             phases = ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
             print(f"N={n}: {3 * n} brokers registered, streaming, masters elected ({phases})", flush=True)
             time.sleep(1.0)
-            before = metadata(leader.address)
+            if leader_node(sb).id != leader.id:
+                raise LeaderChanged("the controller leader changed during setup")
+            term0, index0 = max_term(sb), metadata(leader.address, timeout=5.0)
             remaining = {s[0].name for s in sets}
             seen: dict[str, tuple[float, int, int]] = {}
             wall0 = time.time()
             t0, t_cancelled = fleet.crash(s[0].key for s in sets)
-            deadline = t0 + 30.0
             polls = 0
-            while remaining and time.perf_counter() < deadline and polls < 100_000:
+            while remaining and time.perf_counter() < t0 + 30.0 and polls < 100_000:
                 polls += 1
                 req = pb.GetSyncStateDataRequest(broker_names=sorted(remaining))
-                now_resp = ok(stub.GetSyncStateData(req, timeout=10), "GetSyncStateData")
+                now_resp = ok(client.call("GetSyncStateData", req), "GetSyncStateData")
                 now = time.perf_counter() - t0
                 for info in now_resp.replicas_info:
                     if info.HasField("master_broker_id") and info.master_broker_id != 1:
@@ -93,7 +104,7 @@ def storm(n: int) -> list[str]:
                 time.sleep(0.005)
             if remaining:
                 raise RuntimeError(f"{len(remaining)} of {n} sets had no new master 30 s after the crash")
-            after = metadata(leader.address)
+            index1 = metadata(leader.address, timeout=5.0)
             visible = [v[0] for v in seen.values()]
             wrong = [k for k, v in seen.items() if v[1] not in (2, 3) or v[2] != epochs[k][0] + 1]
             notified = []
@@ -101,39 +112,46 @@ def storm(n: int) -> list[str]:
                 times = [tn for b in s[1:] for tn, note in fleet.notes[b.key] if note.master_broker_id != 1]
                 notified.append(min(times) - t0 if times else float("nan"))
             log_s, log_count = last_commit_in_log(leader.logFile, prefix, wall0)
-            entries = after.raft.commit_index - before.raft.commit_index if after and before else -1
-            same_term = bool(after and before and after.raft.term == before.raft.term and after.is_leader)
+            entries = index1.raft.commit_index - index0.raft.commit_index if index0 and index1 else -1
             print(
                 f"  cancel took {ms(t_cancelled - t0)} ms; {polls} polls; {log_count} elections logged; "
-                f"{len(wrong)} sets with an unexpected master or epoch; Raft entries during storm: {entries}; "
-                f"same leader and term: {same_term}",
+                f"{len(wrong)} sets with an unexpected master or epoch; broker reconnects: {fleet.reconnects}\n"
+                f"  {log_summary(sb)}",
                 flush=True,
             )
             done = max(visible)
             return [
                 str(n),
                 str(3 * n),
-                ms(percentile(visible, 50)),
-                ms(done),
+                ms(percentile(notified, 50)),
                 ms(max(notified)),
                 ms(log_s),
+                ms(done),
                 str(entries),
+                str(max_term(sb) - term0),
                 "yes" if done < TARGET_S else "no",
             ]
         finally:
-            channel.close()
+            client.close()
             fleet.close()
 
 
 def main() -> None:
     args = parse_args(__doc__)
-    sizes = (100,) if args.quick else (100, 1000)
-    rows = [storm(n) for n in sizes]
-    print(f"\nmachine: {MACHINE_NOTE}; 3 controller nodes, default Raft timings; brokers stream to the leader")
+    sizes = (100,) if args.quick else (100, 100, 100, 1000, 1000, 1000)
+    rows = []
+    for n in sizes:
+        for attempt in (1, 2):
+            try:
+                rows.append(storm(n))
+                break
+            except LeaderChanged as exc:
+                print(f"  N={n}: {exc}; {'retrying' if attempt == 1 else 'giving up'}", flush=True)
+    print(f"\nmachine: {machine_note()}; 3 controller nodes, default Raft timings; brokers stream to the leader")
     print_table(
         "Election storm: all masters crash at once (ms from the crash)",
-        ["sets", "brokers", "p50 visible", "all visible", "all notified", "all committed (log)",
-         "Raft entries", f"< {TARGET_S:g} s"],
+        ["sets", "brokers", "p50 notified", "all notified", "all committed (log)", "all visible (poll)",
+         "Raft entries", "leader changes", f"< {TARGET_S:g} s"],
         rows,
     )  # fmt: skip
 

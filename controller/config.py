@@ -84,7 +84,7 @@ class ControllerConfig:
     controller_store_path: str = "~/mqcontroller"
     config_store_path: str = ""
     config_black_list: str = "configBlackList;configStorePath"
-    scan_not_active_broker_interval: int = 5000
+    scan_not_active_broker_interval: int = 1000
     scan_inactive_master_interval: int = 5000
     elect_master_max_retry_count: int = 3
     enable_elect_unclean_master: bool = False

@@ -128,4 +128,5 @@ class Elector:
             return
         with self._lock:
             self._in_flight.discard(broker_name)
-        log.info("controller-triggered election of %s: %s %s", broker_name, result.code.name, result.remark)
+        level = logging.DEBUG if result.code == C.SUCCESS else logging.INFO  # success is logged by the notifier
+        log.log(level, "controller-triggered election of %s: %s %s", broker_name, result.code.name, result.remark)

@@ -94,18 +94,6 @@ class ControllerState:
     def __len__(self) -> int:
         return len(self.broker_sets)
 
-    def with_set(self, broker_set: BrokerSet) -> ControllerState:
-        """A copy with `broker_set` added or replaced."""
-        sets = dict(self.broker_sets)
-        sets[broker_set.broker_name] = broker_set
-        return ControllerState(MappingProxyType(sets))
-
-    def without_set(self, broker_name: str) -> ControllerState:
-        """A copy without the named broker set."""
-        sets = dict(self.broker_sets)
-        sets.pop(broker_name, None)
-        return ControllerState(MappingProxyType(sets))
-
 
 @dataclass(frozen=True, slots=True)
 class LiveInfo:

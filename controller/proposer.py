@@ -52,6 +52,13 @@ def not_leader() -> Result[Any]:
     return Result(C.CONTROLLER_NOT_LEADER, NOT_LEADER_REMARK)
 
 
+def _answer(future: Future[Result[Any]], result: Result[Any]) -> None:
+    """Resolve a request's future; a caller that gave up (deadline, disconnect) cancelled it already."""
+    if not future.set_running_or_notify_cancel():
+        return
+    future.set_result(result)
+
+
 class Proposer:
     """Serialises decisions on the leader; answers NOT_LEADER elsewhere."""
 
@@ -163,7 +170,7 @@ class Proposer:
                 # Later answers in the batch were decided on top of the lost events: fail them all.
                 results = [failure] * len(batch)
         for pending, result in zip(batch, results, strict=True):
-            pending.future.set_result(result)
+            _answer(pending.future, result)
             for listener in self._listeners:
                 try:
                     listener(pending.request, result)
@@ -195,4 +202,4 @@ class Proposer:
             except queue.Empty:
                 return
             if item is not None:
-                item.future.set_result(result)
+                _answer(item.future, result)

@@ -179,6 +179,7 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
                 self._node.liveness.beat(hb)
 
         reader = asyncio.ensure_future(read_beats())
+        getter: asyncio.Future[common.RoleChangeNotification | None] | None = None
         try:
             while not reader.done():
                 getter = asyncio.ensure_future(outbox.get())
@@ -194,6 +195,8 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
             pass
         finally:
             reader.cancel()
+            if getter is not None:
+                getter.cancel()
             if opened is not None and streams.close(*opened):
                 self._node.liveness.stream_closed(opened[0])
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from types import MappingProxyType
 from typing import Any, assert_never
 
 from controller.codes import ResponseCode as C
@@ -356,47 +357,43 @@ def compute(state: ControllerState, request: Request, alive: AliveView, *, allow
 
 
 # --- apply --------------------------------------------------------------------------------------
+# Each transition maps one broker set (None: absent) to its next value (None: removed); returning
+# the input unchanged is a no-op. Transitions never look at other sets.
 
 
-def _apply_broker_id(state: ControllerState, e: ApplyBrokerId) -> ControllerState:
-    bs = state.get(e.broker_name) or BrokerSet(cluster_name=e.cluster_name, broker_name=e.broker_name)
+def _apply_broker_id(bs: BrokerSet | None, e: ApplyBrokerId) -> BrokerSet | None:
+    bs = bs or BrokerSet(cluster_name=e.cluster_name, broker_name=e.broker_name)
     if bs.replica(e.broker_id) is not None:
-        return state
+        return bs
     bs = bs.with_replica(Replica(e.broker_id, e.broker_address, e.register_check_code))
     # Java adds one whatever id was applied; max() keeps next above every registered id.
-    bs = replace(bs, next_broker_id=max(bs.next_broker_id + 1, e.broker_id + 1))
-    return state.with_set(bs)
+    return replace(bs, next_broker_id=max(bs.next_broker_id + 1, e.broker_id + 1))
 
 
-def _update_address(state: ControllerState, e: UpdateBrokerAddress) -> ControllerState:
-    bs = state.get(e.broker_name)
+def _update_address(bs: BrokerSet | None, e: UpdateBrokerAddress) -> BrokerSet | None:
     replica = bs.replica(e.broker_id) if bs else None
     if bs is None or replica is None:
-        return state
-    return state.with_set(bs.with_replica(replace(replica, address=e.broker_address)))
+        return bs
+    return bs.with_replica(replace(replica, address=e.broker_address))
 
 
-def _elect(state: ControllerState, e: ElectMaster) -> ControllerState:
-    bs = state.get(e.broker_name)
+def _elect(bs: BrokerSet | None, e: ElectMaster) -> BrokerSet | None:
     if bs is None or bs.master_epoch != e.expected_master_epoch:
-        return state
+        return bs
     if e.new_master_id is None:
-        return state.with_set(replace(bs, master_id=None, master_epoch=bs.master_epoch + 1))
+        return replace(bs, master_id=None, master_epoch=bs.master_epoch + 1)
     if bs.replica(e.new_master_id) is None:
-        return state
-    return state.with_set(
-        replace(
-            bs,
-            master_id=e.new_master_id,
-            master_epoch=bs.master_epoch + 1,
-            sync_state_set=frozenset({e.new_master_id}),
-            sync_state_set_epoch=bs.sync_state_set_epoch + 1,
-        )
+        return bs
+    return replace(
+        bs,
+        master_id=e.new_master_id,
+        master_epoch=bs.master_epoch + 1,
+        sync_state_set=frozenset({e.new_master_id}),
+        sync_state_set_epoch=bs.sync_state_set_epoch + 1,
     )
 
 
-def _alter(state: ControllerState, e: AlterSyncStateSet) -> ControllerState:
-    bs = state.get(e.broker_name)
+def _alter(bs: BrokerSet | None, e: AlterSyncStateSet) -> BrokerSet | None:
     if (
         bs is None
         or bs.master_epoch != e.expected_master_epoch
@@ -404,32 +401,25 @@ def _alter(state: ControllerState, e: AlterSyncStateSet) -> ControllerState:
         # A clean may have removed a member since the alter was decided.
         or not e.new_sync_state_set <= frozenset(bs.broker_ids)
     ):
-        return state
-    return state.with_set(
-        replace(bs, sync_state_set=e.new_sync_state_set, sync_state_set_epoch=bs.sync_state_set_epoch + 1)
-    )
+        return bs
+    return replace(bs, sync_state_set=e.new_sync_state_set, sync_state_set_epoch=bs.sync_state_set_epoch + 1)
 
 
-def _clean(state: ControllerState, e: CleanBrokerData) -> ControllerState:
-    bs = state.get(e.broker_name)
-    if bs is None:
-        return state
-    if not e.broker_ids:
-        return state.without_set(e.broker_name)
+def _clean(bs: BrokerSet | None, e: CleanBrokerData) -> BrokerSet | None:
+    if bs is None or not e.broker_ids:
+        return None
     replicas = tuple(r for r in bs.replicas if r.broker_id not in e.broker_ids)
     if not replicas:
-        return state.without_set(e.broker_name)
+        return None
     master = None if bs.master_id in e.broker_ids else bs.master_id
     sync_state_set = bs.sync_state_set - e.broker_ids
     # Every change of the SyncStateSet bumps its epoch (Java does not for a clean), so an
     # AlterSyncStateSet decided before the clean is fenced instead of re-adding a cleaned id.
     sse = bs.sync_state_set_epoch + (sync_state_set != bs.sync_state_set)
-    return state.with_set(
-        replace(bs, replicas=replicas, master_id=master, sync_state_set=sync_state_set, sync_state_set_epoch=sse)
-    )
+    return replace(bs, replicas=replicas, master_id=master, sync_state_set=sync_state_set, sync_state_set_epoch=sse)
 
 
-_APPLY: dict[type, Callable[[ControllerState, Any], ControllerState]] = {
+_TRANSITIONS: dict[type, Callable[[BrokerSet | None, Any], BrokerSet | None]] = {
     ApplyBrokerId: _apply_broker_id,
     UpdateBrokerAddress: _update_address,
     ElectMaster: _elect,
@@ -440,11 +430,20 @@ _APPLY: dict[type, Callable[[ControllerState, Any], ControllerState]] = {
 
 def apply_event(state: ControllerState, event: Event) -> ControllerState:
     """Apply one committed event; a stale event (its preconditions no longer hold) is a no-op."""
-    return _APPLY[type(event)](state, event)
+    return apply_events(state, (event,))
 
 
 def apply_events(state: ControllerState, events: Iterable[Event]) -> ControllerState:
-    """Apply committed events in order."""
+    """Apply committed events in order, copying the set table once for the whole batch."""
+    sets: dict[str, BrokerSet] | None = None
     for event in events:
-        state = apply_event(state, event)
-    return state
+        if sets is None:
+            sets = dict(state.broker_sets)
+        name = event.broker_name
+        before = sets.get(name)
+        after = _TRANSITIONS[type(event)](before, event)
+        if after is None:
+            sets.pop(name, None)
+        elif after is not before:
+            sets[name] = after
+    return state if sets is None else ControllerState(MappingProxyType(sets))

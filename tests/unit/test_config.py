@@ -111,7 +111,7 @@ def test_effective_config_prints_every_key_with_java_names() -> None:
     props = to_properties(with_overrides(ControllerConfig(), {"controllerPeers": PEERS}))
     assert props["controllerPeers"] == PEERS
     assert props["notifyBrokerRoleChanged"] == "true"
-    assert props["scanNotActiveBrokerInterval"] == "5000"
+    assert props["scanNotActiveBrokerInterval"] == "1000"
 
 
 def test_missing_config_file_is_a_clear_error(tmp_path: Path) -> None:
