@@ -20,7 +20,7 @@ from grpc_reflection.v1alpha import reflection
 
 from controller.codes import ResponseCode as C
 from controller.config import RUNTIME_KEYS, ControllerConfig, to_properties, validate, with_overrides
-from controller.liveness import Elector, Liveness
+from controller.liveness import Clock, Elector, Liveness
 from controller.proposer import Proposer
 from controller.raft import RaftNode
 from controller.requests import ElectMasterRequest, Request, Result
@@ -42,7 +42,7 @@ class GrpcBindError(RuntimeError):
 class ControllerNode:
     """One running controller: Raft, proposer, liveness, elections, notifications and gRPC."""
 
-    def __init__(self, config: ControllerConfig, clock: Any = time.monotonic) -> None:
+    def __init__(self, config: ControllerConfig, clock: Clock = time.monotonic) -> None:
         self.config = config
         self.raft = RaftNode(config)
         self.streams = BrokerStreams()

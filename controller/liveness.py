@@ -66,10 +66,6 @@ class Liveness:
         with self._lock:
             return self._table.alive_view(self._clock())
 
-    def active_count(self) -> int:
-        with self._lock:
-            return self._table.active_count(self._clock())
-
     def warmed_up(self) -> bool:
         """True once the table has had a full default heartbeat timeout to fill."""
         return self._clock() - self.started_at >= DEFAULT_HEARTBEAT_TIMEOUT_MS / 1000.0

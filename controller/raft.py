@@ -67,7 +67,6 @@ class _ReplicatedController(SyncObj):  # type: ignore[misc]
     def __init__(self, self_address: str, partners: list[str], conf: SyncObjConf) -> None:
         # Assigned before SyncObj.__init__, which may load a snapshot into it.
         self.controller_state = ControllerState()
-        self.applied_entries = 0
         conf.serializer = self._write_snapshot
         conf.deserializer = self._read_snapshot
         super().__init__(self_address, partners, conf)
@@ -81,7 +80,6 @@ class _ReplicatedController(SyncObj):  # type: ignore[misc]
             log.exception("skipping an undecodable Raft log entry")
             return 0
         self.controller_state = apply_events(self.controller_state, events)
-        self.applied_entries += 1
         return len(events)
 
     def _write_snapshot(self, file_name: str, raft_data: tuple[Any, Any, Any]) -> None:
