@@ -1,0 +1,1 @@
+"""AutoSwitch HA: the master's SyncStateSet bookkeeping and the replication sessions."""
