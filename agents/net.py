@@ -1,0 +1,137 @@
+"""Sockets for HA replication: the only module of ``agents`` that owns sockets.
+
+Blocking sockets driven by ``select`` with a self-pipe to wake a connection
+when there is new data to send, and ``os.sendfile`` to move commit-log bytes
+from the segment file to the socket without copying them through Python.
+OS errors are translated to ``ConnectionLost`` here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import socket
+
+Connection = socket.socket
+"""A connected TCP socket; other modules name the type through this alias."""
+
+
+class ConnectionLost(Exception):
+    """The peer went away or the socket failed; the message says how."""
+
+
+class Wakeup:
+    """A self-pipe: ``notify()`` from any thread makes ``select`` on ``fileno()`` return."""
+
+    def __init__(self) -> None:
+        self._r, self._w = os.pipe()
+        os.set_blocking(self._r, False)
+        os.set_blocking(self._w, False)
+
+    def fileno(self) -> int:
+        return self._r
+
+    def notify(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):
+            os.write(self._w, b"x")
+
+    def drain(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):
+            while os.read(self._r, 4096):
+                pass
+
+    def close(self) -> None:
+        for fd in (self._r, self._w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket (port 0 picks a free one)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ConnectionLost(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
+    sock.listen(64)
+    return sock
+
+
+def accept(server: socket.socket, timeout: float) -> socket.socket | None:
+    """Accept one connection, or None after `timeout` seconds (or when the server socket closed)."""
+    try:
+        ready, _, _ = select.select([server], [], [], timeout)
+        if not ready:
+            return None
+        conn, _ = server.accept()
+    except (OSError, ValueError):
+        return None
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return conn
+
+
+def connect(address: str, timeout: float) -> socket.socket:
+    """Connect to ``host:port``."""
+    host, _, port = address.rpartition(":")
+    try:
+        sock = socket.create_connection((host, int(port)), timeout=timeout)
+    except (OSError, ValueError) as exc:
+        raise ConnectionLost(f"cannot connect to {address}: {exc}") from exc
+    sock.settimeout(None)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def wait_readable(sock: socket.socket, wakeup: Wakeup | None, timeout: float) -> bool:
+    """Block until the socket is readable (True), the wakeup fired or the timeout passed (False)."""
+    watched: list[socket.socket | Wakeup] = [sock] if wakeup is None else [sock, wakeup]
+    try:
+        ready, _, _ = select.select(watched, [], [], max(timeout, 0.0))
+    except (OSError, ValueError) as exc:
+        raise ConnectionLost(f"select failed: {exc}") from exc
+    if wakeup is not None and wakeup in ready:
+        wakeup.drain()
+    return sock in ready
+
+
+def receive(sock: socket.socket, limit: int = 1 << 20) -> bytes:
+    """Read what is available (at most `limit` bytes); an orderly close raises ConnectionLost."""
+    try:
+        data = sock.recv(limit)
+    except OSError as exc:
+        raise ConnectionLost(f"receive failed: {exc.strerror or exc}") from exc
+    if not data:
+        raise ConnectionLost("peer closed the connection")
+    return data
+
+
+def send_all(sock: socket.socket, data: bytes) -> None:
+    try:
+        sock.sendall(data)
+    except OSError as exc:
+        raise ConnectionLost(f"send failed: {exc.strerror or exc}") from exc
+
+
+def send_file(sock: socket.socket, fd: int, position: int, size: int) -> None:
+    """Send `size` bytes of file `fd` from `position` with sendfile (no copy through Python)."""
+    sent = 0
+    try:
+        while sent < size:
+            n = os.sendfile(sock.fileno(), fd, position + sent, size - sent)
+            if n == 0:
+                raise ConnectionLost("sendfile wrote nothing: the file is shorter than expected")
+            sent += n
+    except OSError as exc:
+        raise ConnectionLost(f"sendfile failed: {exc.strerror or exc}") from exc
+
+
+def close(sock: socket.socket | None) -> None:
+    if sock is None:
+        return
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+    with contextlib.suppress(OSError):
+        sock.close()
