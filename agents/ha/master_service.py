@@ -1,0 +1,318 @@
+"""The master's HA service: accepts slaves, streams the commit log, keeps the SyncStateSet and confirmOffset.
+
+One thread accepts connections; each slave connection runs its own thread
+(``MasterSession`` decides, ``agents.net`` moves bytes). A put appends,
+then waits on a condition until the acknowledgement rule holds or
+``syncFlushTimeout`` passes. SyncStateSet changes are proposed through
+``on_propose``; the owner reports the controller's answer with ``confirm`` or
+``abandon`` (they apply only then).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from agents import net
+from agents.ha.actions import Close, Send, SendTransfer, SlaveAcked
+from agents.ha.config import HAConfig
+from agents.ha.master_session import MasterSession, MasterView
+from agents.ha.sync_state import (
+    PutStatus,
+    SlaveProgress,
+    SyncState,
+    acks_satisfied,
+    admit_put,
+    confirm_offset,
+    expand,
+    shrink,
+)
+from agents.protocol.frames import FrameError, FrameFromSlave, FrameReader
+from agents.store.epochs import EpochCache
+from agents.store.record import Message
+
+log = logging.getLogger(__name__)
+
+
+class MasterStore(Protocol):
+    """What the master service needs from the message store."""
+
+    @property
+    def min_offset(self) -> int: ...
+    @property
+    def max_offset(self) -> int: ...
+    @property
+    def confirm_offset(self) -> int: ...
+    @property
+    def segment_size(self) -> int: ...
+    def put(self, messages: Sequence[Message]) -> tuple[int, int]: ...
+    def flush(self) -> None: ...
+    def set_confirm_offset(self, offset: int) -> None: ...
+    def segment_view(self, offset: int) -> tuple[int, int, int]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PutResult:
+    status: PutStatus
+    start_offset: int = -1
+    end_offset: int = -1
+
+
+class HAMaster:
+    """Serve replication for one master replica."""
+
+    def __init__(
+        self,
+        store: MasterStore,
+        epochs: EpochCache,
+        sync_state: SyncState,
+        config: HAConfig,
+        on_propose: Callable[[frozenset[int]], None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._store = store
+        self._epochs = epochs
+        self._config = config
+        self._on_propose = on_propose
+        self._clock = clock
+        self._lock = threading.Condition()
+        self._sync = sync_state
+        self._slaves: dict[int, SlaveProgress] = {}
+        self._wakeups: set[net.Wakeup] = set()
+        self._server: net.Connection | None = None
+        self._threads: list[threading.Thread] = []
+        self._stopped = threading.Event()
+        self.port = 0
+
+    # --- life cycle ------------------------------------------------------------------------------
+
+    def start(self, host: str, port: int) -> int:
+        """Listen for slaves; returns the bound port."""
+        server = net.listen(host, port)
+        self._server = server
+        self.port = server.getsockname()[1]
+        self._spawn(self._accept_loop, "ha-accept")
+        self._spawn(self._shrink_loop, "ha-shrink")
+        return self.port
+
+    def stop(self) -> None:
+        """Close the listener and every connection; wake every waiting put."""
+        self._stopped.set()
+        net.close(self._server)
+        with self._lock:
+            for w in self._wakeups:
+                w.notify()
+            self._lock.notify_all()
+        for t in self._threads:
+            t.join(timeout=5)
+
+    def _spawn(self, target: Callable[..., None], name: str, *args: object) -> None:
+        t = threading.Thread(target=target, args=args, name=name, daemon=True)
+        t.start()
+        self._threads.append(t)
+
+    # --- state used by the owner -----------------------------------------------------------------
+
+    @property
+    def sync_state(self) -> SyncState:
+        with self._lock:
+            return self._sync
+
+    def slaves(self) -> dict[int, SlaveProgress]:
+        with self._lock:
+            return dict(self._slaves)
+
+    def confirm(self, new_set: frozenset[int], sync_state_set_epoch: int) -> None:
+        """The controller confirmed (or pushed) a SyncStateSet."""
+        with self._lock:
+            self._sync = self._sync.confirm(new_set, sync_state_set_epoch)
+            self._update_confirm_offset()
+            self._lock.notify_all()
+
+    def abandon(self) -> None:
+        """The controller refused the last proposal."""
+        with self._lock:
+            self._sync = self._sync.abandon()
+            self._lock.notify_all()
+
+    def view(self) -> MasterView:
+        s = self._store
+        return MasterView(self._epochs, s.min_offset, s.max_offset, s.confirm_offset, s.segment_size)
+
+    # --- puts ------------------------------------------------------------------------------------
+
+    def put(self, messages: Sequence[Message]) -> PutResult:
+        """Append and wait for the acknowledgements the config asks for."""
+        with self._lock:
+            status = admit_put(self._sync, self._config.min_in_sync_replicas)
+            if status is not PutStatus.PUT_OK:
+                return PutResult(status)
+            start, end = self._store.put(messages)
+            self._store.flush()
+            self._update_confirm_offset()
+            for w in self._wakeups:
+                w.notify()
+            deadline = self._clock() + self._config.sync_flush_timeout_s
+            while not self._acked(end):
+                remaining = deadline - self._clock()
+                if remaining <= 0 or self._stopped.is_set():
+                    return PutResult(PutStatus.FLUSH_SLAVE_TIMEOUT, start, end)
+                self._lock.wait(remaining)
+        return PutResult(PutStatus.PUT_OK, start, end)
+
+    def _acked(self, end: int) -> bool:
+        cfg = self._config
+        return acks_satisfied(
+            self._sync, self._slaves, end,
+            all_ack_in_sync_state_set=cfg.all_ack_in_sync_state_set, in_sync_replicas=cfg.in_sync_replicas,
+        )  # fmt: skip
+
+    def _update_confirm_offset(self) -> None:
+        """Recompute confirmOffset (caller holds the lock)."""
+        s = self._store
+        if len(self._sync.effective()) <= 1 or not self._config.all_ack_in_sync_state_set:
+            new = s.max_offset
+        else:
+            new = confirm_offset(self._sync, self._slaves, s.max_offset, s.confirm_offset)
+        if new > s.confirm_offset:
+            s.set_confirm_offset(new)
+
+    # --- SyncStateSet --------------------------------------------------------------------------------
+
+    def _propose(self, new_set: frozenset[int]) -> None:
+        """Mark a proposal and hand it to the owner (caller holds the lock)."""
+        self._sync = self._sync.propose(new_set)
+        log.info(
+            "proposing SyncStateSet %s (confirmed %s)", sorted(self._sync.proposed or ()), sorted(self._sync.local)
+        )
+        threading.Thread(target=self._on_propose, args=(self._sync.proposed,), daemon=True).start()
+
+    def _shrink_loop(self) -> None:
+        while not self._stopped.wait(min(1.0, self._config.max_not_catchup_s / 2)):
+            with self._lock:
+                if self._sync.synchronizing:
+                    continue
+                smaller = shrink(self._sync, self._slaves, self._clock(), self._config.max_not_catchup_s)
+                if smaller is not None:
+                    self._propose(smaller)
+
+    def _on_ack(self, ack: SlaveAcked, async_learner: bool) -> None:
+        with self._lock:
+            now = self._clock()
+            old = self._slaves.get(ack.broker_id, SlaveProgress(ack.broker_id, async_learner=async_learner))
+            caught_up = now if ack.caught_up else old.last_caught_up
+            progress = replace(old, ack_offset=ack.offset, last_caught_up=max(old.last_caught_up, caught_up))
+            self._slaves[ack.broker_id] = progress
+            if not self._sync.synchronizing:
+                last = self._epochs.last_entry()
+                bigger = expand(self._sync, progress, self._store.confirm_offset, last.start_offset if last else 0)
+                if bigger is not None:
+                    self._propose(bigger)
+            self._update_confirm_offset()
+            self._lock.notify_all()
+
+    def _on_disconnect(self, broker_id: int | None) -> None:
+        with self._lock:
+            if broker_id is None:
+                return
+            self._slaves.pop(broker_id, None)
+            if broker_id in self._sync.local and not self._sync.synchronizing:
+                self._propose(self._sync.local - {broker_id})
+            self._lock.notify_all()
+
+    # --- connections -------------------------------------------------------------------------------
+
+    def _accept_loop(self) -> None:
+        server = self._server
+        assert server is not None
+        while not self._stopped.is_set():
+            conn = net.accept(server, 0.2)
+            if conn is not None:
+                self._spawn(self._serve, "ha-conn", conn)
+
+    def _serve(self, conn: net.Connection) -> None:
+        session = MasterSession(self._config.batch_size)
+        reader: FrameReader[FrameFromSlave] = FrameReader("from_slave")
+        wakeup = net.Wakeup()
+        with self._lock:
+            self._wakeups.add(wakeup)
+        reason = "stopped"
+        try:
+            reason = self._run_connection(conn, session, reader, wakeup)
+        except (net.ConnectionLost, FrameError) as exc:
+            reason = str(exc)
+        finally:
+            with self._lock:
+                self._wakeups.discard(wakeup)
+            wakeup.close()
+            net.close(conn)
+            log.info("HA connection of slave %s closed: %s", session.slave_id, reason)
+            self._on_disconnect(session.slave_id)
+
+    def _run_connection(
+        self, conn: net.Connection, session: MasterSession, reader: FrameReader[FrameFromSlave], wakeup: net.Wakeup
+    ) -> str:
+        cfg = self._config
+        last_read = self._clock()
+        window = _RateWindow(last_read)
+        while not self._stopped.is_set():
+            if net.wait_readable(conn, wakeup, 0.05):
+                reader.feed(net.receive(conn))
+                last_read = self._clock()
+                reason = self._handle_frames(conn, session, reader)
+                if reason is not None:
+                    return reason
+            now = self._clock()
+            if now - last_read > cfg.housekeeping_s:
+                return f"nothing read for {cfg.housekeeping_s:g} s"
+            reason = self._send_batches(conn, session, window.reset_if_due(now))
+            if reason is not None:
+                return reason
+        return "stopped"
+
+    def _handle_frames(
+        self, conn: net.Connection, session: MasterSession, reader: FrameReader[FrameFromSlave]
+    ) -> str | None:
+        for frame in reader.frames():
+            for action in session.on_frame(frame, self.view(), self._clock()):
+                if isinstance(action, Close):
+                    return action.reason
+                if isinstance(action, Send):
+                    net.send_all(conn, action.data)
+                elif isinstance(action, SlaveAcked):
+                    self._on_ack(action, session.async_learner)
+        return None
+
+    def _send_batches(self, conn: net.Connection, session: MasterSession, window: _RateWindow) -> str | None:
+        """Send what the session wants to send now, within the per-second byte allowance."""
+        while True:
+            budget = self._config.max_bytes_per_s - window.sent
+            outgoing = session.next_send(self.view(), self._clock(), budget, self._config.heartbeat_interval_s)
+            if outgoing is None:
+                return None
+            if isinstance(outgoing, Close):
+                return outgoing.reason
+            assert isinstance(outgoing, SendTransfer)
+            net.send_all(conn, outgoing.header)
+            if not outgoing.size:
+                return None
+            fd, position, _readable = self._store.segment_view(outgoing.offset)
+            net.send_file(conn, fd, position, outgoing.size)
+            window.sent += outgoing.size
+
+
+@dataclass(slots=True)
+class _RateWindow:
+    """Bytes sent in the current one-second window (maxHaTransferByteInSecond)."""
+
+    started: float
+    sent: int = 0
+
+    def reset_if_due(self, now: float) -> _RateWindow:
+        if now - self.started >= 1.0:
+            self.started, self.sent = now, 0
+        return self

@@ -1,0 +1,160 @@
+"""One broker replica's data plane: its store, its epoch file, and the HA role it currently plays.
+
+Role changes follow reference §3.2 with the issue's rules: a replica is
+fenced (no reads, no writes) until told its role; ``change_to_master(epoch)``
+truncates to the last complete message, records (epoch, maxOffset) in the
+epoch file and starts serving slaves; ``change_to_slave(master, epoch)``
+fences writes and replicates. A stale epoch (older than the last one in the
+epoch file) is refused.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from enum import Enum
+from pathlib import Path
+
+from agents.ha.config import HAConfig
+from agents.ha.master_service import HAMaster, PutResult
+from agents.ha.slave_client import HASlave
+from agents.ha.sync_state import PutStatus, SyncState
+from agents.store.epoch_file import EpochFile
+from agents.store.epochs import EpochCache
+from agents.store.message_store import MessageStore
+from agents.store.record import Message
+
+log = logging.getLogger(__name__)
+
+
+class Role(Enum):
+    FENCED = "fenced"
+    MASTER = "master"
+    SLAVE = "slave"
+
+
+class StaleEpoch(ValueError):
+    """A role change carried an epoch older than the replica's last one."""
+
+
+class EpochFileBook:
+    """The epoch cache in memory, written through to the epoch file on every change."""
+
+    def __init__(self, path: Path) -> None:
+        self._file = EpochFile(path)
+        self._cache = self._file.load()
+        self._lock = threading.Lock()
+
+    @property
+    def cache(self) -> EpochCache:
+        return self._cache
+
+    def replace(self, cache: EpochCache) -> None:
+        with self._lock:
+            self._file.save(cache)
+            self._cache = cache
+
+
+class Replica:
+    """Store + epochs + HA for one broker id."""
+
+    def __init__(self, root: Path, broker_id: int, config: HAConfig, segment_size: int, ha_host: str = "127.0.0.1"):
+        self.root = Path(root)
+        self.broker_id = broker_id
+        self.config = config
+        self.ha_host = ha_host
+        self.store = MessageStore(self.root / "store", segment_size)
+        self.epochs = EpochFileBook(self.root / "epochFileCheckpoint")
+        self.role = Role.FENCED
+        self.master_epoch = self.epochs.cache.last_epoch()
+        self._master: HAMaster | None = None
+        self._slave: HASlave | None = None
+        self._lock = threading.RLock()
+
+    # --- role changes ----------------------------------------------------------------------------
+
+    def _check_epoch(self, epoch: int) -> None:
+        last = self.epochs.cache.last_epoch()
+        if epoch < last or epoch < self.master_epoch:
+            raise StaleEpoch(f"epoch {epoch} is older than this replica's epoch {max(last, self.master_epoch)}")
+
+    def change_to_master(
+        self,
+        epoch: int,
+        sync_state_set: frozenset[int],
+        sync_state_set_epoch: int,
+        on_propose: Callable[[frozenset[int]], None],
+        ha_port: int = 0,
+    ) -> int:
+        """Become master in `epoch`; returns the HA port slaves connect to."""
+        with self._lock:
+            self._check_epoch(epoch)
+            if self.role is Role.MASTER and self.master_epoch == epoch and self._master is not None:
+                return self._master.port
+            self._stop_ha()
+            self.role = Role.FENCED
+            boundary = self.store.last_message_boundary()
+            if boundary < self.store.max_offset:
+                log.warning("new master: cutting a partial message %d..%d", boundary, self.store.max_offset)
+                self.store.truncate(boundary)
+                self.epochs.replace(self.epochs.cache.truncate_suffix_by_offset(boundary))
+            cache = self.epochs.cache
+            if cache.last_epoch() != epoch:
+                self.epochs.replace(cache.append(epoch, self.store.max_offset))
+            state = SyncState(self.broker_id, frozenset(sync_state_set | {self.broker_id}), sync_state_set_epoch)
+            self._master = HAMaster(self.store, self.epochs.cache, state, self.config, on_propose)
+            port = self._master.start(self.ha_host, ha_port)
+            self.master_epoch = epoch
+            self.role = Role.MASTER
+            log.info("broker %d is master in epoch %d from offset %d", self.broker_id, epoch, self.store.max_offset)
+            return port
+
+    def change_to_slave(self, master_ha_address: str, epoch: int) -> None:
+        """Follow the master of `epoch` at `master_ha_address`; writes are fenced from now on."""
+        with self._lock:
+            self._check_epoch(epoch)
+            self.role = Role.FENCED
+            if self._master is not None:
+                self._master.stop()
+                self._master = None
+            self.master_epoch = epoch
+            if self._slave is None:
+                self._slave = HASlave(self.store, self.epochs, self.broker_id, self.config)
+                self._slave.start(master_ha_address)
+            else:
+                self._slave.set_master(master_ha_address)
+            self.role = Role.SLAVE
+
+    # --- data ------------------------------------------------------------------------------------
+
+    @property
+    def master(self) -> HAMaster | None:
+        return self._master
+
+    @property
+    def slave(self) -> HASlave | None:
+        return self._slave
+
+    def put(self, messages: Sequence[Message]) -> PutResult:
+        """Write on the master; a slave or fenced replica refuses without writing."""
+        master = self._master
+        if self.role is not Role.MASTER or master is None:
+            return PutResult(
+                PutStatus.SLAVE_NOT_AVAILABLE if self.role is Role.SLAVE else PutStatus.SERVICE_NOT_AVAILABLE
+            )
+        return master.put(messages)
+
+    def _stop_ha(self) -> None:
+        if self._master is not None:
+            self._master.stop()
+            self._master = None
+        if self._slave is not None:
+            self._slave.stop()
+            self._slave = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop_ha()
+            self.role = Role.FENCED
+            self.store.close()

@@ -1,0 +1,161 @@
+"""The slave's HA client: connects to the master, truncates to the consistent point, applies the stream.
+
+One thread. Any error (connection, malformed frame, a refused action) closes
+the connection, logs why, and reconnects with exponential back-off; nothing
+of a bad packet is applied.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+from agents import net
+from agents.ha.actions import Action, Append, Close, RecordEpoch, Send, SetConfirm, StartAt, Truncate
+from agents.ha.config import HAConfig
+from agents.ha.slave_session import LocalView, SlaveSession
+from agents.protocol.frames import FrameError, FrameFromMaster, FrameReader
+from agents.store.epochs import EpochCache, EpochError
+
+log = logging.getLogger(__name__)
+
+
+class SlaveStore(Protocol):
+    """What the slave client needs from the message store."""
+
+    @property
+    def max_offset(self) -> int: ...
+    def truncate(self, offset: int) -> None: ...
+    def start_at(self, offset: int) -> None: ...
+    def append_replica(self, offset: int, data: bytes) -> None: ...
+    def set_confirm_offset(self, offset: int) -> None: ...
+
+
+class EpochBook(Protocol):
+    """The replica's epoch cache and its file."""
+
+    @property
+    def cache(self) -> EpochCache: ...
+    def replace(self, cache: EpochCache) -> None: ...
+
+
+class HASlave:
+    """Replicate from one master address until stopped or redirected."""
+
+    def __init__(
+        self,
+        store: SlaveStore,
+        epochs: EpochBook,
+        broker_id: int,
+        config: HAConfig,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._store = store
+        self._epochs = epochs
+        self._broker_id = broker_id
+        self._config = config
+        self._clock = clock
+        self._master: str | None = None
+        self._stopped = threading.Event()
+        self._changed = net.Wakeup()
+        self._thread = threading.Thread(target=self._run, name="ha-slave", daemon=True)
+        self.last_error = ""
+        self.connected = False
+
+    def start(self, master_address: str) -> None:
+        self._master = master_address
+        self._thread.start()
+
+    def set_master(self, master_address: str) -> None:
+        """Follow another master (the current connection is dropped)."""
+        self._master = master_address
+        self._changed.notify()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._changed.notify()
+        self._thread.join(timeout=5)
+        self._changed.close()
+
+    def _local(self) -> LocalView:
+        return LocalView(self._epochs.cache, self._store.max_offset)
+
+    def _run(self) -> None:
+        first, longest = self._config.reconnect_backoff_s
+        backoff = first
+        while not self._stopped.is_set():
+            address = self._master
+            try:
+                if address is None:
+                    raise net.ConnectionLost("no master address yet")
+                conn = net.connect(address, timeout=2.0)
+            except net.ConnectionLost as exc:
+                self.last_error = str(exc)
+                self._stopped.wait(backoff)
+                backoff = min(longest, backoff * 2)
+                continue
+            self.connected = True
+            try:
+                reason = self._replicate(conn, address)
+                backoff = first
+            except (net.ConnectionLost, FrameError, EpochError, OSError, ValueError) as exc:
+                reason = str(exc)
+            finally:
+                self.connected = False
+                net.close(conn)
+            self.last_error = reason
+            log.info("HA connection to master %s closed: %s", address, reason)
+            self._stopped.wait(backoff)
+            backoff = min(longest, backoff * 2)
+
+    def _replicate(self, conn: net.Connection, address: str) -> str:
+        session = SlaveSession(
+            self._broker_id,
+            async_learner=self._config.async_learner,
+            sync_from_last_file=self._config.sync_from_last_file,
+        )
+        reader: FrameReader[FrameFromMaster] = FrameReader("from_master")
+        for action in session.start(self._clock()):
+            if isinstance(action, Send):
+                net.send_all(conn, action.data)
+        last_read = self._clock()
+        while not self._stopped.is_set() and self._master == address:
+            if net.wait_readable(conn, self._changed, 0.05):
+                reader.feed(net.receive(conn))
+                last_read = self._clock()
+                for frame in reader.frames():
+                    reason = self._apply(conn, session.on_frame(frame, self._local(), self._clock()))
+                    if reason is not None:
+                        return reason
+            reason = self._apply(conn, session.on_tick(self._local(), self._clock(), self._config.heartbeat_interval_s))
+            if reason is not None:
+                return reason
+            if self._clock() - last_read > self._config.housekeeping_s:
+                return f"nothing read for {self._config.housekeeping_s:g} s"
+        return "stopped" if self._stopped.is_set() else "master changed"
+
+    def _apply(self, conn: net.Connection, actions: list[Action]) -> str | None:
+        """Execute session actions in order; returns a close reason or None."""
+        for action in actions:
+            match action:
+                case Close(reason=reason):
+                    return reason
+                case Send(data=data):
+                    net.send_all(conn, data)
+                case Truncate(offset=offset):
+                    log.warning("truncating the local log from %d to the consistent point %d",
+                                self._store.max_offset, offset)  # fmt: skip
+                    self._store.truncate(offset)
+                    self._epochs.replace(self._epochs.cache.truncate_suffix_by_offset(offset))
+                case StartAt(offset=offset):
+                    self._store.start_at(offset)
+                case RecordEpoch(epoch=epoch, start_offset=start):
+                    self._epochs.replace(self._epochs.cache.append(epoch, start))
+                case Append(offset=offset, data=data):
+                    self._store.append_replica(offset, data)
+                case SetConfirm(offset=offset):
+                    self._store.set_confirm_offset(offset)
+        return None

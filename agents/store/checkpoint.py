@@ -1,0 +1,116 @@
+"""The store checkpoint: where recovery may start scanning, the confirmOffset, and how far consume queues are built.
+
+File layout (36 bytes, big-endian)::
+
+     0          4        6          8                 16                24                      32        36
+    +----------+--------+----------+-----------------+-----------------+-----------------------+---------+
+    | "MQCK"   | ver u16| 0 u16    | flushedOffset   | confirmOffset   | consumeQueueOffset    | crc32   |
+    |          |  (=1)  |          | i64             | i64             | i64                   | of 0..32|
+    +----------+--------+----------+-----------------+-----------------+-----------------------+---------+
+
+* ``flushedOffset``: a record boundary below which the commit log was fsynced before this file was written;
+  recovery scans from here. Any operation that removes data below it lowers it in this file first.
+* ``confirmOffset``: reference §3.6 (``StoreCheckpoint.confirmPhyOffset``); clamped on restart.
+* ``consumeQueueOffset``: every record below it was dispatched and the consume-queue files fsynced.
+
+``save`` replaces the file atomically (temp file, fsync, rename, directory fsync), so a crash leaves the old
+or the new version, never a mix. A missing file reads as all zeros, which makes the store scan the whole
+commit log and show nothing until the confirmOffset is set again: slow but safe. A file that exists but
+does not decode raises ``CheckpointError``; see docs/storage_commitlog.md for the manual fallback.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+_MAGIC = b"MQCK"
+_VERSION = 1
+_BODY = struct.Struct(">4sHHqqq")
+_CRC = struct.Struct(">I")
+SIZE = _BODY.size + _CRC.size
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that exists but is not one this release wrote intact."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointData:
+    """The three offsets the checkpoint persists (see the module docstring)."""
+
+    flushed_offset: int = 0
+    confirm_offset: int = 0
+    consume_queue_offset: int = 0
+
+
+def encode(data: CheckpointData) -> bytes:
+    """The file content for `data`."""
+    body = _BODY.pack(_MAGIC, _VERSION, 0, data.flushed_offset, data.confirm_offset, data.consume_queue_offset)
+    return body + _CRC.pack(zlib.crc32(body))
+
+
+def decode(blob: bytes) -> CheckpointData:
+    """Inverse of ``encode``; raises CheckpointError saying what is wrong."""
+    if len(blob) != SIZE:
+        raise CheckpointError(f"checkpoint is {len(blob)} bytes, expected {SIZE}")
+    body = blob[: _BODY.size]
+    (crc,) = _CRC.unpack_from(blob, _BODY.size)
+    if zlib.crc32(body) != crc:
+        raise CheckpointError("checkpoint CRC mismatch")
+    magic, version, _, flushed, confirm, dispatched = _BODY.unpack(body)
+    if magic != _MAGIC or version != _VERSION:
+        raise CheckpointError(f"checkpoint has magic {magic!r} version {version}; this release reads version 1")
+    if min(flushed, confirm, dispatched) < 0:
+        raise CheckpointError(f"checkpoint holds a negative offset: {flushed}, {confirm}, {dispatched}")
+    return CheckpointData(flushed, confirm, dispatched)
+
+
+def fsync_dir(path: Path) -> None:
+    """Make creations, renames and deletions inside directory `path` durable."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` so that a crash leaves either the old or the new content."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+class Checkpoint:
+    """The checkpoint file at `path`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def load(self) -> CheckpointData:
+        """The saved offsets; all zeros if the file does not exist; CheckpointError if it is damaged."""
+        try:
+            blob = self.path.read_bytes()
+        except FileNotFoundError:
+            return CheckpointData()
+        try:
+            return decode(blob)
+        except CheckpointError as exc:
+            raise CheckpointError(
+                f"{self.path}: {exc}. Move the file away to rebuild from a full commit-log scan "
+                "(the confirmOffset then restarts at the commit log's minimum offset)"
+            ) from exc
+
+    def save(self, data: CheckpointData) -> None:
+        """Persist `data` atomically and durably."""
+        atomic_write(self.path, encode(data))

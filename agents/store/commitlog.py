@@ -1,0 +1,468 @@
+"""The commit log: records in fixed-size segment files, with crash-safe recovery and truncation.
+
+Offsets are continuous across segments. Segment ``N`` is the file named ``f"{N:020d}"`` and holds offsets
+``N .. N + segment_size``; files are created at full size (sparse). A record never spans segments: when the
+next one does not fit, a blank record pads the segment to its end (``record.py``).
+
+Invariants, kept by every method and restored by recovery:
+
+1. the segments are contiguous, and the last one contains ``max_offset`` (it is created as soon as the
+   previous one is full, so retention can never delete the segment that records where the log ends);
+2. every byte at or past ``max_offset`` is zero, so stale bytes can never be read back as records;
+3. ``last_message_boundary() <= max_offset``: on a replica the bytes between them are a partial record;
+4. while ``truncate.intent`` exists, the data past its offset is garbage.
+
+Crash-safe truncation (the fix for RocketMQ #10666, where ``truncateFiles`` only moved in-memory positions
+and a restart found the stale tail valid again): write the target to ``truncate.intent`` (atomic, fsynced);
+delete the later segments, zero the target's segment past the target, fsync the file and the directory;
+remove the intent. Opening the log completes a leftover intent before anything else, so a crash at any
+point either keeps the whole old log (no intent yet: the truncation never happened) or ends truncated.
+
+Recovery scans from ``recover_from`` (a record boundary below which the data was fsynced, kept by the
+caller's checkpoint) or from the first segment, and cuts everything after the last valid record the same
+crash-safe way, logging the cut at WARNING.
+
+One thread at a time: ``MessageStore`` serialises the calls. A file descriptor from ``segment_view`` stays
+valid until the next ``truncate``, ``start_at``, ``delete_segments_before`` or ``close``.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import re
+import struct
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from agents.store.checkpoint import atomic_write, fsync_dir
+from agents.store.record import (
+    BLANK_SIZE,
+    MIN_RECORD_SIZE,
+    Message,
+    RecordError,
+    blank_size_at,
+    bytes_needed,
+    decode_at,
+    encode_blank,
+    record_sizes,
+)
+
+log = logging.getLogger(__name__)
+
+INTENT_FILE = "truncate.intent"
+MIN_SEGMENT_SIZE = BLANK_SIZE + MIN_RECORD_SIZE
+MAX_SEGMENT_SIZE = 2**31 - 1  # a blank record's size field is an int32
+_SEGMENT_NAME = re.compile(r"[0-9]{20}")
+_INTENT = struct.Struct(">qI")
+_WINDOW = 1 << 20  # bytes read at a time while scanning
+
+
+class CommitLogError(RuntimeError):
+    """The files on disk are not a commit log this configuration can open (or an intent file is damaged)."""
+
+
+class OffsetTooSmall(LookupError):
+    """A read below the minimum offset: retention deleted that data. ``min_offset`` is where reading can start."""
+
+    def __init__(self, offset: int, min_offset: int, what: str = "commit-log offset") -> None:
+        super().__init__(f"{what} {offset} is below the minimum {min_offset} (older data was deleted by retention)")
+        self.offset = offset
+        self.min_offset = min_offset
+
+
+# --- pure helpers ---------------------------------------------------------------------------------
+
+
+def segment_name(start: int) -> str:
+    """The file name of the segment starting at `start` (Java's 20-digit zero-padded offset)."""
+    return f"{start:020d}"
+
+
+def next_record(buf: bytes | memoryview, pos: int, segment_remaining: int) -> tuple[Message | None, int] | None:
+    """What the scan finds at ``buf[pos:]``: (message, size), (None, size) for the blank closing the segment,
+    or None where the log ends (nothing valid, or a record that breaks the placement rules)."""
+    blank = blank_size_at(buf, pos)
+    if blank is not None:
+        return (None, blank) if blank == segment_remaining else None
+    found = decode_at(buf, pos)
+    if found is None or found[1] + BLANK_SIZE > segment_remaining:
+        return None
+    return found
+
+
+def encode_intent(target: int) -> bytes:
+    """The content of the truncation intent file."""
+    head = struct.pack(">q", target)
+    return head + struct.pack(">I", zlib.crc32(head))
+
+
+def decode_intent(blob: bytes) -> int:
+    """Inverse of ``encode_intent``; CommitLogError if damaged (the file is replaced atomically, so it never is
+    after a crash; refusing to open is the only safe answer to a truncation target we cannot read)."""
+    if len(blob) != _INTENT.size:
+        raise CommitLogError(f"{INTENT_FILE} is {len(blob)} bytes, expected {_INTENT.size}")
+    target, crc = _INTENT.unpack(blob)
+    if crc != zlib.crc32(blob[:8]) or target < 0:
+        raise CommitLogError(f"{INTENT_FILE} is damaged; the truncation it records cannot be completed")
+    return int(target)
+
+
+# --- the log --------------------------------------------------------------------------------------
+
+
+class CommitLog:
+    """Segment files under `directory`; see the module docstring for the invariants."""
+
+    def __init__(self, directory: Path, segment_size: int, *, recover_from: int | None = None) -> None:
+        if not MIN_SEGMENT_SIZE <= segment_size <= MAX_SEGMENT_SIZE:
+            raise ValueError(f"segment size {segment_size} is outside {MIN_SEGMENT_SIZE}..{MAX_SEGMENT_SIZE}")
+        self.directory = Path(directory)
+        self.segment_size = segment_size
+        self._fds: dict[int, int] = {}  # segment start -> fd, in ascending order
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._open_segments()
+        intent = self._intent_path()
+        if intent.exists():
+            target = decode_intent(intent.read_bytes())
+            log.warning("commit log %s: completing an interrupted truncation to offset %d", self.directory, target)
+            self._apply_cut(target)
+            self._remove_intent()
+            if recover_from is not None and recover_from > target:  # the hint predates the truncation
+                recover_from = None
+        self._max = self._boundary = self._flushed = self._flushed_boundary = self.min_offset
+        self._recover(recover_from)
+
+    # --- properties ---------------------------------------------------------------------------------
+
+    @property
+    def min_offset(self) -> int:
+        """The first offset still stored (the start of the oldest segment)."""
+        return next(iter(self._fds))
+
+    @property
+    def max_offset(self) -> int:
+        """The next write position."""
+        return self._max
+
+    @property
+    def flushed_offset(self) -> int:
+        """Everything below this offset has been fsynced."""
+        return self._flushed
+
+    def last_message_boundary(self) -> int:
+        """The end of the last complete record (a replica may hold part of the next one up to ``max_offset``)."""
+        return self._boundary
+
+    # --- writing ------------------------------------------------------------------------------------
+
+    def append(self, data: bytes) -> int:
+        """Append whole encoded records (``record.encode``); returns the offset of the first.
+
+        Each record goes into the current segment if it leaves room for a closing blank, else the segment is
+        padded with a blank and the record starts the next one. RecordError if `data` is not whole records
+        or a record can never fit a segment, ValueError while the log ends in a partial record; nothing is
+        written then.
+        """
+        if self._boundary != self._max:
+            raise ValueError(
+                f"the log ends in a partial record at {self._boundary}..{self._max}; truncate to "
+                "last_message_boundary() before appending"
+            )
+        sizes = record_sizes(data)
+        if any(size + BLANK_SIZE > self.segment_size for size in sizes):
+            raise RecordError(f"a record of {max(sizes)} bytes does not fit a segment of {self.segment_size} bytes")
+        view, i, k, first = memoryview(data), 0, 0, None
+        while k < len(sizes):
+            room = self._segment_start(self._max) + self.segment_size - self._max
+            j = i
+            while k < len(sizes) and j - i + sizes[k] + BLANK_SIZE <= room:
+                j, k = j + sizes[k], k + 1
+            if j == i:
+                self._write(self._max, encode_blank(room))
+                self._advance(self._max + room)
+                continue
+            first = self._max if first is None else first
+            self._write(self._max, view[i:j])
+            self._advance(self._max + j - i)
+            self._boundary, i = self._max, j
+        return self._max if first is None else first
+
+    def append_at(self, offset: int, data: bytes) -> None:
+        """Replication: write the master's raw bytes at `offset`, which must be ``max_offset``.
+
+        The bytes are copied as they are (blanks, padding, a partial last record), split only at segment ends,
+        so the replica's files are byte-identical to the master's.
+        """
+        if offset != self._max:
+            raise ValueError(f"replicated bytes start at {offset}, but the log ends at {self._max}")
+        view, i = memoryview(data), 0
+        while i < len(view):
+            n = min(len(view) - i, self._segment_start(self._max) + self.segment_size - self._max)
+            self._write(self._max, view[i : i + n])
+            self._advance(self._max + n)
+            i += n
+        for pos, _, size in self._scan(self._boundary, self._max):
+            self._boundary = pos + size
+
+    def start_at(self, offset: int) -> None:
+        """Make an empty log begin at segment-aligned `offset` (a new replica of a master whose log starts there)."""
+        if offset == self._max:
+            return
+        if self._max != self.min_offset or offset < self._max or offset % self.segment_size:
+            raise ValueError(
+                f"start_at({offset}) needs an empty log and a later multiple of the segment size {self.segment_size}"
+                f" (the log holds {self.min_offset}..{self._max})"
+            )
+        for start in list(self._fds):
+            self._delete_segment(start)  # first: a crash before the new file exists reopens as an empty log
+        fsync_dir(self.directory)
+        self._create_segment(offset)
+        self._max = self._boundary = self._flushed = self._flushed_boundary = offset
+
+    def flush(self) -> None:
+        """fsync everything written; ``flushed_offset`` becomes ``max_offset``."""
+        if self._flushed == self._max:
+            return
+        for start, fd in self._fds.items():
+            if start + self.segment_size > self._flushed:
+                os.fdatasync(fd)
+        self._flushed, self._flushed_boundary = self._max, self._boundary
+
+    def truncate(self, offset: int) -> None:
+        """Cut the log back to `offset` for good (crash-safe, see the module docstring); no-op at or past the end."""
+        if offset < self.min_offset:
+            raise ValueError(f"cannot truncate to {offset}, below the minimum offset {self.min_offset}")
+        if offset >= self._max:
+            return
+        boundary = self.boundary_at_or_below(offset)
+        self._cut(offset)
+        self._max, self._boundary = offset, boundary
+        self._flushed, self._flushed_boundary = min(self._flushed, offset), min(self._flushed_boundary, boundary)
+
+    def delete_segments_before(self, offset: int) -> int:
+        """Retention: delete the segments lying wholly below `offset` (never the last); returns the new minimum."""
+        limit = min(offset, self._max)
+        deleted = False
+        while self.min_offset + self.segment_size <= limit:
+            self._delete_segment(self.min_offset)
+            deleted = True
+        if deleted:
+            fsync_dir(self.directory)
+        return self.min_offset
+
+    def close(self) -> None:
+        """Close the segment files (idempotent); unflushed data is left to the OS."""
+        fds, self._fds = self._fds, {}
+        for fd in fds.values():
+            os.close(fd)
+
+    def __enter__(self) -> CommitLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- reading ------------------------------------------------------------------------------------
+
+    def read(self, offset: int, size: int) -> bytes:
+        """Up to `size` bytes from `offset`, never past ``max_offset``; OffsetTooSmall below the minimum."""
+        if size < 0:
+            raise ValueError(f"negative read size {size}")
+        if offset < self.min_offset:
+            raise OffsetTooSmall(offset, self.min_offset)
+        end, parts = min(offset + size, self._max), []
+        while offset < end:
+            start = self._segment_start(offset)
+            n = min(end, start + self.segment_size) - offset
+            parts.append(os.pread(self._fds[start], n, offset - start))
+            offset += n
+        return b"".join(parts)
+
+    def segment_view(self, offset: int) -> tuple[int, int, int]:
+        """(fd, position in the file, bytes readable up to the segment end or ``max_offset``), for os.sendfile."""
+        if offset < self.min_offset:
+            raise OffsetTooSmall(offset, self.min_offset)
+        if offset > self._max:
+            raise ValueError(f"offset {offset} is past the end of the log {self._max}")
+        start = self._segment_start(offset)
+        return self._fds[start], offset - start, min(start + self.segment_size, self._max) - offset
+
+    def iter_messages(self, from_offset: int, to_offset: int | None = None) -> Iterator[tuple[int, Message, int]]:
+        """(offset, message, size) of each record from the record boundary `from_offset`, skipping blanks.
+
+        Stops at ``max_offset`` (or `to_offset`: only records ending at or before it) or at the first position
+        holding no complete record, such as a replica's partial last record.
+        """
+        if from_offset < self.min_offset:  # checked now, not at the first next()
+            raise OffsetTooSmall(from_offset, self.min_offset)
+        limit = self._max if to_offset is None else min(to_offset, self._max)
+        return ((pos, msg, size) for pos, msg, size in self._scan(from_offset, limit) if msg is not None)
+
+    def boundary_at_or_below(self, offset: int) -> int:
+        """The end of the last complete record at or below `offset` (scans at most one segment)."""
+        if offset >= self._boundary:
+            return self._boundary
+        start = self._segment_start(offset)
+        if start <= self._flushed_boundary <= offset:
+            start = self._flushed_boundary
+        for pos, _, size in self._scan(start, offset):
+            start = pos + size
+        return start
+
+    # --- internals ----------------------------------------------------------------------------------
+
+    def _segment_start(self, offset: int) -> int:
+        return offset - offset % self.segment_size
+
+    def _intent_path(self) -> Path:
+        return self.directory / INTENT_FILE
+
+    def _scan(self, start: int, limit: int) -> Iterator[tuple[int, Message | None, int]]:
+        """(offset, message or None for a blank, size) of the valid records from boundary `start` to `limit`."""
+        pos = start
+        while pos < limit:
+            seg = self._segment_start(pos)
+            fd, seg_end = self._fds[seg], seg + self.segment_size
+            read_end = min(seg_end, limit)
+            buf, buf_at = b"", pos
+            while pos < read_end:
+                i = pos - buf_at
+                found = next_record(buf, i, seg_end - pos)
+                if found is None:
+                    held, needed = len(buf) - i, bytes_needed(buf, i)
+                    if held >= needed or buf_at + len(buf) >= read_end:
+                        return
+                    buf, buf_at = os.pread(fd, min(max(_WINDOW, needed), read_end - pos), pos - seg), pos
+                    if len(buf) <= held:  # the file is shorter than it should be: nothing more to find
+                        return
+                    continue
+                msg, size = found
+                if pos + size > limit:
+                    return
+                yield pos, msg, size
+                pos += size
+
+    def _write(self, offset: int, data: bytes | memoryview) -> None:
+        start = self._segment_start(offset)
+        fd, view, pos = self._fds[start], memoryview(data), offset - start
+        while view:
+            n = os.pwrite(fd, view, pos)
+            view, pos = view[n:], pos + n
+
+    def _advance(self, new_max: int) -> None:
+        """Move the end; open the next segment as soon as one fills (invariant 1)."""
+        self._max = new_max
+        if new_max == next(reversed(self._fds)) + self.segment_size:
+            self._create_segment(new_max)
+
+    def _create_segment(self, start: int) -> None:
+        fd = os.open(self.directory / segment_name(start), os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        os.ftruncate(fd, self.segment_size)
+        os.fsync(fd)
+        fsync_dir(self.directory)
+        self._fds[start] = fd
+
+    def _delete_segment(self, start: int) -> None:
+        os.close(self._fds.pop(start))
+        os.unlink(self.directory / segment_name(start))
+
+    def _open_segments(self) -> None:
+        starts = sorted(int(p.name) for p in self.directory.iterdir() if _SEGMENT_NAME.fullmatch(p.name))
+        for i, start in enumerate(starts):
+            if start % self.segment_size or (i and start != starts[i - 1] + self.segment_size):
+                raise CommitLogError(
+                    f"{self.directory}: segment {segment_name(start)} does not follow on from the one before it with "
+                    f"segment size {self.segment_size} (was mappedFileSizeCommitLog changed?)"
+                )
+        for start in starts:
+            self._fds[start] = os.open(self.directory / segment_name(start), os.O_RDWR | os.O_CLOEXEC)
+        for start, fd in self._fds.items():
+            size = os.fstat(fd).st_size
+            if size > self.segment_size or (size < self.segment_size and start != starts[-1]):
+                self.close()
+                raise CommitLogError(
+                    f"{self.directory}: segment {segment_name(start)} is {size} bytes, expected {self.segment_size}"
+                )
+            if size < self.segment_size:  # a crash while creating the newest segment
+                os.ftruncate(fd, self.segment_size)
+        if not self._fds:
+            self._create_segment(0)
+
+    def _recover(self, recover_from: int | None) -> None:
+        """Find the last valid record from a known-good boundary and cut whatever follows it."""
+        last_end = next(reversed(self._fds)) + self.segment_size
+        start = self.min_offset
+        if recover_from is not None and start <= recover_from < last_end:
+            start = recover_from
+        end = start
+        for pos, _, size in self._scan(start, last_end):
+            end = pos + size
+        if end == last_end:  # the blank closing the last segment was written, the next file not yet
+            self._create_segment(end)
+        else:
+            garbage = self._first_data_after(end)
+            if garbage is not None:
+                log.warning(
+                    "commit log %s: cutting a torn or corrupt tail: the last valid record ends at offset %d, "
+                    "non-zero bytes follow from offset %d (last segment %s); the log now ends at %d",
+                    self.directory,
+                    end,
+                    garbage,
+                    segment_name(next(reversed(self._fds))),
+                    end,
+                )
+            if garbage is not None or next(reversed(self._fds)) > self._segment_start(end):
+                self._cut(end)
+        for seg, fd in self._fds.items():  # what survived a process crash may still be only in the page cache
+            if seg + self.segment_size > start:
+                os.fdatasync(fd)
+        self._max = self._boundary = self._flushed = self._flushed_boundary = end
+
+    def _first_data_after(self, offset: int) -> int | None:
+        """The offset of the first non-zero byte at or after `offset`, skipping sparse holes; None if none."""
+        for start, fd in self._fds.items():
+            pos = max(offset - start, 0)
+            while pos < self.segment_size:
+                try:
+                    data = os.lseek(fd, pos, os.SEEK_DATA)
+                except OSError as exc:
+                    if exc.errno == errno.ENXIO:
+                        break
+                    raise
+                hole = os.lseek(fd, data, os.SEEK_HOLE)
+                while data < hole:
+                    chunk = os.pread(fd, min(_WINDOW, hole - data), data)
+                    if not chunk:
+                        break
+                    rest = chunk.lstrip(b"\0")
+                    if rest:
+                        return start + data + len(chunk) - len(rest)
+                    data += len(chunk)
+                pos = hole
+        return None
+
+    def _cut(self, target: int) -> None:
+        atomic_write(self._intent_path(), encode_intent(target))
+        self._apply_cut(target)
+        self._remove_intent()
+
+    def _apply_cut(self, target: int) -> None:
+        """Delete the segments after `target`'s and zero its own past `target` (idempotent, so it can be redone)."""
+        seg = self._segment_start(target)
+        if seg not in self._fds:
+            raise CommitLogError(f"{self.directory}: truncation target {target} lies outside the stored segments")
+        for start in reversed(list(self._fds)):
+            if start > seg:
+                self._delete_segment(start)
+        fd = self._fds[seg]
+        os.ftruncate(fd, target - seg)  # drops the blocks: zeros (a hole) once extended again
+        os.ftruncate(fd, self.segment_size)
+        os.fsync(fd)
+        fsync_dir(self.directory)
+
+    def _remove_intent(self) -> None:
+        os.unlink(self._intent_path())
+        fsync_dir(self.directory)

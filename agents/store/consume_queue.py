@@ -1,0 +1,191 @@
+"""A consume queue: for one (topic, queueId), where each dispatched message lies in the commit log.
+
+Files ``<directory>/<20-digit queue offset of the first entry>``, each holding up to ``entries_per_file``
+entries (big-endian)::
+
+    +------------------------------+--------------+
+    | commitLogOffset i64          | size i32     |     12 bytes; entry i has queue offset i
+    +------------------------------+--------------+
+
+Files grow by appending (no preallocation), so a torn entry shows as a short file and a lost one as a short
+or zero-filled tail. The first file is never deleted, so the queue offsets survive emptying the queue.
+
+Recovery trusts only the entries of records below ``keep_below``, the checkpoint's consumeQueueOffset (they
+were fsynced before the checkpoint said so). It drops everything after them (torn entries, zeros, entries
+dispatched but never checkpointed) and the caller dispatches those records again from the commit log, in
+the same order, so they get the same queue offsets back.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+from bisect import bisect_left
+from pathlib import Path
+
+from agents.store.checkpoint import fsync_dir
+
+ENTRY = struct.Struct(">qi")
+_FILE_NAME = re.compile(r"[0-9]{20}")
+
+
+class ConsumeQueueError(RuntimeError):
+    """Consume-queue files that do not fit together (a gap, or ``entries_per_file`` changed)."""
+
+
+def kept_entries(blob: bytes, keep_below: int) -> int:
+    """How many leading entries of a file's content recovery keeps: it walks back from the end over entries that
+    are torn, zero, or of records at or past `keep_below` (entries are in commit-log order)."""
+    n = len(blob) // ENTRY.size
+    while n:
+        offset, size = ENTRY.unpack_from(blob, (n - 1) * ENTRY.size)
+        if 0 <= offset < keep_below and size > 0:
+            break
+        n -= 1
+    return n
+
+
+class ConsumeQueue:
+    """The consume queue stored in `directory` (created if missing)."""
+
+    def __init__(self, directory: Path, entries_per_file: int, *, keep_below: int, commit_log_min: int) -> None:
+        if entries_per_file < 1:
+            raise ValueError(f"entries per file must be positive, not {entries_per_file}")
+        self.directory = Path(directory)
+        self.entries_per_file = entries_per_file
+        self._fds: dict[int, int] = {}  # first queue offset -> fd, ascending
+        self._dirty: set[int] = set()
+        if not self.directory.exists():
+            self.directory.mkdir(parents=True)
+            fsync_dir(self.directory.parent)
+            fsync_dir(self.directory.parent.parent)
+        self._open_files()
+        self._max = self._recover(keep_below)
+        self._min = self._first_at_or_after(commit_log_min)
+
+    @property
+    def min_offset(self) -> int:
+        """The first queue offset still readable (older entries point at deleted commit-log data)."""
+        return self._min
+
+    @property
+    def max_offset(self) -> int:
+        """The queue offset the next entry gets."""
+        return self._max
+
+    def append(self, commit_log_offset: int, size: int) -> int:
+        """Add the entry of the next dispatched message; returns its queue offset."""
+        last = next(reversed(self._fds))
+        if self._max == last + self.entries_per_file:
+            self._create_file(self._max)
+            last = self._max
+        os.pwrite(self._fds[last], ENTRY.pack(commit_log_offset, size), (self._max - last) * ENTRY.size)
+        self._dirty.add(last)
+        self._max += 1
+        return self._max - 1
+
+    def read(self, queue_offset: int, max_entries: int) -> list[tuple[int, int]]:
+        """Up to `max_entries` (commit-log offset, size) entries from `queue_offset` (at least ``min_offset``)."""
+        end = min(self._max, queue_offset + max_entries)
+        out: list[tuple[int, int]] = []
+        while queue_offset < end:
+            start = self._file_of(queue_offset)
+            n = min(end, start + self.entries_per_file) - queue_offset
+            blob = os.pread(self._fds[start], n * ENTRY.size, (queue_offset - start) * ENTRY.size)
+            out.extend((int(o), int(s)) for o, s in ENTRY.iter_unpack(blob))
+            queue_offset += n
+        return out
+
+    def truncate_from(self, commit_log_offset: int) -> None:
+        """Drop the entries of records at or past `commit_log_offset`."""
+        cut = self._first_at_or_after(commit_log_offset)
+        first = next(iter(self._fds))
+        for start in reversed(list(self._fds)):
+            if start >= cut and start != first:
+                self._delete_file(start)
+            elif start <= cut < start + self.entries_per_file:
+                os.ftruncate(self._fds[start], (cut - start) * ENTRY.size)
+        fsync_dir(self.directory)  # deleted files stay deleted; the shortened one is rebuilt if a crash undoes it
+        self._max, self._min = cut, min(self._min, cut)
+
+    def delete_before(self, commit_log_min: int) -> None:
+        """Retention: delete the files whose entries all point below `commit_log_min` (never the last file)."""
+        deleted = False
+        while len(self._fds) > 1:
+            first = next(iter(self._fds))
+            if self._entry(first + self.entries_per_file - 1)[0] >= commit_log_min:
+                break
+            self._delete_file(first)
+            deleted = True
+        if deleted:
+            fsync_dir(self.directory)
+        self._min = max(self._min, self._first_at_or_after(commit_log_min))
+
+    def flush(self) -> None:
+        """fsync the entries appended since the last flush."""
+        for start in self._dirty & self._fds.keys():
+            os.fdatasync(self._fds[start])
+        self._dirty.clear()
+
+    def close(self) -> None:
+        fds, self._fds = self._fds, {}
+        for fd in fds.values():
+            os.close(fd)
+
+    # --- internals ----------------------------------------------------------------------------------
+
+    def _file_of(self, queue_offset: int) -> int:
+        return queue_offset - queue_offset % self.entries_per_file
+
+    def _entry(self, queue_offset: int) -> tuple[int, int]:
+        start = self._file_of(queue_offset)
+        offset, size = ENTRY.unpack(os.pread(self._fds[start], ENTRY.size, (queue_offset - start) * ENTRY.size))
+        return int(offset), int(size)
+
+    def _first_at_or_after(self, commit_log_offset: int) -> int:
+        """The queue offset of the first stored entry whose record starts at or after `commit_log_offset`."""
+        entries = range(next(iter(self._fds)), self._max)
+        return entries.start + bisect_left(entries, commit_log_offset, key=lambda q: self._entry(q)[0])
+
+    def _open_files(self) -> None:
+        starts = sorted(int(p.name) for p in self.directory.iterdir() if _FILE_NAME.fullmatch(p.name))
+        for i, start in enumerate(starts):
+            if start % self.entries_per_file or (i and start != starts[i - 1] + self.entries_per_file):
+                raise ConsumeQueueError(
+                    f"{self.directory}: file {start:020d} does not follow on from the one before it with "
+                    f"{self.entries_per_file} entries per file"
+                )
+        for start in starts:
+            self._fds[start] = os.open(self.directory / f"{start:020d}", os.O_RDWR | os.O_CLOEXEC)
+        if not self._fds:
+            self._create_file(0)
+
+    def _recover(self, keep_below: int) -> int:
+        """Cut the untrusted tail (see the module docstring); returns the next queue offset."""
+        starts = list(self._fds)
+        while True:
+            start = starts.pop()
+            fd = self._fds[start]
+            blob = os.pread(fd, os.fstat(fd).st_size, 0)
+            if len(blob) > self.entries_per_file * ENTRY.size:
+                self.close()
+                raise ConsumeQueueError(f"{self.directory}: file {start:020d} holds more than {self.entries_per_file}")
+            kept = kept_entries(blob, keep_below)
+            if kept == 0 and starts:  # never delete the first file: it keeps the queue's base offset
+                self._delete_file(start)
+                continue
+            if kept * ENTRY.size != len(blob):
+                os.ftruncate(fd, kept * ENTRY.size)
+            fsync_dir(self.directory)
+            return start + kept
+
+    def _create_file(self, start: int) -> None:
+        fd = os.open(self.directory / f"{start:020d}", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        fsync_dir(self.directory)
+        self._fds[start] = fd
+
+    def _delete_file(self, start: int) -> None:
+        self._dirty.discard(start)
+        os.close(self._fds.pop(start))
+        os.unlink(self.directory / f"{start:020d}")

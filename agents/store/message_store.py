@@ -1,0 +1,261 @@
+"""The broker's message store: commit log + consume queues + checkpoint, gated by the confirmOffset.
+
+Layout under ``root``::
+
+    commitlog/<20-digit offset>                  segments (commitlog.py)
+    commitlog/truncate.intent                    only while a truncation is in progress
+    consumequeue/<topic>/<queueId>/<20 digits>   consume queues (consume_queue.py)
+    checkpoint                                   flushed offset, confirmOffset, consume-queue offset
+
+Messages reach the consume queues only up to the confirmOffset (reference §3.6: Java's ``ReputMessageService``
+dispatches up to ``getConfirmOffset()``), so a consumer never reads a message that a failover could still
+truncate. ``dispatched`` is the record boundary up to which messages were dispatched; always
+``min_offset <= dispatched <= confirm_offset <= last_message_boundary()``.
+
+Ordering rules that make restarts safe:
+
+* ``flush``: fsync the commit log, then the consume queues, then write the checkpoint, so the checkpoint never
+  claims more than the disk holds;
+* ``truncate``: lower the checkpoint first, then cut the commit log (crash-safe), then the consume queues, so
+  recovery never starts scanning past the cut, and never keeps queue entries of cut records;
+* restart: clamp the confirmOffset to ``[min_offset, last_message_boundary()]`` (#6609), drop queue entries
+  past the checkpointed consume-queue offset, dispatch again up to the confirmOffset.
+
+All public methods hold one lock, so HA threads, consumers and the flusher can share a store.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from agents.store.checkpoint import Checkpoint, CheckpointData
+from agents.store.commitlog import CommitLog, CommitLogError, OffsetTooSmall
+from agents.store.consume_queue import ConsumeQueue
+from agents.store.record import Message, decode_at, encode
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CQ_ENTRIES_PER_FILE = 300_000  # Java mappedFileSizeConsumeQueue / 20 bytes per entry
+
+
+def clamp_confirm(offset: int, min_offset: int, boundary: int) -> int:
+    """A confirmOffset within what the log holds: ``[min_offset, boundary]``."""
+    return min(max(offset, min_offset), boundary)
+
+
+class MessageStore:
+    """The store under `root`; see the module docstring."""
+
+    def __init__(
+        self, root: Path, segment_size: int, *, cq_entries_per_file: int = DEFAULT_CQ_ENTRIES_PER_FILE
+    ) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._checkpoint = Checkpoint(self.root / "checkpoint")
+        self._saved = self._checkpoint.load()
+        self._log = CommitLog(self.root / "commitlog", segment_size, recover_from=self._saved.flushed_offset)
+        self._confirm = clamp_confirm(
+            self._saved.confirm_offset, self._log.min_offset, self._log.last_message_boundary()
+        )
+        self._dispatched = max(min(self._saved.consume_queue_offset, self._confirm), self._log.min_offset)
+        self._cq_root = self.root / "consumequeue"
+        self._cq_entries = cq_entries_per_file
+        self._queues: dict[tuple[str, int], ConsumeQueue] = {}
+        self._cq_root.mkdir(exist_ok=True)
+        for topic_dir in sorted(self._cq_root.iterdir()):
+            for queue_dir in sorted(topic_dir.iterdir()):
+                if not queue_dir.name.isdigit():
+                    log.warning("message store %s: ignoring %s (not a queue id)", self.root, queue_dir)
+                    continue
+                self._queue(topic_dir.name, int(queue_dir.name))
+        # Persist a clamp at once: records appended after a cut tail must not inherit the old confirmOffset.
+        self._save(CheckpointData(self._saved.flushed_offset, self._confirm, self._dispatched))
+        self._dispatch()
+        self._closed = False
+
+    # --- offsets ------------------------------------------------------------------------------------
+
+    @property
+    def segment_size(self) -> int:
+        return self._log.segment_size
+
+    @property
+    def min_offset(self) -> int:
+        """The first commit-log offset still stored."""
+        with self._lock:
+            return self._log.min_offset
+
+    @property
+    def max_offset(self) -> int:
+        """The commit log's next write position."""
+        with self._lock:
+            return self._log.max_offset
+
+    @property
+    def confirm_offset(self) -> int:
+        """Messages ending at or below this offset are visible to consumers."""
+        with self._lock:
+            return self._confirm
+
+    def last_message_boundary(self) -> int:
+        """The end of the last complete record (below ``max_offset`` while a replica holds a partial one)."""
+        with self._lock:
+            return self._log.last_message_boundary()
+
+    # --- writing ------------------------------------------------------------------------------------
+
+    def put(self, messages: Sequence[Message]) -> tuple[int, int]:
+        """Append `messages` (not flushed; not visible until confirmed); returns (start offset, end offset).
+
+        RecordError, with nothing written, if any message breaks a format rule.
+        """
+        data = b"".join(encode(m) for m in messages)
+        with self._lock:
+            start = self._log.append(data)
+            return start, self._log.max_offset
+
+    def append_replica(self, offset: int, data: bytes) -> None:
+        """Replication: the master's raw commit-log bytes at `offset` (which must be ``max_offset``)."""
+        with self._lock:
+            self._log.append_at(offset, data)
+
+    def start_at(self, offset: int) -> None:
+        """An empty replica begins its log at the master's segment-aligned `offset`."""
+        with self._lock:
+            self._log.start_at(offset)
+            for queue in self._queues.values():
+                queue.delete_before(offset)
+            self._confirm = self._dispatched = self._log.min_offset
+
+    def set_confirm_offset(self, offset: int) -> None:
+        """Raise the confirmOffset (clamped to ``[min_offset, last_message_boundary()]``) and dispatch up to it.
+
+        A lower value is ignored: only ``truncate`` moves it back. Persisted by the next ``flush``; read the value
+        in force from ``confirm_offset``.
+        """
+        with self._lock:
+            target = clamp_confirm(offset, self._log.min_offset, self._log.last_message_boundary())
+            if target > self._confirm:
+                self._confirm = target
+                self._dispatch()
+
+    def flush(self) -> None:
+        """Make everything written durable, then checkpoint the offsets."""
+        with self._lock:
+            self._log.flush()
+            for queue in self._queues.values():
+                queue.flush()
+            self._save(CheckpointData(self._log.last_message_boundary(), self._confirm, self._dispatched))
+
+    def truncate(self, offset: int) -> None:
+        """Cut the commit log back to `offset`, with the queue entries and the confirmOffset past it (crash-safe)."""
+        with self._lock:
+            if offset >= self._log.max_offset:
+                return
+            if offset < self._log.min_offset:
+                raise ValueError(f"cannot truncate to {offset}, below the minimum offset {self._log.min_offset}")
+            boundary = self._log.boundary_at_or_below(offset)
+            confirm = min(self._confirm, boundary)
+            dispatched = min(self._dispatched, confirm)
+            saved = self._saved
+            self._save(
+                CheckpointData(
+                    min(saved.flushed_offset, boundary),
+                    min(saved.confirm_offset, confirm),
+                    min(saved.consume_queue_offset, dispatched),
+                )
+            )
+            self._log.truncate(offset)
+            for queue in self._queues.values():
+                queue.truncate_from(dispatched)
+            self._confirm, self._dispatched = confirm, dispatched
+
+    def delete_before(self, offset: int) -> int:
+        """Retention: delete commit-log segments wholly below `offset` (never undispatched ones) and the queue
+        entries pointing into them; returns the new minimum offset."""
+        with self._lock:
+            new_min = self._log.delete_segments_before(min(offset, self._dispatched))
+            for queue in self._queues.values():
+                queue.delete_before(new_min)
+            return new_min
+
+    def close(self) -> None:
+        """Flush and close (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self.flush()
+            self._closed = True
+            for queue in self._queues.values():
+                queue.close()
+            self._log.close()
+
+    def __enter__(self) -> MessageStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- reading ------------------------------------------------------------------------------------
+
+    def consume(self, topic: str, queue_id: int, queue_offset: int, max_messages: int) -> list[tuple[int, Message]]:
+        """Up to `max_messages` confirmed messages of the queue from `queue_offset`, as (queue offset, message).
+
+        OffsetTooSmall (with ``min_offset``) below the queue's first readable offset; empty at or past its end.
+        """
+        if queue_offset < 0 or max_messages < 0:
+            raise ValueError(f"queue offset {queue_offset} and max messages {max_messages} must not be negative")
+        with self._lock:
+            queue = self._queues.get((topic, queue_id))
+            if queue is None:
+                return []
+            if queue_offset < queue.min_offset:
+                raise OffsetTooSmall(queue_offset, queue.min_offset, f"queue offset of {topic}/{queue_id}")
+            out: list[tuple[int, Message]] = []
+            for i, (offset, size) in enumerate(queue.read(queue_offset, max_messages)):
+                found = decode_at(self._log.read(offset, size), 0)
+                if found is None or found[1] != size:
+                    where = f"{topic}/{queue_id} entry {queue_offset + i}"
+                    raise CommitLogError(f"{where} points at offset {offset}, where there is no {size}-byte record")
+                out.append((queue_offset + i, found[0]))
+            return out
+
+    def queue_range(self, topic: str, queue_id: int) -> tuple[int, int]:
+        """(first readable, next) queue offset of a queue; (0, 0) for a queue that never had a message."""
+        with self._lock:
+            queue = self._queues.get((topic, queue_id))
+            return (queue.min_offset, queue.max_offset) if queue else (0, 0)
+
+    def segment_view(self, offset: int) -> tuple[int, int, int]:
+        """(fd, position, readable bytes) of the commit log at `offset`, for os.sendfile (see CommitLog)."""
+        with self._lock:
+            return self._log.segment_view(offset)
+
+    # --- internals ----------------------------------------------------------------------------------
+
+    def _queue(self, topic: str, queue_id: int) -> ConsumeQueue:
+        queue = self._queues.get((topic, queue_id))
+        if queue is None:
+            queue = ConsumeQueue(
+                self._cq_root / topic / str(queue_id),
+                self._cq_entries,
+                keep_below=self._dispatched,
+                commit_log_min=self._log.min_offset,
+            )
+            self._queues[(topic, queue_id)] = queue
+        return queue
+
+    def _dispatch(self) -> None:
+        """Add the queue entries of the messages between ``dispatched`` and the confirmOffset."""
+        for offset, msg, size in self._log.iter_messages(self._dispatched, self._confirm):
+            self._queue(msg.topic, msg.queue_id).append(offset, size)
+            self._dispatched = offset + size
+
+    def _save(self, data: CheckpointData) -> None:
+        if data != self._saved:
+            self._checkpoint.save(data)
+            self._saved = data

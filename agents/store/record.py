@@ -1,0 +1,225 @@
+"""Commit-log record codec: pure functions, no I/O.
+
+A message record (big-endian, every field at a fixed place up to the topic)::
+
+     0               4               8               12              16
+    +---------------+---------------+---------------+---------------+
+    | totalSize i32 | magic i32     | headerCRC u32 | bodyCRC u32   |
+    +---------------+---------------+---------------+---------------+
+    | queueId i32   | storeTimestamp i64 (ms)       | topicLen u16  |
+    +---------------+-------------------------------+-------+-------+
+    | topic (utf-8, topicLen bytes)                                 |
+    +---------------+-----------------------------------------------+
+    | propsLen i32  | properties ("k\\x01v\\x02" pairs, propsLen bytes)  |
+    +---------------+-----------------------------------------------+
+    | bodyLen i32   | body (bodyLen bytes)                          |
+    +---------------+-----------------------------------------------+
+
+``totalSize`` counts the whole record, itself included. ``bodyCRC`` is
+``zlib.crc32(body)``; ``headerCRC`` covers every other byte of the record
+(bytes 0..8 and 12..body), so a torn or overwritten header is caught as
+surely as a torn body. Recovery relies on this: the first position where no
+record decodes is the end of the log.
+
+A blank record pads the rest of a segment when the next record does not fit
+(Java's ``BLANK_MAGIC_CODE``)::
+
+    | totalSize i32 (= bytes to the segment end) | magic = BLANK_MAGIC | crc32(first 8 bytes) u32 | zeros ... |
+
+``decode_at`` answers None for anything that is not a complete, intact
+message record (zeros, a short buffer, a blank, bad magic or CRC, sizes that
+do not add up); it raises ``RecordError`` only for a record whose CRCs match
+but whose content breaks the format rules, which a torn write cannot produce.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+MESSAGE_MAGIC = 0x4D514D31  # "MQM1"; not Java's value, because the layout is not Java's
+BLANK_MAGIC = 0x4D514230  # "MQB0"
+
+_FIXED = struct.Struct(">iiIIiqH")  # totalSize, magic, headerCRC, bodyCRC, queueId, storeTimestamp, topicLen
+_LEN = struct.Struct(">i")
+_BLANK = struct.Struct(">iiI")
+_PEEK = struct.Struct(">ii")
+
+BLANK_SIZE = _BLANK.size
+"""A segment always keeps this much room after a message so that a blank record can close it."""
+
+MAX_TOPIC_BYTES = 127  # RocketMQ TopicValidator.TOPIC_MAX_LENGTH
+MAX_PROPERTIES_BYTES = 32_767  # Java stores the properties length in a short
+MAX_BODY_BYTES = 4 * 1024 * 1024  # Java maxMessageSize default
+MIN_RECORD_SIZE = _FIXED.size + 1 + 2 * _LEN.size
+MAX_RECORD_SIZE = _FIXED.size + MAX_TOPIC_BYTES + _LEN.size + MAX_PROPERTIES_BYTES + _LEN.size + MAX_BODY_BYTES
+
+_TOPIC = re.compile(r"[%|a-zA-Z0-9_-]{1,127}")  # RocketMQ TopicValidator; also safe as a directory name
+_NAME_SEP, _PAIR_SEP = "\x01", "\x02"
+_INT32_MAX, _INT64_MAX = 2**31 - 1, 2**63 - 1
+
+
+class RecordError(ValueError):
+    """A message that cannot be encoded, or a CRC-valid record that breaks the format rules."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One stored message; ``properties`` is frozen into a read-only mapping."""
+
+    topic: str
+    queue_id: int
+    body: bytes
+    properties: Mapping[str, str]
+    store_timestamp: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "properties", MappingProxyType(dict(self.properties)))
+
+
+def _check(msg: Message) -> None:
+    """Raise RecordError naming the first rule `msg` breaks (the same rules ``decode_at`` enforces)."""
+    if not _TOPIC.fullmatch(msg.topic):
+        raise RecordError(f"topic {msg.topic!r} must be 1..127 characters of [%|a-zA-Z0-9_-]")
+    if not 0 <= msg.queue_id <= _INT32_MAX:
+        raise RecordError(f"queue id {msg.queue_id} is outside 0..{_INT32_MAX}")
+    if not 0 <= msg.store_timestamp <= _INT64_MAX:
+        raise RecordError(f"store timestamp {msg.store_timestamp} is outside 0..{_INT64_MAX}")
+    if len(msg.body) > MAX_BODY_BYTES:
+        raise RecordError(f"body of {len(msg.body)} bytes exceeds {MAX_BODY_BYTES}")
+    for key, value in msg.properties.items():
+        if not key or any(sep in key or sep in value for sep in (_NAME_SEP, _PAIR_SEP)):
+            raise RecordError(f"property {key!r} must be non-empty and neither it nor its value may hold \\x01/\\x02")
+
+
+def _encode_properties(props: Mapping[str, str]) -> bytes:
+    return "".join(f"{k}{_NAME_SEP}{v}{_PAIR_SEP}" for k, v in props.items()).encode()
+
+
+def _decode_properties(raw: bytes) -> dict[str, str]:
+    text = raw.decode()
+    if text and not text.endswith(_PAIR_SEP):
+        raise RecordError("properties do not end with \\x02")
+    props: dict[str, str] = {}
+    for pair in text.split(_PAIR_SEP)[:-1]:
+        key, sep, value = pair.partition(_NAME_SEP)
+        if not key or not sep or _NAME_SEP in value or key in props:
+            raise RecordError(f"malformed property {pair!r}")
+        props[key] = value
+    return props
+
+
+def encode(msg: Message) -> bytes:
+    """The record bytes of `msg`; raises RecordError if `msg` breaks a format rule."""
+    _check(msg)
+    topic = msg.topic.encode()
+    props = _encode_properties(msg.properties)
+    if len(props) > MAX_PROPERTIES_BYTES:
+        raise RecordError(f"properties of {len(props)} bytes exceed {MAX_PROPERTIES_BYTES}")
+    body = bytes(msg.body)
+    total = _FIXED.size + len(topic) + _LEN.size + len(props) + _LEN.size + len(body)
+    body_crc = zlib.crc32(body)
+    head = bytearray(_FIXED.pack(total, MESSAGE_MAGIC, 0, body_crc, msg.queue_id, msg.store_timestamp, len(topic)))
+    head += topic + _LEN.pack(len(props)) + props + _LEN.pack(len(body))
+    struct.pack_into(">I", head, 8, _header_crc(head))
+    return bytes(head) + body
+
+
+def _header_crc(head: bytes | bytearray | memoryview) -> int:
+    """CRC of a record header without its own CRC field (bytes 8..12)."""
+    view = memoryview(head)
+    return zlib.crc32(view[12:], zlib.crc32(view[:8]))
+
+
+def decode_at(buf: bytes | bytearray | memoryview, pos: int) -> tuple[Message, int] | None:
+    """The message record at ``buf[pos:]`` and its size, or None if there is no intact message record there."""
+    if pos < 0:
+        raise RecordError(f"negative position {pos}")
+    view = memoryview(buf).cast("B")
+    if pos + _FIXED.size > len(view):
+        return None
+    total, magic, header_crc, body_crc, queue_id, timestamp, topic_len = _FIXED.unpack_from(view, pos)
+    end = pos + total
+    if magic != MESSAGE_MAGIC or not MIN_RECORD_SIZE <= total <= MAX_RECORD_SIZE or end > len(view):
+        return None
+    props_at = pos + _FIXED.size + topic_len
+    if props_at + _LEN.size > end:
+        return None
+    (props_len,) = _LEN.unpack_from(view, props_at)
+    body_len_at = props_at + _LEN.size + props_len
+    if props_len < 0 or body_len_at + _LEN.size > end:
+        return None
+    (body_len,) = _LEN.unpack_from(view, body_len_at)
+    body_at = body_len_at + _LEN.size
+    if body_len != end - body_at:
+        return None
+    if _header_crc(view[pos:body_at]) != header_crc or zlib.crc32(view[body_at:end]) != body_crc:
+        return None
+    return _message(view, pos, props_at, body_len_at, body_at, end, queue_id, timestamp), total
+
+
+def _message(
+    view: memoryview, pos: int, props_at: int, body_len_at: int, body_at: int, end: int, queue_id: int, timestamp: int
+) -> Message:
+    """Build the Message of a CRC-valid record, enforcing the rules ``encode`` does."""
+    try:
+        topic = bytes(view[pos + _FIXED.size : props_at]).decode()
+        props = _decode_properties(bytes(view[props_at + _LEN.size : body_len_at]))
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"record at {pos}: text is not utf-8: {exc}") from exc
+    msg = Message(topic, queue_id, bytes(view[body_at:end]), props, timestamp)
+    try:
+        _check(msg)
+    except RecordError as exc:
+        raise RecordError(f"record at {pos}: {exc}") from exc
+    return msg
+
+
+def encode_blank(size: int) -> bytes:
+    """The header of a blank record padding `size` bytes (the caller leaves the rest zero)."""
+    if not BLANK_SIZE <= size <= _INT32_MAX:
+        raise RecordError(f"blank of {size} bytes is outside {BLANK_SIZE}..{_INT32_MAX}")
+    head = _PEEK.pack(size, BLANK_MAGIC)
+    return head + struct.pack(">I", zlib.crc32(head))
+
+
+def blank_size_at(buf: bytes | bytearray | memoryview, pos: int) -> int | None:
+    """The size a blank record at ``buf[pos:]`` pads, or None if there is no intact blank header there."""
+    view = memoryview(buf).cast("B")
+    if pos < 0 or pos + BLANK_SIZE > len(view):
+        return None
+    size, magic, crc = _BLANK.unpack_from(view, pos)
+    if magic != BLANK_MAGIC or size < BLANK_SIZE or crc != zlib.crc32(view[pos : pos + 8]):
+        return None
+    return int(size)
+
+
+def bytes_needed(buf: bytes | bytearray | memoryview, pos: int) -> int:
+    """How many bytes from `pos` a reader must hold to judge the record there (a hint for windowed reads)."""
+    view = memoryview(buf).cast("B")
+    if pos + _FIXED.size > len(view):
+        return _FIXED.size
+    total, magic = _PEEK.unpack_from(view, pos)
+    return int(total) if magic == MESSAGE_MAGIC and _FIXED.size <= total <= MAX_RECORD_SIZE else _FIXED.size
+
+
+def record_sizes(data: bytes) -> list[int]:
+    """The sizes of the message records `data` consists of; RecordError unless they tile it exactly.
+
+    A cheap framing check for ``CommitLog.append`` (which places each record in a segment); it trusts the
+    CRCs of bytes that ``encode`` produced.
+    """
+    sizes, pos = [], 0
+    while pos < len(data):
+        if pos + _PEEK.size > len(data):
+            raise RecordError(f"{len(data) - pos} trailing bytes at {pos} are not a record")
+        total, magic = _PEEK.unpack_from(data, pos)
+        if magic != MESSAGE_MAGIC or not MIN_RECORD_SIZE <= total <= len(data) - pos:
+            raise RecordError(f"no message record at {pos} (magic {magic:#x}, size {total})")
+        sizes.append(int(total))
+        pos += total
+    return sizes

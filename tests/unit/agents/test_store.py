@@ -1,0 +1,371 @@
+"""The message store: confirmOffset gating, consume queues, checkpoint, restart, truncation and retention."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agents.store.checkpoint import SIZE, Checkpoint, CheckpointData, CheckpointError, decode, encode
+from agents.store.commitlog import INTENT_FILE, OffsetTooSmall
+from agents.store.consume_queue import ENTRY, kept_entries
+from agents.store.message_store import MessageStore, clamp_confirm
+from agents.store.record import Message, RecordError
+from agents.store.record import encode as encode_record
+
+SEG = 1024
+CQ_FILE = 4  # entries per consume-queue file: small, so files roll over and retention can delete them
+
+
+def msg(i: int, queue_id: int | None = None, size: int = 40) -> Message:
+    return Message("Orders", i % 3 if queue_id is None else queue_id, f"m{i}".encode().ljust(size, b"."), {}, i)
+
+
+def open_store(root: Path) -> MessageStore:
+    return MessageStore(root, SEG, cq_entries_per_file=CQ_FILE)
+
+
+def crash(store: MessageStore) -> None:
+    """Drop a store as a killed process would: files closed, nothing flushed, nothing checkpointed."""
+    store._log.close()
+    for queue in store._queues.values():
+        queue.close()
+    store._closed = True
+
+
+def ends(start: int, messages: list[Message]) -> list[int]:
+    """The end offset of each message when put in order from `start` (a record boundary)."""
+    out, pos = [], start
+    for m in messages:
+        size = len(encode_record(m))
+        if pos % SEG + size + 12 > SEG:  # no room left for the record and a closing blank: next segment
+            pos += SEG - pos % SEG
+        pos += size
+        out.append(pos)
+    return out
+
+
+def bodies(items: list[tuple[int, Message]]) -> list[tuple[int, bytes]]:
+    return [(q, m.body.rstrip(b".")) for q, m in items]
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return tmp_path / "store"
+
+
+@pytest.fixture
+def store(root: Path) -> Iterator[MessageStore]:
+    s = open_store(root)
+    yield s
+    s.close()
+
+
+# --- confirmOffset gating ----------------------------------------------------------------------------
+
+
+def test_messages_stay_invisible_until_confirmed(store: MessageStore) -> None:
+    messages = [msg(i) for i in range(9)]
+    start, end = store.put(messages)
+    assert (start, end) == (0, store.max_offset)
+    assert store.consume("Orders", 0, 0, 10) == []
+    offsets = ends(0, messages)
+    store.set_confirm_offset(offsets[4])
+    assert store.confirm_offset == offsets[4]
+    assert bodies(store.consume("Orders", 0, 0, 10)) == [(0, b"m0"), (1, b"m3")]
+    assert bodies(store.consume("Orders", 1, 0, 10)) == [(0, b"m1"), (1, b"m4")]
+    store.set_confirm_offset(offsets[5] - 1)  # inside message 5: only whole messages are dispatched
+    assert bodies(store.consume("Orders", 2, 0, 10)) == [(0, b"m2")]
+    store.set_confirm_offset(end)
+    assert bodies(store.consume("Orders", 2, 1, 2)) == [(1, b"m5"), (2, b"m8")]
+    assert store.consume("Orders", 2, 3, 10) == [] and store.consume("Other", 0, 0, 10) == []
+    assert store.queue_range("Orders", 2) == (0, 3) and store.queue_range("Other", 0) == (0, 0)
+
+
+def test_confirm_offset_is_clamped_and_never_moves_back(store: MessageStore) -> None:
+    store.put([msg(i) for i in range(5)])
+    store.set_confirm_offset(10**12)
+    assert store.confirm_offset == store.max_offset
+    store.set_confirm_offset(3)
+    assert store.confirm_offset == store.max_offset
+    assert clamp_confirm(-5, 100, 200) == 100 and clamp_confirm(150, 100, 200) == 150
+
+
+def test_a_replica_confirms_only_up_to_its_last_complete_message(tmp_path: Path) -> None:
+    with open_store(tmp_path / "m") as master, open_store(tmp_path / "r") as replica:
+        master.put([msg(i) for i in range(4)])
+        half = master.max_offset - 20
+        replica.append_replica(0, _raw(master, 0, half))
+        assert replica.max_offset == half
+        replica.set_confirm_offset(half)
+        assert replica.confirm_offset == replica.last_message_boundary() < half
+        assert len(replica.consume("Orders", 0, 0, 10)) == 1  # m3, the one in flight, is not there yet
+        replica.append_replica(half, _raw(master, half, master.max_offset - half))
+        replica.set_confirm_offset(master.max_offset)
+        assert bodies(replica.consume("Orders", 0, 0, 10)) == [(0, b"m0"), (1, b"m3")]
+
+
+def _raw(store: MessageStore, offset: int, size: int) -> bytes:
+    out = b""
+    while len(out) < size:
+        fd, pos, readable = store.segment_view(offset + len(out))
+        out += os.pread(fd, min(readable, size - len(out)), pos)
+    return out
+
+
+def test_replica_files_and_queues_match_the_master(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    with open_store(tmp_path / "m") as master, open_store(tmp_path / "r") as replica:
+        for i in range(0, 60, 6):
+            master.put([msg(j, size=rng.randrange(1, 200)) for j in range(i, i + 6)])
+        pos = 0
+        while pos < master.max_offset:
+            chunk = _raw(master, pos, min(rng.randrange(1, 900), master.max_offset - pos))
+            replica.append_replica(pos, chunk)
+            pos += len(chunk)
+        for s in (master, replica):
+            s.set_confirm_offset(s.max_offset)
+        for q in range(3):
+            assert replica.consume("Orders", q, 0, 100) == master.consume("Orders", q, 0, 100)
+    for name in ("commitlog", "consumequeue/Orders/0", "consumequeue/Orders/1"):
+        files = sorted((tmp_path / "m" / name).iterdir())
+        assert [f.read_bytes() for f in files] == [(tmp_path / "r" / name / f.name).read_bytes() for f in files]
+
+
+def test_start_at_begins_an_empty_replica_at_the_masters_first_segment(store: MessageStore) -> None:
+    store.start_at(4 * SEG)
+    assert (store.min_offset, store.max_offset, store.confirm_offset) == (4 * SEG, 4 * SEG, 4 * SEG)
+    store.append_replica(4 * SEG, encode_record(msg(1)))
+    store.set_confirm_offset(store.max_offset)
+    assert bodies(store.consume("Orders", 1, 0, 5)) == [(0, b"m1")]
+
+
+# --- restart ----------------------------------------------------------------------------------------
+
+
+def test_confirmed_messages_survive_a_clean_restart(root: Path) -> None:
+    with open_store(root) as s:
+        s.put([msg(i) for i in range(20)])
+        s.set_confirm_offset(ends(0, [msg(i) for i in range(20)])[11])
+        confirm = s.confirm_offset
+        before = [s.consume("Orders", q, 0, 100) for q in range(3)]
+    with open_store(root) as s:
+        assert s.confirm_offset == confirm
+        assert [s.consume("Orders", q, 0, 100) for q in range(3)] == before
+        assert sum(len(b) for b in before) == 12
+
+
+def test_after_a_crash_only_the_checkpointed_confirm_offset_counts(root: Path) -> None:
+    s = open_store(root)
+    messages = [msg(i) for i in range(30)]
+    s.put(messages)
+    offsets = ends(0, messages)
+    s.set_confirm_offset(offsets[9])
+    s.flush()
+    s.set_confirm_offset(offsets[24])  # dispatched to the queues, never checkpointed
+    seen = [s.consume("Orders", q, 0, 100) for q in range(3)]
+    crash(s)
+    with open_store(root) as s:
+        assert s.confirm_offset == offsets[9]
+        assert [s.queue_range("Orders", q)[1] for q in range(3)] == [4, 3, 3]
+        s.set_confirm_offset(offsets[24])  # dispatched again: same queue offsets, same messages
+        assert [s.consume("Orders", q, 0, 100) for q in range(3)] == seen
+
+
+def test_a_torn_consume_queue_tail_is_rebuilt(root: Path) -> None:
+    with open_store(root) as s:
+        s.put([msg(i, queue_id=0) for i in range(10)])
+        s.set_confirm_offset(s.max_offset)
+        expected = s.consume("Orders", 0, 0, 100)
+    last = sorted((root / "consumequeue" / "Orders" / "0").iterdir())[-1]
+    with last.open("ab") as f:
+        f.write(bytes(ENTRY.size) + b"\x00\x00\x00\x01\x02")  # a zero entry and half of another
+    with open_store(root) as s:
+        assert s.consume("Orders", 0, 0, 100) == expected
+        assert s.queue_range("Orders", 0) == (0, 10)
+
+
+def test_kept_entries_walks_back_over_untrusted_entries() -> None:
+    good = [ENTRY.pack(o, 10) for o in (0, 10, 20, 30)]
+    assert kept_entries(b"".join(good), keep_below=25) == 3
+    assert kept_entries(b"".join(good) + bytes(12) + b"\x01", keep_below=100) == 4
+    assert kept_entries(b"".join(good), keep_below=0) == 0
+
+
+def test_a_cut_commit_log_tail_lowers_the_confirm_offset_for_good(root: Path) -> None:
+    with open_store(root) as s:
+        messages = [msg(i) for i in range(6)]
+        s.put(messages)
+        s.set_confirm_offset(s.max_offset)
+        offsets = ends(0, messages)
+    # The disk lost message 4 although it was flushed (a lying write cache), so scanning from offset 0 cuts it.
+    segment = root / "commitlog" / f"{0:020d}"
+    data = bytearray(segment.read_bytes())
+    data[offsets[3] + 20] ^= 0xFF
+    segment.write_bytes(bytes(data))
+    saved = Checkpoint(root / "checkpoint").load()
+    Checkpoint(root / "checkpoint").save(CheckpointData(0, saved.confirm_offset, saved.consume_queue_offset))
+    s = open_store(root)
+    assert s.confirm_offset == offsets[3]
+    s.put([msg(100 + i) for i in range(3)])  # new, unconfirmed messages where the old confirmed ones were
+    crash(s)
+    with open_store(root) as s:
+        assert s.confirm_offset == offsets[3]
+        assert all(m.store_timestamp < 100 for q in range(3) for _, m in s.consume("Orders", q, 0, 100))
+
+
+def test_a_missing_checkpoint_rebuilds_from_a_full_scan(root: Path) -> None:
+    with open_store(root) as s:
+        s.put([msg(i) for i in range(8)])
+        s.set_confirm_offset(s.max_offset)
+    (root / "checkpoint").unlink()
+    with open_store(root) as s:
+        assert s.max_offset == s.last_message_boundary() > 0
+        assert s.confirm_offset == 0 and s.consume("Orders", 0, 0, 10) == []
+        s.set_confirm_offset(s.max_offset)
+        assert len(s.consume("Orders", 0, 0, 10)) == 3
+
+
+def test_a_damaged_checkpoint_is_refused_with_a_clear_error(root: Path) -> None:
+    with open_store(root) as s:
+        s.put([msg(1)])
+    path = root / "checkpoint"
+    data = bytearray(path.read_bytes())
+    data[10] ^= 1
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match=r"CRC mismatch\. Move the file away"):
+        open_store(root)
+
+
+def test_checkpoint_codec() -> None:
+    data = CheckpointData(4096, 4000, 3900)
+    blob = encode(data)
+    assert len(blob) == SIZE and blob[:4] == b"MQCK" and decode(blob) == data
+    for bad in (blob[:-1], b"XXXX" + blob[4:], blob[:8] + b"\x80" + blob[9:]):
+        with pytest.raises(CheckpointError):
+            decode(bad)
+
+
+def test_checkpoint_save_is_atomic_and_leaves_no_temp_file(tmp_path: Path) -> None:
+    cp = Checkpoint(tmp_path / "checkpoint")
+    assert cp.load() == CheckpointData()
+    cp.save(CheckpointData(1, 2, 3))
+    cp.save(CheckpointData(4, 5, 6))
+    assert cp.load() == CheckpointData(4, 5, 6)
+    assert [p.name for p in tmp_path.iterdir()] == ["checkpoint"]
+
+
+# --- truncation -------------------------------------------------------------------------------------
+
+
+def test_truncate_drops_queue_entries_and_confirm_past_the_cut(root: Path) -> None:
+    messages = [msg(i) for i in range(30)]
+    with open_store(root) as s:
+        s.put(messages)
+        s.set_confirm_offset(s.max_offset)
+        offsets = ends(0, messages)
+        s.truncate(offsets[13])
+        assert s.max_offset == s.confirm_offset == offsets[13]
+        assert [s.queue_range("Orders", q)[1] for q in range(3)] == [5, 5, 4]
+        s.put([msg(100, queue_id=2)])
+        s.set_confirm_offset(s.max_offset)
+        assert bodies(s.consume("Orders", 2, 3, 10)) == [(3, b"m11"), (4, b"m100")]
+    with open_store(root) as s:
+        assert bodies(s.consume("Orders", 2, 3, 10)) == [(3, b"m11"), (4, b"m100")]
+        assert s.consume("Orders", 0, 5, 10) == []
+
+
+def test_a_truncation_interrupted_after_its_intent_never_shows_the_tail(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s = open_store(root)
+    messages = [msg(i) for i in range(30)]
+    s.put(messages)
+    s.set_confirm_offset(s.max_offset)
+    s.flush()
+    offsets = ends(0, messages)
+
+    def crash_now(fd: int, length: int) -> None:
+        raise OSError("simulated crash")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "ftruncate", crash_now)
+        with pytest.raises(OSError, match="simulated crash"):
+            s.truncate(offsets[4])
+    assert (root / "commitlog" / INTENT_FILE).exists()
+    crash(s)
+    with open_store(root) as s:
+        assert s.max_offset == s.confirm_offset == offsets[4]
+        assert sum(len(s.consume("Orders", q, 0, 100)) for q in range(3)) == 5
+
+
+# --- retention --------------------------------------------------------------------------------------
+
+
+def test_retention_deletes_old_data_and_answers_reads_below_with_offset_too_small(root: Path) -> None:
+    messages = [msg(i, queue_id=0) for i in range(60)]
+    with open_store(root) as s:
+        s.put(messages)
+        offsets = ends(0, messages)
+        assert s.delete_before(3 * SEG) == 0  # nothing is dispatched yet, so nothing may go
+        s.set_confirm_offset(s.max_offset)
+        assert s.delete_before(3 * SEG + 10) == 3 * SEG
+        first = next(i for i, e in enumerate(offsets) if e > 3 * SEG)
+        low, high = s.queue_range("Orders", 0)
+        assert (low, high) == (first, 60)
+        with pytest.raises(OffsetTooSmall, match=f"queue offset of Orders/0 0 is below the minimum {first}") as info:
+            s.consume("Orders", 0, 0, 10)
+        assert info.value.min_offset == first
+        assert bodies(s.consume("Orders", 0, first, 1)) == [(first, f"m{first}".encode())]
+        assert sorted(p.name for p in (root / "consumequeue" / "Orders" / "0").iterdir())[0] == f"{first // 4 * 4:020d}"
+    with open_store(root) as s:
+        assert s.min_offset == 3 * SEG and s.queue_range("Orders", 0) == (first, 60)
+
+
+def test_put_refuses_an_invalid_batch_without_writing(store: MessageStore) -> None:
+    with pytest.raises(RecordError, match="topic"):
+        store.put([msg(1), Message("bad topic", 0, b"", {}, 0)])
+    assert store.max_offset == 0
+    assert store.put([]) == (0, 0)
+
+
+# --- random operations against a model --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_operations_keep_the_store_consistent_across_crashes(root: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    log: list[tuple[int, Message]] = []  # (end offset, message) in log order
+    saved_confirm = confirm = 0
+    s = open_store(root)
+    for step in range(60):
+        op = rng.choice(["put", "put", "confirm", "flush", "crash", "truncate"])
+        if op == "put":
+            batch = [msg(1000 * seed + step * 10 + k, size=rng.randrange(1, 120)) for k in range(rng.randint(1, 4))]
+            s.put(batch)
+            log += zip(ends(log[-1][0] if log else 0, batch), batch, strict=True)
+            assert log[-1][0] == s.max_offset
+        elif op == "confirm":
+            confirm = rng.randrange(confirm, s.max_offset + 1)  # at most the end: the clamp leaves it alone
+            s.set_confirm_offset(confirm)
+        elif op == "flush":
+            s.flush()
+            saved_confirm = confirm
+        elif op == "crash":
+            crash(s)
+            s = open_store(root)
+            confirm = saved_confirm
+        elif log:
+            end, _ = log[rng.randrange(len(log))]
+            s.truncate(end)
+            log = [(e, m) for e, m in log if e <= end]
+            confirm, saved_confirm = min(confirm, end), min(saved_confirm, end)
+        assert s.confirm_offset == confirm
+        assert [m for _, m, _ in s._log.iter_messages(0)] == [m for _, m in log]
+        for q in range(3):
+            visible = [m for e, m in log if e <= confirm and m.queue_id == q]
+            assert [m for _, m in s.consume("Orders", q, 0, 1000)] == visible
+    s.close()
