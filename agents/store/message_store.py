@@ -230,6 +230,11 @@ class MessageStore:
             queue = self._queues.get((topic, queue_id))
             return (queue.min_offset, queue.max_offset) if queue else (0, 0)
 
+    def read(self, offset: int, size: int) -> bytes:
+        """Raw commit-log bytes (replica comparisons, raw pulls); OffsetTooSmall below the minimum."""
+        with self._lock:
+            return self._log.read(offset, size)
+
     def segment_view(self, offset: int) -> tuple[int, int, int]:
         """(fd, position, readable bytes) of the commit log at `offset`, for os.sendfile (see CommitLog)."""
         with self._lock:

@@ -1,0 +1,239 @@
+"""AutoSwitch HA replication over real sockets on loopback, with real stores on disk.
+
+Replicas run in this process (threads); the controller is played by a small
+in-test stand-in that confirms SyncStateSet proposals, so the data plane is
+tested on its own (the agent issue wires the real controller).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from agents.ha.config import HAConfig
+from agents.ha.replica import Replica, StaleEpoch
+from agents.ha.sync_state import PutStatus
+from agents.store.record import Message
+
+pytestmark = [pytest.mark.integration]
+
+SEGMENT = 64 * 1024
+FAST = HAConfig(
+    batch_size=4096,
+    heartbeat_interval_s=0.2,
+    housekeeping_s=3.0,
+    max_not_catchup_s=1.0,
+    sync_flush_timeout_s=2.0,
+    reconnect_backoff_s=(0.02, 0.2),
+)
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 15.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def msg(i: int, topic: str = "TopicA") -> Message:
+    return Message(topic, i % 4, f"body-{i:06d}".encode() * 8, {"KEYS": f"k{i}"}, 1_700_000_000_000 + i)
+
+
+class Controller:
+    """Plays the controller for SyncStateSet changes: confirms every proposal (or refuses, when told)."""
+
+    def __init__(self) -> None:
+        self.epoch = 1
+        self.refuse = False
+        self.master: Replica | None = None
+        self.history: list[frozenset[int]] = []
+        self.lock = threading.Lock()
+
+    def on_propose(self, new_set: frozenset[int]) -> None:
+        with self.lock:
+            master = self.master
+            if master is None or master.master is None:
+                return
+            if self.refuse:
+                master.master.abandon()
+                return
+            self.epoch += 1
+            self.history.append(new_set)
+            master.master.confirm(new_set, self.epoch)
+
+
+@pytest.fixture
+def make_replica(tmp_path: Path) -> Iterator[Callable[..., Replica]]:
+    made: list[Replica] = []
+
+    def make(broker_id: int, config: HAConfig = FAST, root: Path | None = None) -> Replica:
+        replica = Replica(root or tmp_path / f"b{broker_id}", broker_id, config, SEGMENT)
+        made.append(replica)
+        return replica
+
+    yield make
+    for replica in made:
+        replica.close()
+
+
+def start_master(replica: Replica, controller: Controller, epoch: int, members: frozenset[int] | None = None) -> str:
+    controller.master = replica
+    port = replica.change_to_master(epoch, members or frozenset({replica.broker_id}), controller.epoch,
+                                    controller.on_propose)  # fmt: skip
+    return f"127.0.0.1:{port}"
+
+
+def test_slave_replicates_many_messages_and_joins_the_sync_state_set(make_replica: Callable[..., Replica]) -> None:
+    controller = Controller()
+    master, slave = make_replica(1), make_replica(2)
+    address = start_master(master, controller, epoch=1)
+    for i in range(0, 600, 50):
+        assert master.put([msg(j) for j in range(i, i + 50)]).status is PutStatus.PUT_OK
+    slave.change_to_slave(address, epoch=1)
+    wait_until(lambda: slave.store.max_offset == master.store.max_offset, what="slave caught up")
+    wait_until(lambda: 2 in master.master.sync_state.local, what="slave in the SyncStateSet")  # type: ignore[union-attr]
+    end = master.store.max_offset
+    assert slave.store.read(0, end) == master.store.read(0, end)
+    assert [e.pairs() for e in (slave.epochs.cache, master.epochs.cache)] == [((1, 0),), ((1, 0),)]
+    wait_until(lambda: slave.store.confirm_offset == end, what="slave confirm offset")
+    assert len(slave.store.consume("TopicA", 0, 0, 1000)) == 150
+
+
+def test_all_ack_times_out_without_the_slave_and_failover_drops_the_unconfirmed_message(
+    make_replica: Callable[..., Replica],
+) -> None:
+    cfg = replace(FAST, all_ack_in_sync_state_set=True, max_not_catchup_s=30.0)
+    controller = Controller()
+    master, slave = make_replica(1, cfg), make_replica(2, cfg)
+    address = start_master(master, controller, epoch=1)
+    slave.change_to_slave(address, epoch=1)
+    assert master.put([msg(0)]).status is PutStatus.PUT_OK
+    wait_until(lambda: 2 in master.master.sync_state.local, what="slave joined")  # type: ignore[union-attr]
+    assert master.put([msg(1)]).status is PutStatus.PUT_OK
+    assert slave.store.max_offset == master.store.max_offset
+    confirmed = master.store.confirm_offset
+    controller.refuse = True  # the controller will not shrink the set (say it is unreachable)
+    slave.close()  # the slave dies
+    result = master.put([msg(2)])
+    assert result.status is PutStatus.FLUSH_SLAVE_TIMEOUT
+    assert master.store.confirm_offset == confirmed, "an unacknowledged message is never confirmed"
+    assert len(master.store.consume("TopicA", 2, 0, 10)) == 0
+    # Failover: the slave (which never got msg 2) becomes master in epoch 2; the old master rejoins.
+    controller.refuse = False
+    new_master = make_replica(2, cfg, root=slave.root)
+    address = start_master(new_master, controller, epoch=2)
+    master.change_to_slave(address, epoch=2)
+    wait_until(lambda: master.store.max_offset == new_master.store.max_offset == confirmed, what="old master cut")
+    assert new_master.put([msg(3)]).status is PutStatus.PUT_OK
+    wait_until(lambda: master.store.max_offset == new_master.store.max_offset, what="old master follows")
+    # The stream's headers told the old master where epoch 2 starts.
+    assert master.epochs.cache.pairs() == ((1, 0), (2, confirmed))
+    end = new_master.store.max_offset
+    assert master.store.read(0, end) == new_master.store.read(0, end)
+
+
+def test_a_restarted_slave_resumes_where_it_stopped(make_replica: Callable[..., Replica], tmp_path: Path) -> None:
+    controller = Controller()
+    master = make_replica(1)
+    address = start_master(master, controller, epoch=1)
+    master.put([msg(i) for i in range(100)])
+    slave = make_replica(2, root=tmp_path / "slave")
+    slave.change_to_slave(address, epoch=1)
+    wait_until(lambda: slave.store.max_offset == master.store.max_offset, what="first catch-up")
+    slave.close()
+    master.put([msg(i) for i in range(100, 200)])
+    again = make_replica(2, root=tmp_path / "slave")
+    resumed_from = again.store.max_offset
+    assert resumed_from > 0
+    again.change_to_slave(address, epoch=1)
+    wait_until(lambda: again.store.max_offset == master.store.max_offset, what="resumed catch-up")
+    end = master.store.max_offset
+    assert again.store.read(0, end) == master.store.read(0, end)
+
+
+def test_a_diverged_old_master_truncates_to_the_consistent_point(make_replica: Callable[..., Replica]) -> None:
+    controller = Controller()
+    a, b = make_replica(1), make_replica(2)
+    address_a = start_master(a, controller, epoch=1)
+    a.put([msg(i) for i in range(50)])
+    b.change_to_slave(address_a, epoch=1)
+    wait_until(lambda: b.store.max_offset == a.store.max_offset, what="b caught up")
+    common = a.store.max_offset
+    b.close()  # b stops replicating; a keeps writing messages b never sees (unconfirmed with allAck)
+    a.put([msg(i) for i in range(50, 80)])
+    diverged_end = a.store.max_offset
+    assert diverged_end > common
+    # Failover: b (reopened) becomes master in epoch 2 and takes new writes; a rejoins as its slave.
+    b2 = make_replica(2, root=b.root)
+    address_b = start_master(b2, controller, epoch=2)
+    b2.put([msg(i, "TopicB") for i in range(10)])
+    a.change_to_slave(address_b, epoch=2)
+    wait_until(lambda: a.store.max_offset == b2.store.max_offset, what="old master converged")
+    end = b2.store.max_offset
+    assert a.store.read(0, end) == b2.store.read(0, end)
+    assert a.epochs.cache.pairs() == ((1, 0), (2, common))
+    assert all(m.topic != "TopicA" or int(m.body[5:11]) < 50 for _, m in a.store.consume("TopicA", 1, 0, 1000))
+
+
+def test_an_async_learner_replicates_but_never_joins(make_replica: Callable[..., Replica]) -> None:
+    controller = Controller()
+    master = make_replica(1)
+    learner = make_replica(3, replace(FAST, async_learner=True))
+    address = start_master(master, controller, epoch=1)
+    master.put([msg(i) for i in range(30)])
+    learner.change_to_slave(address, epoch=1)
+    wait_until(lambda: learner.store.max_offset == master.store.max_offset, what="learner caught up")
+    time.sleep(0.5)
+    assert master.master.sync_state.local == {1}  # type: ignore[union-attr]
+    assert controller.history == []
+
+
+def test_an_empty_replica_added_later_catches_up(make_replica: Callable[..., Replica]) -> None:
+    controller = Controller()
+    master, first = make_replica(1), make_replica(2)
+    address = start_master(master, controller, epoch=1)
+    first.change_to_slave(address, epoch=1)
+    for i in range(0, 300, 30):
+        master.put([msg(j) for j in range(i, i + 30)])
+    late = make_replica(3)
+    late.change_to_slave(address, epoch=1)
+    wait_until(lambda: late.store.max_offset == master.store.max_offset, what="late replica caught up")
+    wait_until(lambda: master.master.sync_state.local == {1, 2, 3}, what="all three in sync")  # type: ignore[union-attr]
+
+
+def test_sync_from_last_file_starts_at_the_masters_last_segment(make_replica: Callable[..., Replica]) -> None:
+    controller = Controller()
+    master = make_replica(1)
+    address = start_master(master, controller, epoch=1)
+    while master.store.max_offset < 3 * SEGMENT:
+        master.put([msg(i) for i in range(100)])
+    slave = make_replica(2, replace(FAST, sync_from_last_file=True))
+    slave.change_to_slave(address, epoch=1)
+    wait_until(lambda: slave.store.max_offset == master.store.max_offset, what="caught up from the last file")
+    last_file_start = master.store.max_offset - master.store.max_offset % SEGMENT
+    assert slave.store.min_offset == last_file_start
+
+
+def test_role_changes_refuse_a_stale_epoch(make_replica: Callable[..., Replica]) -> None:
+    controller = Controller()
+    replica = make_replica(1)
+    start_master(replica, controller, epoch=3)
+    with pytest.raises(StaleEpoch):
+        replica.change_to_slave("127.0.0.1:1", epoch=2)
+    with pytest.raises(StaleEpoch):
+        replica.change_to_master(2, frozenset({1}), 1, controller.on_propose)
+
+
+def test_a_slave_refuses_writes(make_replica: Callable[..., Replica]) -> None:
+    controller = Controller()
+    master, slave = make_replica(1), make_replica(2)
+    slave.change_to_slave(start_master(master, controller, epoch=1), epoch=1)
+    assert slave.put([msg(0)]).status is PutStatus.SLAVE_NOT_AVAILABLE
+    assert make_replica(3).put([msg(0)]).status is PutStatus.SERVICE_NOT_AVAILABLE
