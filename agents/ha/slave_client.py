@@ -19,6 +19,7 @@ from agents.ha.config import HAConfig
 from agents.ha.slave_session import LocalView, SlaveSession
 from agents.protocol.frames import FrameError, FrameFromMaster, FrameReader
 from agents.store.epochs import EpochCache, EpochError
+from agents.store.record import check_stream
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,8 @@ class SlaveStore(Protocol):
 
     @property
     def max_offset(self) -> int: ...
+    def last_message_boundary(self) -> int: ...
+    def read(self, offset: int, size: int) -> bytes: ...
     def truncate(self, offset: int) -> None: ...
     def start_at(self, offset: int) -> None: ...
     def append_replica(self, offset: int, data: bytes) -> None: ...
@@ -137,8 +140,23 @@ class HASlave:
                 return f"nothing read for {self._config.housekeeping_s:g} s"
         return "stopped" if self._stopped.is_set() else "master changed"
 
+    def _check(self, data: bytes) -> str | None:
+        """CRC-check the records this batch completes or starts (the held partial tail plus the new bytes)."""
+        boundary = self._store.last_message_boundary()
+        held = (
+            self._store.read(boundary, self._store.max_offset - boundary) if boundary < self._store.max_offset else b""
+        )
+        return check_stream(held + data)
+
     def _apply(self, conn: net.Connection, actions: list[Action]) -> str | None:
-        """Execute session actions in order; returns a close reason or None."""
+        """Execute session actions in order; returns a close reason or None.
+
+        Replicated bytes are checked before any action of the frame runs, so a
+        damaged batch changes nothing: not the log, not the epoch file.
+        """
+        for action in actions:
+            if isinstance(action, Append) and (problem := self._check(action.data)) is not None:
+                return f"refusing replicated bytes at {action.offset}: {problem}"
         for action in actions:
             match action:
                 case Close(reason=reason):

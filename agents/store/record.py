@@ -223,3 +223,39 @@ def record_sizes(data: bytes) -> list[int]:
         sizes.append(int(total))
         pos += total
     return sizes
+
+
+def check_stream(buf: bytes | bytearray | memoryview) -> str | None:
+    """Validate replicated commit-log bytes that start at a record boundary; None when sound.
+
+    Every complete message record must decode with intact CRCs and every blank
+    must have an intact header; the last record may be incomplete (the rest
+    comes in the next batch). Returns the first problem as a sentence.
+    """
+    view = memoryview(buf).cast("B")
+    pos = 0
+    while pos < len(view):
+        blank = blank_size_at(view, pos)
+        if blank is not None:
+            pos += blank
+            continue
+        remaining = len(view) - pos
+        if remaining < _PEEK.size:
+            return None
+        total, magic = _PEEK.unpack_from(view, pos)
+        if magic not in (MESSAGE_MAGIC, BLANK_MAGIC):
+            return f"no record at stream position {pos} (magic {magic:#x})"
+        if magic == BLANK_MAGIC:
+            return None if remaining < BLANK_SIZE else f"damaged blank record at stream position {pos}"
+        if not MIN_RECORD_SIZE <= total <= MAX_RECORD_SIZE:
+            return f"record at stream position {pos} has an impossible size {total}"
+        if remaining < total:
+            return None
+        try:
+            decoded = decode_at(view, pos)
+        except RecordError as exc:
+            return f"record at stream position {pos} is malformed: {exc}"
+        if decoded is None:
+            return f"record at stream position {pos} fails its CRC"
+        pos += decoded[1]
+    return None

@@ -237,3 +237,58 @@ def test_a_slave_refuses_writes(make_replica: Callable[..., Replica]) -> None:
     slave.change_to_slave(start_master(master, controller, epoch=1), epoch=1)
     assert slave.put([msg(0)]).status is PutStatus.SLAVE_NOT_AVAILABLE
     assert make_replica(3).put([msg(0)]).status is PutStatus.SERVICE_NOT_AVAILABLE
+
+
+def scripted_master(frames_after_ack: Callable[[int], list[bytes]]) -> tuple[int, threading.Thread, list[str]]:
+    """A one-connection master speaking the HA protocol from a script (to send what a real one never would)."""
+    from agents import net
+    from agents.protocol.frames import FrameReader, MasterHandshake, encode
+
+    server = net.listen("127.0.0.1", 0)
+    seen: list[str] = []
+
+    def run() -> None:
+        conn = net.accept(server, 10.0)
+        assert conn is not None
+        reader: FrameReader = FrameReader("from_slave")  # type: ignore[type-arg]
+        try:
+            handshaken = False
+            while True:
+                reader.feed(net.receive(conn))
+                for frame in reader.frames():
+                    seen.append(type(frame).__name__)
+                    if not handshaken:
+                        net.send_all(conn, encode(MasterHandshake(10_000, 1, ((1, 0),))))
+                        handshaken = True
+                    else:
+                        for data in frames_after_ack(frame.max_offset):  # type: ignore[union-attr]
+                            net.send_all(conn, data)
+                        return
+        except net.ConnectionLost:
+            pass
+        finally:
+            net.close(conn)
+            net.close(server)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return server.getsockname()[1], thread, seen
+
+
+def test_a_body_with_a_bad_crc_closes_the_connection_and_appends_nothing(
+    make_replica: Callable[..., Replica],
+) -> None:
+    from agents.protocol.frames import MasterTransfer, encode
+    from agents.store.record import encode as encode_record
+
+    good = encode_record(msg(1))
+    bad = bytearray(encode_record(msg(2)))
+    bad[-5] ^= 0xFF
+    port, thread, seen = scripted_master(lambda _ack: [encode(MasterTransfer(0, 1, 0, 0, good + bytes(bad)))])
+    slave = make_replica(2)
+    slave.change_to_slave(f"127.0.0.1:{port}", epoch=1)
+    wait_until(lambda: "fails its CRC" in (slave.slave.last_error if slave.slave else ""), what="CRC refusal")
+    thread.join(timeout=5)
+    assert seen == ["SlaveHandshake", "SlaveAck"]
+    assert slave.store.max_offset == 0, "nothing of the damaged batch was appended"
+    assert slave.epochs.cache.pairs() == (), "not even the epoch of the refused batch was recorded"
