@@ -145,6 +145,16 @@ class Replica:
             )
         return master.put(messages)
 
+    def delete_before(self, offset: int) -> int:
+        """Retention: drop whole segments below `offset` and the epochs that now cover nothing; the new minimum."""
+        with self._lock:
+            new_min = self.store.delete_before(offset)
+            cache = self.epochs.cache
+            trimmed = cache.truncate_prefix_by_offset(new_min)
+            if trimmed != cache:
+                self.epochs.replace(trimmed)
+            return new_min
+
     def _stop_ha(self) -> None:
         if self._master is not None:
             self._master.stop()

@@ -292,3 +292,38 @@ def test_a_body_with_a_bad_crc_closes_the_connection_and_appends_nothing(
     assert seen == ["SlaveHandshake", "SlaveAck"]
     assert slave.store.max_offset == 0, "nothing of the damaged batch was appended"
     assert slave.epochs.cache.pairs() == (), "not even the epoch of the refused batch was recorded"
+
+
+def test_retention_trims_the_epoch_prefix_and_a_slave_below_it_is_refused_with_a_reason(
+    make_replica: Callable[..., Replica], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from agents.store.commitlog import OffsetTooSmall
+
+    controller = Controller()
+    master = make_replica(1)
+    address = start_master(master, controller, epoch=1)
+    master.put([msg(i) for i in range(100)])
+    early = make_replica(2, root=tmp_path / "early")
+    early.change_to_slave(address, epoch=1)
+    wait_until(lambda: early.store.max_offset == master.store.max_offset, what="early slave caught up")
+    early_end = early.store.max_offset
+    early.close()
+    while master.store.max_offset < 2 * SEGMENT:
+        master.put([msg(i) for i in range(100)])
+    epoch2_start = master.store.max_offset
+    address = start_master(master, controller, epoch=2)
+    while master.store.max_offset < 4 * SEGMENT:
+        master.put([msg(i) for i in range(100)])
+    assert master.epochs.cache.pairs() == ((1, 0), (2, epoch2_start))
+    assert master.delete_before(3 * SEGMENT) == 3 * SEGMENT
+    assert master.epochs.cache.pairs() == ((2, epoch2_start),), "epoch 1 covers only deleted segments"
+    with pytest.raises(OffsetTooSmall):
+        master.store.read(0, 10)
+    # The early slave comes back needing bytes that no longer exist: the master closes the connection and
+    # logs why (the protocol has no error frame); the slave keeps what it has.
+    caplog.set_level("INFO", logger="agents.ha.master_service")
+    back = make_replica(2, root=tmp_path / "early")
+    back.change_to_slave(address, epoch=2)
+    wait_until(lambda: "the log now starts at" in caplog.text, what="the master's refusal")
+    assert f"slave needs offset {early_end}, but the log now starts at {3 * SEGMENT}" in caplog.text
+    assert back.store.max_offset == early_end
