@@ -1,4 +1,3 @@
-"""The broker agent (``mqagent``): commit-log store, epoch file, AutoSwitch HA replication, ReplicasManager.
-
-Arrives with the data-plane and agent issues; the controller side it talks to is in ``controller/``.
+"""The broker side: commit-log store and epoch file (``store``), AutoSwitch HA frames (``protocol``) and
+replication (``ha``), sockets (``net``). The agent process (``mqagent``, ReplicasManager) comes next.
 """

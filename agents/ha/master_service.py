@@ -11,6 +11,7 @@ then waits on a condition until the acknowledgement rule holds or
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -37,6 +38,9 @@ from agents.store.record import Message
 
 log = logging.getLogger(__name__)
 
+PROPOSAL_TIMEOUT_S = 10.0
+"""How long a SyncStateSet proposal may wait for the controller's answer before it is abandoned."""
+
 
 class MasterStore(Protocol):
     """What the master service needs from the message store."""
@@ -52,7 +56,7 @@ class MasterStore(Protocol):
     def put(self, messages: Sequence[Message]) -> tuple[int, int]: ...
     def flush(self) -> None: ...
     def set_confirm_offset(self, offset: int) -> None: ...
-    def segment_view(self, offset: int) -> tuple[int, int, int]: ...
+    def open_segment(self, offset: int) -> tuple[int, int, int]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +72,7 @@ class HAMaster:
     def __init__(
         self,
         store: MasterStore,
-        epochs: EpochCache,
+        epochs: Callable[[], EpochCache],
         sync_state: SyncState,
         config: HAConfig,
         on_propose: Callable[[frozenset[int]], None],
@@ -86,6 +90,7 @@ class HAMaster:
         self._server: net.Connection | None = None
         self._threads: list[threading.Thread] = []
         self._stopped = threading.Event()
+        self._proposed_at = 0.0
         self.port = 0
 
     # --- life cycle ------------------------------------------------------------------------------
@@ -94,6 +99,8 @@ class HAMaster:
         """Listen for slaves; returns the bound port."""
         server = net.listen(host, port)
         self._server = server
+        with self._lock:
+            self._update_confirm_offset()  # an inherited tail may already be confirmable
         self.port = server.getsockname()[1]
         self._spawn(self._accept_loop, "ha-accept")
         self._spawn(self._shrink_loop, "ha-shrink")
@@ -141,7 +148,7 @@ class HAMaster:
 
     def view(self) -> MasterView:
         s = self._store
-        return MasterView(self._epochs, s.min_offset, s.max_offset, s.confirm_offset, s.segment_size)
+        return MasterView(self._epochs(), s.min_offset, s.max_offset, s.confirm_offset, s.segment_size)
 
     # --- puts ------------------------------------------------------------------------------------
 
@@ -186,6 +193,7 @@ class HAMaster:
     def _propose(self, new_set: frozenset[int]) -> None:
         """Mark a proposal and hand it to the owner (caller holds the lock)."""
         self._sync = self._sync.propose(new_set)
+        self._proposed_at = self._clock()
         log.info(
             "proposing SyncStateSet %s (confirmed %s)", sorted(self._sync.proposed or ()), sorted(self._sync.local)
         )
@@ -195,6 +203,13 @@ class HAMaster:
         while not self._stopped.wait(min(1.0, self._config.max_not_catchup_s / 2)):
             with self._lock:
                 if self._sync.synchronizing:
+                    if self._clock() - self._proposed_at > PROPOSAL_TIMEOUT_S:
+                        # The owner never answered (a lost RPC): drop the proposal and decide again.
+                        log.warning(
+                            "SyncStateSet proposal %s unanswered; abandoning it", sorted(self._sync.proposed or ())
+                        )
+                        self._sync = self._sync.abandon()
+                        self._lock.notify_all()
                     continue
                 smaller = shrink(self._sync, self._slaves, self._clock(), self._config.max_not_catchup_s)
                 if smaller is not None:
@@ -208,7 +223,7 @@ class HAMaster:
             progress = replace(old, ack_offset=ack.offset, last_caught_up=max(old.last_caught_up, caught_up))
             self._slaves[ack.broker_id] = progress
             if not self._sync.synchronizing:
-                last = self._epochs.last_entry()
+                last = self._epochs().last_entry()
                 bigger = expand(self._sync, progress, self._store.confirm_offset, last.start_offset if last else 0)
                 if bigger is not None:
                     self._propose(bigger)
@@ -300,8 +315,11 @@ class HAMaster:
             net.send_all(conn, outgoing.header)
             if not outgoing.size:
                 return None
-            fd, position, _readable = self._store.segment_view(outgoing.offset)
-            net.send_file(conn, fd, position, outgoing.size)
+            fd, position, _readable = self._store.open_segment(outgoing.offset)
+            try:
+                net.send_file(conn, fd, position, outgoing.size)
+            finally:
+                os.close(fd)
             window.sent += outgoing.size
 
 

@@ -43,6 +43,7 @@ class MasterSession:
         self.next_offset: int | None = None
         self.ack_offset = -1
         self.last_write = 0.0
+        self.max_at_last_send: int | None = None
 
     def on_frame(self, frame: SlaveHandshake | SlaveAck, view: MasterView, now: float) -> list[Action]:
         """React to one frame from the slave."""
@@ -63,7 +64,11 @@ class MasterSession:
         if self.next_offset is None:
             self.next_offset = self._start_offset(frame.max_offset, view)
         self.ack_offset = frame.max_offset
-        return [SlaveAcked(self.slave_id, frame.max_offset, caught_up=frame.max_offset >= view.max_offset)]
+        # Caught up: it has everything the master held when it sent the last batch (a steady stream of
+        # new writes must not make a healthy slave look behind forever).
+        ack = frame.max_offset
+        caught_up = ack >= view.max_offset or (self.max_at_last_send is not None and ack >= self.max_at_last_send)
+        return [SlaveAcked(self.slave_id, ack, caught_up=caught_up)]
 
     def _start_offset(self, requested: int, view: MasterView) -> int:
         if requested > 0:
@@ -92,4 +97,6 @@ class MasterSession:
         header = encode_transfer_header(start, entry.epoch, entry.start_offset, view.confirm_offset, size)
         self.next_offset = start + size
         self.last_write = now
+        if size:
+            self.max_at_last_send = view.max_offset
         return SendTransfer(header, start, size)

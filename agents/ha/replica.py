@@ -1,7 +1,7 @@
 """One broker replica's data plane: its store, its epoch file, and the HA role it currently plays.
 
-Role changes follow reference §3.2 with the issue's rules: a replica is
-fenced (no reads, no writes) until told its role; ``change_to_master(epoch)``
+Role changes follow reference §3.2 with the issue's rules: a replica
+refuses writes until told its role; ``change_to_master(epoch)``
 truncates to the last complete message, records (epoch, maxOffset) in the
 epoch file and starts serving slaves; ``change_to_slave(master, epoch)``
 fences writes and replicates. A stale epoch (older than the last one in the
@@ -66,11 +66,21 @@ class Replica:
         self.ha_host = ha_host
         self.store = MessageStore(self.root / "store", segment_size)
         self.epochs = EpochFileBook(self.root / "epochFileCheckpoint")
+        self._trim_epochs_to_log()
         self.role = Role.FENCED
         self.master_epoch = self.epochs.cache.last_epoch()
         self._master: HAMaster | None = None
         self._slave: HASlave | None = None
         self._lock = threading.RLock()
+
+    def _trim_epochs_to_log(self) -> None:
+        """Recovery may have cut the log below where the epoch file says an epoch starts: drop those epochs."""
+        cache = self.epochs.cache
+        trimmed = cache.truncate_suffix_by_offset(self.store.max_offset + 1)
+        if trimmed != cache:
+            log.warning("epoch file ran past the recovered log (%d): %s -> %s",
+                        self.store.max_offset, cache.pairs(), trimmed.pairs())  # fmt: skip
+            self.epochs.replace(trimmed)
 
     # --- role changes ----------------------------------------------------------------------------
 
@@ -103,7 +113,7 @@ class Replica:
             if cache.last_epoch() != epoch:
                 self.epochs.replace(cache.append(epoch, self.store.max_offset))
             state = SyncState(self.broker_id, frozenset(sync_state_set | {self.broker_id}), sync_state_set_epoch)
-            self._master = HAMaster(self.store, self.epochs.cache, state, self.config, on_propose)
+            self._master = HAMaster(self.store, lambda: self.epochs.cache, state, self.config, on_propose)
             port = self._master.start(self.ha_host, ha_port)
             self.master_epoch = epoch
             self.role = Role.MASTER

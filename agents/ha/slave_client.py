@@ -23,6 +23,9 @@ from agents.store.record import check_stream
 
 log = logging.getLogger(__name__)
 
+FLUSH_INTERVAL_S = 0.2
+"""How often a slave fsyncs what it replicated (and its confirmOffset); acks do not wait for it, as in Java."""
+
 
 class SlaveStore(Protocol):
     """What the slave client needs from the message store."""
@@ -35,6 +38,7 @@ class SlaveStore(Protocol):
     def start_at(self, offset: int) -> None: ...
     def append_replica(self, offset: int, data: bytes) -> None: ...
     def set_confirm_offset(self, offset: int) -> None: ...
+    def flush(self) -> None: ...
 
 
 class EpochBook(Protocol):
@@ -67,6 +71,8 @@ class HASlave:
         self._thread = threading.Thread(target=self._run, name="ha-slave", daemon=True)
         self.last_error = ""
         self.connected = False
+        self._progressed = False
+        self._last_flush = 0.0
 
     def start(self, master_address: str) -> None:
         self._master = master_address
@@ -101,9 +107,9 @@ class HASlave:
                 backoff = min(longest, backoff * 2)
                 continue
             self.connected = True
+            self._progressed = False
             try:
                 reason = self._replicate(conn, address)
-                backoff = first
             except (net.ConnectionLost, FrameError, EpochError, OSError, ValueError) as exc:
                 reason = str(exc)
             finally:
@@ -111,6 +117,9 @@ class HASlave:
                 net.close(conn)
             self.last_error = reason
             log.info("HA connection to master %s closed: %s", address, reason)
+            # Only a connection that replicated something resets the back-off: a permanent refusal (no
+            # consistent point, damaged bytes) must not turn into a reconnect storm.
+            backoff = first if self._progressed else backoff
             self._stopped.wait(backoff)
             backoff = min(longest, backoff * 2)
 
@@ -136,6 +145,9 @@ class HASlave:
             reason = self._apply(conn, session.on_tick(self._local(), self._clock(), self._config.heartbeat_interval_s))
             if reason is not None:
                 return reason
+            if self._clock() - self._last_flush >= FLUSH_INTERVAL_S:
+                self._store.flush()
+                self._last_flush = self._clock()
             if self._clock() - last_read > self._config.housekeeping_s:
                 return f"nothing read for {self._config.housekeeping_s:g} s"
         return "stopped" if self._stopped.is_set() else "master changed"
@@ -174,6 +186,7 @@ class HASlave:
                     self._epochs.replace(self._epochs.cache.append(epoch, start))
                 case Append(offset=offset, data=data):
                     self._store.append_replica(offset, data)
+                    self._progressed = True
                 case SetConfirm(offset=offset):
                     self._store.set_confirm_offset(offset)
         return None

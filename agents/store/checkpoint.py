@@ -16,7 +16,7 @@ File layout (36 bytes, big-endian)::
 ``save`` replaces the file atomically (temp file, fsync, rename, directory fsync), so a crash leaves the old
 or the new version, never a mix. A missing file reads as all zeros, which makes the store scan the whole
 commit log and show nothing until the confirmOffset is set again: slow but safe. A file that exists but
-does not decode raises ``CheckpointError``; see docs/storage_commitlog.md for the manual fallback.
+does not decode raises ``CheckpointError``; see docs/storage.md for the manual fallback.
 """
 
 from __future__ import annotations

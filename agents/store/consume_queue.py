@@ -8,7 +8,8 @@ entries (big-endian)::
     +------------------------------+--------------+
 
 Files grow by appending (no preallocation), so a torn entry shows as a short file and a lost one as a short
-or zero-filled tail. The first file is never deleted, so the queue offsets survive emptying the queue.
+or zero-filled tail. Truncation and recovery keep the first file, so queue offsets survive emptying the
+queue; retention deletes from the front.
 
 Recovery trusts only the entries of records below ``keep_below``, the checkpoint's consumeQueueOffset (they
 were fsynced before the checkpoint said so). It drops everything after them (torn entries, zeros, entries

@@ -27,6 +27,7 @@ All public methods hold one lock, so HA threads, consumers and the flusher can s
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -234,6 +235,13 @@ class MessageStore:
         """Raw commit-log bytes (replica comparisons, raw pulls); OffsetTooSmall below the minimum."""
         with self._lock:
             return self._log.read(offset, size)
+
+    def open_segment(self, offset: int) -> tuple[int, int, int]:
+        """Like ``segment_view`` but with a duplicate descriptor, taken under the store lock, that the caller
+        closes: retention may close the segment's own descriptor while a sendfile is still using it."""
+        with self._lock:
+            fd, position, readable = self._log.segment_view(offset)
+            return os.dup(fd), position, readable
 
     def segment_view(self, offset: int) -> tuple[int, int, int]:
         """(fd, position, readable bytes) of the commit log at `offset`, for os.sendfile (see CommitLog)."""

@@ -295,7 +295,7 @@ def test_a_body_with_a_bad_crc_closes_the_connection_and_appends_nothing(
 
 
 def test_retention_trims_the_epoch_prefix_and_a_slave_below_it_is_refused_with_a_reason(
-    make_replica: Callable[..., Replica], tmp_path: Path, caplog: pytest.LogCaptureFixture
+    make_replica: Callable[..., Replica], tmp_path: Path
 ) -> None:
     from agents.store.commitlog import OffsetTooSmall
 
@@ -319,11 +319,21 @@ def test_retention_trims_the_epoch_prefix_and_a_slave_below_it_is_refused_with_a
     assert master.epochs.cache.pairs() == ((2, epoch2_start),), "epoch 1 covers only deleted segments"
     with pytest.raises(OffsetTooSmall):
         master.store.read(0, 10)
-    # The early slave comes back needing bytes that no longer exist: the master closes the connection and
-    # logs why (the protocol has no error frame); the slave keeps what it has.
-    caplog.set_level("INFO", logger="agents.ha.master_service")
+    # The early slave comes back needing bytes that no longer exist: the master now advertises only epoch 2,
+    # so the slave finds no consistent point, stops with a reason for the operator and keeps what it has.
     back = make_replica(2, root=tmp_path / "early")
     back.change_to_slave(address, epoch=2)
-    wait_until(lambda: "the log now starts at" in caplog.text, what="the master's refusal")
-    assert f"slave needs offset {early_end}, but the log now starts at {3 * SEGMENT}" in caplog.text
+    wait_until(lambda: "manual action needed" in (back.slave.last_error if back.slave else ""), what="refusal")
     assert back.store.max_offset == early_end
+    assert back.epochs.cache.pairs() == ((1, 0),)
+
+
+def test_a_replica_drops_epochs_that_start_past_its_recovered_log(make_replica: Callable[..., Replica]) -> None:
+    first = make_replica(1)
+    start_master(first, Controller(), epoch=1)
+    first.put([msg(i) for i in range(10)])
+    end = first.store.max_offset
+    first.epochs.replace(first.epochs.cache.append(5, end + 500))  # as if the log lost its tail
+    first.close()
+    again = make_replica(1, root=first.root)
+    assert again.epochs.cache.pairs() == ((1, 0),)

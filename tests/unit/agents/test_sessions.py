@@ -222,3 +222,24 @@ def test_a_master_whose_epochs_run_past_its_log_closes_the_connection() -> None:
     s.start(0.0)
     [close] = s.on_frame(MasterHandshake(100, 2, ((1, 0), (2, 500))), LocalView(cache((1, 0)), 50), now=1.0)
     assert isinstance(close, Close) and "cannot compare epochs" in close.reason
+
+
+def test_a_slave_that_has_everything_sent_so_far_is_caught_up_while_writes_continue() -> None:
+    epochs = cache((1, 0))
+    m = handshaken_master(epochs, 1000)
+    m.on_frame(SlaveAck(0), view(epochs, 1000), now=1.0)
+    while (batch := m.next_send(view(epochs, 1000), now=1.0, budget=10_000, heartbeat_interval_s=5)) is not None:
+        if isinstance(batch, SendTransfer) and batch.size == 0:
+            break
+    # The master has written more since; the slave acks everything it was sent.
+    [acked] = m.on_frame(SlaveAck(1000), view(epochs, 1300), now=2.0)
+    assert acked == SlaveAcked(2, 1000, caught_up=True)
+    [behind] = m.on_frame(SlaveAck(900), view(epochs, 1300), now=2.1)
+    assert behind == SlaveAcked(2, 900, caught_up=False)
+
+
+def test_a_first_ack_far_behind_is_not_caught_up() -> None:
+    epochs = cache((1, 0))
+    m = handshaken_master(epochs, 5000)
+    [acked] = m.on_frame(SlaveAck(10), view(epochs, 5000), now=1.0)
+    assert acked.caught_up is False  # type: ignore[union-attr]
