@@ -34,8 +34,9 @@ import os
 import re
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from agents.store.checkpoint import atomic_write, fsync_dir
 from agents.store.record import (
@@ -43,14 +44,20 @@ from agents.store.record import (
     MIN_RECORD_SIZE,
     Message,
     RecordError,
+    RecordHeader,
     blank_size_at,
     bytes_needed,
     decode_at,
     encode_blank,
+    header_at,
     record_sizes,
 )
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Step = Callable[[bytes | memoryview, int, int], tuple[T | None, int] | None]
+"""Reads the record at a buffer position: (what it read, or None for a blank; size), or None for no record."""
 
 INTENT_FILE = "truncate.intent"
 MIN_SEGMENT_SIZE = BLANK_SIZE + MIN_RECORD_SIZE
@@ -91,6 +98,21 @@ def next_record(buf: bytes | memoryview, pos: int, segment_remaining: int) -> tu
     if found is None or found[1] + BLANK_SIZE > segment_remaining:
         return None
     return found
+
+
+def next_header(buf: bytes | memoryview, pos: int, segment_remaining: int) -> tuple[RecordHeader | None, int] | None:
+    """Like ``next_record`` but reads only the header and checks framing and placement, not the CRCs.
+
+    For bytes whose CRCs were already checked: below the validated record boundary (dispatch), or replicated
+    bytes the HA client verified with ``record.check_stream`` just before writing them.
+    """
+    blank = blank_size_at(buf, pos)
+    if blank is not None:
+        return (None, blank) if blank == segment_remaining else None
+    header = header_at(buf, pos, verify_crc=False)
+    if header is None or header.size + BLANK_SIZE > segment_remaining:
+        return None
+    return header, header.size
 
 
 def encode_intent(target: int) -> bytes:
@@ -204,7 +226,7 @@ class CommitLog:
             self._write(self._max, view[i : i + n])
             self._advance(self._max + n)
             i += n
-        for pos, _, size in self._scan(self._boundary, self._max):
+        for pos, _, size in self._scan(self._boundary, self._max, next_header):
             self._boundary = pos + size
 
     def start_at(self, offset: int) -> None:
@@ -299,7 +321,14 @@ class CommitLog:
         if from_offset < self.min_offset:  # checked now, not at the first next()
             raise OffsetTooSmall(from_offset, self.min_offset)
         limit = self._max if to_offset is None else min(to_offset, self._max)
-        return ((pos, msg, size) for pos, msg, size in self._scan(from_offset, limit) if msg is not None)
+        return ((pos, msg, size) for pos, msg, size in self._scan(from_offset, limit, next_record) if msg is not None)
+
+    def iter_headers(self, from_offset: int, to_offset: int) -> Iterator[tuple[int, RecordHeader, int]]:
+        """(offset, header, size) of each message record between two validated boundaries (dispatch)."""
+        if from_offset < self.min_offset:
+            raise OffsetTooSmall(from_offset, self.min_offset)
+        limit = min(to_offset, self._boundary)
+        return ((pos, h, size) for pos, h, size in self._scan(from_offset, limit, next_header) if h is not None)
 
     def boundary_at_or_below(self, offset: int) -> int:
         """The end of the last complete record at or below `offset` (scans at most one segment)."""
@@ -308,7 +337,7 @@ class CommitLog:
         start = self._segment_start(offset)
         if start <= self._flushed_boundary <= offset:
             start = self._flushed_boundary
-        for pos, _, size in self._scan(start, offset):
+        for pos, _, size in self._scan(start, offset, next_header):
             start = pos + size
         return start
 
@@ -320,8 +349,8 @@ class CommitLog:
     def _intent_path(self) -> Path:
         return self.directory / INTENT_FILE
 
-    def _scan(self, start: int, limit: int) -> Iterator[tuple[int, Message | None, int]]:
-        """(offset, message or None for a blank, size) of the valid records from boundary `start` to `limit`."""
+    def _scan(self, start: int, limit: int, step: Step[T]) -> Iterator[tuple[int, T | None, int]]:
+        """(offset, what `step` read or None for a blank, size) of the records from boundary `start` to `limit`."""
         pos = start
         while pos < limit:
             seg = self._segment_start(pos)
@@ -330,7 +359,7 @@ class CommitLog:
             buf, buf_at = b"", pos
             while pos < read_end:
                 i = pos - buf_at
-                found = next_record(buf, i, seg_end - pos)
+                found = step(buf, i, seg_end - pos)
                 if found is None:
                     held, needed = len(buf) - i, bytes_needed(buf, i)
                     if held >= needed or buf_at + len(buf) >= read_end:
@@ -398,7 +427,7 @@ class CommitLog:
         if recover_from is not None and start <= recover_from < last_end:
             start = recover_from
         end = start
-        for pos, _, size in self._scan(start, last_end):
+        for pos, _, size in self._scan(start, last_end, next_record):
             end = pos + size
         if end == last_end:  # the blank closing the last segment was written, the next file not yet
             self._create_segment(end)

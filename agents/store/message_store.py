@@ -264,8 +264,8 @@ class MessageStore:
 
     def _dispatch(self) -> None:
         """Add the queue entries of the messages between ``dispatched`` and the confirmOffset."""
-        for offset, msg, size in self._log.iter_messages(self._dispatched, self._confirm):
-            self._queue(msg.topic, msg.queue_id).append(offset, size)
+        for offset, header, size in self._log.iter_headers(self._dispatched, self._confirm):
+            self._queue(header.topic, header.queue_id).append(offset, size)
             self._dispatched = offset + size
 
     def _save(self, data: CheckpointData) -> None:

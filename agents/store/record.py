@@ -135,11 +135,17 @@ def _header_crc(head: bytes | bytearray | memoryview) -> int:
     return zlib.crc32(view[12:], zlib.crc32(view[:8]))
 
 
-def decode_at(buf: bytes | bytearray | memoryview, pos: int) -> tuple[Message, int] | None:
-    """The message record at ``buf[pos:]`` and its size, or None if there is no intact message record there."""
-    if pos < 0:
-        raise RecordError(f"negative position {pos}")
-    view = memoryview(buf).cast("B")
+@dataclass(frozen=True, slots=True)
+class RecordHeader:
+    """Where a message record sits and what it is for, without its body."""
+
+    size: int
+    topic: str
+    queue_id: int
+
+
+def _layout(view: memoryview, pos: int, verify_crc: bool) -> tuple[int, int, int, int, int, int, int] | None:
+    """(total, queue_id, timestamp, props_at, body_len_at, body_at, end) of an intact record at `pos`, or None."""
     if pos + _FIXED.size > len(view):
         return None
     total, magic, header_crc, body_crc, queue_id, timestamp, topic_len = _FIXED.unpack_from(view, pos)
@@ -157,9 +163,39 @@ def decode_at(buf: bytes | bytearray | memoryview, pos: int) -> tuple[Message, i
     body_at = body_len_at + _LEN.size
     if body_len != end - body_at:
         return None
-    if _header_crc(view[pos:body_at]) != header_crc or zlib.crc32(view[body_at:end]) != body_crc:
+    if verify_crc and (_header_crc(view[pos:body_at]) != header_crc or zlib.crc32(view[body_at:end]) != body_crc):
         return None
+    return total, queue_id, timestamp, props_at, body_len_at, body_at, end
+
+
+def decode_at(buf: bytes | bytearray | memoryview, pos: int) -> tuple[Message, int] | None:
+    """The message record at ``buf[pos:]`` and its size, or None if there is no intact message record there."""
+    if pos < 0:
+        raise RecordError(f"negative position {pos}")
+    view = memoryview(buf).cast("B")
+    found = _layout(view, pos, verify_crc=True)
+    if found is None:
+        return None
+    total, queue_id, timestamp, props_at, body_len_at, body_at, end = found
     return _message(view, pos, props_at, body_len_at, body_at, end, queue_id, timestamp), total
+
+
+def header_at(buf: bytes | bytearray | memoryview, pos: int, *, verify_crc: bool) -> RecordHeader | None:
+    """The header of the record at ``buf[pos:]`` without building a Message or copying the body.
+
+    With ``verify_crc`` both CRCs are checked (new bytes from a peer); without, only the framing (bytes
+    below the log's validated record boundary). None where there is no intact record.
+    """
+    view = memoryview(buf).cast("B")
+    found = _layout(view, pos, verify_crc)
+    if found is None:
+        return None
+    total, queue_id, _timestamp, props_at, *_ = found
+    try:
+        topic = bytes(view[pos + _FIXED.size : props_at]).decode()
+    except UnicodeDecodeError:
+        return None
+    return RecordHeader(total, topic, queue_id)
 
 
 def _message(
@@ -251,11 +287,8 @@ def check_stream(buf: bytes | bytearray | memoryview) -> str | None:
             return f"record at stream position {pos} has an impossible size {total}"
         if remaining < total:
             return None
-        try:
-            decoded = decode_at(view, pos)
-        except RecordError as exc:
-            return f"record at stream position {pos} is malformed: {exc}"
-        if decoded is None:
+        header = header_at(view, pos, verify_crc=True)
+        if header is None:
             return f"record at stream position {pos} fails its CRC"
-        pos += decoded[1]
+        pos += header.size
     return None
