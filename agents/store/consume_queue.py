@@ -7,9 +7,11 @@ entries (big-endian)::
     | commitLogOffset i64          | size i32     |     12 bytes; entry i has queue offset i
     +------------------------------+--------------+
 
-Files grow by appending (no preallocation), so a torn entry shows as a short file and a lost one as a short
-or zero-filled tail. Truncation and recovery keep the first file, so queue offsets survive emptying the
-queue; retention deletes from the front.
+Queue offsets come from the records (the master numbers them at put time), so a replica whose log starts in
+the middle of a queue starts that queue at the first record's offset: the entries before it are a zero hole
+(size 0) below ``min_offset``. Files grow by appending (no preallocation), so a torn entry shows as a short
+file and a lost one as a short or zero-filled tail. Truncation and recovery keep the first file; retention
+deletes from the front.
 
 Recovery trusts only the entries of records below ``keep_below``, the checkpoint's consumeQueueOffset (they
 were fsynced before the checkpoint said so). It drops everything after them (torn entries, zeros, entries
@@ -31,8 +33,9 @@ ENTRY = struct.Struct(">qi")
 _FILE_NAME = re.compile(r"[0-9]{20}")
 
 
-class ConsumeQueueError(RuntimeError):
-    """Consume-queue files that do not fit together (a gap, or ``entries_per_file`` changed)."""
+class ConsumeQueueError(ValueError):
+    """Consume-queue files that do not fit together (a gap, or ``entries_per_file`` changed), or a record whose
+    queue offset does not follow on (a ValueError: the HA client closes the connection that brought it)."""
 
 
 def kept_entries(blob: bytes, keep_below: int) -> int:
@@ -75,8 +78,19 @@ class ConsumeQueue:
         """The queue offset the next entry gets."""
         return self._max
 
-    def append(self, commit_log_offset: int, size: int) -> int:
-        """Add the entry of the next dispatched message; returns its queue offset."""
+    def append(self, commit_log_offset: int, size: int, queue_offset: int) -> None:
+        """Add the entry of the next dispatched message, which the record numbers `queue_offset`.
+
+        That must be ``max_offset``, or any later offset while the queue holds no readable entry (a replica
+        starting mid-queue); anything else means the log and the queue disagree: ConsumeQueueError.
+        """
+        if queue_offset != self._max:
+            if queue_offset < self._max or self._min != self._max:
+                raise ConsumeQueueError(
+                    f"{self.directory}: the record at commit-log offset {commit_log_offset} has queue offset "
+                    f"{queue_offset}, but the queue's next offset is {self._max}"
+                )
+            self._skip_to(queue_offset)
         last = next(reversed(self._fds))
         if self._max == last + self.entries_per_file:
             self._create_file(self._max)
@@ -84,7 +98,6 @@ class ConsumeQueue:
         os.pwrite(self._fds[last], ENTRY.pack(commit_log_offset, size), (self._max - last) * ENTRY.size)
         self._dirty.add(last)
         self._max += 1
-        return self._max - 1
 
     def read(self, queue_offset: int, max_entries: int) -> list[tuple[int, int]]:
         """Up to `max_entries` (commit-log offset, size) entries from `queue_offset` (at least ``min_offset``)."""
@@ -136,6 +149,15 @@ class ConsumeQueue:
 
     # --- internals ----------------------------------------------------------------------------------
 
+    def _skip_to(self, queue_offset: int) -> None:
+        """Make an entry-less queue continue at `queue_offset` (files before its file hold nothing readable)."""
+        start = self._file_of(queue_offset)
+        if start not in self._fds:
+            for old in list(self._fds):
+                self._delete_file(old)
+            self._create_file(start)  # a crash in between reopens as an empty queue, and dispatch skips again
+        self._min = self._max = queue_offset
+
     def _file_of(self, queue_offset: int) -> int:
         return queue_offset - queue_offset % self.entries_per_file
 
@@ -147,7 +169,12 @@ class ConsumeQueue:
     def _first_at_or_after(self, commit_log_offset: int) -> int:
         """The queue offset of the first stored entry whose record starts at or after `commit_log_offset`."""
         entries = range(next(iter(self._fds)), self._max)
-        return entries.start + bisect_left(entries, commit_log_offset, key=lambda q: self._entry(q)[0])
+        return entries.start + bisect_left(entries, commit_log_offset, key=self._entry_offset)
+
+    def _entry_offset(self, queue_offset: int) -> int:
+        """The commit-log offset an entry points at; -1 for the zero hole in front of a mid-queue start."""
+        offset, size = self._entry(queue_offset)
+        return offset if size else -1
 
     def _open_files(self) -> None:
         starts = sorted(int(p.name) for p in self.directory.iterdir() if _FILE_NAME.fullmatch(p.name))

@@ -12,6 +12,11 @@ dispatches up to ``getConfirmOffset()``), so a consumer never reads a message th
 truncate. ``dispatched`` is the record boundary up to which messages were dispatched; always
 ``min_offset <= dispatched <= confirm_offset <= last_message_boundary()``.
 
+Queue offsets are numbered by ``put`` and stored in each record, so replicas inherit them with the bytes. The
+next offset of each queue is known from the consume queues (up to ``dispatched``) plus the records after it:
+dispatch keeps the counters current while it walks the log, and ``put`` first counts the unconfirmed tail it
+has not seen (after a role change that is what the slave replicated past its confirmOffset).
+
 Ordering rules that make restarts safe:
 
 * ``flush``: fsync the commit log, then the consume queues, then write the checkpoint, so the checkpoint never
@@ -30,6 +35,7 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from agents.store.checkpoint import Checkpoint, CheckpointData
@@ -75,6 +81,9 @@ class MessageStore:
                 self._queue(topic_dir.name, int(queue_dir.name))
         # Persist a clamp at once: records appended after a cut tail must not inherit the old confirmOffset.
         self._save(CheckpointData(self._saved.flushed_offset, self._confirm, self._dispatched))
+        self._next_queue_offset: dict[tuple[str, int], int] = {}
+        self._counted = 0  # records below this commit-log offset are reflected in _next_queue_offset
+        self._reset_counters()
         self._dispatch()
         self._closed = False
 
@@ -112,11 +121,20 @@ class MessageStore:
     def put(self, messages: Sequence[Message]) -> tuple[int, int]:
         """Append `messages` (not flushed; not visible until confirmed); returns (start offset, end offset).
 
-        RecordError, with nothing written, if any message breaks a format rule.
+        Each message gets the next offset of its queue (any ``queue_offset`` passed in is replaced). RecordError,
+        with nothing written, if any message breaks a format rule.
         """
-        data = b"".join(encode(m) for m in messages)
         with self._lock:
-            start = self._log.append(data)
+            self._count_tail()
+            numbered = dict(self._next_queue_offset)
+            records = []
+            for m in messages:
+                key = (m.topic, m.queue_id)
+                records.append(encode(replace(m, queue_offset=numbered.get(key, 0))))
+                numbered[key] = numbered.get(key, 0) + 1
+            start = self._log.append(b"".join(records))
+            self._next_queue_offset = numbered
+            self._counted = self._log.last_message_boundary()
             return start, self._log.max_offset
 
     def append_replica(self, offset: int, data: bytes) -> None:
@@ -131,6 +149,7 @@ class MessageStore:
             for queue in self._queues.values():
                 queue.delete_before(offset)
             self._confirm = self._dispatched = self._log.min_offset
+            self._reset_counters()
 
     def set_confirm_offset(self, offset: int) -> None:
         """Raise the confirmOffset (clamped to ``[min_offset, last_message_boundary()]``) and dispatch up to it.
@@ -174,6 +193,7 @@ class MessageStore:
             for queue in self._queues.values():
                 queue.truncate_from(dispatched)
             self._confirm, self._dispatched = confirm, dispatched
+            self._reset_counters()
 
     def delete_before(self, offset: int) -> int:
         """Retention: delete commit-log segments wholly below `offset` (never undispatched ones) and the queue
@@ -265,8 +285,23 @@ class MessageStore:
     def _dispatch(self) -> None:
         """Add the queue entries of the messages between ``dispatched`` and the confirmOffset."""
         for offset, header, size in self._log.iter_headers(self._dispatched, self._confirm):
-            self._queue(header.topic, header.queue_id).append(offset, size)
+            key = (header.topic, header.queue_id)
+            self._queue(*key).append(offset, size, header.queue_offset)
+            if offset >= self._counted:
+                self._next_queue_offset[key] = header.queue_offset + 1
             self._dispatched = offset + size
+        self._counted = max(self._counted, self._dispatched)
+
+    def _count_tail(self) -> None:
+        """Bring the queue counters up to the last record (the part of the log dispatch has not reached)."""
+        for _, header, _ in self._log.iter_headers(self._counted, self._log.last_message_boundary()):
+            self._next_queue_offset[(header.topic, header.queue_id)] = header.queue_offset + 1
+        self._counted = max(self._counted, self._log.last_message_boundary())
+
+    def _reset_counters(self) -> None:
+        """Counters as the consume queues (which end at ``dispatched``) say; the tail is counted again."""
+        self._next_queue_offset = {key: queue.max_offset for key, queue in self._queues.items()}
+        self._counted = self._dispatched
 
     def _save(self, data: CheckpointData) -> None:
         if data != self._saved:

@@ -6,16 +6,18 @@ A message record (big-endian, every field at a fixed place up to the topic)::
     +---------------+---------------+---------------+---------------+
     | totalSize i32 | magic i32     | headerCRC u32 | bodyCRC u32   |
     +---------------+---------------+---------------+---------------+
-    | queueId i32   | storeTimestamp i64 (ms)       | topicLen u16  |
-    +---------------+-------------------------------+-------+-------+
-    | topic (utf-8, topicLen bytes)                                 |
+    | queueId i32   | queueOffset i64               | storeTimestamp|
+    +---------------+-------------------------------+---------------+
+    | i64 (ms) cont.| topicLen u16  | topic (utf-8, topicLen bytes) |
     +---------------+-----------------------------------------------+
     | propsLen i32  | properties ("k\\x01v\\x02" pairs, propsLen bytes)  |
     +---------------+-----------------------------------------------+
     | bodyLen i32   | body (bodyLen bytes)                          |
     +---------------+-----------------------------------------------+
 
-``totalSize`` counts the whole record, itself included. ``bodyCRC`` is
+``totalSize`` counts the whole record, itself included. ``queueOffset`` is the message's position in its
+consume queue, fixed by the master at put time and replicated with the bytes, so every replica numbers a
+queue the same way even when its log starts in the middle (``syncFromLastFile``, retention). ``bodyCRC`` is
 ``zlib.crc32(body)``; ``headerCRC`` covers every other byte of the record
 (bytes 0..8 and 12..body), so a torn or overwritten header is caught as
 surely as a torn body. Recovery relies on this: the first position where no
@@ -40,11 +42,13 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import NamedTuple
 
-MESSAGE_MAGIC = 0x4D514D31  # "MQM1"; not Java's value, because the layout is not Java's
+MESSAGE_MAGIC = 0x4D514D32  # "MQM2" (layout 2: with queueOffset); not Java's value: the layout is not Java's
 BLANK_MAGIC = 0x4D514230  # "MQB0"
 
-_FIXED = struct.Struct(">iiIIiqH")  # totalSize, magic, headerCRC, bodyCRC, queueId, storeTimestamp, topicLen
+# totalSize, magic, headerCRC, bodyCRC, queueId, queueOffset, storeTimestamp, topicLen
+_FIXED = struct.Struct(">iiIIiqqH")
 _LEN = struct.Struct(">i")
 _BLANK = struct.Struct(">iiI")
 _PEEK = struct.Struct(">ii")
@@ -69,13 +73,17 @@ class RecordError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One stored message; ``properties`` is frozen into a read-only mapping."""
+    """One stored message; ``properties`` is frozen into a read-only mapping.
+
+    ``queue_offset`` is assigned by ``MessageStore.put`` (whatever the caller passes is replaced).
+    """
 
     topic: str
     queue_id: int
     body: bytes
     properties: Mapping[str, str]
     store_timestamp: int
+    queue_offset: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "properties", MappingProxyType(dict(self.properties)))
@@ -87,6 +95,8 @@ def _check(msg: Message) -> None:
         raise RecordError(f"topic {msg.topic!r} must be 1..127 characters of [%|a-zA-Z0-9_-]")
     if not 0 <= msg.queue_id <= _INT32_MAX:
         raise RecordError(f"queue id {msg.queue_id} is outside 0..{_INT32_MAX}")
+    if not 0 <= msg.queue_offset <= _INT64_MAX:
+        raise RecordError(f"queue offset {msg.queue_offset} is outside 0..{_INT64_MAX}")
     if not 0 <= msg.store_timestamp <= _INT64_MAX:
         raise RecordError(f"store timestamp {msg.store_timestamp} is outside 0..{_INT64_MAX}")
     if len(msg.body) > MAX_BODY_BYTES:
@@ -123,7 +133,9 @@ def encode(msg: Message) -> bytes:
     body = bytes(msg.body)
     total = _FIXED.size + len(topic) + _LEN.size + len(props) + _LEN.size + len(body)
     body_crc = zlib.crc32(body)
-    head = bytearray(_FIXED.pack(total, MESSAGE_MAGIC, 0, body_crc, msg.queue_id, msg.store_timestamp, len(topic)))
+    head = bytearray(
+        _FIXED.pack(total, MESSAGE_MAGIC, 0, body_crc, msg.queue_id, msg.queue_offset, msg.store_timestamp, len(topic))
+    )
     head += topic + _LEN.pack(len(props)) + props + _LEN.pack(len(body))
     struct.pack_into(">I", head, 8, _header_crc(head))
     return bytes(head) + body
@@ -142,13 +154,27 @@ class RecordHeader:
     size: int
     topic: str
     queue_id: int
+    queue_offset: int
 
 
-def _layout(view: memoryview, pos: int, verify_crc: bool) -> tuple[int, int, int, int, int, int, int] | None:
-    """(total, queue_id, timestamp, props_at, body_len_at, body_at, end) of an intact record at `pos`, or None."""
+class _Layout(NamedTuple):
+    """Where the parts of an intact record lie, and its fixed fields (a tuple: built once per record scanned)."""
+
+    total: int
+    queue_id: int
+    queue_offset: int
+    timestamp: int
+    props_at: int
+    body_len_at: int
+    body_at: int
+    end: int
+
+
+def _layout(view: memoryview, pos: int, verify_crc: bool) -> _Layout | None:
+    """The layout of an intact record at `pos`, or None."""
     if pos + _FIXED.size > len(view):
         return None
-    total, magic, header_crc, body_crc, queue_id, timestamp, topic_len = _FIXED.unpack_from(view, pos)
+    total, magic, header_crc, body_crc, queue_id, queue_offset, timestamp, topic_len = _FIXED.unpack_from(view, pos)
     end = pos + total
     if magic != MESSAGE_MAGIC or not MIN_RECORD_SIZE <= total <= MAX_RECORD_SIZE or end > len(view):
         return None
@@ -165,7 +191,7 @@ def _layout(view: memoryview, pos: int, verify_crc: bool) -> tuple[int, int, int
         return None
     if verify_crc and (_header_crc(view[pos:body_at]) != header_crc or zlib.crc32(view[body_at:end]) != body_crc):
         return None
-    return total, queue_id, timestamp, props_at, body_len_at, body_at, end
+    return _Layout(total, queue_id, queue_offset, timestamp, props_at, body_len_at, body_at, end)
 
 
 def decode_at(buf: bytes | bytearray | memoryview, pos: int) -> tuple[Message, int] | None:
@@ -176,8 +202,7 @@ def decode_at(buf: bytes | bytearray | memoryview, pos: int) -> tuple[Message, i
     found = _layout(view, pos, verify_crc=True)
     if found is None:
         return None
-    total, queue_id, timestamp, props_at, body_len_at, body_at, end = found
-    return _message(view, pos, props_at, body_len_at, body_at, end, queue_id, timestamp), total
+    return _message(view, pos, found), found.total
 
 
 def header_at(buf: bytes | bytearray | memoryview, pos: int, *, verify_crc: bool) -> RecordHeader | None:
@@ -190,24 +215,21 @@ def header_at(buf: bytes | bytearray | memoryview, pos: int, *, verify_crc: bool
     found = _layout(view, pos, verify_crc)
     if found is None:
         return None
-    total, queue_id, _timestamp, props_at, *_ = found
     try:
-        topic = bytes(view[pos + _FIXED.size : props_at]).decode()
+        topic = bytes(view[pos + _FIXED.size : found.props_at]).decode()
     except UnicodeDecodeError:
         return None
-    return RecordHeader(total, topic, queue_id)
+    return RecordHeader(found.total, topic, found.queue_id, found.queue_offset)
 
 
-def _message(
-    view: memoryview, pos: int, props_at: int, body_len_at: int, body_at: int, end: int, queue_id: int, timestamp: int
-) -> Message:
+def _message(view: memoryview, pos: int, at: _Layout) -> Message:
     """Build the Message of a CRC-valid record, enforcing the rules ``encode`` does."""
     try:
-        topic = bytes(view[pos + _FIXED.size : props_at]).decode()
-        props = _decode_properties(bytes(view[props_at + _LEN.size : body_len_at]))
+        topic = bytes(view[pos + _FIXED.size : at.props_at]).decode()
+        props = _decode_properties(bytes(view[at.props_at + _LEN.size : at.body_len_at]))
     except UnicodeDecodeError as exc:
         raise RecordError(f"record at {pos}: text is not utf-8: {exc}") from exc
-    msg = Message(topic, queue_id, bytes(view[body_at:end]), props, timestamp)
+    msg = Message(topic, at.queue_id, bytes(view[at.body_at : at.end]), props, at.timestamp, at.queue_offset)
     try:
         _check(msg)
     except RecordError as exc:

@@ -18,6 +18,7 @@ import pytest
 from agents.ha.config import HAConfig
 from agents.ha.replica import Replica, StaleEpoch
 from agents.ha.sync_state import PutStatus
+from agents.store.commitlog import OffsetTooSmall
 from agents.store.record import Message
 
 pytestmark = [pytest.mark.integration]
@@ -219,6 +220,21 @@ def test_sync_from_last_file_starts_at_the_masters_last_segment(make_replica: Ca
     wait_until(lambda: slave.store.max_offset == master.store.max_offset, what="caught up from the last file")
     last_file_start = master.store.max_offset - master.store.max_offset % SEGMENT
     assert slave.store.min_offset == last_file_start
+    # The replica's queues start mid-queue, numbered as on the master (the offsets travel in the records).
+    wait_until(lambda: slave.store.confirm_offset == master.store.max_offset, what="slave confirmed everything")
+    for q in range(4):
+        first, end = slave.store.queue_range("TopicA", q)
+        assert 0 < first < end == master.store.queue_range("TopicA", q)[1]
+        assert slave.store.consume("TopicA", q, first, 1000) == master.store.consume("TopicA", q, first, 1000)
+        with pytest.raises(OffsetTooSmall):
+            slave.store.consume("TopicA", q, first - 1, 1)
+    # After a failover the new master goes on numbering where the old one stopped.
+    ends = [master.store.queue_range("TopicA", q)[1] for q in range(4)]
+    master.close()
+    start_master(slave, controller, epoch=2)
+    slave.put([msg(i) for i in range(4)])
+    slave.store.set_confirm_offset(slave.store.max_offset)
+    assert [slave.store.consume("TopicA", q, ends[q], 10)[0][0] for q in range(4)] == ends
 
 
 def test_role_changes_refuse_a_stale_epoch(make_replica: Callable[..., Replica]) -> None:

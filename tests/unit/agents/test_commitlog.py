@@ -36,11 +36,14 @@ def msg(i: int, size: int = 20, topic: str = "T") -> Message:
     return Message(topic, i % 3, bytes([i % 251]) * size, {"KEYS": f"k{i}"}, 1_000 + i)
 
 
+TOPIC_AT = 38  # the fixed header's size: where the topic starts
+
+
 def reseal(record: bytes) -> bytes:
     """Recompute both CRCs of a record whose fields a test edited (so only the edit itself is wrong)."""
-    topic_len = struct.unpack_from(">H", record, 28)[0]
-    props_len = struct.unpack_from(">i", record, 30 + topic_len)[0]
-    body_at = 30 + topic_len + 4 + props_len + 4
+    topic_len = struct.unpack_from(">H", record, TOPIC_AT - 2)[0]
+    props_len = struct.unpack_from(">i", record, TOPIC_AT + topic_len)[0]
+    body_at = TOPIC_AT + topic_len + 4 + props_len + 4
     out = bytearray(record)
     struct.pack_into(">I", out, 12, zlib.crc32(record[body_at:]))
     struct.pack_into(">I", out, 8, zlib.crc32(bytes(out[12:body_at]), zlib.crc32(bytes(out[:8]))))
@@ -76,22 +79,24 @@ def segment_bytes(directory: Path) -> dict[str, bytes]:
 
 
 def test_golden_record_layout() -> None:
-    rec = encode(Message("T", 3, b"hi", {"a": "b"}, 1_700_000_000_000))
+    rec = encode(Message("T", 3, b"hi", {"a": "b"}, 1_700_000_000_000, queue_offset=7))
     assert rec.hex() == (
-        "0000002d4d514d31b841c27bd8932aac000000030000018bcfe56800000154000000046101620200000002" + "6869"
+        "000000354d514d32d0df4cded8932aac"  # totalSize, magic, headerCRC, bodyCRC
+        "00000003000000000000000700000" + "18bcfe568000001540000000461016202000000026869"
     )
-    assert struct.unpack_from(">iiIIiqH", rec) == (
-        45,
+    assert struct.unpack_from(">iiIIiqqH", rec) == (
+        53,
         MESSAGE_MAGIC,
-        0xB841C27B,
+        0xD0DF4CDE,
         zlib.crc32(b"hi"),
         3,
+        7,
         1_700_000_000_000,
         1,
     )
-    assert rec[30:31] == b"T" and rec[31:35] == struct.pack(">i", 4) and rec[35:39] == b"a\x01b\x02"
-    assert rec[39:43] == struct.pack(">i", 2) and rec[43:] == b"hi"
-    assert zlib.crc32(rec[12:43], zlib.crc32(rec[:8])) == 0xB841C27B  # header CRC skips only itself
+    assert rec[TOPIC_AT:39] == b"T" and rec[39:43] == struct.pack(">i", 4) and rec[43:47] == b"a\x01b\x02"
+    assert rec[47:51] == struct.pack(">i", 2) and rec[51:] == b"hi"
+    assert zlib.crc32(rec[12:51], zlib.crc32(rec[:8])) == 0xD0DF4CDE  # header CRC skips only itself
 
 
 def test_golden_blank() -> None:
@@ -153,15 +158,15 @@ def test_decode_of_a_mutated_record_never_misreads_it(m: Message, edits: list[tu
 
 def test_crc_valid_but_malformed_content_raises_record_error() -> None:
     rec = bytearray(encode(Message("TT", 0, b"x", {}, 1)))
-    rec[30:32] = b"\xff\xfe"  # the topic is no longer utf-8
+    rec[TOPIC_AT : TOPIC_AT + 2] = b"\xff\xfe"  # the topic is no longer utf-8
     with pytest.raises(RecordError, match="utf-8"):
         decode_at(reseal(bytes(rec)), 0)
     rec = bytearray(encode(Message("TT", 0, b"x", {}, 1)))
-    rec[30:32] = b"a."  # valid utf-8, invalid topic name
+    rec[TOPIC_AT : TOPIC_AT + 2] = b"a."  # valid utf-8, invalid topic name
     with pytest.raises(RecordError, match="topic"):
         decode_at(reseal(bytes(rec)), 0)
     rec = bytearray(encode(Message("T", 0, b"x", {"a": "b"}, 1)))
-    rec[35:39] = b"a\x02b\x02"  # a pair without a name separator
+    rec[43:47] = b"a\x02b\x02"  # a pair without a name separator
     with pytest.raises(RecordError, match="property"):
         decode_at(reseal(bytes(rec)), 0)
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from agents.store.checkpoint import SIZE, Checkpoint, CheckpointData, CheckpointError, decode, encode
 from agents.store.commitlog import INTENT_FILE, OffsetTooSmall
-from agents.store.consume_queue import ENTRY, kept_entries
+from agents.store.consume_queue import ENTRY, ConsumeQueueError, kept_entries
 from agents.store.message_store import MessageStore, clamp_confirm
 from agents.store.record import Message, RecordError
 from agents.store.record import encode as encode_record
@@ -141,6 +142,57 @@ def test_start_at_begins_an_empty_replica_at_the_masters_first_segment(store: Me
     store.append_replica(4 * SEG, encode_record(msg(1)))
     store.set_confirm_offset(store.max_offset)
     assert bodies(store.consume("Orders", 1, 0, 5)) == [(0, b"m1")]
+
+
+# --- queue offsets ----------------------------------------------------------------------------------
+
+
+def test_put_numbers_each_queue_and_a_restart_continues_after_the_unconfirmed_tail(root: Path) -> None:
+    with open_store(root) as s:
+        s.put([msg(i) for i in range(6)])  # queues 0, 1, 2 get offsets 0 and 1 each
+        s.set_confirm_offset(ends(0, [msg(i) for i in range(6)])[2])  # the second round stays unconfirmed
+    with open_store(root) as s:
+        assert s.queue_range("Orders", 0) == (0, 1)
+        s.put([msg(6)])
+        s.set_confirm_offset(s.max_offset)
+        assert [(q, m.queue_offset, m.body.rstrip(b".")) for q, m in s.consume("Orders", 0, 0, 10)] == [
+            (0, 0, b"m0"),
+            (1, 1, b"m3"),
+            (2, 2, b"m6"),
+        ]
+
+
+def test_a_replica_that_becomes_master_numbers_after_what_it_replicated(tmp_path: Path) -> None:
+    with open_store(tmp_path / "m") as master, open_store(tmp_path / "r") as replica:
+        master.put([msg(i, queue_id=0) for i in range(5)])
+        replica.append_replica(0, _raw(master, 0, master.max_offset))
+        replica.set_confirm_offset(ends(0, [msg(0, queue_id=0)])[0])  # only the first is confirmed
+        replica.put([msg(5, queue_id=0)])
+        replica.set_confirm_offset(replica.max_offset)
+        assert [q for q, _ in replica.consume("Orders", 0, 0, 10)] == [0, 1, 2, 3, 4, 5]
+
+
+def test_a_queue_starting_mid_way_keeps_its_first_offset_across_restarts(root: Path) -> None:
+    with open_store(root) as s:
+        s.start_at(4 * SEG)
+        s.append_replica(4 * SEG, encode_record(replace(msg(1), queue_offset=9)))  # file 8..11 of CQ_FILE=4
+        s.set_confirm_offset(s.max_offset)
+        assert s.queue_range("Orders", 1) == (9, 10)
+    with open_store(root) as s:
+        assert s.queue_range("Orders", 1) == (9, 10)
+        assert bodies(s.consume("Orders", 1, 9, 5)) == [(9, b"m1")]
+        with pytest.raises(OffsetTooSmall):
+            s.consume("Orders", 1, 8, 5)
+
+
+def test_a_record_whose_queue_offset_does_not_follow_on_is_refused(store: MessageStore) -> None:
+    store.put([msg(1), msg(4)])  # queue 1: offsets 0 and 1
+    store.set_confirm_offset(store.max_offset)
+    bad = encode_record(replace(msg(7), queue_offset=5))  # queue 1 expects 2
+    store.append_replica(store.max_offset, bad)
+    with pytest.raises(ConsumeQueueError, match="has queue offset 5, but the queue's next offset is 2"):
+        store.set_confirm_offset(store.max_offset)
+    assert store.queue_range("Orders", 1) == (0, 2)
 
 
 # --- restart ----------------------------------------------------------------------------------------
@@ -335,6 +387,11 @@ def test_put_refuses_an_invalid_batch_without_writing(store: MessageStore) -> No
 # --- random operations against a model --------------------------------------------------------------
 
 
+def next_queue_offset(log: list[tuple[int, Message]], m: Message, before: list[Message]) -> int:
+    """The model's numbering: messages of a queue count up from 0 in log order (truncation frees the numbers)."""
+    return sum(x.queue_id == m.queue_id for x in [*(x for _, x in log), *before])
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_random_operations_keep_the_store_consistent_across_crashes(root: Path, seed: int) -> None:
     rng = random.Random(seed)
@@ -346,6 +403,7 @@ def test_random_operations_keep_the_store_consistent_across_crashes(root: Path, 
         if op == "put":
             batch = [msg(1000 * seed + step * 10 + k, size=rng.randrange(1, 120)) for k in range(rng.randint(1, 4))]
             s.put(batch)
+            batch = [replace(m, queue_offset=next_queue_offset(log, m, batch[:i])) for i, m in enumerate(batch)]
             log += zip(ends(log[-1][0] if log else 0, batch), batch, strict=True)
             assert log[-1][0] == s.max_offset
         elif op == "confirm":
@@ -367,5 +425,7 @@ def test_random_operations_keep_the_store_consistent_across_crashes(root: Path, 
         assert [m for _, m, _ in s._log.iter_messages(0)] == [m for _, m in log]
         for q in range(3):
             visible = [m for e, m in log if e <= confirm and m.queue_id == q]
-            assert [m for _, m in s.consume("Orders", q, 0, 1000)] == visible
+            consumed = s.consume("Orders", q, 0, 1000)
+            assert [m for _, m in consumed] == visible
+            assert all(queue_offset == m.queue_offset for queue_offset, m in consumed)
     s.close()
