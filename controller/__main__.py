@@ -51,7 +51,7 @@ def run(
         stream=sys.stderr,
     )
     logging.getLogger("pysyncobj").setLevel(logging.WARNING)
-    from controller.daemon import ControllerNode, GrpcBindError
+    from controller.daemon import ControllerNode, GrpcBindError, MetricsBindError
     from controller.raft import RaftStartError
 
     try:
@@ -61,7 +61,7 @@ def run(
         raise typer.Exit(1) from exc
     try:
         asyncio.run(node.serve())
-    except GrpcBindError as exc:
+    except (GrpcBindError, MetricsBindError) as exc:
         node.raft.destroy()
         typer.echo(f"mqcontroller: cannot start: {exc}", err=True)
         raise typer.Exit(1) from exc

@@ -5,7 +5,9 @@ written by one release reads the same in the next, whatever the Python
 classes are called. (pysyncobj wraps each entry in its own small pickled
 envelope of method id + arguments; with a single replicated method taking
 bytes, that envelope never names one of our classes.) Decoding errors
-raise ``CodecError`` with a message naming the bad field.
+raise ``CodecError`` with a message naming the bad field. A field added after
+release (it has a default) may be missing, so older entries and snapshots
+still decode.
 
 Log entry:  {"v": 1, "events": [{"type": "ElectMaster", ...}, ...]}
 Snapshot:   {"v": 1, "brokerSets": [{"clusterName": ..., "replicas": [...], ...}]}
@@ -14,7 +16,7 @@ Snapshot:   {"v": 1, "brokerSets": [{"clusterName": ..., "replicas": [...], ...}
 from __future__ import annotations
 
 import json
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from types import MappingProxyType
 from typing import Any
 
@@ -73,7 +75,7 @@ def _decode_event(item: Any) -> Event:
     if cls is None:
         raise CodecError(f"log entry has an unknown event type {kind!r}")
     try:
-        kwargs = {f.name: item[f.name] for f in fields(cls)}
+        kwargs = {f.name: item[f.name] for f in fields(cls) if f.name in item or f.default is MISSING}
     except KeyError as exc:
         raise CodecError(f"{kind} event lacks field {exc.args[0]!r}") from exc
     for name in _SET_FIELDS & kwargs.keys():
@@ -96,7 +98,12 @@ def encode_state(state: ControllerState) -> bytes:
             "syncStateSet": sorted(bs.sync_state_set),
             "syncStateSetEpoch": bs.sync_state_set_epoch,
             "replicas": [
-                {"brokerId": r.broker_id, "brokerAddress": r.address, "registerCheckCode": r.register_check_code}
+                {
+                    "brokerId": r.broker_id,
+                    "brokerAddress": r.address,
+                    "haAddress": r.ha_address,
+                    "registerCheckCode": r.register_check_code,
+                }
                 for r in bs.replicas
             ],
         }
@@ -115,7 +122,8 @@ def decode_state(blob: bytes) -> ControllerState:
                 cluster_name=d["clusterName"],
                 broker_name=d["brokerName"],
                 replicas=tuple(
-                    Replica(r["brokerId"], r["brokerAddress"], r["registerCheckCode"]) for r in d["replicas"]
+                    Replica(r["brokerId"], r["brokerAddress"], r["registerCheckCode"], r.get("haAddress", ""))
+                    for r in d["replicas"]
                 ),
                 next_broker_id=d["nextBrokerId"],
                 master_id=d["masterBrokerId"],

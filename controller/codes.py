@@ -1,4 +1,4 @@
-"""RocketMQ response codes used by the controller API (reference §1.7).
+"""RocketMQ response codes used by the controller API (reference §1.7) and the broker agent API.
 
 Expected domain outcomes (a fenced epoch, a master that still exists, a
 follower that is not the leader) are values with these stable codes, not
@@ -11,12 +11,20 @@ from enum import IntEnum
 
 
 class ResponseCode(IntEnum):
-    """RocketMQ `ResponseCode` values that the controller returns."""
+    """RocketMQ `ResponseCode` values that the controller and the agents return."""
 
     SUCCESS = 0
     SYSTEM_ERROR = 1
     REQUEST_CODE_NOT_SUPPORTED = 3
+    FLUSH_DISK_TIMEOUT = 10
+    SLAVE_NOT_AVAILABLE = 11
+    FLUSH_SLAVE_TIMEOUT = 12
+    MESSAGE_ILLEGAL = 13
+    SERVICE_NOT_AVAILABLE = 14
     NO_PERMISSION = 16
+    TOPIC_NOT_EXIST = 17
+    PULL_NOT_FOUND = 19
+    PULL_OFFSET_MOVED = 21
     CONTROLLER_FENCED_MASTER_EPOCH = 2000
     CONTROLLER_FENCED_SYNC_STATE_SET_EPOCH = 2001
     CONTROLLER_INVALID_MASTER = 2002

@@ -11,17 +11,17 @@ naming the key; nothing starts on a config that is half understood.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from mqadmin_py.configkeys import ConfigError as ConfigError
+from mqadmin_py.configkeys import camel as _camel
+from mqadmin_py.configkeys import parse_bool as _parse_bool
+from mqadmin_py.configkeys import parse_int as _parse_int
+from mqadmin_py.configkeys import unknown_key
 from mqadmin_py.properties import PropertiesError, read_properties
-
-
-class ConfigError(ValueError):
-    """A configuration that cannot be used; the message says which key and why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +96,8 @@ class ControllerConfig:
     raft_connection_retry_ms: int = 500
     raft_log_compaction_min_entries: int = 5000
     raft_log_compaction_min_time_ms: int = 300_000
+    metrics_exporter_type: str = "DISABLE"
+    metrics_prom_exporter_port: int = 5557
 
     @property
     def self_peer(self) -> Peer:
@@ -122,28 +124,6 @@ class ControllerConfig:
         return frozenset(listed | {"configBlackList", "configStorePath", "rocketmqHome"})
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(w.capitalize() for w in rest)
-
-
-def _parse_bool(key: str, text: str) -> bool:
-    low = text.strip().lower()
-    if low in ("true", "false"):
-        return low == "true"
-    raise ConfigError(f"{key} must be true or false, got {text!r}")
-
-
-def _parse_int(key: str, text: str) -> int:
-    try:
-        value = int(text.strip())
-    except ValueError as exc:
-        raise ConfigError(f"{key} must be an integer, got {text!r}") from exc
-    if value < 0:
-        raise ConfigError(f"{key} must not be negative, got {value}")
-    return value
-
-
 _PARSERS: dict[type | str, Callable[[str, str], Any]] = {
     "bool": _parse_bool,
     "int": _parse_int,
@@ -165,14 +145,12 @@ RUNTIME_KEYS = frozenset(
 )
 """Keys UpdateControllerConfig may change on a running node; the others need a restart."""
 
+METRICS_EXPORTER_TYPES = ("DISABLE", "PROM")
+"""The supported values of Java's ``MetricsExporterType``; OTLP_GRPC and LOG are not implemented."""
+
 
 def _field_type(field_name: str) -> str:
     return next(str(f.type) for f in fields(ControllerConfig) if f.name == field_name)
-
-
-def _unknown_key(key: str) -> ConfigError:
-    hint = difflib.get_close_matches(key, KEYS, n=1)
-    return ConfigError(f"unknown config key {key!r}" + (f" (did you mean {hint[0]!r}?)" if hint else ""))
 
 
 def with_overrides(config: ControllerConfig, values: Mapping[str, str]) -> ControllerConfig:
@@ -180,7 +158,7 @@ def with_overrides(config: ControllerConfig, values: Mapping[str, str]) -> Contr
     changes: dict[str, Any] = {}
     for key, text in values.items():
         if key not in KEYS:
-            raise _unknown_key(key)
+            raise unknown_key(key, KEYS)
         name = KEYS[key]
         changes[name] = _PARSERS[_field_type(name)](key, text)
     return replace(config, **changes)
@@ -207,6 +185,12 @@ def validate(config: ControllerConfig) -> ControllerConfig:
     ):
         if getattr(c, key) == 0:
             raise ConfigError(f"{_camel(key)} must be positive")
+    if c.metrics_exporter_type not in METRICS_EXPORTER_TYPES:
+        raise ConfigError(
+            f"metricsExporterType must be one of {', '.join(METRICS_EXPORTER_TYPES)}, got {c.metrics_exporter_type!r}"
+        )
+    if c.metrics_prom_exporter_port > 65535:
+        raise ConfigError(f"metricsPromExporterPort {c.metrics_prom_exporter_port} is out of range 0-65535")
     return config
 
 

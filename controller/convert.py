@@ -68,6 +68,11 @@ def _address(value: str, field: str = "brokerAddress") -> str:
     return value
 
 
+def _ha_address(value: str) -> str:
+    """Empty (a client that predates it) or ``host:port``."""
+    return _address(value, "haAddress") if value else ""
+
+
 def get_next_broker_id(m: pb.GetNextBrokerIdRequest) -> GetNextBrokerIdRequest:
     return GetNextBrokerIdRequest(_name(m.cluster_name, "clusterName"), _name(m.broker_name, "brokerName"))
 
@@ -81,6 +86,7 @@ def apply_broker_id(m: pb.ApplyBrokerIdRequest) -> ApplyBrokerIdRequest:
         _name(m.broker_name, "brokerName"),
         _broker_id(m.applied_broker_id, "appliedBrokerId"),
         m.register_check_code,
+        _ha_address(m.ha_address),
     )
 
 
@@ -90,6 +96,7 @@ def register_broker(m: pb.RegisterBrokerRequest) -> RegisterBrokerRequest:
         _name(m.broker_name, "brokerName"),
         _broker_id(m.broker_id),
         _address(m.broker_address),
+        _ha_address(m.ha_address),
     )
 
 
@@ -177,6 +184,7 @@ def register_reply(r: Result[RegisterBrokerReply]) -> dict[str, Any]:
         **_opt(
             master_broker_id=x.master_broker_id,
             master_address=x.master_address,
+            master_ha_address=x.master_ha_address,
             master_epoch=x.master_epoch,
             sync_state_set_epoch=x.sync_state_set_epoch,
         ),
@@ -195,6 +203,7 @@ def elect_reply(r: Result[ElectMasterReply]) -> dict[str, Any]:
         **_opt(
             master_broker_id=x.master_broker_id,
             master_address=x.master_address,
+            master_ha_address=x.master_ha_address,
             master_epoch=x.master_epoch,
             sync_state_set_epoch=x.sync_state_set_epoch,
         ),
@@ -218,14 +227,18 @@ def replica_info_reply(r: Result[ReplicaInfoReply]) -> dict[str, Any]:
     return {
         "master_epoch": x.master_epoch,
         "sync_state_set": _sss(x.sync_state_set, x.sync_state_set_epoch),
-        **_opt(master_broker_id=x.master_broker_id, master_address=x.master_address),
+        **_opt(
+            master_broker_id=x.master_broker_id,
+            master_address=x.master_address,
+            master_ha_address=x.master_ha_address,
+        ),
     }
 
 
 def _replicas_info(x: ReplicasInfo) -> pb.ReplicasInfo:
     def ident(items: Any) -> list[pb.ReplicaIdentity]:
-        return [pb.ReplicaIdentity(broker_name=i.broker_name, broker_id=i.broker_id,
-                                   broker_address=i.broker_address, alive=i.alive) for i in items]  # fmt: skip
+        return [pb.ReplicaIdentity(broker_name=i.broker_name, broker_id=i.broker_id, broker_address=i.broker_address,
+                                   ha_address=i.ha_address, alive=i.alive) for i in items]  # fmt: skip
 
     return pb.ReplicasInfo(
         cluster_name=x.cluster_name,
@@ -234,7 +247,11 @@ def _replicas_info(x: ReplicasInfo) -> pb.ReplicasInfo:
         sync_state_set_epoch=x.sync_state_set_epoch,
         in_sync_replicas=ident(x.in_sync_replicas),
         not_in_sync_replicas=ident(x.not_in_sync_replicas),
-        **_opt(master_broker_id=x.master_broker_id, master_address=x.master_address),
+        **_opt(
+            master_broker_id=x.master_broker_id,
+            master_address=x.master_address,
+            master_ha_address=x.master_ha_address,
+        ),
     )
 
 

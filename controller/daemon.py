@@ -2,8 +2,8 @@
 
 Builds the Raft member (in the main thread, so pysyncobj's tick thread lives
 as long as the process), the proposer thread, failure detection and the
-gRPC server, then runs until SIGTERM/SIGINT and shuts everything down in
-reverse order.
+gRPC server (and the Prometheus endpoint when enabled), then runs until
+SIGTERM/SIGINT and shuts everything down in reverse order.
 """
 
 from __future__ import annotations
@@ -21,22 +21,24 @@ from grpc_reflection.v1alpha import reflection
 from controller.codes import ResponseCode as C
 from controller.config import RUNTIME_KEYS, ControllerConfig, to_properties, validate, with_overrides
 from controller.liveness import Clock, Elector, Liveness
+from controller.metrics import ControllerMetrics, NodeSample
 from controller.proposer import Proposer
 from controller.raft import RaftNode
 from controller.requests import ElectMasterRequest, Request, Result
-from controller.service import BrokerStreams, ControllerServicer
+from controller.service import SERVICE_NAME, BrokerStreams, ControllerServicer, RequestMetrics
 from mqadmin_py.properties import write_properties_atomic
 from mqadmin_py.proto import common_pb2 as common
-from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
 
 log = logging.getLogger(__name__)
 
-SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ControllerService"].full_name
-
 
 class GrpcBindError(RuntimeError):
     """The gRPC port could not be bound."""
+
+
+class MetricsBindError(RuntimeError):
+    """The metrics HTTP port could not be bound."""
 
 
 class ControllerNode:
@@ -54,6 +56,10 @@ class ControllerNode:
         self.elector = Elector(self.raft, self.proposer, max_retries=lambda: self.config.elect_master_max_retry_count)
         self.liveness = Liveness(clock, on_inactive=self.elector.on_inactive)
         self.proposer.add_listener(self._notify_role_change)
+        # As in Java, DISABLE records nothing: no interceptor, no listener, no HTTP server.
+        self.metrics = ControllerMetrics(self._sample) if config.metrics_exporter_type == "PROM" else None
+        if self.metrics is not None:
+            self.proposer.add_listener(self.metrics.on_result)
         self._stop: asyncio.Event | None = None
 
     # --- helpers used by the service -------------------------------------------------------------
@@ -85,6 +91,7 @@ class ControllerNode:
             broker_name=r.broker_name,
             master_broker_id=r.master_broker_id,
             master_address=r.master_address or "",
+            master_ha_address=r.master_ha_address or "",
             master_epoch=r.master_epoch,
             sync_state_set_epoch=r.sync_state_set_epoch,
             sync_state_set=sorted(r.sync_state_set),
@@ -93,6 +100,24 @@ class ControllerNode:
         log.info(
             "elected %s master %s epoch %s; notified %s", r.broker_name, r.master_broker_id, r.master_epoch, pushed
         )
+
+    def _sample(self) -> NodeSample:
+        status = self.raft.status()
+        return NodeSample(
+            role=status.state,
+            term=status.term,
+            commit_index=status.commit_index,
+            active_brokers=len(self.liveness.alive_view()),
+            broker_sets=len(self.raft.state),
+        )
+
+    def _serve_metrics(self, metrics: ControllerMetrics) -> None:
+        host, port = self.config.self_peer.host, self.config.metrics_prom_exporter_port
+        try:
+            _server, bound = metrics.serve(port, host)
+        except OSError as exc:
+            raise MetricsBindError(f"cannot bind metrics port {host}:{port}: {exc}") from exc
+        log.info("controller %s serving metrics on http://%s:%d/metrics", self.config.controller_self_id, host, bound)
 
     # --- life cycle --------------------------------------------------------------------------------
 
@@ -124,7 +149,8 @@ class ControllerNode:
         self._stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._stop.set)
-        server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        interceptors = [RequestMetrics(self.metrics.observe_request)] if self.metrics is not None else []
+        server = grpc.aio.server(interceptors=interceptors, options=[("grpc.so_reuseport", 0)])
         pb_grpc.add_ControllerServiceServicer_to_server(ControllerServicer(self), server)
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -138,6 +164,8 @@ class ControllerNode:
             raise GrpcBindError(f"cannot bind gRPC port {address}: {exc}") from exc
         if port == 0:
             raise GrpcBindError(f"cannot bind gRPC port {address}: address in use?")
+        if self.metrics is not None:
+            self._serve_metrics(self.metrics)
         await server.start()
         await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
         self.proposer.start()
@@ -158,5 +186,7 @@ class ControllerNode:
             await health_servicer.enter_graceful_shutdown()
             self.streams.end_all()
             await server.stop(grace=1.0)
+            if self.metrics is not None:
+                self.metrics.stop()
             self.raft.destroy()
             log.info("stopped")

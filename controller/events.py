@@ -4,7 +4,8 @@ The leader computes events from a request and its liveness facts; every node
 applies them. Each event carries the preconditions it was computed under
 (``expected_*`` epochs), and ``apply_event`` re-checks them, so an event that
 went stale between compute and commit (a leader change in between) is a
-no-op instead of a corruption.
+no-op instead of a corruption. Fields added after release have defaults, so
+log entries written before them still decode.
 """
 
 from __future__ import annotations
@@ -21,16 +22,18 @@ class ApplyBrokerId:
     broker_address: str
     broker_id: int
     register_check_code: str
+    ha_address: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class UpdateBrokerAddress:
-    """UPDATE_BROKER_ADDRESS (6): a registered broker came back on another address."""
+    """UPDATE_BROKER_ADDRESS (6): a registered broker came back on another address or HA address."""
 
     cluster_name: str
     broker_name: str
     broker_address: str
     broker_id: int
+    ha_address: str = ""
 
 
 @dataclass(frozen=True, slots=True)

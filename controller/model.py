@@ -22,11 +22,16 @@ FIRST_BROKER_ID = 1
 
 @dataclass(frozen=True, slots=True)
 class Replica:
-    """A registered broker id of a broker set."""
+    """A registered broker id of a broker set.
+
+    ``ha_address`` (``host:haListenPort``) is where slaves replicate from while
+    this broker is master; empty when the broker registered none (old clients).
+    """
 
     broker_id: int
     address: str
     register_check_code: str
+    ha_address: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +59,10 @@ class BrokerSet:
                 return r
         return None
 
-    def address_of(self, broker_id: int | None) -> str | None:
-        """The registered address of a broker id, or None."""
-        if broker_id is None:
-            return None
-        r = self.replica(broker_id)
-        return r.address if r else None
+    def addresses_of(self, broker_id: int | None) -> tuple[str | None, str | None]:
+        """The registered (address, HA address) of a broker id, or (None, None)."""
+        r = None if broker_id is None else self.replica(broker_id)
+        return (r.address, r.ha_address) if r else (None, None)
 
     @property
     def broker_ids(self) -> tuple[int, ...]:

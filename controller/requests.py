@@ -26,6 +26,7 @@ class ApplyBrokerIdRequest:
     broker_name: str
     broker_id: int
     register_check_code: str
+    ha_address: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,7 @@ class RegisterBrokerRequest:
     broker_name: str
     broker_id: int
     broker_address: str
+    ha_address: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +118,7 @@ class RegisterBrokerReply:
     broker_name: str
     master_broker_id: int | None
     master_address: str | None
+    master_ha_address: str | None
     master_epoch: int | None
     sync_state_set_epoch: int | None
     sync_state_set: frozenset[int]
@@ -130,6 +133,7 @@ class ElectMasterReply:
     broker_name: str
     master_broker_id: int | None
     master_address: str | None
+    master_ha_address: str | None
     master_epoch: int | None
     sync_state_set_epoch: int | None
     broker_addresses: tuple[tuple[int, str], ...]
@@ -146,6 +150,7 @@ class AlterSyncStateSetReply:
 class ReplicaInfoReply:
     master_broker_id: int | None
     master_address: str | None
+    master_ha_address: str | None
     master_epoch: int
     sync_state_set: frozenset[int]
     sync_state_set_epoch: int
@@ -156,6 +161,7 @@ class ReplicaIdentity:
     broker_name: str
     broker_id: int
     broker_address: str
+    ha_address: str
     alive: bool
 
 
@@ -165,6 +171,7 @@ class ReplicasInfo:
     broker_name: str
     master_broker_id: int | None
     master_address: str | None
+    master_ha_address: str | None
     master_epoch: int
     sync_state_set_epoch: int
     in_sync_replicas: tuple[ReplicaIdentity, ...]

@@ -75,7 +75,9 @@ def get_next_broker_id(state: ControllerState, req: GetNextBrokerIdRequest) -> R
 def apply_broker_id(state: ControllerState, req: ApplyBrokerIdRequest) -> Result[ApplyBrokerIdReply]:
     """Registration phase 2: claim an id (CAS); a retry with the same check code is idempotent."""
     address = req.register_check_code.split(";")[0]
-    event = ApplyBrokerId(req.cluster_name, req.broker_name, address, req.broker_id, req.register_check_code)
+    event = ApplyBrokerId(
+        req.cluster_name, req.broker_name, address, req.broker_id, req.register_check_code, req.ha_address
+    )
     reply = ApplyBrokerIdReply(req.cluster_name, req.broker_name)
     bs = state.get(req.broker_name)
     if bs is None:
@@ -98,7 +100,7 @@ def apply_broker_id(state: ControllerState, req: ApplyBrokerIdRequest) -> Result
 def register_broker(
     state: ControllerState, req: RegisterBrokerRequest, alive: AliveView
 ) -> Result[RegisterBrokerReply]:
-    """Registration phase 3: refresh the address and return the alive master, if any."""
+    """Registration phase 3: refresh the address and HA address, and return the alive master, if any."""
     bs = state.get(req.broker_name)
     if bs is None:
         return Result(
@@ -112,19 +114,23 @@ def register_broker(
             f"BrokerId: {req.broker_id} hasn't been registered in broker-set: {req.broker_name}",
         )
     master_alive = _is_alive(alive, bs.broker_name, bs.master_id)
+    master_address, master_ha_address = bs.addresses_of(bs.master_id if master_alive else None)
     reply = RegisterBrokerReply(
         cluster_name=req.cluster_name,
         broker_name=req.broker_name,
         master_broker_id=bs.master_id if master_alive else None,
-        master_address=bs.address_of(bs.master_id) if master_alive else None,
+        master_address=master_address,
+        master_ha_address=master_ha_address,
         master_epoch=bs.master_epoch if master_alive else None,
         sync_state_set_epoch=bs.sync_state_set_epoch if master_alive else None,
         sync_state_set=bs.sync_state_set,
         current_sync_state_set_epoch=bs.sync_state_set_epoch,
     )
     events: tuple[Event, ...] = ()
-    if replica.address != req.broker_address:
-        events = (UpdateBrokerAddress(req.cluster_name, req.broker_name, req.broker_address, req.broker_id),)
+    if (replica.address, replica.ha_address) != (req.broker_address, req.ha_address):
+        events = (
+            UpdateBrokerAddress(req.cluster_name, req.broker_name, req.broker_address, req.broker_id, req.ha_address),
+        )
     return Result(C.SUCCESS, reply=reply, events=events)
 
 
@@ -164,13 +170,13 @@ def elect_master(
         )
     if new_master is not None and new_master == old_master:
         reply = ElectMasterReply(
-            bs.cluster_name, bs.broker_name, old_master, bs.address_of(old_master),
+            bs.cluster_name, bs.broker_name, old_master, *bs.addresses_of(old_master),
             bs.master_epoch, bs.sync_state_set_epoch, (), bs.sync_state_set,
         )  # fmt: skip
         return Result(C.CONTROLLER_MASTER_STILL_EXIST, "The old master is still alive, no need to elect", reply)
     if new_master is not None:
         reply = ElectMasterReply(
-            bs.cluster_name, bs.broker_name, new_master, bs.address_of(new_master),
+            bs.cluster_name, bs.broker_name, new_master, *bs.addresses_of(new_master),
             bs.master_epoch + 1, bs.sync_state_set_epoch + 1,
             tuple((r.broker_id, r.address) for r in bs.replicas), frozenset({new_master}),
         )  # fmt: skip
@@ -255,20 +261,23 @@ def get_replica_info(state: ControllerState, req: GetReplicaInfoRequest) -> Resu
     if bs is None:
         return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST, METADATA_NOT_EXIST)
     reply = ReplicaInfoReply(
-        bs.master_id, bs.address_of(bs.master_id), bs.master_epoch, bs.sync_state_set, bs.sync_state_set_epoch
+        bs.master_id, *bs.addresses_of(bs.master_id), bs.master_epoch, bs.sync_state_set, bs.sync_state_set_epoch
     )
     return Result(C.SUCCESS, reply=reply)
 
 
 def _replicas_info(bs: BrokerSet, alive: AliveView) -> ReplicasInfo:
     def identity(r: Replica) -> ReplicaIdentity:
-        return ReplicaIdentity(bs.broker_name, r.broker_id, r.address, _is_alive(alive, bs.broker_name, r.broker_id))
+        alive_now = _is_alive(alive, bs.broker_name, r.broker_id)
+        return ReplicaIdentity(bs.broker_name, r.broker_id, r.address, r.ha_address, alive_now)
 
+    master_address, master_ha_address = bs.addresses_of(bs.master_id)
     return ReplicasInfo(
         cluster_name=bs.cluster_name,
         broker_name=bs.broker_name,
         master_broker_id=bs.master_id,
-        master_address=bs.address_of(bs.master_id),
+        master_address=master_address,
+        master_ha_address=master_ha_address,
         master_epoch=bs.master_epoch,
         sync_state_set_epoch=bs.sync_state_set_epoch,
         in_sync_replicas=tuple(identity(r) for r in bs.replicas if r.broker_id in bs.sync_state_set),
@@ -365,7 +374,7 @@ def _apply_broker_id(bs: BrokerSet | None, e: ApplyBrokerId) -> BrokerSet | None
     bs = bs or BrokerSet(cluster_name=e.cluster_name, broker_name=e.broker_name)
     if bs.replica(e.broker_id) is not None:
         return bs
-    bs = bs.with_replica(Replica(e.broker_id, e.broker_address, e.register_check_code))
+    bs = bs.with_replica(Replica(e.broker_id, e.broker_address, e.register_check_code, e.ha_address))
     # Java adds one whatever id was applied; max() keeps next above every registered id.
     return replace(bs, next_broker_id=max(bs.next_broker_id + 1, e.broker_id + 1))
 
@@ -374,7 +383,7 @@ def _update_address(bs: BrokerSet | None, e: UpdateBrokerAddress) -> BrokerSet |
     replica = bs.replica(e.broker_id) if bs else None
     if bs is None or replica is None:
         return bs
-    return bs.with_replica(replace(replica, address=e.broker_address))
+    return bs.with_replica(replace(replica, address=e.broker_address, ha_address=e.ha_address))
 
 
 def _elect(bs: BrokerSet | None, e: ElectMaster) -> BrokerSet | None:

@@ -114,7 +114,7 @@ def get_controller_metadata(
 
 
 def _replica(r: Any) -> dict[str, Any]:
-    return {"brokerId": r.broker_id, "brokerAddress": r.broker_address, "alive": r.alive}
+    return {"brokerId": r.broker_id, "brokerAddress": r.broker_address, "haAddress": r.ha_address, "alive": r.alive}
 
 
 def _sync_state_docs(response: Any) -> list[dict[str, Any]]:

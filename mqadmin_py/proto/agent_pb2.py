@@ -25,19 +25,69 @@ _sym_db = _symbol_database.Default()
 from mqadmin_py.proto import common_pb2 as mqadmin__py_dot_proto_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cmqadmin_py/proto/agent.proto\x12\x10mqadmin.agent.v1\x1a\x1dmqadmin_py/proto/common.proto\"-\n\rAgentResponse\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0e\n\x06remark\x18\x02 \x01(\t\"D\n\x1aGetBrokerEpochCacheRequest\x12\x13\n\x0b\x62roker_name\x18\x01 \x01(\t\x12\x11\n\tbroker_id\x18\x02 \x01(\x03\"\xc0\x01\n\x1bGetBrokerEpochCacheResponse\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0e\n\x06remark\x18\x02 \x01(\t\x12\x14\n\x0c\x63luster_name\x18\x03 \x01(\t\x12\x13\n\x0b\x62roker_name\x18\x04 \x01(\t\x12\x11\n\tbroker_id\x18\x05 \x01(\x03\x12\x31\n\nepoch_list\x18\x06 \x03(\x0b\x32\x1d.mqadmin.common.v1.EpochEntry\x12\x12\n\nmax_offset\x18\x07 \x01(\x03\x32\xe9\x01\n\x0c\x41gentService\x12\x65\n\x17NotifyBrokerRoleChanged\x12).mqadmin.common.v1.RoleChangeNotification\x1a\x1f.mqadmin.agent.v1.AgentResponse\x12r\n\x13GetBrokerEpochCache\x12,.mqadmin.agent.v1.GetBrokerEpochCacheRequest\x1a-.mqadmin.agent.v1.GetBrokerEpochCacheResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cmqadmin_py/proto/agent.proto\x12\x10mqadmin.agent.v1\x1a\x1dmqadmin_py/proto/common.proto\"-\n\rAgentResponse\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0e\n\x06remark\x18\x02 \x01(\t\"F\n\tBrokerRef\x12\x13\n\x0b\x62roker_name\x18\x01 \x01(\t\x12\x16\n\tbroker_id\x18\x02 \x01(\x03H\x00\x88\x01\x01\x42\x0c\n\n_broker_id\"D\n\x1aGetBrokerEpochCacheRequest\x12\x13\n\x0b\x62roker_name\x18\x01 \x01(\t\x12\x11\n\tbroker_id\x18\x02 \x01(\x03\"\xec\x01\n\x1bGetBrokerEpochCacheResponse\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0e\n\x06remark\x18\x02 \x01(\t\x12\x14\n\x0c\x63luster_name\x18\x03 \x01(\t\x12\x13\n\x0b\x62roker_name\x18\x04 \x01(\t\x12\x11\n\tbroker_id\x18\x05 \x01(\x03\x12\x31\n\nepoch_list\x18\x06 \x03(\x0b\x32\x1d.mqadmin.common.v1.EpochEntry\x12\x12\n\nmax_offset\x18\x07 \x01(\x03\x12\x16\n\x0e\x63onfirm_offset\x18\x08 \x01(\x03\x12\x12\n\nmin_offset\x18\t \x01(\x03\"\xaa\x01\n\x07Message\x12\r\n\x05topic\x18\x01 \x01(\t\x12\x10\n\x08queue_id\x18\x02 \x01(\x05\x12\x0c\n\x04\x62ody\x18\x03 \x01(\x0c\x12=\n\nproperties\x18\x04 \x03(\x0b\x32).mqadmin.agent.v1.Message.PropertiesEntry\x1a\x31\n\x0fPropertiesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"m\n\x12SendMessageRequest\x12+\n\x06\x62roker\x18\x01 \x01(\x0b\x32\x1b.mqadmin.agent.v1.BrokerRef\x12*\n\x07message\x18\x02 \x01(\x0b\x32\x19.mqadmin.agent.v1.Message\"o\n\x13SendMessagesRequest\x12+\n\x06\x62roker\x18\x01 \x01(\x0b\x32\x1b.mqadmin.agent.v1.BrokerRef\x12+\n\x08messages\x18\x02 \x03(\x0b\x32\x19.mqadmin.agent.v1.Message\"O\n\nSendResult\x12\x10\n\x08queue_id\x18\x01 \x01(\x05\x12\x14\n\x0cqueue_offset\x18\x02 \x01(\x03\x12\x19\n\x11\x63ommit_log_offset\x18\x03 \x01(\x03\"\xb3\x01\n\x13SendMessageResponse\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0e\n\x06remark\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x11\n\tbroker_id\x18\x04 \x01(\x03\x12\x14\n\x0cmaster_epoch\x18\x05 \x01(\x05\x12\x16\n\x0emaster_address\x18\x06 \x01(\t\x12-\n\x07results\x18\x07 \x03(\x0b\x32\x1c.mqadmin.agent.v1.SendResult\"\x8e\x01\n\x12PullMessageRequest\x12+\n\x06\x62roker\x18\x01 \x01(\x0b\x32\x1b.mqadmin.agent.v1.BrokerRef\x12\r\n\x05topic\x18\x02 \x01(\t\x12\x10\n\x08queue_id\x18\x03 \x01(\x05\x12\x14\n\x0cqueue_offset\x18\x04 \x01(\x03\x12\x14\n\x0cmax_messages\x18\x05 \x01(\x05\"j\n\rPulledMessage\x12\x14\n\x0cqueue_offset\x18\x01 \x01(\x03\x12*\n\x07message\x18\x02 \x01(\x0b\x32\x19.mqadmin.agent.v1.Message\x12\x17\n\x0fstore_timestamp\x18\x03 \x01(\x03\"\xa3\x01\n\x13PullMessageResponse\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0e\n\x06remark\x18\x02 \x01(\t\x12\x31\n\x08messages\x18\x03 \x03(\x0b\x32\x1f.mqadmin.agent.v1.PulledMessage\x12\x12\n\nmin_offset\x18\x04 \x01(\x03\x12\x12\n\nmax_offset\x18\x05 \x01(\x03\x12\x13\n\x0bnext_offset\x18\x06 \x01(\x03\"\x8d\x01\n\x11HASlaveConnection\x12\x11\n\tbroker_id\x18\x01 \x01(\x03\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x12\n\nack_offset\x18\x03 \x01(\x03\x12\x0c\n\x04\x64iff\x18\x04 \x01(\x03\x12\x0f\n\x07in_sync\x18\x05 \x01(\x08\x12!\n\x19last_caught_up_millis_ago\x18\x06 \x01(\x03\"\x86\x03\n\x13GetHAStatusResponse\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0e\n\x06remark\x18\x02 \x01(\t\x12\x14\n\x0c\x63luster_name\x18\x03 \x01(\t\x12\x13\n\x0b\x62roker_name\x18\x04 \x01(\t\x12\x11\n\tbroker_id\x18\x05 \x01(\x03\x12\x0c\n\x04role\x18\x06 \x01(\t\x12\x14\n\x0cmaster_epoch\x18\x07 \x01(\x05\x12\x12\n\nmax_offset\x18\x08 \x01(\x03\x12\x16\n\x0e\x63onfirm_offset\x18\t \x01(\x03\x12\x16\n\x0esync_state_set\x18\n \x03(\x03\x12\x1c\n\x14sync_state_set_epoch\x18\x0b \x01(\x05\x12\x33\n\x06slaves\x18\x0c \x03(\x0b\x32#.mqadmin.agent.v1.HASlaveConnection\x12\x16\n\x0emaster_address\x18\r \x01(\t\x12\x19\n\x11master_ha_address\x18\x0e \x01(\t\x12\x11\n\tconnected\x18\x0f \x01(\x08\x12\x12\n\nlast_error\x18\x10 \x01(\t\"\\\n\x1dResetMasterFlushOffsetRequest\x12+\n\x06\x62roker\x18\x01 \x01(\x0b\x32\x1b.mqadmin.agent.v1.BrokerRef\x12\x0e\n\x06offset\x18\x02 \x01(\x03\"\xad\x01\n\x17GetBrokerConfigResponse\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0e\n\x06remark\x18\x02 \x01(\t\x12\x45\n\x06\x63onfig\x18\x03 \x03(\x0b\x32\x35.mqadmin.agent.v1.GetBrokerConfigResponse.ConfigEntry\x1a-\n\x0b\x43onfigEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xc0\x01\n\x19UpdateBrokerConfigRequest\x12+\n\x06\x62roker\x18\x01 \x01(\x0b\x32\x1b.mqadmin.agent.v1.BrokerRef\x12G\n\x06values\x18\x02 \x03(\x0b\x32\x37.mqadmin.agent.v1.UpdateBrokerConfigRequest.ValuesEntry\x1a-\n\x0bValuesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\".\n\x10\x41\x64\x64\x42rokerRequest\x12\x1a\n\x12\x62roker_config_path\x18\x01 \x01(\t\"S\n\x13RemoveBrokerRequest\x12\x14\n\x0c\x63luster_name\x18\x01 \x01(\t\x12\x13\n\x0b\x62roker_name\x18\x02 \x01(\t\x12\x11\n\tbroker_id\x18\x03 \x01(\x03\"\x14\n\x12ListBrokersRequest\"\xc0\x01\n\x0cHostedBroker\x12\x14\n\x0c\x63luster_name\x18\x01 \x01(\t\x12\x13\n\x0b\x62roker_name\x18\x02 \x01(\t\x12\x11\n\tbroker_id\x18\x03 \x01(\x03\x12\x16\n\x0e\x62roker_address\x18\x04 \x01(\t\x12\x12\n\nha_address\x18\x05 \x01(\t\x12\x0c\n\x04role\x18\x06 \x01(\t\x12\x14\n\x0cmaster_epoch\x18\x07 \x01(\x05\x12\x13\n\x0b\x63onfig_path\x18\x08 \x01(\t\x12\r\n\x05\x65rror\x18\t \x01(\t\"d\n\x13ListBrokersResponse\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0e\n\x06remark\x18\x02 \x01(\t\x12/\n\x07\x62rokers\x18\x03 \x03(\x0b\x32\x1e.mqadmin.agent.v1.HostedBroker2\x83\t\n\x0c\x41gentService\x12\x65\n\x17NotifyBrokerRoleChanged\x12).mqadmin.common.v1.RoleChangeNotification\x1a\x1f.mqadmin.agent.v1.AgentResponse\x12r\n\x13GetBrokerEpochCache\x12,.mqadmin.agent.v1.GetBrokerEpochCacheRequest\x1a-.mqadmin.agent.v1.GetBrokerEpochCacheResponse\x12Z\n\x0bSendMessage\x12$.mqadmin.agent.v1.SendMessageRequest\x1a%.mqadmin.agent.v1.SendMessageResponse\x12\\\n\x0cSendMessages\x12%.mqadmin.agent.v1.SendMessagesRequest\x1a%.mqadmin.agent.v1.SendMessageResponse\x12Z\n\x0bPullMessage\x12$.mqadmin.agent.v1.PullMessageRequest\x1a%.mqadmin.agent.v1.PullMessageResponse\x12Q\n\x0bGetHAStatus\x12\x1b.mqadmin.agent.v1.BrokerRef\x1a%.mqadmin.agent.v1.GetHAStatusResponse\x12j\n\x16ResetMasterFlushOffset\x12/.mqadmin.agent.v1.ResetMasterFlushOffsetRequest\x1a\x1f.mqadmin.agent.v1.AgentResponse\x12Y\n\x0fGetBrokerConfig\x12\x1b.mqadmin.agent.v1.BrokerRef\x1a).mqadmin.agent.v1.GetBrokerConfigResponse\x12\x62\n\x12UpdateBrokerConfig\x12+.mqadmin.agent.v1.UpdateBrokerConfigRequest\x1a\x1f.mqadmin.agent.v1.AgentResponse\x12P\n\tAddBroker\x12\".mqadmin.agent.v1.AddBrokerRequest\x1a\x1f.mqadmin.agent.v1.AgentResponse\x12V\n\x0cRemoveBroker\x12%.mqadmin.agent.v1.RemoveBrokerRequest\x1a\x1f.mqadmin.agent.v1.AgentResponse\x12Z\n\x0bListBrokers\x12$.mqadmin.agent.v1.ListBrokersRequest\x1a%.mqadmin.agent.v1.ListBrokersResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'mqadmin_py.proto.agent_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_MESSAGE_PROPERTIESENTRY']._loaded_options = None
+  _globals['_MESSAGE_PROPERTIESENTRY']._serialized_options = b'8\001'
+  _globals['_GETBROKERCONFIGRESPONSE_CONFIGENTRY']._loaded_options = None
+  _globals['_GETBROKERCONFIGRESPONSE_CONFIGENTRY']._serialized_options = b'8\001'
+  _globals['_UPDATEBROKERCONFIGREQUEST_VALUESENTRY']._loaded_options = None
+  _globals['_UPDATEBROKERCONFIGREQUEST_VALUESENTRY']._serialized_options = b'8\001'
   _globals['_AGENTRESPONSE']._serialized_start=81
   _globals['_AGENTRESPONSE']._serialized_end=126
-  _globals['_GETBROKEREPOCHCACHEREQUEST']._serialized_start=128
-  _globals['_GETBROKEREPOCHCACHEREQUEST']._serialized_end=196
-  _globals['_GETBROKEREPOCHCACHERESPONSE']._serialized_start=199
-  _globals['_GETBROKEREPOCHCACHERESPONSE']._serialized_end=391
-  _globals['_AGENTSERVICE']._serialized_start=394
-  _globals['_AGENTSERVICE']._serialized_end=627
+  _globals['_BROKERREF']._serialized_start=128
+  _globals['_BROKERREF']._serialized_end=198
+  _globals['_GETBROKEREPOCHCACHEREQUEST']._serialized_start=200
+  _globals['_GETBROKEREPOCHCACHEREQUEST']._serialized_end=268
+  _globals['_GETBROKEREPOCHCACHERESPONSE']._serialized_start=271
+  _globals['_GETBROKEREPOCHCACHERESPONSE']._serialized_end=507
+  _globals['_MESSAGE']._serialized_start=510
+  _globals['_MESSAGE']._serialized_end=680
+  _globals['_MESSAGE_PROPERTIESENTRY']._serialized_start=631
+  _globals['_MESSAGE_PROPERTIESENTRY']._serialized_end=680
+  _globals['_SENDMESSAGEREQUEST']._serialized_start=682
+  _globals['_SENDMESSAGEREQUEST']._serialized_end=791
+  _globals['_SENDMESSAGESREQUEST']._serialized_start=793
+  _globals['_SENDMESSAGESREQUEST']._serialized_end=904
+  _globals['_SENDRESULT']._serialized_start=906
+  _globals['_SENDRESULT']._serialized_end=985
+  _globals['_SENDMESSAGERESPONSE']._serialized_start=988
+  _globals['_SENDMESSAGERESPONSE']._serialized_end=1167
+  _globals['_PULLMESSAGEREQUEST']._serialized_start=1170
+  _globals['_PULLMESSAGEREQUEST']._serialized_end=1312
+  _globals['_PULLEDMESSAGE']._serialized_start=1314
+  _globals['_PULLEDMESSAGE']._serialized_end=1420
+  _globals['_PULLMESSAGERESPONSE']._serialized_start=1423
+  _globals['_PULLMESSAGERESPONSE']._serialized_end=1586
+  _globals['_HASLAVECONNECTION']._serialized_start=1589
+  _globals['_HASLAVECONNECTION']._serialized_end=1730
+  _globals['_GETHASTATUSRESPONSE']._serialized_start=1733
+  _globals['_GETHASTATUSRESPONSE']._serialized_end=2123
+  _globals['_RESETMASTERFLUSHOFFSETREQUEST']._serialized_start=2125
+  _globals['_RESETMASTERFLUSHOFFSETREQUEST']._serialized_end=2217
+  _globals['_GETBROKERCONFIGRESPONSE']._serialized_start=2220
+  _globals['_GETBROKERCONFIGRESPONSE']._serialized_end=2393
+  _globals['_GETBROKERCONFIGRESPONSE_CONFIGENTRY']._serialized_start=2348
+  _globals['_GETBROKERCONFIGRESPONSE_CONFIGENTRY']._serialized_end=2393
+  _globals['_UPDATEBROKERCONFIGREQUEST']._serialized_start=2396
+  _globals['_UPDATEBROKERCONFIGREQUEST']._serialized_end=2588
+  _globals['_UPDATEBROKERCONFIGREQUEST_VALUESENTRY']._serialized_start=2543
+  _globals['_UPDATEBROKERCONFIGREQUEST_VALUESENTRY']._serialized_end=2588
+  _globals['_ADDBROKERREQUEST']._serialized_start=2590
+  _globals['_ADDBROKERREQUEST']._serialized_end=2636
+  _globals['_REMOVEBROKERREQUEST']._serialized_start=2638
+  _globals['_REMOVEBROKERREQUEST']._serialized_end=2721
+  _globals['_LISTBROKERSREQUEST']._serialized_start=2723
+  _globals['_LISTBROKERSREQUEST']._serialized_end=2743
+  _globals['_HOSTEDBROKER']._serialized_start=2746
+  _globals['_HOSTEDBROKER']._serialized_end=2938
+  _globals['_LISTBROKERSRESPONSE']._serialized_start=2940
+  _globals['_LISTBROKERSRESPONSE']._serialized_end=3040
+  _globals['_AGENTSERVICE']._serialized_start=3043
+  _globals['_AGENTSERVICE']._serialized_end=4198
 # @@protoc_insertion_point(module_scope)

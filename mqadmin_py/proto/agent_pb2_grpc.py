@@ -45,6 +45,56 @@ class AgentServiceStub:
                 request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerEpochCacheRequest.SerializeToString,
                 response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerEpochCacheResponse.FromString,
                 _registered_method=True)
+        self.SendMessage = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/SendMessage',
+                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessageRequest.SerializeToString,
+                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessageResponse.FromString,
+                _registered_method=True)
+        self.SendMessages = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/SendMessages',
+                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessagesRequest.SerializeToString,
+                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessageResponse.FromString,
+                _registered_method=True)
+        self.PullMessage = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/PullMessage',
+                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.PullMessageRequest.SerializeToString,
+                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.PullMessageResponse.FromString,
+                _registered_method=True)
+        self.GetHAStatus = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/GetHAStatus',
+                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
+                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.GetHAStatusResponse.FromString,
+                _registered_method=True)
+        self.ResetMasterFlushOffset = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/ResetMasterFlushOffset',
+                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.ResetMasterFlushOffsetRequest.SerializeToString,
+                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+                _registered_method=True)
+        self.GetBrokerConfig = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/GetBrokerConfig',
+                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
+                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerConfigResponse.FromString,
+                _registered_method=True)
+        self.UpdateBrokerConfig = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/UpdateBrokerConfig',
+                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.UpdateBrokerConfigRequest.SerializeToString,
+                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+                _registered_method=True)
+        self.AddBroker = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/AddBroker',
+                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.AddBrokerRequest.SerializeToString,
+                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+                _registered_method=True)
+        self.RemoveBroker = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/RemoveBroker',
+                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.RemoveBrokerRequest.SerializeToString,
+                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+                _registered_method=True)
+        self.ListBrokers = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/ListBrokers',
+                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersRequest.SerializeToString,
+                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -64,6 +114,72 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SendMessage(self, request, context):
+        """SEND_MESSAGE: to the master; a slave or fenced broker answers with its status and the master's address.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SendMessages(self, request, context):
+        """The batch form: every message is written and acknowledged together.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PullMessage(self, request, context):
+        """PULL_MESSAGE: confirmed messages only (never beyond the confirmOffset).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetHAStatus(self, request, context):
+        """GET_BROKER_HA_STATUS: the runtime info of `mqadmin haStatus`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResetMasterFlushOffset(self, request, context):
+        """RESET_MASTER_FLUSH_OFFSET.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBrokerConfig(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateBrokerConfig(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddBroker(self, request, context):
+        """RIP-31 container: ADD_BROKER / REMOVE_BROKER, and the list of hosted brokers.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemoveBroker(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListBrokers(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -76,6 +192,56 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.GetBrokerEpochCache,
                     request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerEpochCacheRequest.FromString,
                     response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerEpochCacheResponse.SerializeToString,
+            ),
+            'SendMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendMessage,
+                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessageRequest.FromString,
+                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessageResponse.SerializeToString,
+            ),
+            'SendMessages': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendMessages,
+                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessagesRequest.FromString,
+                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessageResponse.SerializeToString,
+            ),
+            'PullMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.PullMessage,
+                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.PullMessageRequest.FromString,
+                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.PullMessageResponse.SerializeToString,
+            ),
+            'GetHAStatus': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetHAStatus,
+                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.BrokerRef.FromString,
+                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.GetHAStatusResponse.SerializeToString,
+            ),
+            'ResetMasterFlushOffset': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResetMasterFlushOffset,
+                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.ResetMasterFlushOffsetRequest.FromString,
+                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
+            ),
+            'GetBrokerConfig': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBrokerConfig,
+                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.BrokerRef.FromString,
+                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerConfigResponse.SerializeToString,
+            ),
+            'UpdateBrokerConfig': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateBrokerConfig,
+                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.UpdateBrokerConfigRequest.FromString,
+                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
+            ),
+            'AddBroker': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddBroker,
+                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.AddBrokerRequest.FromString,
+                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
+            ),
+            'RemoveBroker': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveBroker,
+                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.RemoveBrokerRequest.FromString,
+                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
+            ),
+            'ListBrokers': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBrokers,
+                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersRequest.FromString,
+                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -132,6 +298,276 @@ class AgentService:
             '/mqadmin.agent.v1.AgentService/GetBrokerEpochCache',
             mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerEpochCacheRequest.SerializeToString,
             mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerEpochCacheResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SendMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/SendMessage',
+            mqadmin__py_dot_proto_dot_agent__pb2.SendMessageRequest.SerializeToString,
+            mqadmin__py_dot_proto_dot_agent__pb2.SendMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SendMessages(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/SendMessages',
+            mqadmin__py_dot_proto_dot_agent__pb2.SendMessagesRequest.SerializeToString,
+            mqadmin__py_dot_proto_dot_agent__pb2.SendMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PullMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/PullMessage',
+            mqadmin__py_dot_proto_dot_agent__pb2.PullMessageRequest.SerializeToString,
+            mqadmin__py_dot_proto_dot_agent__pb2.PullMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetHAStatus(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/GetHAStatus',
+            mqadmin__py_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
+            mqadmin__py_dot_proto_dot_agent__pb2.GetHAStatusResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResetMasterFlushOffset(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/ResetMasterFlushOffset',
+            mqadmin__py_dot_proto_dot_agent__pb2.ResetMasterFlushOffsetRequest.SerializeToString,
+            mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBrokerConfig(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/GetBrokerConfig',
+            mqadmin__py_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
+            mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerConfigResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateBrokerConfig(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/UpdateBrokerConfig',
+            mqadmin__py_dot_proto_dot_agent__pb2.UpdateBrokerConfigRequest.SerializeToString,
+            mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddBroker(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/AddBroker',
+            mqadmin__py_dot_proto_dot_agent__pb2.AddBrokerRequest.SerializeToString,
+            mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemoveBroker(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/RemoveBroker',
+            mqadmin__py_dot_proto_dot_agent__pb2.RemoveBrokerRequest.SerializeToString,
+            mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBrokers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/ListBrokers',
+            mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersRequest.SerializeToString,
+            mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -32,16 +32,18 @@ class GetNextBrokerIdResponse(_message.Message):
     def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., next_broker_id: _Optional[int] = ...) -> None: ...
 
 class ApplyBrokerIdRequest(_message.Message):
-    __slots__ = ("cluster_name", "broker_name", "applied_broker_id", "register_check_code")
+    __slots__ = ("cluster_name", "broker_name", "applied_broker_id", "register_check_code", "ha_address")
     CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
     APPLIED_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
     REGISTER_CHECK_CODE_FIELD_NUMBER: _ClassVar[int]
+    HA_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     cluster_name: str
     broker_name: str
     applied_broker_id: int
     register_check_code: str
-    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., applied_broker_id: _Optional[int] = ..., register_check_code: _Optional[str] = ...) -> None: ...
+    ha_address: str
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., applied_broker_id: _Optional[int] = ..., register_check_code: _Optional[str] = ..., ha_address: _Optional[str] = ...) -> None: ...
 
 class ApplyBrokerIdResponse(_message.Message):
     __slots__ = ("code", "remark", "leader_address", "cluster_name", "broker_name")
@@ -58,19 +60,21 @@ class ApplyBrokerIdResponse(_message.Message):
     def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ...) -> None: ...
 
 class RegisterBrokerRequest(_message.Message):
-    __slots__ = ("cluster_name", "broker_name", "broker_id", "broker_address")
+    __slots__ = ("cluster_name", "broker_name", "broker_id", "broker_address", "ha_address")
     CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_ID_FIELD_NUMBER: _ClassVar[int]
     BROKER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    HA_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     cluster_name: str
     broker_name: str
     broker_id: int
     broker_address: str
-    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., broker_address: _Optional[str] = ...) -> None: ...
+    ha_address: str
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., broker_address: _Optional[str] = ..., ha_address: _Optional[str] = ...) -> None: ...
 
 class RegisterBrokerResponse(_message.Message):
-    __slots__ = ("code", "remark", "leader_address", "cluster_name", "broker_name", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "sync_state_set")
+    __slots__ = ("code", "remark", "leader_address", "cluster_name", "broker_name", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "sync_state_set", "master_ha_address")
     CODE_FIELD_NUMBER: _ClassVar[int]
     REMARK_FIELD_NUMBER: _ClassVar[int]
     LEADER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
@@ -81,6 +85,7 @@ class RegisterBrokerResponse(_message.Message):
     MASTER_EPOCH_FIELD_NUMBER: _ClassVar[int]
     SYNC_STATE_SET_EPOCH_FIELD_NUMBER: _ClassVar[int]
     SYNC_STATE_SET_FIELD_NUMBER: _ClassVar[int]
+    MASTER_HA_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     code: int
     remark: str
     leader_address: str
@@ -91,7 +96,8 @@ class RegisterBrokerResponse(_message.Message):
     master_epoch: int
     sync_state_set_epoch: int
     sync_state_set: _common_pb2.SyncStateSet
-    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., sync_state_set: _Optional[_Union[_common_pb2.SyncStateSet, _Mapping]] = ...) -> None: ...
+    master_ha_address: str
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., sync_state_set: _Optional[_Union[_common_pb2.SyncStateSet, _Mapping]] = ..., master_ha_address: _Optional[str] = ...) -> None: ...
 
 class ElectMasterRequest(_message.Message):
     __slots__ = ("cluster_name", "broker_name", "broker_id", "designate_elect")
@@ -106,7 +112,7 @@ class ElectMasterRequest(_message.Message):
     def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., designate_elect: _Optional[bool] = ...) -> None: ...
 
 class ElectMasterResponse(_message.Message):
-    __slots__ = ("code", "remark", "leader_address", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "cluster_name", "broker_name", "broker_addresses", "sync_state_set")
+    __slots__ = ("code", "remark", "leader_address", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "cluster_name", "broker_name", "broker_addresses", "sync_state_set", "master_ha_address")
     class BrokerAddressesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -125,6 +131,7 @@ class ElectMasterResponse(_message.Message):
     BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_ADDRESSES_FIELD_NUMBER: _ClassVar[int]
     SYNC_STATE_SET_FIELD_NUMBER: _ClassVar[int]
+    MASTER_HA_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     code: int
     remark: str
     leader_address: str
@@ -136,7 +143,8 @@ class ElectMasterResponse(_message.Message):
     broker_name: str
     broker_addresses: _containers.ScalarMap[int, str]
     sync_state_set: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_addresses: _Optional[_Mapping[int, str]] = ..., sync_state_set: _Optional[_Iterable[int]] = ...) -> None: ...
+    master_ha_address: str
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_addresses: _Optional[_Mapping[int, str]] = ..., sync_state_set: _Optional[_Iterable[int]] = ..., master_ha_address: _Optional[str] = ...) -> None: ...
 
 class AlterSyncStateSetRequest(_message.Message):
     __slots__ = ("broker_name", "master_broker_id", "master_epoch", "new_sync_state_set")
@@ -171,7 +179,7 @@ class GetReplicaInfoRequest(_message.Message):
     def __init__(self, broker_name: _Optional[str] = ...) -> None: ...
 
 class GetReplicaInfoResponse(_message.Message):
-    __slots__ = ("code", "remark", "leader_address", "master_broker_id", "master_address", "master_epoch", "sync_state_set")
+    __slots__ = ("code", "remark", "leader_address", "master_broker_id", "master_address", "master_epoch", "sync_state_set", "master_ha_address")
     CODE_FIELD_NUMBER: _ClassVar[int]
     REMARK_FIELD_NUMBER: _ClassVar[int]
     LEADER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
@@ -179,6 +187,7 @@ class GetReplicaInfoResponse(_message.Message):
     MASTER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     MASTER_EPOCH_FIELD_NUMBER: _ClassVar[int]
     SYNC_STATE_SET_FIELD_NUMBER: _ClassVar[int]
+    MASTER_HA_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     code: int
     remark: str
     leader_address: str
@@ -186,7 +195,8 @@ class GetReplicaInfoResponse(_message.Message):
     master_address: str
     master_epoch: int
     sync_state_set: _common_pb2.SyncStateSet
-    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set: _Optional[_Union[_common_pb2.SyncStateSet, _Mapping]] = ...) -> None: ...
+    master_ha_address: str
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set: _Optional[_Union[_common_pb2.SyncStateSet, _Mapping]] = ..., master_ha_address: _Optional[str] = ...) -> None: ...
 
 class GetSyncStateDataRequest(_message.Message):
     __slots__ = ("broker_names", "cluster_name", "all_broker_sets")
@@ -199,19 +209,21 @@ class GetSyncStateDataRequest(_message.Message):
     def __init__(self, broker_names: _Optional[_Iterable[str]] = ..., cluster_name: _Optional[str] = ..., all_broker_sets: _Optional[bool] = ...) -> None: ...
 
 class ReplicaIdentity(_message.Message):
-    __slots__ = ("broker_name", "broker_id", "broker_address", "alive")
+    __slots__ = ("broker_name", "broker_id", "broker_address", "alive", "ha_address")
     BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_ID_FIELD_NUMBER: _ClassVar[int]
     BROKER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     ALIVE_FIELD_NUMBER: _ClassVar[int]
+    HA_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     broker_name: str
     broker_id: int
     broker_address: str
     alive: bool
-    def __init__(self, broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., broker_address: _Optional[str] = ..., alive: _Optional[bool] = ...) -> None: ...
+    ha_address: str
+    def __init__(self, broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., broker_address: _Optional[str] = ..., alive: _Optional[bool] = ..., ha_address: _Optional[str] = ...) -> None: ...
 
 class ReplicasInfo(_message.Message):
-    __slots__ = ("cluster_name", "broker_name", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "in_sync_replicas", "not_in_sync_replicas")
+    __slots__ = ("cluster_name", "broker_name", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "in_sync_replicas", "not_in_sync_replicas", "master_ha_address")
     CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
     MASTER_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -220,6 +232,7 @@ class ReplicasInfo(_message.Message):
     SYNC_STATE_SET_EPOCH_FIELD_NUMBER: _ClassVar[int]
     IN_SYNC_REPLICAS_FIELD_NUMBER: _ClassVar[int]
     NOT_IN_SYNC_REPLICAS_FIELD_NUMBER: _ClassVar[int]
+    MASTER_HA_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     cluster_name: str
     broker_name: str
     master_broker_id: int
@@ -228,7 +241,8 @@ class ReplicasInfo(_message.Message):
     sync_state_set_epoch: int
     in_sync_replicas: _containers.RepeatedCompositeFieldContainer[ReplicaIdentity]
     not_in_sync_replicas: _containers.RepeatedCompositeFieldContainer[ReplicaIdentity]
-    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., not_in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ...) -> None: ...
+    master_ha_address: str
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., not_in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., master_ha_address: _Optional[str] = ...) -> None: ...
 
 class GetSyncStateDataResponse(_message.Message):
     __slots__ = ("code", "remark", "leader_address", "replicas_info")

@@ -141,7 +141,7 @@ def ensure_group(sandbox: Sandbox, timeout: float = 30.0) -> str:
 class FakeBroker:
     """A minimal controller-mode broker: registration, heartbeat streams, role-change log.
 
-    ``register()`` runs GetNextBrokerId → ApplyBrokerId → RegisterBroker.
+    ``register()`` runs GetNextBrokerId → ApplyBrokerId → RegisterBroker, with an HA address.
     ``start()`` opens one HeartbeatStream per controller node, each in its own
     thread, beating every ``interval`` seconds and reconnecting when a node
     goes away (as a real broker does). ``crash()`` cancels every stream at once
@@ -164,6 +164,7 @@ class FakeBroker:
         self.cluster_name = cluster_name
         self.broker_name = broker_name
         self.address = f"127.0.0.1:{next(_ports)}"
+        self.ha_address = f"127.0.0.1:{next(_ports)}"
         self.heartbeat_timeout_millis = heartbeat_timeout_millis
         self.interval = interval
         self.broker_id: int | None = None
@@ -198,6 +199,7 @@ class FakeBroker:
                     broker_name=self.broker_name,
                     applied_broker_id=nxt.next_broker_id,
                     register_check_code=check_code,
+                    ha_address=self.ha_address,
                 ),
             )
             if applied.code == ResponseCode.CONTROLLER_BROKER_ID_INVALID:
@@ -214,6 +216,7 @@ class FakeBroker:
                 broker_name=self.broker_name,
                 broker_id=self.broker_id,
                 broker_address=self.address,
+                ha_address=self.ha_address,
             ),
         )
         assert reg.code == ResponseCode.SUCCESS, reg

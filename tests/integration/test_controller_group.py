@@ -173,6 +173,7 @@ def test_registration_assigns_ids_and_first_requester_becomes_master(client: Cli
     won = elect(client, name, 1)
     assert won.code == C.SUCCESS, won
     assert (won.master_broker_id, won.master_address, won.master_epoch) == (1, group[0].address, 1)
+    assert won.master_ha_address == group[0].ha_address
     assert list(won.sync_state_set) == [1]
     assert dict(won.broker_addresses) == {b.broker_id: b.address for b in group}
 
@@ -187,16 +188,27 @@ def test_registration_assigns_ids_and_first_requester_becomes_master(client: Cli
     assert sorted(r.broker_id for r in info.in_sync_replicas) == [1, 2, 3]
     assert all(r.alive for r in info.in_sync_replicas)
     assert list(info.not_in_sync_replicas) == []
+    assert [r.ha_address for r in info.in_sync_replicas] == [b.ha_address for b in group]
+    polled = replica_info(client, name)  # what a slave polls to find its master's HA address
+    assert (polled.master_address, polled.master_ha_address) == (group[0].address, group[0].ha_address)
 
     for b in group:  # the election result is pushed down every broker's stream
         note = b.wait_for_notification(lambda n: n.master_epoch == 1)
         assert (note.broker_name, note.master_broker_id, note.master_address) == (name, 1, group[0].address)
+        assert note.master_ha_address == group[0].ha_address  # slaves learn where to replicate from
 
     again = client.call(  # a re-registration now learns the alive master
         "RegisterBroker",
-        pb.RegisterBrokerRequest(cluster_name=CLUSTER, broker_name=name, broker_id=2, broker_address=group[1].address),
+        pb.RegisterBrokerRequest(
+            cluster_name=CLUSTER,
+            broker_name=name,
+            broker_id=2,
+            broker_address=group[1].address,
+            ha_address=group[1].ha_address,
+        ),
     )
     assert (again.code, again.master_broker_id, again.master_epoch) == (C.SUCCESS, 1, 1)
+    assert again.master_ha_address == group[0].ha_address
     assert sorted(again.sync_state_set.broker_ids) == [1, 2, 3]
 
 

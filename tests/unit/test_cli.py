@@ -9,6 +9,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from mqadmin_py.app import app
+from mqadmin_py.commands.controller import _sync_state_docs
+from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,3 +51,18 @@ def test_clean_without_cluster_or_living_flag_is_refused_as_in_java() -> None:
     result = run_mqadmin("cleanBrokerMetadata", "-a", "127.0.0.1:1", "-bn", "b")
     assert result.returncode == 2
     assert "clusterName option can not be empty" in result.stderr
+
+
+def test_sync_state_json_shows_each_replicas_ha_address() -> None:
+    def member(broker_id: int, ha_address: str) -> pb.ReplicaIdentity:
+        return pb.ReplicaIdentity(broker_id=broker_id, broker_address=f"h:{broker_id}", ha_address=ha_address)
+
+    info = pb.ReplicasInfo(cluster_name="c", broker_name="b", master_epoch=0, sync_state_set_epoch=0,
+                           in_sync_replicas=[member(1, "h:11")], not_in_sync_replicas=[member(2, "")])  # fmt: skip
+    docs = _sync_state_docs(pb.GetSyncStateDataResponse(replicas_info=[info]))
+    assert docs == [
+        {"clusterName": "c", "brokerName": "b", "masterBrokerId": None, "masterAddress": None, "masterEpoch": 0,
+         "syncStateSetEpoch": 0,
+         "inSyncReplicas": [{"brokerId": 1, "brokerAddress": "h:1", "haAddress": "h:11", "alive": False}],
+         "notInSyncReplicas": [{"brokerId": 2, "brokerAddress": "h:2", "haAddress": "", "alive": False}]}
+    ]  # fmt: skip

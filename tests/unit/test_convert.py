@@ -5,7 +5,17 @@ from __future__ import annotations
 import pytest
 
 from controller import convert
+from controller.codes import ResponseCode as C
 from controller.convert import InvalidRequest
+from controller.requests import (
+    ElectMasterReply,
+    RegisterBrokerReply,
+    ReplicaIdentity,
+    ReplicaInfoReply,
+    ReplicasInfo,
+    Result,
+    SyncStateDataReply,
+)
 from mqadmin_py.proto import common_pb2 as common
 from mqadmin_py.proto import controller_pb2 as pb
 
@@ -74,3 +84,45 @@ def test_apply_broker_id_needs_an_address_in_the_check_code() -> None:
     req = pb.ApplyBrokerIdRequest(cluster_name="c", broker_name="b", applied_broker_id=1, register_check_code=";1")
     with pytest.raises(InvalidRequest, match="registerCheckCode address"):
         convert.apply_broker_id(req)
+
+
+def test_registration_requests_carry_the_ha_address_and_old_clients_may_omit_it() -> None:
+    apply = pb.ApplyBrokerIdRequest(cluster_name="c", broker_name="b", applied_broker_id=1, register_check_code="h:1;1")
+    register = pb.RegisterBrokerRequest(cluster_name="c", broker_name="b", broker_id=1, broker_address="h:1")
+    assert convert.apply_broker_id(apply).ha_address == ""
+    assert convert.register_broker(register).ha_address == ""
+    apply.ha_address = register.ha_address = "h:2"
+    assert convert.apply_broker_id(apply).ha_address == "h:2"
+    assert convert.register_broker(register).ha_address == "h:2"
+
+
+@pytest.mark.parametrize("ha_address", ["h", "h:0", ":1", "h:x"])
+def test_a_malformed_ha_address_names_the_field(ha_address: str) -> None:
+    req = pb.RegisterBrokerRequest(
+        cluster_name="c", broker_name="b", broker_id=1, broker_address="h:1", ha_address=ha_address
+    )
+    with pytest.raises(InvalidRequest, match="haAddress must be host:port"):
+        convert.register_broker(req)
+
+
+def test_replies_carry_the_masters_ha_address_next_to_its_address() -> None:
+    reg = RegisterBrokerReply("c", "b", 1, "h:1", "h:2", 1, 1, frozenset({1}), 1)
+    elect = ElectMasterReply("c", "b", 1, "h:1", "h:2", 1, 1, ((1, "h:1"),), frozenset({1}))
+    info = ReplicaInfoReply(1, "h:1", "h:2", 1, frozenset({1}), 1)
+    member = ReplicaIdentity("b", 1, "h:1", "h:2", True)
+    sets = SyncStateDataReply((ReplicasInfo("c", "b", 1, "h:1", "h:2", 1, 1, (member,), ()),))
+    responses = [
+        pb.RegisterBrokerResponse(**convert.register_reply(Result(C.SUCCESS, reply=reg))),
+        pb.ElectMasterResponse(**convert.elect_reply(Result(C.SUCCESS, reply=elect))),
+        pb.GetReplicaInfoResponse(**convert.replica_info_reply(Result(C.SUCCESS, reply=info))),
+        pb.GetSyncStateDataResponse(**convert.sync_state_data_reply(Result(C.SUCCESS, reply=sets))).replicas_info[0],
+    ]
+    assert [(r.master_address, r.master_ha_address) for r in responses] == [("h:1", "h:2")] * 4
+    assert responses[3].in_sync_replicas[0].ha_address == "h:2"
+
+
+def test_without_a_master_the_ha_address_is_absent_too() -> None:
+    info = ReplicaInfoReply(None, None, None, 0, frozenset(), 0)
+    r = pb.GetReplicaInfoResponse(**convert.replica_info_reply(Result(C.SUCCESS, reply=info)))
+    assert not r.HasField("master_address")
+    assert not r.HasField("master_ha_address")

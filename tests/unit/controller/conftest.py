@@ -29,6 +29,11 @@ def addr(broker_id: int) -> str:
     return f"127.0.0.1:{30910 + broker_id}"
 
 
+def ha_addr(broker_id: int) -> str:
+    """The HA (replication) address broker `broker_id` registers with."""
+    return f"127.0.0.1:{31910 + broker_id}"
+
+
 def check_code(broker_id: int, millis: int = 1_700_000_000_000) -> str:
     """A registerCheckCode as brokers send it: "<brokerAddr>;<epochMillis>"."""
     return f"{addr(broker_id)};{millis}"
@@ -76,9 +81,9 @@ def apply_ids(
     broker_name: str = BROKER,
     cluster_name: str = CLUSTER,
 ) -> ControllerState:
-    """Register broker ids (ApplyBrokerId) one after the other; every apply must succeed."""
+    """Register broker ids (ApplyBrokerId, with their HA address) one after the other; every apply must succeed."""
     for broker_id in broker_ids:
-        request = ApplyBrokerIdRequest(cluster_name, broker_name, broker_id, check_code(broker_id))
+        request = ApplyBrokerIdRequest(cluster_name, broker_name, broker_id, check_code(broker_id), ha_addr(broker_id))
         state, result = run(state, request, NOBODY)
         assert result.ok, result.remark
     return state

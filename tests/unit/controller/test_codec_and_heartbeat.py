@@ -14,7 +14,7 @@ from controller.codec import CodecError, decode_events, decode_state, encode_eve
 from controller.events import AlterSyncStateSet, ApplyBrokerId, CleanBrokerData, ElectMaster, Event, UpdateBrokerAddress
 from controller.heartbeat import DEFAULT_HEARTBEAT_TIMEOUT_MS, Heartbeat, LiveEntry, LiveTable, merge
 from controller.model import BrokerSet, ControllerState, LiveInfo, Replica
-from tests.unit.controller.conftest import BROKER, CLUSTER, addr, apply_ids, check_code, with_master
+from tests.unit.controller.conftest import BROKER, CLUSTER, addr, apply_ids, check_code, ha_addr, with_master
 
 # --- strategies ---------------------------------------------------------------------------------
 
@@ -24,8 +24,8 @@ epochs = st.integers(min_value=0, max_value=2**31 - 1)
 id_sets = st.frozensets(st.integers(min_value=1, max_value=64), max_size=6)
 
 events_st: st.SearchStrategy[Event] = st.one_of(
-    st.builds(ApplyBrokerId, names, names, names, ids, names),
-    st.builds(UpdateBrokerAddress, names, names, names, ids),
+    st.builds(ApplyBrokerId, names, names, names, ids, names, st.just("") | names),
+    st.builds(UpdateBrokerAddress, names, names, names, ids, st.just("") | names),
     st.builds(ElectMaster, names, st.none() | ids, epochs),
     st.builds(AlterSyncStateSet, names, id_sets, epochs, epochs),
     st.builds(CleanBrokerData, names, st.none() | id_sets),
@@ -35,7 +35,7 @@ events_st: st.SearchStrategy[Event] = st.one_of(
 @st.composite
 def broker_sets(draw: st.DrawFn, broker_name: str) -> BrokerSet:
     broker_ids = sorted(draw(st.sets(st.integers(min_value=1, max_value=40), min_size=1, max_size=5)))
-    replicas = tuple(Replica(i, draw(names), draw(names)) for i in broker_ids)
+    replicas = tuple(Replica(i, draw(names), draw(names), draw(st.just("") | names)) for i in broker_ids)
     master = draw(st.none() | st.sampled_from(broker_ids))
     return BrokerSet(
         cluster_name=draw(names),
@@ -58,8 +58,8 @@ def states(draw: st.DrawFn) -> ControllerState:
 # --- codec: round trips -------------------------------------------------------------------------
 
 ONE_OF_EACH: list[Event] = [
-    ApplyBrokerId(CLUSTER, BROKER, addr(1), 1, check_code(1)),
-    UpdateBrokerAddress(CLUSTER, BROKER, "10.0.0.3:10911", 3),
+    ApplyBrokerId(CLUSTER, BROKER, addr(1), 1, check_code(1), ha_addr(1)),
+    UpdateBrokerAddress(CLUSTER, BROKER, "10.0.0.3:10911", 3, "10.0.0.3:10912"),
     ElectMaster(BROKER, 2, 1),
     ElectMaster(BROKER, None, 4),
     AlterSyncStateSet(BROKER, frozenset({1, 2, 3}), 2, 5),
@@ -100,6 +100,21 @@ def test_empty_state_round_trips() -> None:
 @given(states())
 def test_any_state_round_trips(state: ControllerState) -> None:
     assert decode_state(encode_state(state)) == state
+
+
+def test_snapshot_stores_each_replicas_ha_address() -> None:
+    replicas = json.loads(encode_state(with_master(1)))["brokerSets"][0]["replicas"]
+    assert [(r["brokerId"], r["haAddress"]) for r in replicas] == [(i, ha_addr(i)) for i in (1, 2, 3)]
+
+
+def test_snapshot_written_before_ha_addresses_decodes_with_empty_ones() -> None:
+    doc = json.loads(encode_state(with_master(1, (1, 2))))
+    for r in doc["brokerSets"][0]["replicas"]:
+        del r["haAddress"]
+    bs = decode_state(json.dumps(doc).encode()).get(BROKER)
+    assert bs is not None
+    assert [(r.address, r.ha_address) for r in bs.replicas] == [(addr(i), "") for i in (1, 2, 3)]
+    assert (bs.master_id, bs.sync_state_set) == (1, frozenset({1, 2}))
 
 
 def test_state_encoding_does_not_depend_on_insertion_order() -> None:
@@ -151,6 +166,17 @@ def test_decode_events_names_a_missing_field() -> None:
     del doc["expected_master_epoch"]
     with pytest.raises(CodecError, match="ElectMaster event lacks field 'expected_master_epoch'"):
         decode_events(_entry(doc))
+
+
+@pytest.mark.parametrize(
+    "event",
+    [ApplyBrokerId(CLUSTER, BROKER, addr(1), 1, check_code(1)), UpdateBrokerAddress(CLUSTER, BROKER, addr(3), 3)],
+    ids=lambda e: type(e).__name__,
+)
+def test_log_entry_written_before_ha_addresses_decodes_with_an_empty_one(event: Event) -> None:
+    doc = json.loads(encode_events([event]))["events"][0]
+    del doc["ha_address"]
+    assert decode_events(_entry(doc)) == [event]
 
 
 def test_codec_error_is_a_value_error() -> None:

@@ -19,6 +19,7 @@ from tests.unit.controller.conftest import (
     apply_ids,
     broker_set,
     elect_first,
+    ha_addr,
     live,
     master_view,
     run,
@@ -90,7 +91,7 @@ def test_first_election_makes_the_requester_master() -> None:
     state, result = run(three_replicas(), ElectMasterRequest(CLUSTER, BROKER, 2), alive_of(1, 2, 3))
     assert result.code == ResponseCode.SUCCESS
     assert result.reply == ElectMasterReply(
-        CLUSTER, BROKER, 2, addr(2), 1, 1, ((1, addr(1)), (2, addr(2)), (3, addr(3))), frozenset({2})
+        CLUSTER, BROKER, 2, addr(2), ha_addr(2), 1, 1, ((1, addr(1)), (2, addr(2)), (3, addr(3))), frozenset({2})
     )
     assert result.events == (ElectMaster(BROKER, 2, 0),)
     assert master_view(state) == (2, 1, frozenset({2}), 1)
@@ -132,7 +133,7 @@ def test_elect_when_the_master_is_alive_returns_master_still_exist_with_current_
     state = with_master(1, sync_state_set=(1, 2))
     after, result = run(state, ElectMasterRequest(CLUSTER, BROKER, 2), alive_of(1, 2, 3))
     assert result.code == ResponseCode.CONTROLLER_MASTER_STILL_EXIST
-    assert result.reply == ElectMasterReply(CLUSTER, BROKER, 1, addr(1), 1, 2, (), frozenset({1, 2}))
+    assert result.reply == ElectMasterReply(CLUSTER, BROKER, 1, addr(1), ha_addr(1), 1, 2, (), frozenset({1, 2}))
     assert result.events == ()
     assert after == state
 
@@ -142,7 +143,7 @@ def test_elect_success_bumps_both_epochs_and_resets_the_sync_state_set() -> None
     after, result = run(state, ElectMasterRequest(CLUSTER, BROKER, 3), alive_of(2, 3))
     assert result.code == ResponseCode.SUCCESS
     assert result.reply == ElectMasterReply(
-        CLUSTER, BROKER, 2, addr(2), 2, 3, ((1, addr(1)), (2, addr(2)), (3, addr(3))), frozenset({2})
+        CLUSTER, BROKER, 2, addr(2), ha_addr(2), 2, 3, ((1, addr(1)), (2, addr(2)), (3, addr(3))), frozenset({2})
     )
     assert result.events == (ElectMaster(BROKER, 2, 1),)
     assert master_view(after) == (2, 2, frozenset({2}), 3)

@@ -30,11 +30,12 @@ from controller.requests import (
     Result,
 )
 from controller.state import apply_event, apply_events, compute
-from tests.unit.controller.conftest import CLUSTER, addr, check_code
+from tests.unit.controller.conftest import CLUSTER, addr, check_code, ha_addr
 
 NAMES = st.sampled_from(["broker-a", "broker-b"])
 IDS = st.integers(min_value=1, max_value=4)
 ID_SETS = st.frozensets(IDS, max_size=4)
+HA_ADDRESSES = st.sampled_from(["", ha_addr(1), ha_addr(2)])
 LIVE_INFOS = st.builds(
     LiveInfo,
     broker_address=st.just(""),
@@ -56,7 +57,9 @@ class ApplyNextSpec:
     def request(self, state: ControllerState, alive: AliveView) -> Request:
         bs = state.get(self.broker_name)
         next_id = bs.next_broker_id if bs else 1
-        return ApplyBrokerIdRequest(CLUSTER, self.broker_name, next_id, check_code(next_id, self.millis))
+        return ApplyBrokerIdRequest(
+            CLUSTER, self.broker_name, next_id, check_code(next_id, self.millis), ha_addr(next_id)
+        )
 
 
 @dataclass(frozen=True)
@@ -98,8 +101,15 @@ LIKELY = st.sampled_from([True, True, True, False])
 MEMBERS = st.sampled_from(["eligible", "eligible", "alive", "raw"])
 REQUESTS: st.SearchStrategy[Request | Spec] = st.one_of(
     st.builds(ApplyNextSpec, NAMES, st.sampled_from([1, 2])),
-    st.builds(ApplyBrokerIdRequest, st.just(CLUSTER), NAMES, IDS, st.builds(check_code, IDS, st.sampled_from([1, 2]))),
-    st.builds(RegisterBrokerRequest, st.just(CLUSTER), NAMES, IDS, st.builds(addr, st.integers(1, 6))),
+    st.builds(
+        ApplyBrokerIdRequest,
+        st.just(CLUSTER),
+        NAMES,
+        IDS,
+        st.builds(check_code, IDS, st.sampled_from([1, 2])),
+        HA_ADDRESSES,
+    ),
+    st.builds(RegisterBrokerRequest, st.just(CLUSTER), NAMES, IDS, st.builds(addr, st.integers(1, 6)), HA_ADDRESSES),
     st.builds(ElectMasterRequest, st.just(CLUSTER), NAMES, st.none() | IDS, st.booleans()),
     st.builds(ElectMasterRequest, st.just(""), NAMES),
     st.builds(AlterSpec, NAMES, LIKELY, IDS, DELTAS, DELTAS, ID_SETS, MEMBERS, LIKELY),
@@ -130,7 +140,9 @@ def materialize(drawn: Request | Spec, state: ControllerState, alive: AliveView)
 def two_sets_of_three() -> ControllerState:
     """broker-a and broker-b, each with ids 1, 2 and 3 and no master yet."""
     events = [
-        ApplyBrokerId(CLUSTER, name, addr(i), i, check_code(i)) for name in ("broker-a", "broker-b") for i in (1, 2, 3)
+        ApplyBrokerId(CLUSTER, name, addr(i), i, check_code(i), ha_addr(i))
+        for name in ("broker-a", "broker-b")
+        for i in (1, 2, 3)
     ]
     return apply_events(ControllerState(), events)
 
@@ -166,6 +178,14 @@ def check_transition(before: ControllerState, after: ControllerState) -> None:
             assert bs.sync_state_set == frozenset({bs.master_id})
         if bs.master_epoch == old.master_epoch:
             assert bs.master_id in (old.master_id, None)
+
+
+def check_registered(request: Request, result: Result[Any], after: ControllerState) -> None:
+    """A successful RegisterBroker leaves the replica with exactly the addresses it registered."""
+    if isinstance(request, RegisterBrokerRequest) and result.ok:
+        bs = after.get(request.broker_name)
+        assert bs is not None
+        assert bs.addresses_of(request.broker_id) == (request.broker_address, request.ha_address)
 
 
 def check_result(request: Request, result: Result[Any]) -> None:
@@ -212,6 +232,7 @@ class ControllerMachine(RuleBasedStateMachine):
         self.state = apply_events(before, result.events)
         self.follower = apply_events(self.follower, decode_events(encode_events(result.events)))
         check_transition(before, self.state)
+        check_registered(request, result, self.state)
 
     @invariant()
     def state_invariants_hold(self) -> None:

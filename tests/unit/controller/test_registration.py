@@ -23,6 +23,7 @@ from tests.unit.controller.conftest import (
     apply_ids,
     broker_set,
     check_code,
+    ha_addr,
     run,
     three_replicas,
     with_master,
@@ -74,6 +75,13 @@ def test_apply_first_id_creates_the_set() -> None:
     assert bs.replicas == (Replica(1, addr(1), check_code(1)),)
     assert bs.next_broker_id == 2
     assert (bs.master_id, bs.master_epoch, bs.sync_state_set, bs.sync_state_set_epoch) == (None, 0, frozenset(), 0)
+
+
+def test_apply_stores_the_ha_address() -> None:
+    request = ApplyBrokerIdRequest(CLUSTER, BROKER, 1, check_code(1), ha_addr(1))
+    state, result = run(ControllerState(), request, NOBODY)
+    assert result.events == (ApplyBrokerId(CLUSTER, BROKER, addr(1), 1, check_code(1), ha_addr(1)),)
+    assert broker_set(state).replicas == (Replica(1, addr(1), check_code(1), ha_addr(1)),)
 
 
 def test_apply_other_than_one_for_an_unknown_set_is_rejected_with_the_java_remark() -> None:
@@ -132,7 +140,7 @@ def test_apply_takes_the_address_from_the_check_code_before_the_first_semicolon(
 
 def test_apply_with_a_check_code_without_semicolon_uses_the_whole_code_as_address() -> None:
     state, _ = run(ControllerState(), ApplyBrokerIdRequest(CLUSTER, BROKER, 1, "10.0.0.5:10911"), NOBODY)
-    assert broker_set(state).address_of(1) == "10.0.0.5:10911"
+    assert broker_set(state).addresses_of(1) == ("10.0.0.5:10911", "")
 
 
 def test_applying_an_existing_id_event_again_changes_nothing() -> None:
@@ -159,13 +167,14 @@ def test_register_unknown_id_is_rejected_with_the_java_remark() -> None:
 
 def test_register_with_an_alive_master_returns_the_master_fields() -> None:
     state = with_master(1, sync_state_set=(1, 2))
-    _, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 2, addr(2)), alive_of(1, 2))
+    _, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 2, addr(2), ha_addr(2)), alive_of(1, 2))
     assert result.code == ResponseCode.SUCCESS
     assert result.reply == RegisterBrokerReply(
         cluster_name=CLUSTER,
         broker_name=BROKER,
         master_broker_id=1,
         master_address=addr(1),
+        master_ha_address=ha_addr(1),
         master_epoch=1,
         sync_state_set_epoch=2,
         sync_state_set=frozenset({1, 2}),
@@ -176,46 +185,59 @@ def test_register_with_an_alive_master_returns_the_master_fields() -> None:
 
 def test_register_with_a_dead_master_leaves_the_master_fields_empty() -> None:
     state = with_master(1, sync_state_set=(1, 2))
-    _, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 2, addr(2)), alive_of(2, 3))
-    reply = result.reply
+    _, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 2, addr(2), ha_addr(2)), alive_of(2, 3))
+    x = result.reply
     assert result.code == ResponseCode.SUCCESS
-    assert (reply.master_broker_id, reply.master_address, reply.master_epoch, reply.sync_state_set_epoch) == (
-        None,
-        None,
-        None,
-        None,
+    assert (x.master_broker_id, x.master_address, x.master_ha_address, x.master_epoch, x.sync_state_set_epoch) == (
+        (None,) * 5
     )
-    assert reply.sync_state_set == frozenset({1, 2})
-    assert reply.current_sync_state_set_epoch == 2
+    assert x.sync_state_set == frozenset({1, 2})
+    assert x.current_sync_state_set_epoch == 2
 
 
 def test_register_before_any_election_has_no_master_fields() -> None:
-    _, result = run(three_replicas(), RegisterBrokerRequest(CLUSTER, BROKER, 1, addr(1)), alive_of(1, 2, 3))
+    _, result = run(three_replicas(), RegisterBrokerRequest(CLUSTER, BROKER, 1, addr(1), ha_addr(1)), alive_of(1, 2, 3))
     assert result.reply.master_broker_id is None
     assert result.reply.sync_state_set == frozenset()
     assert result.reply.current_sync_state_set_epoch == 0
 
 
-def test_register_with_the_same_address_emits_no_event() -> None:
+def test_register_with_the_same_addresses_emits_no_event() -> None:
     state = three_replicas()
-    after, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 3, addr(3)), alive_of(3))
+    after, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 3, addr(3), ha_addr(3)), alive_of(3))
     assert result.events == ()
     assert after == state
 
 
 def test_register_with_a_new_address_emits_update_broker_address() -> None:
     state = three_replicas()
-    request = RegisterBrokerRequest(CLUSTER, BROKER, 3, "10.0.0.3:10911")
+    request = RegisterBrokerRequest(CLUSTER, BROKER, 3, "10.0.0.3:10911", ha_addr(3))
     _, result = run(state, request, alive_of(3))
     assert result.code == ResponseCode.SUCCESS
-    assert result.events == (UpdateBrokerAddress(CLUSTER, BROKER, "10.0.0.3:10911", 3),)
+    assert result.events == (UpdateBrokerAddress(CLUSTER, BROKER, "10.0.0.3:10911", 3, ha_addr(3)),)
 
 
-def test_update_broker_address_changes_the_address_and_keeps_the_check_code() -> None:
-    state, _ = run(three_replicas(), RegisterBrokerRequest(CLUSTER, BROKER, 3, "10.0.0.3:10911"), alive_of(3))
+def test_register_with_only_a_new_ha_address_emits_update_broker_address() -> None:
+    state = three_replicas()
+    after, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 3, addr(3), "10.0.0.3:10912"), alive_of(3))
+    assert result.code == ResponseCode.SUCCESS
+    assert result.events == (UpdateBrokerAddress(CLUSTER, BROKER, addr(3), 3, "10.0.0.3:10912"),)
+    assert broker_set(after).replica(3) == Replica(3, addr(3), check_code(3), "10.0.0.3:10912")
+
+
+def test_register_without_ha_address_clears_it_as_an_old_client_has_none() -> None:
+    state = three_replicas()
+    after, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 3, addr(3)), alive_of(3))
+    assert result.events == (UpdateBrokerAddress(CLUSTER, BROKER, addr(3), 3, ""),)
+    assert broker_set(after).addresses_of(3) == (addr(3), "")
+
+
+def test_update_broker_address_changes_both_addresses_and_keeps_the_check_code() -> None:
+    request = RegisterBrokerRequest(CLUSTER, BROKER, 3, "10.0.0.3:10911", "10.0.0.3:10912")
+    state, _ = run(three_replicas(), request, alive_of(3))
     bs = broker_set(state)
-    assert bs.replica(3) == Replica(3, "10.0.0.3:10911", check_code(3))
-    assert bs.replica(1) == Replica(1, addr(1), check_code(1))
+    assert bs.replica(3) == Replica(3, "10.0.0.3:10911", check_code(3), "10.0.0.3:10912")
+    assert bs.replica(1) == Replica(1, addr(1), check_code(1), ha_addr(1))
     assert bs.next_broker_id == 4
 
 
@@ -225,8 +247,8 @@ def test_update_broker_address_for_an_unknown_id_or_set_is_a_no_op() -> None:
     assert apply_event(state, UpdateBrokerAddress(CLUSTER, "broker-z", "10.0.0.9:1", 1)) == state
 
 
-def test_registered_master_reports_its_new_address_after_update() -> None:
+def test_registered_master_reports_its_new_addresses_after_update() -> None:
     state = with_master(1)
-    state, _ = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 1, "10.0.0.1:10911"), alive_of(1))
-    _, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 2, addr(2)), alive_of(1, 2))
-    assert result.reply.master_address == "10.0.0.1:10911"
+    state, _ = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 1, "10.0.0.1:10911", "10.0.0.1:10912"), alive_of(1))
+    _, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 2, addr(2), ha_addr(2)), alive_of(1, 2))
+    assert (result.reply.master_address, result.reply.master_ha_address) == ("10.0.0.1:10911", "10.0.0.1:10912")

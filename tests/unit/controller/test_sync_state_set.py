@@ -25,6 +25,7 @@ from tests.unit.controller.conftest import (
     apply_ids,
     broker_set,
     elect_first,
+    ha_addr,
     live,
     master_view,
     run,
@@ -205,19 +206,19 @@ def test_replica_info_of_an_unknown_set_fails_with_2008() -> None:
 def test_replica_info_reports_master_epochs_and_sync_state_set() -> None:
     _, result = run(with_master(1, (1, 2)), GetReplicaInfoRequest(BROKER), NOBODY)
     assert result.code == ResponseCode.SUCCESS
-    assert result.reply == ReplicaInfoReply(1, addr(1), 1, frozenset({1, 2}), 2)
+    assert result.reply == ReplicaInfoReply(1, addr(1), ha_addr(1), 1, frozenset({1, 2}), 2)
     assert result.events == ()
 
 
 def test_replica_info_before_the_first_election_has_no_master() -> None:
     _, result = run(three_replicas(), GetReplicaInfoRequest(BROKER), NOBODY)
-    assert result.reply == ReplicaInfoReply(None, None, 0, frozenset(), 0)
+    assert result.reply == ReplicaInfoReply(None, None, None, 0, frozenset(), 0)
 
 
 def test_replica_info_of_a_masterless_set_keeps_the_sync_state_set() -> None:
     state, _ = run(with_master(1, (1, 2)), ElectMasterRequest("", BROKER), NOBODY)
     _, result = run(state, GetReplicaInfoRequest(BROKER), NOBODY)
-    assert result.reply == ReplicaInfoReply(None, None, 2, frozenset({1, 2}), 2)
+    assert result.reply == ReplicaInfoReply(None, None, None, 2, frozenset({1, 2}), 2)
 
 
 # --- GetSyncStateData ---------------------------------------------------------------------------
@@ -268,12 +269,13 @@ def test_sync_state_data_splits_in_sync_and_not_in_sync_with_alive_flags() -> No
             broker_name=BROKER,
             master_broker_id=1,
             master_address=addr(1),
+            master_ha_address=ha_addr(1),
             master_epoch=1,
             sync_state_set_epoch=2,
             in_sync_replicas=(
-                ReplicaIdentity(BROKER, 1, addr(1), True),
-                ReplicaIdentity(BROKER, 2, addr(2), False),
+                ReplicaIdentity(BROKER, 1, addr(1), ha_addr(1), True),
+                ReplicaIdentity(BROKER, 2, addr(2), ha_addr(2), False),
             ),
-            not_in_sync_replicas=(ReplicaIdentity(BROKER, 3, addr(3), True),),
+            not_in_sync_replicas=(ReplicaIdentity(BROKER, 3, addr(3), ha_addr(3), True),),
         ),
     )
