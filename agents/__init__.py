@@ -1,3 +1,4 @@
 """The broker side: commit-log store and epoch file (``store``), AutoSwitch HA frames (``protocol``) and
-replication (``ha``), sockets (``net``). The agent process (``mqagent``, ReplicasManager) comes next.
+replication (``ha``), sockets (``net``), and the agent process around them (``broker``: ReplicasManager, the
+agent gRPC API, the ``mqagent`` container).
 """

@@ -1,0 +1,189 @@
+"""The agent process: a RIP-31 container of broker replicas, each with its own store, ports and manager.
+
+The container port serves the whole AgentService (broker-scoped requests name their broker); each broker
+also gets a gRPC server on its own ``listenPort``, the address it registers with the controller, where an
+unnamed request means that broker. Brokers added at run time are remembered in ``agentStorePath/brokers``
+(one config path per line, replaced atomically) and come back after a restart. One broker failing to start
+is reported by ListBrokers and does not stop the others.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from concurrent import futures
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from agents.broker.manager import ReplicasManager
+from agents.broker.service import AgentServicer, BrokerNotFound
+from agents.config import AgentConfig, load_broker, with_overrides
+from agents.store.checkpoint import atomic_write
+from mqadmin_py.proto import agent_pb2 as pb
+from mqadmin_py.proto import agent_pb2_grpc as pb_grpc
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAME = "mqadmin.agent.v1.AgentService"
+WORKERS = 32  # sends block until acknowledged (up to syncFlushTimeout), so the pool is generous
+
+
+class AgentStartError(RuntimeError):
+    """The agent cannot start (its port is taken)."""
+
+
+@dataclass
+class Hosted:
+    """One hosted broker: where its config came from, its manager, and its own gRPC server."""
+
+    config_path: str
+    manager: ReplicasManager
+    server: grpc.Server
+
+
+def free_port(host: str) -> int:
+    """A port the OS says is free now (for haListenPort=0: the HA address is registered before it is bound)."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def serve(servicer: AgentServicer, address: str) -> tuple[grpc.Server, int]:
+    """A started AgentService server (with health and reflection) on `address`; returns it and its port."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="agent-rpc"))
+    pb_grpc.add_AgentServiceServicer_to_server(servicer, server)
+    checker = health.HealthServicer()
+    checker.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
+    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError as exc:
+        raise AgentStartError(f"cannot listen on {address}: {exc}") from exc
+    if port == 0:
+        raise AgentStartError(f"cannot listen on {address} (in use?)")
+    server.start()
+    return server, port
+
+
+class Agent:
+    """Hosts brokers; see the module docstring."""
+
+    def __init__(self, config: AgentConfig) -> None:
+        self.config = config
+        self.port = 0
+        self._lock = threading.Lock()
+        self._hosted: list[Hosted] = []
+        self._server: grpc.Server | None = None
+        self._store = Path(config.agent_store_path).expanduser()
+
+    @property
+    def address(self) -> str:
+        return f"{self.config.listen_host}:{self.port}"
+
+    def start(self) -> None:
+        """Serve the container port, then start every configured and remembered broker."""
+        self._server, self.port = serve(AgentServicer(self), f"{self.config.listen_host}:{self.config.listen_port}")
+        log.info("agent serving on %s", self.address)
+        for path in [*map(str, self.config.broker_config_paths), *self._remembered()]:
+            try:
+                self._start_broker(path)
+            except (ValueError, OSError, AgentStartError) as exc:
+                log.error("broker %s not started: %s", path, exc)
+
+    def stop(self) -> None:
+        """Stop every broker (its heartbeat streams end, so the controller notices at once), then the servers."""
+        with self._lock:
+            hosted, self._hosted = self._hosted, []
+        for h in hosted:
+            h.manager.stop()
+            h.server.stop(grace=0.5)
+        if self._server is not None:
+            self._server.stop(grace=0.5).wait()
+
+    # --- Host ------------------------------------------------------------------------------------
+
+    def find(self, ref: pb.BrokerRef) -> ReplicasManager:
+        with self._lock:
+            matches = [h.manager for h in self._hosted if h.manager.config.broker_name == ref.broker_name]
+        if ref.HasField("broker_id"):
+            matches = [m for m in matches if m.broker_id == ref.broker_id]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise BrokerNotFound(f"this agent hosts no broker {ref.broker_name!r}" + _id_part(ref))
+        raise BrokerNotFound(f"this agent hosts {len(matches)} replicas of {ref.broker_name!r}: name a broker_id")
+
+    def managers(self) -> list[tuple[str, ReplicasManager]]:
+        with self._lock:
+            return [(h.config_path, h.manager) for h in self._hosted]
+
+    def add_broker(self, config_path: str) -> ReplicasManager:
+        manager = self._start_broker(config_path)
+        self._remember()
+        return manager
+
+    def remove_broker(self, cluster_name: str, broker_name: str, broker_id: int) -> None:
+        with self._lock:
+            found = [
+                h
+                for h in self._hosted
+                if (h.manager.config.broker_cluster_name, h.manager.config.broker_name, h.manager.broker_id)
+                == (cluster_name, broker_name, broker_id)
+            ]
+            if not found:
+                raise BrokerNotFound(f"this agent hosts no broker {cluster_name}:{broker_name}:{broker_id}")
+            self._hosted.remove(found[0])
+        found[0].manager.stop()
+        found[0].server.stop(grace=0.5)
+        self._remember()
+        log.info("removed broker %s:%s:%d", cluster_name, broker_name, broker_id)
+
+    def update_broker_config(self, manager: ReplicasManager, values: dict[str, str]) -> None:
+        manager.update_config(with_overrides(manager.config, values))
+
+    # --- internals -------------------------------------------------------------------------------
+
+    def _start_broker(self, config_path: str) -> ReplicasManager:
+        config = load_broker(config_path)
+        with self._lock:
+            for h in self._hosted:
+                if Path(h.manager.config.store_path_root_dir) == Path(config.store_path_root_dir):
+                    raise ValueError(f"storePathRootDir {config.store_path_root_dir} is used by {h.config_path}")
+        if config.ha_listen_port == 0:
+            config = replace(config, ha_listen_port=free_port(config.broker_ip1))
+        own: list[ReplicasManager] = []  # filled once the port is bound and the manager exists
+        server, port = serve(
+            AgentServicer(self, only=lambda: own[0] if own else None), f"{config.broker_ip1}:{config.listen_port}"
+        )
+        own.append(ReplicasManager(replace(config, listen_port=port)))
+        hosted = Hosted(config_path, own[0], server)
+        with self._lock:
+            self._hosted.append(hosted)
+        hosted.manager.start()
+        c = hosted.manager.config
+        log.info("broker %s/%s serving on %s, HA on %s", c.broker_cluster_name, c.broker_name, c.broker_address,
+                 c.ha_address)  # fmt: skip
+        return hosted.manager
+
+    def _remembered(self) -> list[str]:
+        path = self._store / "brokers"
+        if not path.exists():
+            return []
+        configured = {str(p) for p in self.config.broker_config_paths}
+        return [line for line in path.read_text().splitlines() if line and line not in configured]
+
+    def _remember(self) -> None:
+        configured = {str(p) for p in self.config.broker_config_paths}
+        added = [path for path, _ in self.managers() if path not in configured]
+        self._store.mkdir(parents=True, exist_ok=True)
+        atomic_write(self._store / "brokers", "".join(f"{p}\n" for p in added).encode())
+
+
+def _id_part(ref: pb.BrokerRef) -> str:
+    return f" with broker id {ref.broker_id}" if ref.HasField("broker_id") else ""

@@ -1,0 +1,96 @@
+"""A broker's connection to the controller group: leader calls, and a heartbeat stream to every node.
+
+Unary calls go to the leader (``ControllerClient`` follows NOT_LEADER redirects). Heartbeats go to **every**
+controller node over a long-lived ``HeartbeatStream`` each (Java #5712: followers must know the broker is
+alive too, so a new leader does not expire it); a node that goes away is reconnected to every
+``RECONNECT_S``. The controller pushes role changes back over those streams; they reach ``on_push``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+
+from mqadmin_py.client import ControllerClient
+from mqadmin_py.proto import common_pb2
+from mqadmin_py.proto import controller_pb2 as pb
+from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
+
+log = logging.getLogger(__name__)
+
+RECONNECT_S = 0.5
+_CHANNEL_OPTIONS = [("grpc.keepalive_time_ms", 10_000), ("grpc.keepalive_permit_without_calls", 1)]
+
+
+class ControllerLink:
+    """Leader calls plus one heartbeat stream per controller node (threads started by ``start``)."""
+
+    def __init__(
+        self,
+        addresses: tuple[str, ...],
+        beat: Callable[[], pb.BrokerHeartbeatRequest],
+        on_push: Callable[[common_pb2.RoleChangeNotification], None],
+        interval_s: Callable[[], float],
+        call_timeout_s: float = 3.0,
+    ) -> None:
+        self.addresses = addresses
+        self._beat = beat
+        self._on_push = on_push
+        self._interval_s = interval_s
+        self._client = ControllerClient(addresses, timeout=call_timeout_s)
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._calls: dict[str, Any] = {}
+        self._threads: list[threading.Thread] = []
+
+    def call(self, method: str, request: Any) -> Any:
+        """One RPC on the leader; raises ``mqadmin_py.errors.MqError`` when no leader answers."""
+        return self._client.call(method, request)
+
+    def start(self) -> None:
+        for address in self.addresses:
+            t = threading.Thread(target=self._stream_loop, args=(address,), name=f"heartbeat->{address}", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def stop(self) -> None:
+        """End every stream (the controllers see the broker go away at once) and release the channels."""
+        self._stopped.set()
+        with self._lock:
+            calls = list(self._calls.values())
+        for call in calls:
+            call.cancel()
+        for t in self._threads:
+            t.join(timeout=5)
+        self._client.close()
+
+    def _beats(self, done: threading.Event) -> Iterator[pb.BrokerHeartbeatRequest]:
+        while not self._stopped.is_set() and not done.is_set():
+            yield self._beat()
+            done.wait(self._interval_s())
+
+    def _stream_loop(self, address: str) -> None:
+        while not self._stopped.is_set():
+            channel = grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
+            done = threading.Event()
+            call = pb_grpc.ControllerServiceStub(channel).HeartbeatStream(self._beats(done))
+            with self._lock:
+                self._calls[address] = call
+            if self._stopped.is_set():
+                call.cancel()
+            try:
+                for note in call:
+                    self._on_push(note)
+            except grpc.RpcError as exc:
+                if not self._stopped.is_set():
+                    log.debug("heartbeat stream to %s ended: %s", address, exc.code() if hasattr(exc, "code") else exc)
+            finally:
+                done.set()
+                with self._lock:
+                    self._calls.pop(address, None)
+                channel.close()
+            self._stopped.wait(RECONNECT_S)

@@ -1,0 +1,415 @@
+"""ReplicasManager: one hosted broker's life with the controller (reference §3.1).
+
+Fenced until its role is known. Start-up: the crash-safe two-phase broker-id registration (identity files),
+the replica's store opened under that id, RegisterBroker, heartbeat streams to every controller node, and an
+election request when the set has no master. Afterwards one worker thread handles, in order, everything
+that can change the role: controller pushes, the periodic GetReplicaInfo, SyncStateSet proposals from the
+HA master (reported with AlterSyncStateSet, applied only once the controller confirms), and elections. What
+to do with each controller answer is ``roles.decide``; this module only carries it out.
+
+The data plane does not depend on the controller: a master keeps serving and slaves keep replicating while
+the controller group is down. One exception guards against a paused process (SIGSTOP, a VM freeze): a master
+that notices it did not run for half its heartbeat timeout refuses writes until the controller has been asked
+again, because meanwhile another broker may have been elected in a newer epoch.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agents.broker.controller_link import ControllerLink
+from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Role, Stay, TakeSyncStateSet, decide
+from agents.broker.roles import View as ControllerView
+from agents.config import BrokerConfig
+from agents.ha.master_service import PutResult
+from agents.ha.replica import Replica, StaleEpoch
+from agents.ha.sync_state import PutStatus
+from agents.identity import Identity, IdentityError, IdentityFiles, check
+from agents.store.record import Message
+from controller.codes import ResponseCode
+from mqadmin_py.errors import MqError
+from mqadmin_py.proto import common_pb2
+from mqadmin_py.proto import controller_pb2 as pb
+
+log = logging.getLogger(__name__)
+
+RETRY_S = 1.0
+"""Wait between attempts while registration cannot reach the controller (Java retries every 5 s)."""
+TICK_S = 0.1
+
+
+class RegistrationError(RuntimeError):
+    """The broker cannot register for a reason retrying will not fix (names in the identity file differ)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """A snapshot for ListBrokers / GetHAStatus."""
+
+    broker_id: int
+    role: Role
+    master_epoch: int
+    master_id: int | None
+    master_address: str
+    master_ha_address: str
+    sync_state_set_epoch: int
+    error: str
+
+
+class ReplicasManager:
+    """Registers one broker, keeps its role in line with the controller, and guards its writes."""
+
+    def __init__(self, config: BrokerConfig, *, on_role_change: Callable[[ReplicasManager], None] | None = None):
+        self.config = config
+        self.replica: Replica | None = None
+        self.broker_id = -1
+        self._files = IdentityFiles(config.store_root)
+        self._events: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._role = Role.FENCED
+        self._master_epoch = 0  # in memory, as Java: a restart accepts the controller's current epoch again
+        self._sss_epoch = 0
+        self._master: tuple[int | None, str, str] = (None, "", "")
+        self._error = ""
+        self._on_role_change = on_role_change
+        self._last_tick = time.monotonic()
+        self._paused = False  # set when the process was found paused; cleared by the next controller answer
+        self._link = ControllerLink(
+            config.controller_addr,
+            self._heartbeat,
+            lambda note: self._events.put(("push", note)),
+            interval_s=lambda: self.config.broker_heartbeat_interval / 1000,
+        )
+        self._worker = threading.Thread(target=self._run, name=f"replicas-{config.broker_name}", daemon=True)
+        self._watchdog = threading.Thread(target=self._watch, name=f"watchdog-{config.broker_name}", daemon=True)
+
+    # --- life cycle ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._worker.start()
+        self._watchdog.start()
+
+    def stop(self) -> None:
+        """Stop talking to the controllers, then stop the data plane and close the store."""
+        self._stopped.set()
+        self._events.put(("stop", None))
+        self._worker.join(timeout=10)
+        self._watchdog.join(timeout=2)
+        self._link.stop()
+        if self.replica is not None:
+            self.replica.close()
+
+    def status(self) -> Status:
+        with self._lock:
+            master_id, address, ha = self._master
+            return Status(
+                self.broker_id, self._role, self._master_epoch, master_id, address, ha, self._sss_epoch, self._error
+            )
+
+    def update_config(self, config: BrokerConfig) -> None:
+        """Runtime keys take effect for the next heartbeat, poll and role change."""
+        self.config = config
+
+    def notify(self, note: common_pb2.RoleChangeNotification) -> None:
+        """A role change pushed by a direct NotifyBrokerRoleChanged call (same as over the stream)."""
+        self._events.put(("push", note))
+
+    # --- data ------------------------------------------------------------------------------------
+
+    def put(self, messages: Sequence[Message]) -> PutResult:
+        """Write on the master; refused while fenced, as a slave, or after a pause until the controller answers."""
+        replica = self.replica
+        if replica is None:
+            return PutResult(PutStatus.SERVICE_NOT_AVAILABLE)
+        if self._check_pause():
+            return PutResult(PutStatus.SERVICE_NOT_AVAILABLE)
+        return replica.put(messages)
+
+    def readable(self) -> bool:
+        """Reads are refused while fenced (the role is not known yet)."""
+        return self.replica is not None and self._role is not Role.FENCED
+
+    def _check_pause(self) -> bool:
+        """True while writes must wait for the controller after a pause (see the module docstring)."""
+        if time.monotonic() - self._last_tick > self._pause_limit_s():
+            self._note_pause()
+        return self._paused
+
+    def _pause_limit_s(self) -> float:
+        return max(0.3, self.config.controller_heart_beat_timeout_mills / 2000)
+
+    def _note_pause(self) -> None:
+        if not self._paused:
+            log.warning("%s: this process did not run for a while; writes wait for the controller", self._name())
+            self._paused = True
+            self._events.put(("poll", None))
+
+    def _watch(self) -> None:
+        while not self._stopped.wait(TICK_S):
+            now = time.monotonic()
+            if now - self._last_tick > self._pause_limit_s():
+                self._note_pause()
+            self._last_tick = now
+
+    # --- the worker ------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            if not self._register():
+                return
+        except (RegistrationError, IdentityError, OSError, ValueError) as exc:
+            self._set_error(f"cannot start: {exc}")
+            log.error("%s: %s", self._name(), self._error)
+            return
+        self._link.start()
+        next_poll = time.monotonic() + self.config.sync_broker_metadata_period / 1000
+        while not self._stopped.is_set():
+            try:
+                kind, payload = self._events.get(timeout=max(0.0, next_poll - time.monotonic()))
+            except queue.Empty:
+                kind, payload = "poll", None
+            try:
+                if kind == "stop":
+                    return
+                if kind == "push":
+                    self._apply(self._view_of_push(payload), may_elect=False)
+                elif kind == "propose":
+                    self._alter_sync_state_set(payload)
+                elif kind == "poll":
+                    self._poll()
+                    next_poll = time.monotonic() + self.config.sync_broker_metadata_period / 1000
+            except MqError as exc:
+                log.info("%s: controller unavailable for %s: %s", self._name(), kind, exc)
+            except StaleEpoch as exc:
+                log.warning("%s: refused a role change: %s", self._name(), exc)
+            except Exception:  # the worker must outlive any one bad answer; the next poll tries again
+                log.exception("%s: handling %s failed", self._name(), kind)
+
+    def _register(self) -> bool:
+        """Registration phases, retried until done or stopped; False when stopped first."""
+        identity = self._files.load()
+        if identity is not None:
+            check(identity, self.config.broker_cluster_name, self.config.broker_name)
+        while not self._stopped.is_set():
+            try:
+                if identity is None:
+                    identity = self._apply_broker_id()
+                if identity is not None:
+                    self._open(identity.broker_id)
+                    response = self._link.call("RegisterBroker", self._register_request())
+                    if response.code == ResponseCode.SUCCESS:
+                        self._set_error("")
+                        self._apply(self._view_of(response), may_elect=True)
+                        return True
+                    self._set_error(f"RegisterBroker answered {response.code}: {response.remark}")
+            except MqError as exc:
+                self._set_error(f"registration waits for the controller: {exc}")
+            self._stopped.wait(RETRY_S)
+        return False
+
+    def _apply_broker_id(self) -> Identity | None:
+        """GetNextBrokerId → temp file → ApplyBrokerId → identity file; None to try again later."""
+        c = self.config
+        temp = self._files.load_temp()
+        if temp is None:
+            request = pb.GetNextBrokerIdRequest(cluster_name=c.broker_cluster_name, broker_name=c.broker_name)
+            got = self._link.call("GetNextBrokerId", request)
+            if got.code != ResponseCode.SUCCESS:
+                self._set_error(f"GetNextBrokerId answered {got.code}: {got.remark}")
+                return None
+            temp = self._files.write_temp(
+                Identity(c.broker_cluster_name, c.broker_name, got.next_broker_id), c.broker_address
+            )
+        check(temp.identity, c.broker_cluster_name, c.broker_name)
+        applied = self._link.call(
+            "ApplyBrokerId",
+            pb.ApplyBrokerIdRequest(
+                cluster_name=c.broker_cluster_name,
+                broker_name=c.broker_name,
+                applied_broker_id=temp.identity.broker_id,
+                register_check_code=temp.register_check_code,
+                ha_address=c.ha_address,
+            ),
+        )
+        if applied.code != ResponseCode.SUCCESS:
+            log.info("%s: ApplyBrokerId(%d) answered %d (%s); asking for a new id",
+                     self._name(), temp.identity.broker_id, applied.code, applied.remark)  # fmt: skip
+            self._files.clear_temp()
+            return None
+        self._files.commit(temp.identity)
+        log.info("%s: registered broker id %d", self._name(), temp.identity.broker_id)
+        return temp.identity
+
+    def _open(self, broker_id: int) -> None:
+        if self.replica is None:
+            c = self.config
+            self.replica = Replica(
+                c.store_root, broker_id, c.to_ha_config(), c.mapped_file_size_commit_log, ha_host=c.broker_ip1
+            )
+            self.broker_id = broker_id
+
+    def _register_request(self) -> pb.RegisterBrokerRequest:
+        c = self.config
+        return pb.RegisterBrokerRequest(
+            cluster_name=c.broker_cluster_name,
+            broker_name=c.broker_name,
+            broker_id=self.broker_id,
+            broker_address=c.broker_address,
+            ha_address=c.ha_address,
+        )
+
+    def _poll(self) -> None:
+        c = self.config
+        response = self._link.call("GetReplicaInfo", pb.GetReplicaInfoRequest(broker_name=c.broker_name))
+        if response.code == ResponseCode.CONTROLLER_BROKER_METADATA_NOT_EXIST:
+            log.warning("%s: the controller lost this broker set; registering again", self._name())
+            response = self._link.call("RegisterBroker", self._register_request())
+        if response.code != ResponseCode.SUCCESS:
+            log.info("%s: controller answered %d: %s", self._name(), response.code, response.remark)
+            return
+        self._apply(self._view_of(response), may_elect=True)
+        self._paused = False
+
+    def _apply(self, view: ControllerView, *, may_elect: bool) -> None:
+        decision = decide(self._local(), view, may_elect=may_elect)
+        self._execute(decision, view)
+
+    def _execute(self, decision: Decision, view: ControllerView) -> None:
+        replica = self.replica
+        assert replica is not None
+        match decision:
+            case BecomeMaster(epoch=epoch, sync_state_set=members, sync_state_set_epoch=sss_epoch):
+                replica.change_to_master(
+                    epoch, members, sss_epoch, lambda s: self._events.put(("propose", s)), self.config.ha_listen_port
+                )
+                self._set_role(Role.MASTER, epoch, sss_epoch, view)
+            case BecomeSlave(epoch=epoch, master_ha_address=ha):
+                if not ha:
+                    log.error("%s: master %s of epoch %d registered no HA address; staying as is",
+                              self._name(), view.master_id, epoch)  # fmt: skip
+                    return
+                replica.change_to_slave(ha, epoch)
+                self._set_role(Role.SLAVE, epoch, 0, view)
+            case TakeSyncStateSet(sync_state_set=members, sync_state_set_epoch=sss_epoch):
+                if replica.master is not None:
+                    replica.master.confirm(members, sss_epoch)
+                with self._lock:
+                    self._sss_epoch = sss_epoch
+            case Elect():
+                self._elect()
+            case Stay():
+                with self._lock:
+                    self._master = (view.master_id, view.master_address, view.master_ha_address)
+
+    def _elect(self) -> None:
+        c = self.config
+        request = pb.ElectMasterRequest(
+            cluster_name=c.broker_cluster_name, broker_name=c.broker_name, broker_id=self.broker_id
+        )
+        response = self._link.call("ElectMaster", request)
+        if response.code in (ResponseCode.SUCCESS, ResponseCode.CONTROLLER_MASTER_STILL_EXIST):
+            self._apply(self._view_of(response), may_elect=False)
+        else:
+            log.info("%s: no master elected yet (%d: %s)", self._name(), response.code, response.remark)
+
+    def _alter_sync_state_set(self, new_set: frozenset[int]) -> None:
+        """Report the HA master's proposal; apply it only when the controller confirms it."""
+        replica = self.replica
+        master = replica.master if replica is not None else None
+        if master is None or self._role is not Role.MASTER:
+            return
+        response = self._link.call(
+            "AlterSyncStateSet",
+            pb.AlterSyncStateSetRequest(
+                broker_name=self.config.broker_name,
+                master_broker_id=self.broker_id,
+                master_epoch=self._master_epoch,
+                new_sync_state_set=common_pb2.SyncStateSet(
+                    broker_ids=sorted(new_set), sync_state_set_epoch=self._sss_epoch
+                ),
+            ),
+        )
+        if response.code == ResponseCode.SUCCESS:
+            members, epoch = frozenset(response.sync_state_set.broker_ids), response.new_sync_state_set_epoch
+            master.confirm(members, epoch)
+            with self._lock:
+                self._sss_epoch = epoch
+        else:
+            log.info("%s: AlterSyncStateSet %s refused (%d: %s)",
+                     self._name(), sorted(new_set), response.code, response.remark)  # fmt: skip
+            master.abandon()
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    def _local(self) -> Local:
+        with self._lock:
+            return Local(self.broker_id, self._role, self._master_epoch, self._sss_epoch)
+
+    def _set_role(self, role: Role, epoch: int, sss_epoch: int, view: ControllerView) -> None:
+        with self._lock:
+            self._role, self._master_epoch, self._sss_epoch = role, epoch, sss_epoch
+            self._master = (view.master_id, view.master_address, view.master_ha_address)
+        log.info("%s: broker %d is %s in epoch %d (master %s)",
+                 self._name(), self.broker_id, role.value, epoch, view.master_id)  # fmt: skip
+        if self._on_role_change is not None:
+            self._on_role_change(self)
+
+    def _set_error(self, error: str) -> None:
+        with self._lock:
+            self._error = error
+
+    def _heartbeat(self) -> pb.BrokerHeartbeatRequest:
+        c, replica = self.config, self.replica
+        assert replica is not None
+        return pb.BrokerHeartbeatRequest(
+            cluster_name=c.broker_cluster_name,
+            broker_address=c.broker_address,
+            broker_name=c.broker_name,
+            broker_id=self.broker_id,
+            epoch=replica.epochs.cache.last_epoch(),
+            max_offset=replica.store.max_offset,
+            confirm_offset=replica.store.confirm_offset,
+            heartbeat_timeout_millis=c.controller_heart_beat_timeout_mills,
+            election_priority=c.broker_election_priority,
+            async_learner=c.async_learner,
+        )
+
+    def _name(self) -> str:
+        return f"{self.config.broker_cluster_name}/{self.config.broker_name}"
+
+    @staticmethod
+    def _view_of(response: Any) -> ControllerView:
+        """The controller's picture from a RegisterBroker / GetReplicaInfo / ElectMaster answer."""
+        has_master = response.HasField("master_broker_id") and response.master_address
+        members: Sequence[int]
+        sync_state_set = response.sync_state_set
+        if isinstance(sync_state_set, common_pb2.SyncStateSet):
+            members, sss_epoch = sync_state_set.broker_ids, sync_state_set.sync_state_set_epoch
+        else:  # ElectMasterResponse lists the ids and carries the epoch beside them
+            members, sss_epoch = sync_state_set, response.sync_state_set_epoch
+        return ControllerView(
+            response.master_broker_id if has_master else None,
+            response.master_address if has_master else "",
+            response.master_ha_address if has_master else "",
+            response.master_epoch,
+            frozenset(members),
+            sss_epoch,
+        )
+
+    @staticmethod
+    def _view_of_push(note: common_pb2.RoleChangeNotification) -> ControllerView:
+        return ControllerView(
+            note.master_broker_id if note.master_address else None,
+            note.master_address,
+            note.master_ha_address,
+            note.master_epoch,
+            frozenset(note.sync_state_set),
+            note.sync_state_set_epoch,
+        )

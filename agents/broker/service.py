@@ -1,0 +1,338 @@
+"""The agent's gRPC API (agent.proto): sends, pulls, HA status, role pushes, config, and the RIP-31 container.
+
+Every answer carries a RocketMQ ``code`` + ``remark``; gRPC status codes are left to transport failures. The
+same servicer serves the agent's container port (broker-scoped requests name their broker) and each hosted
+broker's own listen port (where an unnamed request means that broker).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+from agents.broker.manager import ReplicasManager
+from agents.broker.roles import Role
+from agents.ha.sync_state import PutStatus
+from agents.store.commitlog import OffsetTooSmall
+from agents.store.epochs import MAX_OFFSET
+from agents.store.record import Message, RecordError, blank_size_at, header_at
+from controller.codes import ResponseCode
+from mqadmin_py.proto import agent_pb2 as pb
+from mqadmin_py.proto import agent_pb2_grpc as pb_grpc
+from mqadmin_py.proto import common_pb2
+
+log = logging.getLogger(__name__)
+
+QUEUES_PER_TOPIC = 4
+"""Queues a send with queue_id -1 spreads over (the default topic's readQueueNums/writeQueueNums is 4 in Java)."""
+MAX_PULL = 1024
+
+STATUS_CODES = {
+    PutStatus.PUT_OK: ResponseCode.SUCCESS,
+    PutStatus.FLUSH_SLAVE_TIMEOUT: ResponseCode.FLUSH_SLAVE_TIMEOUT,
+    PutStatus.SLAVE_NOT_AVAILABLE: ResponseCode.SLAVE_NOT_AVAILABLE,
+    PutStatus.SERVICE_NOT_AVAILABLE: ResponseCode.SERVICE_NOT_AVAILABLE,
+    PutStatus.IN_SYNC_REPLICAS_NOT_ENOUGH: ResponseCode.SYSTEM_ERROR,  # as Java's SendMessageProcessor
+}
+REMARKS = {
+    PutStatus.PUT_OK: "",
+    PutStatus.FLUSH_SLAVE_TIMEOUT: "the SyncStateSet did not acknowledge within syncFlushTimeout; retry",
+    PutStatus.SLAVE_NOT_AVAILABLE: "this broker is a slave; send to the master",
+    PutStatus.SERVICE_NOT_AVAILABLE: "this broker does not accept writes now (fenced or not yet master); retry",
+    PutStatus.IN_SYNC_REPLICAS_NOT_ENOUGH: "in-sync replicas not enough (the SyncStateSet is below minInSyncReplicas)",
+}
+
+
+class BrokerNotFound(LookupError):
+    """A request named a broker this agent does not host."""
+
+
+class Host(Protocol):
+    """What the servicer needs from the agent."""
+
+    def find(self, ref: pb.BrokerRef) -> ReplicasManager: ...
+    def managers(self) -> Iterable[tuple[str, ReplicasManager]]: ...
+    def add_broker(self, config_path: str) -> ReplicasManager: ...
+    def remove_broker(self, cluster_name: str, broker_name: str, broker_id: int) -> None: ...
+    def update_broker_config(self, manager: ReplicasManager, values: dict[str, str]) -> None: ...
+
+
+def _failure(response_type: Callable[..., Any], code: int, remark: str) -> Any:
+    return response_type(code=code, remark=remark)
+
+
+class AgentServicer(pb_grpc.AgentServiceServicer):
+    """AgentService over a Host."""
+
+    def __init__(self, host: Host, only: Callable[[], ReplicasManager | None] | None = None) -> None:
+        """`only`: serve one broker (its own listen port), where a request without a broker name means it."""
+        self._host = host
+        self._only = only
+        self._round_robin = itertools.count()
+
+    def _find(self, ref: pb.BrokerRef) -> ReplicasManager:
+        if self._only is None:
+            return self._host.find(ref)
+        manager = self._only()
+        if manager is None:
+            raise BrokerNotFound("the broker on this port is still starting; retry")
+        if ref.broker_name and ref.broker_name != manager.config.broker_name:
+            raise BrokerNotFound(f"this port serves broker {manager.config.broker_name}, not {ref.broker_name}")
+        return manager
+
+    def _manager(self, ref: pb.BrokerRef, response_type: Callable[..., Any]) -> ReplicasManager | Any:
+        try:
+            return self._find(ref)
+        except BrokerNotFound as exc:
+            return _failure(response_type, ResponseCode.SYSTEM_ERROR, str(exc))
+
+    # --- messages --------------------------------------------------------------------------------
+
+    def SendMessage(self, request: pb.SendMessageRequest, context: Any) -> pb.SendMessageResponse:
+        return self._send(request.broker, [request.message])
+
+    def SendMessages(self, request: pb.SendMessagesRequest, context: Any) -> pb.SendMessageResponse:
+        return self._send(request.broker, list(request.messages))
+
+    def _send(self, ref: pb.BrokerRef, messages: list[pb.Message]) -> pb.SendMessageResponse:
+        manager = self._manager(ref, pb.SendMessageResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        now = int(time.time() * 1000)
+        try:
+            batch = [
+                Message(
+                    m.topic,
+                    m.queue_id if m.queue_id >= 0 else next(self._round_robin) % QUEUES_PER_TOPIC,
+                    m.body,
+                    dict(m.properties),
+                    now,
+                )
+                for m in messages
+            ]
+        except (RecordError, ValueError) as exc:
+            return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=str(exc))
+        if not batch:
+            return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark="no message to send")
+        status = manager.status()
+        try:
+            result = manager.put(batch)
+        except RecordError as exc:
+            return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=str(exc))
+        response = pb.SendMessageResponse(
+            code=STATUS_CODES[result.status],
+            remark=REMARKS[result.status],
+            status=result.status.value,
+            broker_id=status.broker_id,
+            master_epoch=status.master_epoch,
+            master_address=status.master_address,
+        )
+        replica = manager.replica
+        if result.start_offset >= 0 and replica is not None:
+            written = replica.store.read(result.start_offset, result.end_offset - result.start_offset)
+            response.results.extend(placements(written, result.start_offset))
+        return response
+
+    def PullMessage(self, request: pb.PullMessageRequest, context: Any) -> pb.PullMessageResponse:
+        manager = self._manager(request.broker, pb.PullMessageResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        replica = manager.replica
+        if replica is None or not manager.readable():
+            return pb.PullMessageResponse(
+                code=ResponseCode.SERVICE_NOT_AVAILABLE, remark="the broker is fenced until its role is known; retry"
+            )
+        store = replica.store
+        first, end = store.queue_range(request.topic, request.queue_id)
+        wanted = max(0, min(request.max_messages or 32, MAX_PULL))
+        try:
+            found = store.consume(request.topic, request.queue_id, request.queue_offset, wanted)
+        except OffsetTooSmall as exc:
+            return pb.PullMessageResponse(
+                code=ResponseCode.PULL_OFFSET_MOVED,
+                remark=f"{exc}; resume at {exc.min_offset}",
+                min_offset=first,
+                max_offset=end,
+                next_offset=exc.min_offset,
+            )
+        except ValueError as exc:
+            return pb.PullMessageResponse(code=ResponseCode.SYSTEM_ERROR, remark=str(exc))
+        response = pb.PullMessageResponse(
+            code=ResponseCode.SUCCESS,
+            min_offset=first,
+            max_offset=end,
+            next_offset=found[-1][0] + 1 if found else max(request.queue_offset, first),
+        )
+        for queue_offset, m in found:
+            response.messages.add(
+                queue_offset=queue_offset,
+                store_timestamp=m.store_timestamp,
+                message=pb.Message(topic=m.topic, queue_id=m.queue_id, body=m.body, properties=dict(m.properties)),
+            )
+        return response
+
+    # --- replication state -----------------------------------------------------------------------
+
+    def GetBrokerEpochCache(
+        self, request: pb.GetBrokerEpochCacheRequest, context: Any
+    ) -> pb.GetBrokerEpochCacheResponse:
+        ref = pb.BrokerRef(broker_name=request.broker_name)
+        if request.broker_id:
+            ref.broker_id = request.broker_id
+        manager = self._manager(ref, pb.GetBrokerEpochCacheResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        replica = manager.replica
+        if replica is None:
+            return pb.GetBrokerEpochCacheResponse(code=ResponseCode.SYSTEM_ERROR, remark="the broker is not registered")
+        store, c = replica.store, manager.config
+        max_offset = store.max_offset
+        return pb.GetBrokerEpochCacheResponse(
+            code=ResponseCode.SUCCESS,
+            cluster_name=c.broker_cluster_name,
+            broker_name=c.broker_name,
+            broker_id=manager.broker_id,
+            epoch_list=[
+                common_pb2.EpochEntry(
+                    epoch=e.epoch,
+                    start_offset=e.start_offset,
+                    end_offset=max_offset if e.end_offset == MAX_OFFSET else e.end_offset,
+                )
+                for e in replica.epochs.cache.entries
+            ],
+            max_offset=max_offset,
+            confirm_offset=store.confirm_offset,
+            min_offset=store.min_offset,
+        )
+
+    def GetHAStatus(self, request: pb.BrokerRef, context: Any) -> pb.GetHAStatusResponse:
+        manager = self._manager(request, pb.GetHAStatusResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        status, c, replica = manager.status(), manager.config, manager.replica
+        response = pb.GetHAStatusResponse(
+            code=ResponseCode.SUCCESS,
+            cluster_name=c.broker_cluster_name,
+            broker_name=c.broker_name,
+            broker_id=status.broker_id,
+            role=status.role.value,
+            master_epoch=status.master_epoch,
+            master_address=status.master_address,
+            master_ha_address=status.master_ha_address,
+            last_error=status.error,
+        )
+        if replica is None:
+            return response
+        store = replica.store
+        response.max_offset, response.confirm_offset = store.max_offset, store.confirm_offset
+        if replica.master is not None:
+            sync = replica.master.sync_state
+            response.sync_state_set.extend(sorted(sync.local))
+            response.sync_state_set_epoch = sync.sync_state_set_epoch
+            now = time.monotonic()
+            for broker_id, progress in sorted(replica.master.slaves().items()):
+                response.slaves.add(
+                    broker_id=broker_id,
+                    ack_offset=progress.ack_offset,
+                    diff=max(0, response.max_offset - max(progress.ack_offset, 0)),
+                    in_sync=broker_id in sync.local,
+                    last_caught_up_millis_ago=int((now - progress.last_caught_up) * 1000)
+                    if progress.last_caught_up
+                    else -1,
+                )
+        if replica.slave is not None:
+            response.connected = replica.slave.connected
+            response.last_error = response.last_error or replica.slave.last_error
+        return response
+
+    def NotifyBrokerRoleChanged(self, request: common_pb2.RoleChangeNotification, context: Any) -> pb.AgentResponse:
+        manager = self._manager(pb.BrokerRef(broker_name=request.broker_name), pb.AgentResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        manager.notify(request)
+        return pb.AgentResponse(code=ResponseCode.SUCCESS)
+
+    def ResetMasterFlushOffset(self, request: pb.ResetMasterFlushOffsetRequest, context: Any) -> pb.AgentResponse:
+        manager = self._manager(request.broker, pb.AgentResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        replica = manager.replica
+        if replica is None or manager.status().role is not Role.MASTER:
+            return pb.AgentResponse(code=ResponseCode.SYSTEM_ERROR, remark="only a master's flush offset can be reset")
+        try:
+            replica.store.set_confirm_offset(request.offset)
+        except ValueError as exc:
+            return pb.AgentResponse(code=ResponseCode.SYSTEM_ERROR, remark=str(exc))
+        return pb.AgentResponse(
+            code=ResponseCode.SUCCESS, remark=f"confirmOffset is {replica.store.confirm_offset} (it never moves back)"
+        )
+
+    # --- configuration and the container ---------------------------------------------------------
+
+    def GetBrokerConfig(self, request: pb.BrokerRef, context: Any) -> pb.GetBrokerConfigResponse:
+        manager = self._manager(request, pb.GetBrokerConfigResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        return pb.GetBrokerConfigResponse(code=ResponseCode.SUCCESS, config=manager.config.to_properties())
+
+    def UpdateBrokerConfig(self, request: pb.UpdateBrokerConfigRequest, context: Any) -> pb.AgentResponse:
+        manager = self._manager(request.broker, pb.AgentResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        try:
+            self._host.update_broker_config(manager, dict(request.values))
+        except ValueError as exc:
+            return pb.AgentResponse(code=ResponseCode.NO_PERMISSION, remark=str(exc))
+        return pb.AgentResponse(code=ResponseCode.SUCCESS)
+
+    def AddBroker(self, request: pb.AddBrokerRequest, context: Any) -> pb.AgentResponse:
+        try:
+            manager = self._host.add_broker(request.broker_config_path)
+        except (ValueError, OSError) as exc:
+            return pb.AgentResponse(code=ResponseCode.SYSTEM_ERROR, remark=f"cannot add the broker: {exc}")
+        c = manager.config
+        return pb.AgentResponse(code=ResponseCode.SUCCESS, remark=f"added {c.broker_cluster_name}/{c.broker_name}")
+
+    def RemoveBroker(self, request: pb.RemoveBrokerRequest, context: Any) -> pb.AgentResponse:
+        try:
+            self._host.remove_broker(request.cluster_name, request.broker_name, request.broker_id)
+        except BrokerNotFound as exc:
+            return pb.AgentResponse(code=ResponseCode.SYSTEM_ERROR, remark=str(exc))
+        return pb.AgentResponse(code=ResponseCode.SUCCESS)
+
+    def ListBrokers(self, request: pb.ListBrokersRequest, context: Any) -> pb.ListBrokersResponse:
+        response = pb.ListBrokersResponse(code=ResponseCode.SUCCESS)
+        for path, manager in self._host.managers():
+            status, c = manager.status(), manager.config
+            response.brokers.add(
+                cluster_name=c.broker_cluster_name,
+                broker_name=c.broker_name,
+                broker_id=status.broker_id,
+                broker_address=c.broker_address,
+                ha_address=c.ha_address,
+                role=status.role.value,
+                master_epoch=status.master_epoch,
+                config_path=path,
+                error=status.error,
+            )
+        return response
+
+
+def placements(data: bytes, start: int) -> list[pb.SendResult]:
+    """Where each record of a put landed, from the bytes just written at `start` (blanks are skipped)."""
+    out, pos = [], 0
+    while pos < len(data):
+        blank = blank_size_at(data, pos)
+        if blank is not None:
+            pos += blank
+            continue
+        header = header_at(data, pos, verify_crc=False)
+        if header is None:
+            raise ValueError(f"no record at {start + pos} in what the put wrote")
+        out.append(pb.SendResult(queue_id=header.queue_id, queue_offset=header.queue_offset))
+        out[-1].commit_log_offset = start + pos
+        pos += header.size
+    return out
