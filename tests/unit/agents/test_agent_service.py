@@ -1,0 +1,54 @@
+"""Pieces of the agent API that need no process: send placements and the controller views of answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.broker.manager import ReplicasManager
+from agents.broker.roles import View
+from agents.broker.service import placements
+from agents.store.record import Message, encode, encode_blank
+from mqadmin_py.proto import common_pb2
+from mqadmin_py.proto import controller_pb2 as pb
+
+
+def test_placements_follow_the_records_and_skip_blanks() -> None:
+    first = encode(Message("T", 1, b"a", {}, 0, queue_offset=7))
+    second = encode(Message("T", 2, b"bb", {}, 0, queue_offset=0))
+    blank = encode_blank(40) + bytes(28)
+    got = placements(first + blank + second, 1000)
+    assert [(p.queue_id, p.queue_offset, p.commit_log_offset) for p in got] == [
+        (1, 7, 1000),
+        (2, 0, 1000 + len(first) + 40),
+    ]
+
+
+def test_placements_refuse_bytes_that_are_not_records() -> None:
+    with pytest.raises(ValueError, match="no record at 1000"):
+        placements(b"\x00" * 64, 1000)
+
+
+def test_every_controller_answer_becomes_the_same_view() -> None:
+    members = common_pb2.SyncStateSet(broker_ids=[1, 2], sync_state_set_epoch=3)
+    expected = View(1, "h:1", "h:2", 5, frozenset({1, 2}), 3)
+    register = pb.RegisterBrokerResponse(
+        master_broker_id=1, master_address="h:1", master_ha_address="h:2", master_epoch=5, sync_state_set=members
+    )
+    info = pb.GetReplicaInfoResponse(
+        master_broker_id=1, master_address="h:1", master_ha_address="h:2", master_epoch=5, sync_state_set=members
+    )
+    elect = pb.ElectMasterResponse(
+        master_broker_id=1, master_address="h:1", master_ha_address="h:2", master_epoch=5,
+        sync_state_set=[1, 2], sync_state_set_epoch=3,
+    )  # fmt: skip
+    push = common_pb2.RoleChangeNotification(
+        master_broker_id=1, master_address="h:1", master_ha_address="h:2", master_epoch=5,
+        sync_state_set=[1, 2], sync_state_set_epoch=3,
+    )  # fmt: skip
+    assert [ReplicasManager._view_of(r) for r in (register, info, elect)] == [expected] * 3
+    assert ReplicasManager._view_of_push(push) == expected
+
+
+def test_an_answer_without_an_alive_master_has_no_master() -> None:
+    view = ReplicasManager._view_of(pb.GetReplicaInfoResponse(master_epoch=4))
+    assert (view.master_id, view.master_address, view.master_epoch) == (None, "", 4)
