@@ -27,7 +27,10 @@ def run(
 ) -> None:
     """Host the broker replicas listed in the agent config; each registers with the controllers and replicates.
 
-    Exit codes: 0 clean shutdown (SIGTERM/SIGINT), 1 cannot start (port in use), 2 bad configuration.
+    With enableControllerInAgent=true the agent also runs a controller node of the Raft group.
+
+    Exit codes: 0 clean shutdown (SIGTERM/SIGINT), 1 cannot start (port in use, damaged controller store),
+    2 bad configuration.
     """
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     from agents.config import load_agent
@@ -48,6 +51,7 @@ def run(
     logging.basicConfig(
         level=log_level.upper(), format="%(asctime)s %(levelname)s [agent] %(name)s: %(message)s", stream=sys.stderr
     )
+    logging.getLogger("pysyncobj").setLevel(logging.WARNING)  # as mqcontroller, for an embedded controller
     from agents.broker.agent import Agent, AgentStartError
 
     agent = Agent(config)

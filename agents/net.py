@@ -108,9 +108,24 @@ def receive(sock: socket.socket, limit: int = 1 << 20) -> bytes:
     return data
 
 
-def send_all(sock: socket.socket, data: bytes) -> None:
+def receive_into(sock: socket.socket, buffer: memoryview) -> int:
+    """Receive what is available straight into `buffer` (no intermediate bytes); returns the count.
+
+    An orderly close raises ConnectionLost.
+    """
     try:
-        sock.sendall(data)
+        n = sock.recv_into(buffer)
+    except OSError as exc:
+        raise ConnectionLost(f"receive failed: {exc.strerror or exc}") from exc
+    if not n:
+        raise ConnectionLost("peer closed the connection")
+    return n
+
+
+def send_all(sock: socket.socket, data: bytes, *, more: bool = False) -> None:
+    """Send all of `data`; `more`: the caller sends more at once (MSG_MORE: one segment with what follows)."""
+    try:
+        sock.sendall(data, socket.MSG_MORE if more else 0)
     except OSError as exc:
         raise ConnectionLost(f"send failed: {exc.strerror or exc}") from exc
 

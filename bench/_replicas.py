@@ -1,25 +1,30 @@
 """Helpers shared by the data-plane benchmarks (replication.py, put_latency.py).
 
-Replicas (``agents.ha.replica.Replica``) run as threads of the benchmark
-process, on loopback, with real stores in a temp directory; a stand-in
-controller confirms every SyncStateSet proposal (as in
+Replicas (``agents.ha.replica.Replica``) run in the benchmark process
+(``Cluster``) or each in a child process of its own (``Child``, running
+``_replica_child.py``), on loopback, with real stores in a temp directory; a
+stand-in controller confirms every SyncStateSet proposal (as in
 tests/integration/test_replication.py), so the data plane is measured on its
-own. ``Cluster`` closes every replica it made and removes the directory.
-Every wait is bounded in time.
+own. ``Cluster`` closes every replica it made and removes the directory;
+``Child`` kills its process if it is still running on exit. Every wait is
+bounded in time.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import select
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from _common import ROOT  # noqa: F401  (puts the repo on sys.path for `agents`)
+from _common import ROOT
 
 from agents.ha.config import HAConfig
 from agents.ha.replica import Replica
@@ -29,6 +34,7 @@ SEGMENT = 64 * 1024 * 1024
 TOPIC = "BenchTopic"
 MB = 1_000_000
 TICK = os.sysconf("SC_CLK_TCK")
+CHILD = ROOT / "bench" / "_replica_child.py"
 
 
 class Controller:
@@ -91,6 +97,61 @@ class Cluster:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+class Child:
+    """One ``_replica_child.py`` process: started and set up on entry, told to finish (killed if it does not) on
+    exit.
+
+    ``go()`` lets it start working; ``done()`` waits for its report: (``time.monotonic()`` when it finished,
+    its CPU seconds since ``go``). It keeps its connections until exit, so the caller can still read the
+    CPU of the threads serving it.
+    """
+
+    def __init__(self, *args: object, timeout: float) -> None:
+        self._timeout = timeout
+        self._command = " ".join(map(str, args))
+        self._proc = subprocess.Popen(
+            [sys.executable, str(CHILD), *map(str, args)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        self._expect("ready")
+
+    def go(self) -> None:
+        self._say("go")
+
+    def done(self) -> tuple[float, float]:
+        _, finished, cpu = self._expect("done")
+        return float(finished), float(cpu)
+
+    def _say(self, line: str) -> None:
+        assert self._proc.stdin is not None
+        self._proc.stdin.write(line + "\n")
+        self._proc.stdin.flush()
+
+    def _expect(self, word: str) -> list[str]:
+        """The child's next line, which must start with `word` (a line is written whole, so select then read)."""
+        out = self._proc.stdout
+        assert out is not None
+        ready, _, _ = select.select([out], [], [], self._timeout)
+        fields = out.readline().split() if ready else []
+        if not fields or fields[0] != word:
+            raise RuntimeError(f"child {self._command!r} said {fields or 'nothing'} instead of {word!r}")
+        return fields
+
+    def __enter__(self) -> Child:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        with contextlib.suppress(OSError):
+            self._say("exit")
+        try:
+            code = self._proc.wait(self._timeout)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+            raise RuntimeError(f"child {self._command!r} did not exit") from None
+        if code != 0:
+            raise RuntimeError(f"child {self._command!r} exited with {code}")
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, what: str, interval: float = 0.002) -> float:

@@ -1,14 +1,17 @@
 """The controller node: composition root and life cycle of ``mqcontroller``.
 
-Builds the Raft member (in the main thread, so pysyncobj's tick thread lives
-as long as the process), the proposer thread, failure detection and the
+Builds the Raft member (in the thread that runs the node: the main thread, or
+an embedding agent's controller thread, so pysyncobj's tick thread lives as
+long as the node), the proposer thread, failure detection and the
 gRPC server (and the Prometheus endpoint when enabled), then runs until
-SIGTERM/SIGINT and shuts everything down in reverse order.
+SIGTERM/SIGINT (or ``stop()``, for a node embedded in another process) and
+shuts everything down in reverse order.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import time
@@ -61,6 +64,8 @@ class ControllerNode:
         if self.metrics is not None:
             self.proposer.add_listener(self.metrics.on_result)
         self._stop: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop_requested = False
 
     # --- helpers used by the service -------------------------------------------------------------
 
@@ -142,13 +147,28 @@ class ControllerNode:
                 await health_servicer.set(SERVICE_NAME, status)
             await asyncio.sleep(0.05)
 
-    async def serve(self, ready: Any = None) -> None:
-        """Run until stopped; `ready(grpc_port)` is called once the port is bound."""
+    def stop(self) -> None:
+        """Make ``serve()`` shut down as on SIGTERM; safe from any thread, and before ``serve()`` runs."""
+        self._stop_requested = True
+        loop, event = self._loop, self._stop
+        if loop is not None and event is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already closed: serve() has returned
+                loop.call_soon_threadsafe(event.set)
+
+    async def serve(self, ready: Any = None, *, handle_signals: bool = True) -> None:
+        """Run until SIGTERM/SIGINT or ``stop()``; `ready(grpc_port)` is called once the port is bound.
+
+        ``handle_signals=False`` runs off the main thread (an embedded node): only ``stop()`` ends it.
+        """
         loop = asyncio.get_running_loop()
         self.streams.bind(loop)
         self._stop = asyncio.Event()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, self._stop.set)
+        self._loop = loop
+        if self._stop_requested:
+            self._stop.set()
+        if handle_signals:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(sig, self._stop.set)
         interceptors = [RequestMetrics(self.metrics.observe_request)] if self.metrics is not None else []
         server = grpc.aio.server(interceptors=interceptors, options=[("grpc.so_reuseport", 0)])
         pb_grpc.add_ControllerServiceServicer_to_server(ControllerServicer(self), server)
@@ -189,4 +209,5 @@ class ControllerNode:
             if self.metrics is not None:
                 self.metrics.stop()
             self.raft.destroy()
+            self._loop = None
             log.info("stopped")

@@ -5,10 +5,16 @@ also gets a gRPC server on its own ``listenPort``, the address it registers with
 unnamed request means that broker. Brokers added at run time are remembered in ``agentStorePath/brokers``
 (one config path per line, replaced atomically) and come back after a restart. One broker failing to start
 is reported by ListBrokers and does not stop the others.
+
+With ``enableControllerInAgent=true`` the agent also runs a controller node (``EmbeddedController``: its
+own thread and asyncio loop; the agent's main thread keeps SIGTERM/SIGINT). With
+``metricsExporterType=PROM`` it serves its broker metrics (``agents.broker.metrics``) on
+``metricsPromExporterPort``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 import threading
@@ -21,9 +27,13 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from agents.broker.manager import ReplicasManager
+from agents.broker.metrics import AgentMetrics
 from agents.broker.service import AgentServicer, BrokerNotFound
 from agents.config import AgentConfig, load_broker, with_overrides
 from agents.store.checkpoint import atomic_write
+from controller.config import ControllerConfig
+from controller.daemon import ControllerNode, GrpcBindError, MetricsBindError
+from controller.raft import RaftStartError
 from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.proto import agent_pb2_grpc as pb_grpc
 
@@ -31,6 +41,8 @@ log = logging.getLogger(__name__)
 
 SERVICE_NAME = "mqadmin.agent.v1.AgentService"
 WORKERS = 32  # sends block until acknowledged (up to syncFlushTimeout), so the pool is generous
+CONTROLLER_START_S = 30.0
+CONTROLLER_STOP_S = 30.0
 
 
 class AgentStartError(RuntimeError):
@@ -71,6 +83,49 @@ def serve(servicer: AgentServicer, address: str) -> tuple[grpc.Server, int]:
     return server, port
 
 
+class EmbeddedController:
+    """A controller node on its own thread and asyncio loop, without signal handlers (see the module docstring)."""
+
+    def __init__(self, config: ControllerConfig) -> None:
+        self.config = config
+        self._node: ControllerNode | None = None
+        self._ready = threading.Event()
+        self._error: Exception | None = None
+        self._thread = threading.Thread(target=self._run, name="embedded-controller", daemon=True)
+
+    def start(self) -> None:
+        """Start the node; returns once its gRPC port serves (AgentStartError when it cannot start)."""
+        self._thread.start()
+        if not self._ready.wait(CONTROLLER_START_S):
+            raise AgentStartError(f"embedded controller not serving within {CONTROLLER_START_S:g} s")
+        if self._error is not None:
+            raise AgentStartError(f"embedded controller: {self._error}") from self._error
+
+    def stop(self) -> None:
+        """Shut the node down in its usual order (``ControllerNode.serve``) and wait for it."""
+        if self._node is not None:
+            self._node.stop()
+        if self._thread.is_alive():
+            self._thread.join(CONTROLLER_STOP_S)
+
+    def _run(self) -> None:
+        try:
+            # Built on this thread: pysyncobj's tick thread lives as long as the thread that built it.
+            self._node = node = ControllerNode(self.config)
+            try:
+                asyncio.run(node.serve(lambda _port: self._ready.set(), handle_signals=False))
+            except (GrpcBindError, MetricsBindError):
+                node.raft.destroy()
+                raise
+        except (RaftStartError, GrpcBindError, MetricsBindError) as exc:
+            self._error = exc
+        except Exception as exc:
+            log.exception("embedded controller failed")
+            self._error = exc
+        finally:
+            self._ready.set()
+
+
 class Agent:
     """Hosts brokers; see the module docstring."""
 
@@ -81,13 +136,21 @@ class Agent:
         self._hosted: list[Hosted] = []
         self._server: grpc.Server | None = None
         self._store = Path(config.agent_store_path).expanduser()
+        prom = config.metrics_exporter_type == "PROM"
+        self.metrics = AgentMetrics(lambda: [m for _, m in self.managers()]) if prom else None
+        self._controller = EmbeddedController(config.controller_config) if config.controller_config else None
 
     @property
     def address(self) -> str:
         return f"{self.config.listen_host}:{self.port}"
 
     def start(self) -> None:
-        """Serve the container port, then start every configured and remembered broker."""
+        """Start the embedded controller and the metrics endpoint if configured, serve the container port,
+        then start every configured and remembered broker."""
+        if self._controller is not None:
+            self._controller.start()
+        if self.metrics is not None:
+            self._serve_metrics(self.metrics)
         self._server, self.port = serve(AgentServicer(self), f"{self.config.listen_host}:{self.config.listen_port}")
         log.info("agent serving on %s", self.address)
         for path in [*map(str, self.config.broker_config_paths), *self._remembered()]:
@@ -105,6 +168,10 @@ class Agent:
             h.server.stop(grace=0.5)
         if self._server is not None:
             self._server.stop(grace=0.5).wait()
+        if self._controller is not None:
+            self._controller.stop()
+        if self.metrics is not None:
+            self.metrics.stop()
 
     # --- Host ------------------------------------------------------------------------------------
 
@@ -148,6 +215,14 @@ class Agent:
         manager.update_config(with_overrides(manager.config, values))
 
     # --- internals -------------------------------------------------------------------------------
+
+    def _serve_metrics(self, metrics: AgentMetrics) -> None:
+        host, port = self.config.listen_host, self.config.metrics_prom_exporter_port
+        try:
+            bound = metrics.serve(port, host)
+        except OSError as exc:
+            raise AgentStartError(f"cannot bind metrics port {host}:{port}: {exc}") from exc
+        log.info("agent serving metrics on http://%s:%d/metrics", host, bound)
 
     def _start_broker(self, config_path: str) -> ReplicasManager:
         config = load_broker(config_path)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from agents.broker.manager import ReplicasManager
+from agents.broker.metrics import AgentMetrics
 from agents.broker.roles import Role
 from agents.ha.sync_state import PutStatus
 from agents.store.commitlog import OffsetTooSmall
@@ -52,6 +53,8 @@ class BrokerNotFound(LookupError):
 
 class Host(Protocol):
     """What the servicer needs from the agent."""
+
+    metrics: AgentMetrics | None
 
     def find(self, ref: pb.BrokerRef) -> ReplicasManager: ...
     def managers(self) -> Iterable[tuple[str, ReplicasManager]]: ...
@@ -118,10 +121,13 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         if not batch:
             return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark="no message to send")
         status = manager.status()
+        started = time.monotonic()
         try:
             result = manager.put(batch)
         except RecordError as exc:
             return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=str(exc))
+        if self._host.metrics is not None:
+            self._host.metrics.observe_put(manager, time.monotonic() - started, result.status.value)
         response = pb.SendMessageResponse(
             code=STATUS_CODES[result.status],
             remark=REMARKS[result.status],

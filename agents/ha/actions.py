@@ -45,10 +45,10 @@ class RecordEpoch:
 
 @dataclass(frozen=True, slots=True)
 class Append:
-    """Slave: append replicated bytes at exactly ``offset``."""
+    """Slave: append replicated bytes at exactly ``offset`` (a view of the receive buffer: apply it at once)."""
 
     offset: int
-    data: bytes
+    data: bytes | memoryview
 
 
 @dataclass(frozen=True, slots=True)

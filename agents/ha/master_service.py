@@ -41,6 +41,10 @@ log = logging.getLogger(__name__)
 PROPOSAL_TIMEOUT_S = 10.0
 """How long a SyncStateSet proposal may wait for the controller's answer before it is abandoned."""
 
+SEND_ROUND = 4 * 1024 * 1024
+"""Bytes a connection sends before it reads the slave's acks again: a long catch-up must not stall ack
+processing (the SyncStateSet, the confirmOffset) nor fill the slave's send buffer with unread acks."""
+
 
 class MasterStore(Protocol):
     """What the master service needs from the message store."""
@@ -274,19 +278,24 @@ class HAMaster:
         cfg = self._config
         last_read = self._clock()
         window = _RateWindow(last_read)
-        while not self._stopped.is_set():
-            if net.wait_readable(conn, wakeup, 0.05):
-                reader.feed(net.receive(conn))
-                last_read = self._clock()
-                reason = self._handle_frames(conn, session, reader)
+        segment = _SegmentFile(self._store)
+        behind = False  # the last round stopped with more to send: only poll for acks, do not wait
+        try:
+            while not self._stopped.is_set():
+                if net.wait_readable(conn, wakeup, 0.0 if behind else 0.05):
+                    reader.feed(net.receive(conn))
+                    last_read = self._clock()
+                    reason = self._handle_frames(conn, session, reader)
+                    if reason is not None:
+                        return reason
+                now = self._clock()
+                if now - last_read > cfg.housekeeping_s:
+                    return f"nothing read for {cfg.housekeeping_s:g} s"
+                reason, behind = self._send_batches(conn, session, window.reset_if_due(now), segment)
                 if reason is not None:
                     return reason
-            now = self._clock()
-            if now - last_read > cfg.housekeeping_s:
-                return f"nothing read for {cfg.housekeeping_s:g} s"
-            reason = self._send_batches(conn, session, window.reset_if_due(now))
-            if reason is not None:
-                return reason
+        finally:
+            segment.close()
         return "stopped"
 
     def _handle_frames(
@@ -302,25 +311,51 @@ class HAMaster:
                     self._on_ack(action, session.async_learner)
         return None
 
-    def _send_batches(self, conn: net.Connection, session: MasterSession, window: _RateWindow) -> str | None:
-        """Send what the session wants to send now, within the per-second byte allowance."""
-        while True:
+    def _send_batches(
+        self, conn: net.Connection, session: MasterSession, window: _RateWindow, segment: _SegmentFile
+    ) -> tuple[str | None, bool]:
+        """Send what the session wants to send now, within the per-second byte allowance and at most
+        ``SEND_ROUND`` bytes (then the slave's acks are read); (close reason, whether more is waiting)."""
+        sent = 0
+        while sent < SEND_ROUND:
             budget = self._config.max_bytes_per_s - window.sent
             outgoing = session.next_send(self.view(), self._clock(), budget, self._config.heartbeat_interval_s)
             if outgoing is None:
-                return None
+                return None, False
             if isinstance(outgoing, Close):
-                return outgoing.reason
+                return outgoing.reason, False
             assert isinstance(outgoing, SendTransfer)
-            net.send_all(conn, outgoing.header)
+            net.send_all(conn, outgoing.header, more=outgoing.size > 0)
             if not outgoing.size:
-                return None
-            fd, position, _readable = self._store.open_segment(outgoing.offset)
-            try:
-                net.send_file(conn, fd, position, outgoing.size)
-            finally:
-                os.close(fd)
+                return None, False
+            fd, position = segment.at(outgoing.offset)
+            net.send_file(conn, fd, position, outgoing.size)
             window.sent += outgoing.size
+            sent += outgoing.size
+        return None, True
+
+
+class _SegmentFile:
+    """The commit-log segment a connection is sending from, as its own duplicate descriptor (retention may close
+    the store's), kept across batches until the stream moves to the next segment."""
+
+    def __init__(self, store: MasterStore) -> None:
+        self._store = store
+        self._start = -1
+        self._fd = -1
+
+    def at(self, offset: int) -> tuple[int, int]:
+        """(descriptor, position in the file) of commit-log `offset`."""
+        if self._fd < 0 or not self._start <= offset < self._start + self._store.segment_size:
+            self.close()
+            self._fd, position, _readable = self._store.open_segment(offset)
+            self._start = offset - position
+        return self._fd, offset - self._start
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+        self._start, self._fd = -1, -1
 
 
 @dataclass(slots=True)

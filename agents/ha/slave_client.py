@@ -19,7 +19,7 @@ from agents.ha.config import HAConfig
 from agents.ha.slave_session import LocalView, SlaveSession
 from agents.protocol.frames import FrameError, FrameFromMaster, FrameReader
 from agents.store.epochs import EpochCache, EpochError
-from agents.store.record import check_stream
+from agents.store.record import RecordError, Scan
 
 log = logging.getLogger(__name__)
 
@@ -32,11 +32,10 @@ class SlaveStore(Protocol):
 
     @property
     def max_offset(self) -> int: ...
-    def last_message_boundary(self) -> int: ...
-    def read(self, offset: int, size: int) -> bytes: ...
     def truncate(self, offset: int) -> None: ...
     def start_at(self, offset: int) -> None: ...
-    def append_replica(self, offset: int, data: bytes) -> None: ...
+    def scan_replica(self, offset: int, data: bytes | memoryview) -> Scan: ...
+    def append_replica(self, offset: int, data: bytes | memoryview, scan: Scan | None = None) -> None: ...
     def set_confirm_offset(self, offset: int) -> None: ...
     def flush(self) -> None: ...
 
@@ -73,6 +72,7 @@ class HASlave:
         self.connected = False
         self._progressed = False
         self._last_flush = 0.0
+        self._confirm = -1  # the confirmOffset the frames of the current receive allow
 
     def start(self, master_address: str) -> None:
         self._master = master_address
@@ -130,18 +130,21 @@ class HASlave:
             sync_from_last_file=self._config.sync_from_last_file,
         )
         reader: FrameReader[FrameFromMaster] = FrameReader("from_master")
+        self._confirm = -1
         for action in session.start(self._clock()):
             if isinstance(action, Send):
                 net.send_all(conn, action.data)
         last_read = self._clock()
         while not self._stopped.is_set() and self._master == address:
             if net.wait_readable(conn, self._changed, 0.05):
-                reader.feed(net.receive(conn))
+                reader.received(net.receive_into(conn, reader.receive_buffer()))
                 last_read = self._clock()
                 for frame in reader.frames():
                     reason = self._apply(conn, session.on_frame(frame, self._local(), self._clock()))
                     if reason is not None:
                         return reason
+                # Once per receive, not per frame: dispatch then writes each queue once for many batches.
+                self._store.set_confirm_offset(self._confirm)
             reason = self._apply(conn, session.on_tick(self._local(), self._clock(), self._config.heartbeat_interval_s))
             if reason is not None:
                 return reason
@@ -152,23 +155,19 @@ class HASlave:
                 return f"nothing read for {self._config.housekeeping_s:g} s"
         return "stopped" if self._stopped.is_set() else "master changed"
 
-    def _check(self, data: bytes) -> str | None:
-        """CRC-check the records this batch completes or starts (the held partial tail plus the new bytes)."""
-        boundary = self._store.last_message_boundary()
-        held = (
-            self._store.read(boundary, self._store.max_offset - boundary) if boundary < self._store.max_offset else b""
-        )
-        return check_stream(held + data)
-
     def _apply(self, conn: net.Connection, actions: list[Action]) -> str | None:
         """Execute session actions in order; returns a close reason or None.
 
-        Replicated bytes are checked before any action of the frame runs, so a
-        damaged batch changes nothing: not the log, not the epoch file.
+        Replicated bytes are checked (every record's CRCs, in one pass that also finds what dispatch needs)
+        before any action of the frame runs, so a damaged batch changes nothing: not the log, not the epoch file.
         """
+        scans: dict[int, Scan] = {}
         for action in actions:
-            if isinstance(action, Append) and (problem := self._check(action.data)) is not None:
-                return f"refusing replicated bytes at {action.offset}: {problem}"
+            if isinstance(action, Append):
+                try:
+                    scans[id(action)] = self._store.scan_replica(action.offset, action.data)
+                except RecordError as exc:
+                    return f"refusing replicated bytes at {action.offset}: {exc}"
         for action in actions:
             match action:
                 case Close(reason=reason):
@@ -179,14 +178,15 @@ class HASlave:
                     log.warning("truncating the local log from %d to the consistent point %d",
                                 self._store.max_offset, offset)  # fmt: skip
                     self._store.truncate(offset)
+                    self._confirm = -1
                     self._epochs.replace(self._epochs.cache.truncate_suffix_by_offset(offset))
                 case StartAt(offset=offset):
                     self._store.start_at(offset)
                 case RecordEpoch(epoch=epoch, start_offset=start):
                     self._epochs.replace(self._epochs.cache.append(epoch, start))
                 case Append(offset=offset, data=data):
-                    self._store.append_replica(offset, data)
+                    self._store.append_replica(offset, data, scans[id(action)])
                     self._progressed = True
                 case SetConfirm(offset=offset):
-                    self._store.set_confirm_offset(offset)
+                    self._confirm = max(self._confirm, offset)
         return None

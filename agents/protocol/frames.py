@@ -46,7 +46,8 @@ Master → slave, transfer / heartbeat (36-byte header + bodySize bytes of raw c
     └───────────┴───────────┴──────────────┴───────────┴──────────────────┴─────────────────┴────────────┘
 
 Decoders are incremental: they return ``(None, 0)`` until a whole frame is
-buffered and never copy a body except into the one ``bytes`` they return. A
+buffered and never copy a body except into the one ``bytes`` they return (or,
+with ``view_body``, not at all: the body is a view of the caller's buffer). A
 malformed frame raises ``FrameError``; the receiver closes the connection,
 because the byte stream cannot be resynchronised. Header fields are checked as
 soon as they arrive, so a bad ``bodySize`` fails on its first 8 bytes instead of
@@ -259,7 +260,7 @@ class MasterTransfer:
     epoch: int
     epoch_start_offset: int
     confirm_offset: int
-    body: bytes
+    body: bytes | memoryview
 
     def __post_init__(self) -> None:
         _check_transfer_header(self.offset, self.epoch, self.epoch_start_offset, self.confirm_offset)
@@ -349,8 +350,11 @@ def decode_from_slave(buf: bytes | bytearray | memoryview) -> tuple[FrameFromSla
     return SlaveAck(max_offset), SLAVE_ACK_SIZE
 
 
-def decode_from_master(buf: bytes | bytearray | memoryview) -> tuple[FrameFromMaster | None, int]:
-    """Decode the frame at the start of `buf`, as received by a slave.
+def decode_from_master(
+    buf: bytes | bytearray | memoryview, *, view_body: bool = False
+) -> tuple[FrameFromMaster | None, int]:
+    """Decode the frame at the start of `buf`, as received by a slave; with `view_body` a transfer's body is a
+    view of `buf` instead of a copy.
 
     Returns:
         ``(None, 0)`` while `buf` holds less than a whole frame, else ``(frame, bytes consumed)``.
@@ -366,7 +370,7 @@ def decode_from_master(buf: bytes | bytearray | memoryview) -> tuple[FrameFromMa
     (body_size,) = _INT.unpack_from(buf, _INT.size)
     if state is HAState.HANDSHAKE:
         return _decode_master_handshake(buf, body_size)
-    return _decode_master_transfer(buf, body_size)
+    return _decode_master_transfer(buf, body_size, view_body)
 
 
 def _decode_master_handshake(buf: bytes | bytearray | memoryview, body_size: int) -> tuple[MasterHandshake | None, int]:
@@ -386,7 +390,9 @@ def _decode_master_handshake(buf: bytes | bytearray | memoryview, body_size: int
     return MasterHandshake(max_offset, last_epoch, entries), total
 
 
-def _decode_master_transfer(buf: bytes | bytearray | memoryview, body_size: int) -> tuple[MasterTransfer | None, int]:
+def _decode_master_transfer(
+    buf: bytes | bytearray | memoryview, body_size: int, view_body: bool
+) -> tuple[MasterTransfer | None, int]:
     _check_transfer_body_size(body_size)
     if len(buf) < TRANSFER_HEADER_SIZE:
         return _NEED_MORE
@@ -395,29 +401,37 @@ def _decode_master_transfer(buf: bytes | bytearray | memoryview, body_size: int)
     total = TRANSFER_HEADER_SIZE + body_size
     if len(buf) < total:
         return _NEED_MORE
-    with memoryview(buf) as view:
-        body = view[TRANSFER_HEADER_SIZE:total].tobytes()  # the one copy of the body
+    body: bytes | memoryview = memoryview(buf)[TRANSFER_HEADER_SIZE:total]
+    if not view_body:
+        body = bytes(body)  # the one copy of the body
     return MasterTransfer(offset, epoch, epoch_start_offset, confirm_offset, body), total
 
 
 # --- stream reader ---------------------------------------------------------------------------------
 
 _F = TypeVar("_F", bound=Frame)
-_DECODERS: dict[str, Callable[[memoryview], tuple[Frame | None, int]]] = {
-    "from_slave": decode_from_slave,
-    "from_master": decode_from_master,
+_DECODERS: dict[str, Callable[[memoryview, bool], tuple[Frame | None, int]]] = {
+    "from_slave": lambda buf, _view_body: decode_from_slave(buf),
+    "from_master": lambda buf, view_body: decode_from_master(buf, view_body=view_body),
 }
+_RECEIVE_AT_LEAST = 1 << 20
+"""``receive_buffer`` offers at least this much room, so one receive can take many small frames."""
+_CAPACITY = 4 * _RECEIVE_AT_LEAST
+"""The reader's usual buffer size: a partial frame is moved to the front only when less than a receive is left."""
 
 
 class FrameReader(Generic[_F]):
     """Turns the byte chunks of one connection into frames; what the socket code drives.
 
-    ``feed`` decodes every complete frame at once, so the reader only ever holds
+    Bytes arrive either copied in with ``feed``, or received straight into the reader's buffer
+    (``receive_buffer``, then ``received``); a transfer body decoded from bytes received that way is a view of
+    the buffer, valid only until the next ``receive_buffer`` or ``feed``, so a body is never copied on the way
+    to the commit log. Every complete frame is decoded at once, so the reader only ever holds
     one incomplete frame: at most ``max_buffered`` bytes, which by default is the
     largest valid frame. A malformed frame is reported by ``frames()`` after the
     valid frames that preceded it; from then on the reader is dead (``feed``
     ignores data, ``frames`` raises the same error), because a TCP byte stream
-    cannot be resynchronised. Call ``frames()`` after every ``feed``.
+    cannot be resynchronised. Call ``frames()`` after every ``feed`` or ``received``.
     """
 
     @overload
@@ -434,45 +448,77 @@ class FrameReader(Generic[_F]):
             raise ValueError(f"direction must be 'from_slave' or 'from_master', not {direction!r}")
         if max_buffered < TRANSFER_HEADER_SIZE:
             raise ValueError(f"max_buffered must be at least {TRANSFER_HEADER_SIZE}, not {max_buffered}")
-        self._decode = cast("Callable[[memoryview], tuple[_F | None, int]]", _DECODERS[direction])
+        self._decode = cast("Callable[[memoryview, bool], tuple[_F | None, int]]", _DECODERS[direction])
         self._max_buffered = max_buffered
         self._buffer = bytearray()
+        self._start = self._end = 0  # the undecoded bytes are self._buffer[self._start : self._end]
         self._ready: deque[_F] = deque()
         self._error: FrameError | None = None
 
     @property
     def buffered(self) -> int:
         """Bytes received but not yet part of a complete frame."""
-        return len(self._buffer)
+        return self._end - self._start
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes | bytearray | memoryview) -> None:
         """Add bytes from the peer; never raises for bad input (``frames()`` reports it)."""
         if self._error is not None:
             return
-        self._buffer += data
-        consumed = 0
+        self._reserve(len(data))
+        self._buffer[self._end : self._end + len(data)] = data
+        self._end += len(data)
+        self._decode_ready(view_body=False)
+
+    def receive_buffer(self) -> memoryview:
+        """Free room at the end of the buffer (at least 1 MiB) to receive into; then call ``received``."""
+        self._reserve(_RECEIVE_AT_LEAST)
+        return memoryview(self._buffer)[self._end :]
+
+    def received(self, n: int) -> None:
+        """`n` bytes were received into the start of the last ``receive_buffer``."""
+        if self._error is not None:
+            return
+        self._end += n
+        self._decode_ready(view_body=True)
+
+    def _reserve(self, n: int) -> None:
+        """Make room for `n` more bytes after the undecoded ones.
+
+        The undecoded bytes move to the front in place only while there is room enough there; otherwise to a new
+        buffer (earlier frames may still hold views of the old one, which must not change size).
+        """
+        if len(self._buffer) - self._end >= n:
+            return
+        held = self._end - self._start
+        old = memoryview(self._buffer)
+        if len(self._buffer) - held < n or len(self._buffer) > _CAPACITY:
+            self._buffer = bytearray(max(_CAPACITY, held + n))
+        memoryview(self._buffer)[:held] = old[self._start : self._end]
+        self._start, self._end = 0, held
+
+    def _decode_ready(self, *, view_body: bool) -> None:
+        view = memoryview(self._buffer)
         try:
-            with memoryview(self._buffer) as view:
-                while True:
-                    frame, used = self._decode(view[consumed:])
-                    if frame is None:
-                        break
-                    self._ready.append(frame)
-                    consumed += used
+            while True:
+                frame, used = self._decode(view[self._start : self._end], view_body)
+                if frame is None:
+                    break
+                self._ready.append(frame)
+                self._start += used
         except FrameError as exc:
             self._die(exc)
             return
-        if consumed:
-            # A fresh buffer for the tail (at most this chunk) frees the allocation of a large frame just completed.
-            self._buffer = self._buffer[consumed:]
-        if len(self._buffer) > self._max_buffered:
+        if self._start == self._end:
+            self._start = self._end = 0
+        if self._end - self._start > self._max_buffered:
             reason = f"an incomplete frame exceeds max_buffered={self._max_buffered}"
-            self._die(FrameError(f"buffered={len(self._buffer)}: {reason}"))
+            self._die(FrameError(f"buffered={self._end - self._start}: {reason}"))
 
     def _die(self, error: FrameError) -> None:
         # Drop the traceback: its frames reference views of the old buffer (up to 64 MiB).
         self._error = error.with_traceback(None)
         self._buffer = bytearray()
+        self._start = self._end = 0
 
     def frames(self) -> Iterator[_F]:
         """Yield the complete frames received so far, oldest first.

@@ -45,12 +45,14 @@ from agents.store.record import (
     Message,
     RecordError,
     RecordHeader,
+    Scan,
     blank_size_at,
     bytes_needed,
     decode_at,
     encode_blank,
     header_at,
     record_sizes,
+    scan_replicated,
 )
 
 log = logging.getLogger(__name__)
@@ -103,8 +105,7 @@ def next_record(buf: bytes | memoryview, pos: int, segment_remaining: int) -> tu
 def next_header(buf: bytes | memoryview, pos: int, segment_remaining: int) -> tuple[RecordHeader | None, int] | None:
     """Like ``next_record`` but reads only the header and checks framing and placement, not the CRCs.
 
-    For bytes whose CRCs were already checked: below the validated record boundary (dispatch), or replicated
-    bytes the HA client verified with ``record.check_stream`` just before writing them.
+    For bytes whose CRCs were already checked: below the validated record boundary (dispatch, truncation).
     """
     blank = blank_size_at(buf, pos)
     if blank is not None:
@@ -155,6 +156,7 @@ class CommitLog:
             if recover_from is not None and recover_from > target:  # the hint predates the truncation
                 recover_from = None
         self._max = self._boundary = self._flushed = self._flushed_boundary = self.min_offset
+        self._tail = b""  # the bytes from the boundary to max_offset: a replica's partial last record
         self._recover(recover_from)
 
     # --- properties ---------------------------------------------------------------------------------
@@ -212,22 +214,33 @@ class CommitLog:
             self._boundary, i = self._max, j
         return self._max if first is None else first
 
-    def append_at(self, offset: int, data: bytes) -> None:
-        """Replication: write the master's raw bytes at `offset`, which must be ``max_offset``.
+    def scan_replicated(self, offset: int, data: bytes | memoryview) -> Scan:
+        """Validate replicated bytes for ``append_at(offset, data)`` without writing them (``record.scan_replicated``,
+        with the partial record this log ends in); RecordError names the first problem."""
+        if offset == self._max:
+            return scan_replicated(self._tail, data, self._boundary, self.segment_size)
+        return scan_replicated(b"", data, offset, self.segment_size)  # append_at will refuse the offset
+
+    def append_at(self, offset: int, data: bytes | memoryview, scan: Scan | None = None) -> Scan:
+        """Replication: write the master's raw bytes at `offset`, which must be ``max_offset``; returns their scan.
 
         The bytes are copied as they are (blanks, padding, a partial last record), split only at segment ends,
-        so the replica's files are byte-identical to the master's.
+        so the replica's files are byte-identical to the master's. `scan` is what ``scan_replicated`` said of
+        them just before (it is redone if it was not of these bytes at this log's end); nothing is written if
+        they fail it (RecordError).
         """
         if offset != self._max:
             raise ValueError(f"replicated bytes start at {offset}, but the log ends at {self._max}")
-        view, i = memoryview(data), 0
+        if scan is None or (scan.start, scan.end) != (self._boundary, offset + len(data)):
+            scan = self.scan_replicated(offset, data)
+        view, i = memoryview(data).cast("B"), 0
         while i < len(view):
             n = min(len(view) - i, self._segment_start(self._max) + self.segment_size - self._max)
             self._write(self._max, view[i : i + n])
             self._advance(self._max + n)
             i += n
-        for pos, _, size in self._scan(self._boundary, self._max, next_header):
-            self._boundary = pos + size
+        self._boundary, self._tail = scan.boundary, scan.tail
+        return scan
 
     def start_at(self, offset: int) -> None:
         """Make an empty log begin at segment-aligned `offset` (a new replica of a master whose log starts there)."""
@@ -243,6 +256,7 @@ class CommitLog:
         fsync_dir(self.directory)
         self._create_segment(offset)
         self._max = self._boundary = self._flushed = self._flushed_boundary = offset
+        self._tail = b""
 
     def flush(self) -> None:
         """fsync everything written; ``flushed_offset`` becomes ``max_offset``."""
@@ -262,6 +276,7 @@ class CommitLog:
         boundary = self.boundary_at_or_below(offset)
         self._cut(offset)
         self._max, self._boundary = offset, boundary
+        self._tail = self.read(boundary, offset - boundary)
         self._flushed, self._flushed_boundary = min(self._flushed, offset), min(self._flushed_boundary, boundary)
 
     def delete_segments_before(self, offset: int) -> int:

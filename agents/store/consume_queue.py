@@ -25,6 +25,7 @@ import os
 import re
 import struct
 from bisect import bisect_left
+from collections.abc import Sequence
 from pathlib import Path
 
 from agents.store.checkpoint import fsync_dir
@@ -84,20 +85,48 @@ class ConsumeQueue:
         That must be ``max_offset``, or any later offset while the queue holds no readable entry (a replica
         starting mid-queue); anything else means the log and the queue disagree: ConsumeQueueError.
         """
-        if queue_offset != self._max:
-            if queue_offset < self._max or self._min != self._max:
-                raise ConsumeQueueError(
-                    f"{self.directory}: the record at commit-log offset {commit_log_offset} has queue offset "
-                    f"{queue_offset}, but the queue's next offset is {self._max}"
-                )
-            self._skip_to(queue_offset)
-        last = next(reversed(self._fds))
-        if self._max == last + self.entries_per_file:
-            self._create_file(self._max)
-            last = self._max
-        os.pwrite(self._fds[last], ENTRY.pack(commit_log_offset, size), (self._max - last) * ENTRY.size)
-        self._dirty.add(last)
-        self._max += 1
+        self.append_many([(commit_log_offset, size, queue_offset)])
+
+    def append_many(self, entries: Sequence[tuple[int, int, int]]) -> None:
+        """``append`` each (commit-log offset, size, queue offset) in turn, with one write per file; nothing is
+        written if any would be refused."""
+        previous = None
+        for offset, _, queue_offset in entries:
+            problem = self.refusal(offset, queue_offset, None if previous is None else previous + 1)
+            if problem is not None:
+                raise ConsumeQueueError(problem)
+            previous = queue_offset
+        if not entries:
+            return
+        if entries[0][2] != self._max:
+            self._skip_to(entries[0][2])
+        i = 0
+        while i < len(entries):
+            last = next(reversed(self._fds))
+            if self._max == last + self.entries_per_file:
+                self._create_file(self._max)
+                last = self._max
+            n = min(len(entries) - i, last + self.entries_per_file - self._max)
+            blob = b"".join([ENTRY.pack(offset, size) for offset, size, _ in entries[i : i + n]])
+            os.pwrite(self._fds[last], blob, (self._max - last) * ENTRY.size)
+            self._dirty.add(last)
+            self._max += n
+            i += n
+
+    def refusal(self, commit_log_offset: int, queue_offset: int, next_offset: int | None = None) -> str | None:
+        """Why the entry of the record at `commit_log_offset`, numbered `queue_offset`, cannot come next (after
+        this queue's entries, or after a batch about to be appended whose next number is `next_offset`), or None.
+        """
+        if next_offset is None:
+            if queue_offset == self._max or (queue_offset > self._max and self._min == self._max):
+                return None
+            next_offset = self._max
+        elif queue_offset == next_offset:
+            return None
+        return (
+            f"{self.directory}: the record at commit-log offset {commit_log_offset} has queue offset "
+            f"{queue_offset}, but the queue's next offset is {next_offset}"
+        )
 
     def read(self, queue_offset: int, max_entries: int) -> list[tuple[int, int]]:
         """Up to `max_entries` (commit-log offset, size) entries from `queue_offset` (at least ``min_offset``)."""

@@ -34,14 +34,15 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from agents.store.checkpoint import Checkpoint, CheckpointData
 from agents.store.commitlog import CommitLog, CommitLogError, OffsetTooSmall
-from agents.store.consume_queue import ConsumeQueue
-from agents.store.record import Message, decode_at, encode
+from agents.store.consume_queue import ConsumeQueue, ConsumeQueueError
+from agents.store.record import Entry, Message, Scan, decode_at, encode
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +84,8 @@ class MessageStore:
         self._save(CheckpointData(self._saved.flushed_offset, self._confirm, self._dispatched))
         self._next_queue_offset: dict[tuple[str, int], int] = {}
         self._counted = 0  # records below this commit-log offset are reflected in _next_queue_offset
+        self._scanned: deque[Entry] = deque()  # entries of the replicated records from dispatched on ...
+        self._scanned_to: int | None = None  # ... up to this boundary; None: not kept, dispatch reads the log
         self._reset_counters()
         self._dispatch()
         self._closed = False
@@ -133,14 +136,29 @@ class MessageStore:
                 records.append(encode(replace(m, queue_offset=numbered.get(key, 0))))
                 numbered[key] = numbered.get(key, 0) + 1
             start = self._log.append(b"".join(records))
+            self._forget_scanned()
             self._next_queue_offset = numbered
             self._counted = self._log.last_message_boundary()
             return start, self._log.max_offset
 
-    def append_replica(self, offset: int, data: bytes) -> None:
-        """Replication: the master's raw commit-log bytes at `offset` (which must be ``max_offset``)."""
+    def scan_replica(self, offset: int, data: bytes | memoryview) -> Scan:
+        """Check replicated bytes before anything is applied (``CommitLog.scan_replicated``); RecordError if bad."""
         with self._lock:
-            self._log.append_at(offset, data)
+            return self._log.scan_replicated(offset, data)
+
+    def append_replica(self, offset: int, data: bytes | memoryview, scan: Scan | None = None) -> None:
+        """Replication: the master's raw commit-log bytes at `offset` (which must be ``max_offset``), checked
+        by `scan` from ``scan_replica`` (or here); the entries it found are kept for dispatch."""
+        with self._lock:
+            start = self._log.last_message_boundary()
+            scan = self._log.append_at(offset, data, scan)
+            if self._scanned_to is None and start == self._dispatched:
+                self._scanned_to = start
+            if self._scanned_to == start:
+                self._scanned.extend(scan.entries)
+                self._scanned_to = scan.boundary
+            else:
+                self._forget_scanned()
 
     def start_at(self, offset: int) -> None:
         """An empty replica begins its log at the master's segment-aligned `offset`."""
@@ -150,6 +168,7 @@ class MessageStore:
                 queue.delete_before(offset)
             self._confirm = self._dispatched = self._log.min_offset
             self._reset_counters()
+            self._forget_scanned()
 
     def set_confirm_offset(self, offset: int) -> None:
         """Raise the confirmOffset (clamped to ``[min_offset, last_message_boundary()]``) and dispatch up to it.
@@ -194,6 +213,7 @@ class MessageStore:
                 queue.truncate_from(dispatched)
             self._confirm, self._dispatched = confirm, dispatched
             self._reset_counters()
+            self._forget_scanned()
 
     def delete_before(self, offset: int) -> int:
         """Retention: delete commit-log segments wholly below `offset` (never undispatched ones) and the queue
@@ -283,14 +303,49 @@ class MessageStore:
         return queue
 
     def _dispatch(self) -> None:
-        """Add the queue entries of the messages between ``dispatched`` and the confirmOffset."""
-        for offset, header, size in self._log.iter_headers(self._dispatched, self._confirm):
-            key = (header.topic, header.queue_id)
-            self._queue(*key).append(offset, size, header.queue_offset)
+        """Add the queue entries of the messages between ``dispatched`` and the confirmOffset: those the
+        replication scan kept, else read from the log; one write per queue."""
+        if self._scanned_to is not None and self._confirm <= self._scanned_to:
+            entries: Iterable[Entry] = self._take_scanned(self._confirm)
+        else:
+            entries = (
+                (offset, size, h.topic, h.queue_id, h.queue_offset)
+                for offset, h, size in self._log.iter_headers(self._dispatched, self._confirm)
+            )
+        batches: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
+        problem = None
+        for offset, size, topic, queue_id, queue_offset in entries:
+            key = (topic, queue_id)
+            batch = batches.get(key)
+            if batch is None:
+                batch = batches[key] = []
+                problem = self._queue(topic, queue_id).refusal(offset, queue_offset)
+            elif queue_offset != batch[-1][2] + 1:
+                problem = self._queues[key].refusal(offset, queue_offset, batch[-1][2] + 1)
+            if problem is not None:
+                self._forget_scanned()
+                break
+            batch.append((offset, size, queue_offset))
             if offset >= self._counted:
-                self._next_queue_offset[key] = header.queue_offset + 1
+                self._next_queue_offset[key] = queue_offset + 1
             self._dispatched = offset + size
+        for key, batch in batches.items():
+            if batch:
+                self._queues[key].append_many(batch)
         self._counted = max(self._counted, self._dispatched)
+        if problem is not None:
+            raise ConsumeQueueError(problem)
+
+    def _take_scanned(self, limit: int) -> list[Entry]:
+        """Pop the kept entries of the records ending at or below `limit`."""
+        scanned, taken = self._scanned, []
+        while scanned and scanned[0][0] + scanned[0][1] <= limit:
+            taken.append(scanned.popleft())
+        return taken
+
+    def _forget_scanned(self) -> None:
+        self._scanned.clear()
+        self._scanned_to = None
 
     def _count_tail(self) -> None:
         """Bring the queue counters up to the last record (the part of the log dispatch has not reached)."""

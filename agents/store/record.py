@@ -283,34 +283,95 @@ def record_sizes(data: bytes) -> list[int]:
     return sizes
 
 
-def check_stream(buf: bytes | bytearray | memoryview) -> str | None:
-    """Validate replicated commit-log bytes that start at a record boundary; None when sound.
+Entry = tuple[int, int, str, int, int]
+"""(commit-log offset, size, topic, queue id, queue offset) of a message record: all that dispatch needs."""
 
-    Every complete message record must decode with intact CRCs and every blank
-    must have an intact header; the last record may be incomplete (the rest
-    comes in the next batch). Returns the first problem as a sentence.
+
+class Scan(NamedTuple):
+    """What ``scan_replicated`` found: the new record boundary, the entries of the records completed, and the
+    partial record past the boundary (kept in memory for the next batch instead of being read back)."""
+
+    start: int
+    end: int
+    boundary: int
+    entries: list[Entry]
+    tail: bytes
+
+
+def scan_replicated(held: bytes, data: bytes | bytearray | memoryview, start: int, segment_size: int) -> Scan:
+    """Validate replicated bytes in one pass: ``held`` (the partial record at the log's record boundary `start`)
+    followed by `data`; raises RecordError naming the first problem.
+
+    Every complete message record must have intact CRCs, a valid topic and queue numbers, and leave room for a
+    blank before the end of its segment; every blank must have an intact header and close its segment exactly.
+    The last record may be incomplete (the rest comes in the next batch): it becomes the tail. Only the record
+    that ``held`` starts is copied to be checked whole; the rest is read in place.
     """
-    view = memoryview(buf).cast("B")
-    pos = 0
-    while pos < len(view):
-        blank = blank_size_at(view, pos)
-        if blank is not None:
-            pos += blank
-            continue
-        remaining = len(view) - pos
-        if remaining < _PEEK.size:
-            return None
-        total, magic = _PEEK.unpack_from(view, pos)
-        if magic not in (MESSAGE_MAGIC, BLANK_MAGIC):
-            return f"no record at stream position {pos} (magic {magic:#x})"
-        if magic == BLANK_MAGIC:
-            return None if remaining < BLANK_SIZE else f"damaged blank record at stream position {pos}"
+    view = memoryview(data).cast("B")
+    entries: list[Entry] = []
+    topics: dict[bytes, str] = {}
+    pos, i = start, 0  # the next record: its commit-log offset, and its index in `view` (negative: in `held`)
+    if held:
+        first = held + bytes(view[: max(0, _FIXED.size - len(held))])
+        need = _complete_size(first, 0, start, segment_size)
+        if need is None or need > len(held) + len(view):
+            return Scan(start, start + len(held) + len(view), start, entries, held + bytes(view))
+        i = need - len(held)
+        _check_record(held + bytes(view[:i]), 0, pos, segment_size, entries, topics)
+        pos += need
+    while (need := _complete_size(view, i, pos, segment_size)) is not None and i + need <= len(view):
+        _check_record(view, i, pos, segment_size, entries, topics)
+        i, pos = i + need, pos + need
+    return Scan(start, start + len(held) + len(view), pos, entries, bytes(view[i:]))
+
+
+def _complete_size(buf: bytes | memoryview, i: int, pos: int, segment_size: int) -> int | None:
+    """The size of the record at ``buf[i:]`` (commit-log offset `pos`), or None while too few bytes say it;
+    RecordError for a header no record can have."""
+    remaining = len(buf) - i
+    if remaining < _PEEK.size:
+        return None
+    total, magic = _PEEK.unpack_from(buf, i)
+    if magic == MESSAGE_MAGIC:
         if not MIN_RECORD_SIZE <= total <= MAX_RECORD_SIZE:
-            return f"record at stream position {pos} has an impossible size {total}"
-        if remaining < total:
-            return None
-        header = header_at(view, pos, verify_crc=True)
-        if header is None:
-            return f"record at stream position {pos} fails its CRC"
-        pos += header.size
-    return None
+            raise RecordError(f"record at offset {pos} has an impossible size {total}")
+        if total + BLANK_SIZE > segment_size - pos % segment_size:
+            raise RecordError(f"record of {total} bytes at offset {pos} leaves no room for a blank in its segment")
+        return int(total)
+    if magic != BLANK_MAGIC:
+        raise RecordError(f"no record at offset {pos} (magic {magic:#x})")
+    if remaining < BLANK_SIZE:
+        return None
+    if blank_size_at(buf, i) != segment_size - pos % segment_size:
+        raise RecordError(f"damaged or misplaced blank record at offset {pos}")
+    return int(total)
+
+
+def _check_record(
+    buf: bytes | memoryview, i: int, pos: int, segment_size: int, entries: list[Entry], topics: dict[bytes, str]
+) -> None:
+    """Verify the whole record at ``buf[i:]`` (its size already checked) and add its entry if it is a message."""
+    if _PEEK.unpack_from(buf, i)[1] == BLANK_MAGIC:
+        return
+    view = memoryview(buf)
+    found = _layout(view, i, verify_crc=True)
+    if found is None:
+        raise RecordError(f"record at offset {pos} fails its CRC")
+    if found.queue_id < 0 or found.queue_offset < 0:
+        raise RecordError(f"record at offset {pos} has a negative queue id or queue offset")
+    raw = bytes(view[i + _FIXED.size : found.props_at])
+    topic = topics.get(raw)
+    if topic is None:
+        topic = topics[raw] = _topic(raw, pos)
+    entries.append((pos, found.total, topic, found.queue_id, found.queue_offset))
+
+
+def _topic(raw: bytes, pos: int) -> str:
+    """The topic a record names, checked as ``encode`` checks it (it becomes a consume-queue directory)."""
+    try:
+        topic = raw.decode()
+    except UnicodeDecodeError:
+        topic = ""
+    if not _TOPIC.fullmatch(topic):
+        raise RecordError(f"record at offset {pos} has an invalid topic {raw!r}")
+    return topic

@@ -1,0 +1,121 @@
+"""Prometheus metrics of one agent, served over HTTP when ``metricsExporterType=PROM``.
+
+The agent owns its ``CollectorRegistry``, never the process-global one. The per-broker gauges are read
+from the hosted managers at scrape time (``status()``, the replica's store and HA master), so a scrape
+never shows a stale value. Puts are recorded where they happen: the servicer calls ``observe_put``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import Protocol
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
+from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
+
+from agents.broker.manager import Status
+from agents.broker.roles import Role
+from agents.config import BrokerConfig
+from agents.ha.replica import Replica
+
+LABELS = ("cluster", "broker_name", "broker_id")
+
+
+class Managed(Protocol):
+    """What the collector reads from a hosted broker (``ReplicasManager`` fits)."""
+
+    @property
+    def config(self) -> BrokerConfig: ...
+    @property
+    def replica(self) -> Replica | None: ...
+    def status(self) -> Status: ...
+
+
+def broker_labels(manager: Managed) -> list[str]:
+    """The label values of `manager` (its id is -1 until it has registered)."""
+    c = manager.config
+    return [c.broker_cluster_name, c.broker_name, str(manager.status().broker_id)]
+
+
+class _BrokerCollector:
+    """Builds the per-broker families from the hosted managers on every scrape."""
+
+    def __init__(self, managers: Callable[[], Iterable[Managed]]) -> None:
+        self._managers = managers
+
+    def collect(self) -> Iterator[Metric]:
+        def gauge(name: str, doc: str, extra: tuple[str, ...] = ()) -> GaugeMetricFamily:
+            return GaugeMetricFamily(name, doc, labels=[*LABELS, *extra])
+
+        role = gauge("mqagent_broker_role", "1 for the broker's current role.", ("role",))
+        epoch = gauge("mqagent_master_epoch", "The masterEpoch the broker is in.")
+        max_offset = gauge("mqagent_max_offset", "Commit-log max offset (bytes).")
+        confirm = gauge("mqagent_confirm_offset", "Commit-log confirmOffset (bytes).")
+        sss = gauge("mqagent_sync_state_set_size", "Members of the confirmed SyncStateSet (master only).")
+        lag = gauge("mqagent_slave_lag_bytes", "Master max offset minus a slave's acknowledged offset.", ("slave_id",))
+        replicated = CounterMetricFamily(
+            "mqagent_replicated_bytes", "Commit-log bytes a slave holds; rate() is its replication throughput.",
+            labels=list(LABELS),
+        )  # fmt: skip
+        for manager in self._managers():
+            status = manager.status()
+            if status.broker_id < 0:
+                continue  # not registered yet: no stable labels
+            labels = broker_labels(manager)
+            for r in Role:
+                role.add_metric([*labels, r.value], 1.0 if status.role is r else 0.0)
+            epoch.add_metric(labels, status.master_epoch)
+            replica = manager.replica
+            if replica is None:
+                continue
+            top = replica.store.max_offset
+            max_offset.add_metric(labels, top)
+            confirm.add_metric(labels, replica.store.confirm_offset)
+            master = replica.master
+            if status.role is Role.MASTER and master is not None:
+                sss.add_metric(labels, len(master.sync_state.local))
+                for slave_id, progress in sorted(master.slaves().items()):
+                    lag.add_metric([*labels, str(slave_id)], max(0, top - max(progress.ack_offset, 0)))
+            elif status.role is Role.SLAVE:
+                replicated.add_metric(labels, top)
+        yield from (role, epoch, max_offset, confirm, sss, lag, replicated)
+
+
+class AgentMetrics:
+    """The metrics of one agent and their HTTP endpoint."""
+
+    def __init__(self, managers: Callable[[], Iterable[Managed]]) -> None:
+        self.registry = CollectorRegistry()
+        self.registry.register(_BrokerCollector(managers))
+        self._put_seconds = Histogram(
+            "mqagent_put_seconds", "Time to write a send on a master, acknowledgements included.", LABELS,
+            registry=self.registry,
+        )  # fmt: skip
+        self._puts = Counter(
+            "mqagent_puts", "Sends answered by the store, by put status.", [*LABELS, "status"], registry=self.registry
+        )
+        self._server: WSGIServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def observe_put(self, manager: Managed, seconds: float, status: str) -> None:
+        """Record one ``manager.put``; `status` is the PutStatus name (``PUT_OK``, ``FLUSH_SLAVE_TIMEOUT``, ...)."""
+        labels = broker_labels(manager)
+        self._put_seconds.labels(*labels).observe(seconds)
+        self._puts.labels(*labels, status).inc()
+
+    def serve(self, port: int, host: str) -> int:
+        """Serve ``/metrics`` on a daemon thread; returns the bound port (0 picks a free one)."""
+        self._server, self._thread = start_http_server(port, host, registry=self.registry)
+        return int(self._server.server_port)
+
+    def stop(self) -> None:
+        """Stop the HTTP endpoint and release its port (no-op when not serving)."""
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5.0)
+        self._server = self._thread = None

@@ -1,0 +1,111 @@
+"""AgentMetrics: the scrape-time collector over fake managers, put recording, and the HTTP endpoint."""
+
+from __future__ import annotations
+
+import urllib.request
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
+from agents.broker.manager import Status
+from agents.broker.metrics import AgentMetrics
+from agents.broker.roles import Role
+from agents.config import BrokerConfig
+from agents.ha.sync_state import SlaveProgress, SyncState
+
+Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+@dataclass
+class FakeManager:
+    """Just what the collector reads: config, status() and replica (store, master)."""
+
+    broker_id: int
+    role: Role
+    epoch: int = 3
+    replica: Any = None
+    config: BrokerConfig = field(default_factory=lambda: BrokerConfig(broker_cluster_name="C", broker_name="b"))
+
+    def status(self) -> Status:
+        return Status(self.broker_id, self.role, self.epoch, 1, "", "", 2, "")
+
+
+def replica(max_offset: int, confirm: int, master: Any = None) -> SimpleNamespace:
+    store = SimpleNamespace(max_offset=max_offset, confirm_offset=confirm)
+    return SimpleNamespace(store=store, master=master)
+
+
+def ha_master(sync_set: set[int], acks: dict[int, int]) -> SimpleNamespace:
+    progress = {i: SlaveProgress(i, ack_offset=a) for i, a in acks.items()}
+    return SimpleNamespace(sync_state=SyncState(1, frozenset(sync_set), 2), slaves=lambda: progress)
+
+
+def scrape(metrics: AgentMetrics) -> Samples:
+    text = generate_latest(metrics.registry).decode()
+    return {
+        (s.name, frozenset(s.labels.items())): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def at(samples: Samples, name: str, broker_id: int, **labels: str) -> float | None:
+    key = frozenset({"cluster": "C", "broker_name": "b", "broker_id": str(broker_id), **labels}.items())
+    return samples.get((name, key))
+
+
+def test_master_and_slave_gauges_are_read_at_scrape_time() -> None:
+    master = FakeManager(1, Role.MASTER, replica=replica(1000, 900, ha_master({1, 2}, {2: 900, 3: -1})))
+    slave = FakeManager(2, Role.SLAVE, replica=replica(900, 900))
+    metrics = AgentMetrics(lambda: [master, slave])
+    s = scrape(metrics)
+    assert at(s, "mqagent_broker_role", 1, role="master") == 1.0
+    assert at(s, "mqagent_broker_role", 1, role="slave") == 0.0
+    assert at(s, "mqagent_broker_role", 2, role="slave") == 1.0
+    assert at(s, "mqagent_master_epoch", 1) == 3.0
+    assert at(s, "mqagent_max_offset", 1) == 1000.0 and at(s, "mqagent_confirm_offset", 1) == 900.0
+    assert at(s, "mqagent_sync_state_set_size", 1) == 2.0 and at(s, "mqagent_sync_state_set_size", 2) is None
+    assert at(s, "mqagent_slave_lag_bytes", 1, slave_id="2") == 100.0
+    assert at(s, "mqagent_slave_lag_bytes", 1, slave_id="3") == 1000.0  # nothing acknowledged yet
+    assert at(s, "mqagent_replicated_bytes_total", 2) == 900.0 and at(s, "mqagent_replicated_bytes_total", 1) is None
+    master.replica.store.max_offset = 1500  # the next scrape sees the new value
+    assert at(scrape(metrics), "mqagent_max_offset", 1) == 1500.0
+
+
+def test_unregistered_broker_is_skipped_and_fenced_one_has_only_role_and_epoch() -> None:
+    starting = FakeManager(-1, Role.FENCED)
+    fenced = FakeManager(4, Role.FENCED)
+    s = scrape(AgentMetrics(lambda: [starting, fenced]))
+    assert not any(dict(labels).get("broker_id") == "-1" for _, labels in s)
+    assert at(s, "mqagent_broker_role", 4, role="fenced") == 1.0
+    assert at(s, "mqagent_master_epoch", 4) == 3.0 and at(s, "mqagent_max_offset", 4) is None
+
+
+def test_puts_are_counted_by_status_with_latency() -> None:
+    master = FakeManager(1, Role.MASTER)
+    metrics = AgentMetrics(lambda: [])
+    metrics.observe_put(master, 0.002, "PUT_OK")
+    metrics.observe_put(master, 0.3, "PUT_OK")
+    metrics.observe_put(master, 3.0, "FLUSH_SLAVE_TIMEOUT")
+    s = scrape(metrics)
+    assert at(s, "mqagent_puts_total", 1, status="PUT_OK") == 2.0
+    assert at(s, "mqagent_puts_total", 1, status="FLUSH_SLAVE_TIMEOUT") == 1.0
+    assert at(s, "mqagent_put_seconds_count", 1) == 3.0
+    assert at(s, "mqagent_put_seconds_sum", 1) == pytest.approx(3.302)
+    assert at(s, "mqagent_put_seconds_bucket", 1, le="0.005") == 1.0
+
+
+def test_endpoint_serves_on_an_ephemeral_port_and_releases_it() -> None:
+    metrics = AgentMetrics(lambda: [FakeManager(1, Role.MASTER, replica=replica(10, 10, ha_master({1}, {})))])
+    port = metrics.serve(0, "127.0.0.1")
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+            text = response.read().decode()
+        assert 'mqagent_broker_role{broker_id="1",broker_name="b",cluster="C",role="master"} 1.0' in text
+    finally:
+        metrics.stop()
+    metrics.stop()  # idempotent
