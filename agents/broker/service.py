@@ -234,12 +234,13 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             return response
         store = replica.store
         response.max_offset, response.confirm_offset = store.max_offset, store.confirm_offset
-        if replica.master is not None:
-            sync = replica.master.sync_state
+        master = replica.master  # read once: a role change may clear it meanwhile
+        if master is not None:
+            sync = master.sync_state
             response.sync_state_set.extend(sorted(sync.local))
             response.sync_state_set_epoch = sync.sync_state_set_epoch
             now = time.monotonic()
-            for broker_id, progress in sorted(replica.master.slaves().items()):
+            for broker_id, progress in sorted(master.slaves().items()):
                 response.slaves.add(
                     broker_id=broker_id,
                     ack_offset=progress.ack_offset,
@@ -249,9 +250,10 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
                     if progress.last_caught_up
                     else -1,
                 )
-        if replica.slave is not None:
-            response.connected = replica.slave.connected
-            response.last_error = response.last_error or replica.slave.last_error
+        slave = replica.slave
+        if slave is not None:
+            response.connected = slave.connected
+            response.last_error = response.last_error or slave.last_error
         return response
 
     def NotifyBrokerRoleChanged(self, request: common_pb2.RoleChangeNotification, context: Any) -> pb.AgentResponse:

@@ -20,6 +20,21 @@ from mqadmin_py.proto import agent_pb2_grpc as pb_grpc
 
 ROOT = Path(__file__).resolve().parents[2]
 
+BROKER = "broker-a"
+FAST = {  # broker keys that make failures show up in seconds, not tens of seconds
+    "allAckInSyncStateSet": "true",
+    "brokerHeartbeatInterval": "200",
+    "controllerHeartBeatTimeoutMills": "2000",
+    "syncBrokerMetadataPeriod": "1000",
+    "checkSyncStateSetPeriod": "1000",
+    "haMaxTimeSlaveNotCatchup": "3000",
+    "haSendHeartbeatInterval": "500",
+    "haHousekeepingInterval": "3000",
+    "syncFlushTimeout": "3000",
+    "totalReplicas": "3",
+}
+CONTROLLER_CONFIG = {"scanNotActiveBrokerInterval": "200", "scanInactiveMasterInterval": "500"}
+
 
 def wait_for(pred: Callable[[], Any], timeout: float, what: str, interval: float = 0.05) -> Any:
     deadline = time.monotonic() + timeout

@@ -15,24 +15,9 @@ from mqadmin_py.client import ControllerClient
 from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.proto import controller_pb2 as cpb
 from mqadmin_py.sandbox import Sandbox
-from tests.integration.agents_cluster import AgentProcess, wait_for
+from tests.integration.agents_cluster import BROKER, CONTROLLER_CONFIG, FAST, AgentProcess, wait_for
 
 pytestmark = [pytest.mark.integration]
-
-BROKER = "broker-a"
-FAST = {
-    "allAckInSyncStateSet": "true",
-    "brokerHeartbeatInterval": "200",
-    "controllerHeartBeatTimeoutMills": "2000",
-    "syncBrokerMetadataPeriod": "1000",
-    "checkSyncStateSetPeriod": "1000",
-    "haMaxTimeSlaveNotCatchup": "3000",
-    "haSendHeartbeatInterval": "500",
-    "haHousekeepingInterval": "3000",
-    "syncFlushTimeout": "3000",
-    "totalReplicas": "3",
-}
-CONTROLLER_CONFIG = {"scanNotActiveBrokerInterval": "200", "scanInactiveMasterInterval": "500"}
 
 
 @pytest.fixture(scope="module")

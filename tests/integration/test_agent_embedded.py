@@ -19,8 +19,8 @@ from controller.codes import ResponseCode
 from mqadmin_py.client import ControllerClient
 from mqadmin_py.errors import MqError
 from mqadmin_py.proto import controller_pb2 as cpb
-from tests.integration.agents_cluster import AgentProcess, wait_for
-from tests.integration.test_agent_e2e import BROKER, CONTROLLER_CONFIG, FAST, master_of, send
+from tests.integration.agents_cluster import BROKER, CONTROLLER_CONFIG, FAST, AgentProcess, wait_for
+from tests.integration.test_agent_e2e import master_of, send
 
 pytestmark = [pytest.mark.integration]
 
