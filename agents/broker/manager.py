@@ -214,10 +214,15 @@ class ReplicasManager:
             self._stopped.wait(RETRY_S)
         return False
 
-    def _apply_broker_id(self) -> Identity | None:
-        """GetNextBrokerId → temp file → ApplyBrokerId → identity file; None to try again later."""
+    def _apply_broker_id(self, keep: Identity | None = None) -> Identity | None:
+        """GetNextBrokerId → temp file → ApplyBrokerId → identity file; None to try again later.
+
+        With `keep` (a controller that lost the set) the broker applies its own id again instead of a new one.
+        """
         c = self.config
         temp = self._files.load_temp()
+        if temp is None and keep is not None:
+            temp = self._files.write_temp(keep, c.broker_address)
         if temp is None:
             request = pb.GetNextBrokerIdRequest(cluster_name=c.broker_cluster_name, broker_name=c.broker_name)
             got = self._link.call("GetNextBrokerId", request)
@@ -270,6 +275,9 @@ class ReplicasManager:
         response = self._link.call("GetReplicaInfo", pb.GetReplicaInfoRequest(broker_name=c.broker_name))
         if response.code == ResponseCode.CONTROLLER_BROKER_METADATA_NOT_EXIST:
             log.warning("%s: the controller lost this broker set; registering again", self._name())
+            own = Identity(c.broker_cluster_name, c.broker_name, self.broker_id)
+            if self._apply_broker_id(keep=own) != own:
+                return
             response = self._link.call("RegisterBroker", self._register_request())
         if response.code != ResponseCode.SUCCESS:
             log.info("%s: controller answered %d: %s", self._name(), response.code, response.remark)
