@@ -74,39 +74,13 @@ class _NodeCollector:
         yield GaugeMetricFamily("mqcontroller_broker_sets", "Broker sets in the controller state.", value=s.broker_sets)
 
 
-class ControllerMetrics:
-    """The metrics of one node and their HTTP endpoint."""
+class MetricsEndpoint:
+    """A process's own registry and the HTTP endpoint serving it (shared by mqcontroller and mqagent)."""
 
-    def __init__(self, sample: Callable[[], NodeSample]) -> None:
+    def __init__(self) -> None:
         self.registry = CollectorRegistry()
-        self.registry.register(_NodeCollector(sample))
-        self._elections = Counter(
-            "mqcontroller_elections", "Elections decided and committed by this node as leader, by outcome.",
-            ["result"], registry=self.registry,
-        )  # fmt: skip
-        for result in ELECTION_RESULTS:
-            self._elections.labels(result=result)  # export zeros before the first election
-        self._request_seconds = Histogram(
-            "mqcontroller_request_seconds", "Time to answer a unary ControllerService RPC.", ["method"],
-            registry=self.registry,
-        )  # fmt: skip
-        self._requests = Counter(
-            "mqcontroller_requests", "Unary ControllerService RPCs by response code.", ["method", "code"],
-            registry=self.registry,
-        )  # fmt: skip
         self._server: WSGIServer | None = None
         self._thread: threading.Thread | None = None
-
-    def on_result(self, request: Request, result: Result[Any]) -> None:
-        """Proposer listener: count each decided election by outcome."""
-        outcome = election_outcome(request, result)
-        if outcome is not None:
-            self._elections.labels(result=outcome).inc()
-
-    def observe_request(self, method: str, code: str, seconds: float) -> None:
-        """Record one RPC; ``code`` is the RocketMQ response code, or ``error`` when the handler raised."""
-        self._request_seconds.labels(method=method).observe(seconds)
-        self._requests.labels(method=method, code=code).inc()
 
     def serve(self, port: int, host: str) -> tuple[WSGIServer, int]:
         """Serve ``/metrics`` on a daemon thread; returns the server and its bound port (0 picks a free one)."""
@@ -123,3 +97,36 @@ class ControllerMetrics:
         if self._thread is not None:
             self._thread.join(timeout=5.0)
         self._server = self._thread = None
+
+
+class ControllerMetrics(MetricsEndpoint):
+    """The metrics of one node and their HTTP endpoint."""
+
+    def __init__(self, sample: Callable[[], NodeSample]) -> None:
+        super().__init__()
+        self.registry.register(_NodeCollector(sample))
+        self._elections = Counter(
+            "mqcontroller_elections", "Elections decided and committed by this node as leader, by outcome.",
+            ["result"], registry=self.registry,
+        )  # fmt: skip
+        for result in ELECTION_RESULTS:
+            self._elections.labels(result=result)  # export zeros before the first election
+        self._request_seconds = Histogram(
+            "mqcontroller_request_seconds", "Time to answer a unary ControllerService RPC.", ["method"],
+            registry=self.registry,
+        )  # fmt: skip
+        self._requests = Counter(
+            "mqcontroller_requests", "Unary ControllerService RPCs by response code.", ["method", "code"],
+            registry=self.registry,
+        )  # fmt: skip
+
+    def on_result(self, request: Request, result: Result[Any]) -> None:
+        """Proposer listener: count each decided election by outcome."""
+        outcome = election_outcome(request, result)
+        if outcome is not None:
+            self._elections.labels(result=outcome).inc()
+
+    def observe_request(self, method: str, code: str, seconds: float) -> None:
+        """Record one RPC; ``code`` is the RocketMQ response code, or ``error`` when the handler raised."""
+        self._request_seconds.labels(method=method).observe(seconds)
+        self._requests.labels(method=method, code=code).inc()

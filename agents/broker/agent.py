@@ -219,7 +219,7 @@ class Agent:
     def _serve_metrics(self, metrics: AgentMetrics) -> None:
         host, port = self.config.listen_host, self.config.metrics_prom_exporter_port
         try:
-            bound = metrics.serve(port, host)
+            _, bound = metrics.serve(port, host)
         except OSError as exc:
             raise AgentStartError(f"cannot bind metrics port {host}:{port}: {exc}") from exc
         log.info("agent serving metrics on http://%s:%d/metrics", host, bound)

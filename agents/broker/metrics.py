@@ -7,18 +7,17 @@ never shows a stale value. Puts are recorded where they happen: the servicer cal
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
-from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
+from prometheus_client import Counter, Histogram
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from agents.broker.manager import Status
 from agents.broker.roles import Role
 from agents.config import BrokerConfig
 from agents.ha.replica import Replica
+from controller.metrics import MetricsEndpoint
 
 LABELS = ("cluster", "broker_name", "broker_id")
 
@@ -83,11 +82,11 @@ class _BrokerCollector:
         yield from (role, epoch, max_offset, confirm, sss, lag, replicated)
 
 
-class AgentMetrics:
+class AgentMetrics(MetricsEndpoint):
     """The metrics of one agent and their HTTP endpoint."""
 
     def __init__(self, managers: Callable[[], Iterable[Managed]]) -> None:
-        self.registry = CollectorRegistry()
+        super().__init__()
         self.registry.register(_BrokerCollector(managers))
         self._put_seconds = Histogram(
             "mqagent_put_seconds", "Time to write a send on a master, acknowledgements included.", LABELS,
@@ -96,26 +95,9 @@ class AgentMetrics:
         self._puts = Counter(
             "mqagent_puts", "Sends answered by the store, by put status.", [*LABELS, "status"], registry=self.registry
         )
-        self._server: WSGIServer | None = None
-        self._thread: threading.Thread | None = None
 
     def observe_put(self, manager: Managed, seconds: float, status: str) -> None:
         """Record one ``manager.put``; `status` is the PutStatus name (``PUT_OK``, ``FLUSH_SLAVE_TIMEOUT``, ...)."""
         labels = broker_labels(manager)
         self._put_seconds.labels(*labels).observe(seconds)
         self._puts.labels(*labels, status).inc()
-
-    def serve(self, port: int, host: str) -> int:
-        """Serve ``/metrics`` on a daemon thread; returns the bound port (0 picks a free one)."""
-        self._server, self._thread = start_http_server(port, host, registry=self.registry)
-        return int(self._server.server_port)
-
-    def stop(self) -> None:
-        """Stop the HTTP endpoint and release its port (no-op when not serving)."""
-        if self._server is None:
-            return
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5.0)
-        self._server = self._thread = None

@@ -101,7 +101,7 @@ def test_puts_are_counted_by_status_with_latency() -> None:
 
 def test_endpoint_serves_on_an_ephemeral_port_and_releases_it() -> None:
     metrics = AgentMetrics(lambda: [FakeManager(1, Role.MASTER, replica=replica(10, 10, ha_master({1}, {})))])
-    port = metrics.serve(0, "127.0.0.1")
+    _, port = metrics.serve(0, "127.0.0.1")
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
             text = response.read().decode()
