@@ -114,8 +114,10 @@ class ReplicasManager:
             )
 
     def update_config(self, config: BrokerConfig) -> None:
-        """Runtime keys take effect for the next heartbeat, poll and role change."""
+        """Runtime keys take effect for the next heartbeat and poll; the HA keys from the next role change."""
         self.config = config
+        if self.replica is not None:
+            self.replica.config = config.to_ha_config()
 
     def notify(self, note: common_pb2.RoleChangeNotification) -> None:
         """A role change pushed by a direct NotifyBrokerRoleChanged call (same as over the stream)."""
