@@ -54,6 +54,14 @@ def sync_state(controllers: Sandbox) -> cpb.ReplicasInfo:
     return response.replicas_info[0]
 
 
+def settled_master(controllers: Sandbox, cluster: list[AgentProcess]) -> AgentProcess:
+    """The master, once all three replicas are in the SyncStateSet."""
+    wait_for(lambda: len(sync_state(controllers).in_sync_replicas) == 3, 30, "all three in sync")
+    master = master_of(cluster)
+    assert master is not None
+    return master
+
+
 def master_of(agents: list[AgentProcess]) -> AgentProcess | None:
     return master_of_set(agents, BROKER)
 
@@ -115,9 +123,7 @@ def test_start_up_replicate_and_read_from_every_replica(controllers: Sandbox, cl
 def test_sigkill_of_the_master_under_load_fails_over_without_losing_an_acknowledged_message(
     controllers: Sandbox, cluster: list[AgentProcess]
 ) -> None:
-    wait_for(lambda: len(sync_state(controllers).in_sync_replicas) == 3, 30, "all three in sync")
-    old = master_of(cluster)
-    assert old is not None
+    old = settled_master(controllers, cluster)
     old_epoch = old.ha_status(BROKER).master_epoch
     acked: list[tuple[int, pb.SendResult, int]] = []  # (message number, placement, epoch)
     stop = threading.Event()
@@ -183,9 +189,7 @@ def missing_acked(agent: AgentProcess, acked: list[tuple[int, pb.SendResult, int
 def test_a_hung_master_is_replaced_and_steps_down_without_accepting_writes_in_its_old_epoch(
     controllers: Sandbox, cluster: list[AgentProcess]
 ) -> None:
-    wait_for(lambda: len(sync_state(controllers).in_sync_replicas) == 3, 30, "all three in sync")
-    old = master_of(cluster)
-    assert old is not None
+    old = settled_master(controllers, cluster)
     old_epoch = old.ha_status(BROKER).master_epoch
     assert send(old, 0).code == ResponseCode.SUCCESS
     old.signal(signal.SIGSTOP)
@@ -206,9 +210,7 @@ def test_a_hung_master_is_replaced_and_steps_down_without_accepting_writes_in_it
 def test_a_killed_slave_leaves_the_sync_state_set_and_rejoins(
     controllers: Sandbox, cluster: list[AgentProcess]
 ) -> None:
-    wait_for(lambda: len(sync_state(controllers).in_sync_replicas) == 3, 30, "all three in sync")
-    master = master_of(cluster)
-    assert master is not None
+    master = settled_master(controllers, cluster)
     slave = next(a for a in cluster if a is not master)
     slave_id = slave.ha_status(BROKER).broker_id
     slave.kill()
@@ -223,9 +225,7 @@ def test_a_killed_slave_leaves_the_sync_state_set_and_rejoins(
 def test_replication_survives_the_controller_leader_and_the_new_leader_handles_the_next_failover(
     controllers: Sandbox, cluster: list[AgentProcess]
 ) -> None:
-    wait_for(lambda: len(sync_state(controllers).in_sync_replicas) == 3, 30, "all three in sync")
-    master = master_of(cluster)
-    assert master is not None
+    master = settled_master(controllers, cluster)
     leader_id = controllers.wait_for_leader()
     controllers.signal(leader_id, signal.SIGKILL)
     try:
