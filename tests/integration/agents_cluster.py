@@ -36,6 +36,21 @@ FAST = {  # broker keys that make failures show up in seconds, not tens of secon
 CONTROLLER_CONFIG = {"scanNotActiveBrokerInterval": "200", "scanInactiveMasterInterval": "500"}
 
 
+_handed_out: set[int] = set()
+
+
+def unused_port() -> int:
+    """A free loopback port never handed out before in this process.
+
+    Ports are chosen before the processes bind them, so the OS may offer a just-released port twice (it did: an
+    embedded controller's Raft port and another agent's listen port once collided); remembering them prevents it.
+    """
+    while (port := free_port("127.0.0.1")) in _handed_out:
+        pass
+    _handed_out.add(port)
+    return port
+
+
 def wait_for(pred: Callable[[], Any], timeout: float, what: str, interval: float = 0.05) -> Any:
     deadline = time.monotonic() + timeout
     while True:
@@ -57,16 +72,16 @@ class AgentProcess:
         self.dir = directory / name
         self.dir.mkdir(parents=True, exist_ok=True)
         self.name = name
-        self.port = free_port("127.0.0.1")
+        self.port = unused_port()
         self.broker_ports: dict[str, int] = {}
         paths = []
         for broker_name, extra in brokers.items():
-            self.broker_ports[broker_name] = free_port("127.0.0.1")
+            self.broker_ports[broker_name] = unused_port()
             keys = {
                 "brokerClusterName": "E2ECluster",
                 "brokerName": broker_name,
                 "listenPort": str(self.broker_ports[broker_name]),
-                "haListenPort": str(free_port("127.0.0.1")),
+                "haListenPort": str(unused_port()),
                 "storePathRootDir": str(self.dir / broker_name),
                 "controllerAddr": controllers,
                 "mappedFileSizeCommitLog": str(8 * 1024 * 1024),

@@ -6,13 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from agents.broker.agent import free_port
 from controller.codes import ResponseCode
 from mqadmin_py.client import ControllerClient
 from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.proto import controller_pb2 as cpb
 from mqadmin_py.sandbox import Sandbox
-from tests.integration.agents_cluster import CONTROLLER_CONFIG, FAST, AgentProcess, wait_for
+from tests.integration.agents_cluster import CONTROLLER_CONFIG, FAST, AgentProcess, unused_port, wait_for
 
 pytestmark = [pytest.mark.integration]
 
@@ -42,7 +41,7 @@ def test_brokers_come_and_go_at_run_time_and_a_broken_one_fails_alone(controller
         # add a broker at run time, from a config file on the agent's host
         added = tmp_path / "added.conf"
         added.write_text(
-            f"brokerName=added\nbrokerClusterName=E2ECluster\nlistenPort={free_port('127.0.0.1')}\nhaListenPort=0\n"
+            f"brokerName=added\nbrokerClusterName=E2ECluster\nlistenPort={unused_port()}\nhaListenPort=0\n"
             f"storePathRootDir={tmp_path / 'added-store'}\ncontrollerAddr={addresses}\n"
         )
         response = agent.stub().AddBroker(pb.AddBrokerRequest(broker_config_path=str(added)), timeout=5)

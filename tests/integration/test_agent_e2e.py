@@ -10,13 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from agents.broker.agent import free_port
 from controller.codes import ResponseCode
 from mqadmin_py.client import ControllerClient
 from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.proto import controller_pb2 as cpb
 from mqadmin_py.sandbox import Sandbox
-from tests.integration.agents_cluster import BROKER, CONTROLLER_CONFIG, FAST, AgentProcess, wait_for
+from tests.integration.agents_cluster import BROKER, CONTROLLER_CONFIG, FAST, AgentProcess, unused_port, wait_for
 
 pytestmark = [pytest.mark.integration]
 
@@ -249,7 +248,7 @@ def test_a_replica_restarted_on_a_new_port_keeps_its_id_and_the_controller_learn
     slave_id = slave.ha_status(BROKER).broker_id
     slave.stop()
     conf = slave.dir / f"{BROKER}.conf"
-    new_port = free_port("127.0.0.1")
+    new_port = unused_port()
     conf.write_text(conf.read_text().replace(f"listenPort={slave.broker_ports[BROKER]}", f"listenPort={new_port}"))
     slave.broker_ports[BROKER] = new_port
     slave.start()

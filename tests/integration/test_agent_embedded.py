@@ -14,12 +14,11 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from agents.broker.agent import free_port
 from controller.codes import ResponseCode
 from mqadmin_py.client import ControllerClient
 from mqadmin_py.errors import MqError
 from mqadmin_py.proto import controller_pb2 as cpb
-from tests.integration.agents_cluster import BROKER, CONTROLLER_CONFIG, FAST, AgentProcess, wait_for
+from tests.integration.agents_cluster import BROKER, CONTROLLER_CONFIG, FAST, AgentProcess, unused_port, wait_for
 from tests.integration.test_agent_e2e import master_of, send
 
 pytestmark = [pytest.mark.integration]
@@ -31,7 +30,7 @@ class EmbeddedCluster:
     """Three agents; agent i runs controller node ``c<i>`` and one replica of BROKER."""
 
     def __init__(self, directory: Path) -> None:
-        ports = [(free_port("127.0.0.1"), free_port("127.0.0.1")) for _ in range(3)]
+        ports = [(unused_port(), unused_port()) for _ in range(3)]
         peers = ";".join(f"c{i}-127.0.0.1:{raft}:{grpc}" for i, (raft, grpc) in enumerate(ports))
         self.addresses = ";".join(f"127.0.0.1:{grpc}" for _, grpc in ports)
         self.agents = [AgentProcess(directory, f"agent{i}", self.addresses, {BROKER: dict(FAST)}) for i in range(3)]
