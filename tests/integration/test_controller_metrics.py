@@ -61,9 +61,11 @@ def test_exactly_one_node_reports_the_leader_role(sandbox: Sandbox) -> None:
     def roles() -> dict[str, float] | None:
         by_node = {c.id: scrape(c) for c in sandbox.controllers()}
         leaders = {i: value(s, "mqcontroller_role", role="leader") for i, s in by_node.items()}
-        return leaders if sorted(leaders.values()) == [0.0, 0.0, 1.0] else None
+        # a follower reports term 0 until the leader's first append reaches it
+        heard = all(value(s, "mqcontroller_raft_term") >= 1 for s in by_node.values())
+        return leaders if heard and sorted(leaders.values()) == [0.0, 0.0, 1.0] else None
 
-    leaders = wait_until(roles, 10, "exactly one node with mqcontroller_role{role='leader'} 1")
+    leaders = wait_until(roles, 10, "exactly one node with mqcontroller_role{role='leader'} 1, every term >= 1")
     assert leaders[leader_id] == 1.0
     for c in sandbox.controllers():
         got = scrape(c)
