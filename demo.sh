@@ -1,43 +1,54 @@
 #!/usr/bin/env bash
-# The product's main job on a local default: a 3-node controller group on loopback,
-# its metadata, a controller leader failover, and a clean teardown.
+# The product's main job on a local default: a sandbox cluster on loopback (3 controllers, 3 broker agents
+# hosting one broker set), messages in, the master killed, the failover seen through getSyncStateSet and
+# getBrokerEpoch before and after, every message read back, and a clean teardown.
 # Run it through `make demo` (which installs into .venv first).
 set -euo pipefail
 cd "$(dirname "$0")"
 MQADMIN="${MQADMIN:-.venv/bin/mqadmin}"
 DIR="$(mktemp -d -t mqadmin-demo.XXXXXX)"
 export MQADMIN_SANDBOX_DIR="$DIR"
-trap '"$MQADMIN" sandbox down >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
+trap '"$MQADMIN" sandbox down --purge >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+field() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 
-step "Start a 3-node controller group (Raft over TCP, gRPC API) in $DIR"
+step "Start the sandbox: 3 controllers (Raft) and 3 agents, one broker set of 3 replicas, in $DIR"
 "$MQADMIN" sandbox up
 MQADMIN_CONTROLLERS="$("$MQADMIN" sandbox status -o json | python3 -c 'import json,sys; print(";".join(c["address"] for c in json.load(sys.stdin)["controllers"]))')"
 export MQADMIN_CONTROLLERS
 
-step "Controller metadata: leader, peers, Raft health"
+step "Controller group: leader, Raft term and quorum"
 "$MQADMIN" getControllerMetaData
 
-step "Same, as JSON for scripts"
-"$MQADMIN" getControllerMetaData -o json | head -n 20
+step "Send 20 messages (acknowledged by every in-sync replica: allAckInSyncStateSet)"
+"$MQADMIN" sendMessage -t DemoTopic -p 'before-failover-{i}' -n 20 -o json | field '["sent"]' | sed 's/^/sent: /'
 
-leader_id() { "$MQADMIN" getControllerMetaData -o json --timeout 1 2>/dev/null \
-  | python3 -c 'import json,sys; print(json.load(sys.stdin)["controllerLeaderId"] or "")' 2>/dev/null || true; }
+step "Before: the SyncStateSet and every replica's epochs"
+"$MQADMIN" getSyncStateSet -b broker-a
+"$MQADMIN" getBrokerEpoch -b broker-a
+old_master="$("$MQADMIN" getSyncStateSet -b broker-a -o json | field '[0]["masterBrokerId"]')"
 
-step "Kill the controller leader with SIGKILL"
-old="$(leader_id)"
-"$MQADMIN" sandbox kill leader
-start=$(date +%s%N)
-for _ in $(seq 100); do
-  new="$(leader_id)"
-  [ -n "$new" ] && [ "$new" != "$old" ] && break
-  sleep 0.1
-done
-echo "leader $old -> ${new:-none} after $(( ($(date +%s%N) - start) / 1000000 )) ms (as seen by the CLI, polling)"
+step "Kill the master's agent with SIGKILL"
+"$MQADMIN" sandbox kill master -bn broker-a
 
-step "A new leader serves (the killed node shows as unreachable)"
-"$MQADMIN" getControllerMetaData
+step "Wait for a new master (exit 3 if none within 30 s)"
+"$MQADMIN" wait master -bn broker-a --other-than "$old_master" --timeout 30
+
+step "After: the new master, a higher masterEpoch, the dead replica out of the SyncStateSet"
+"$MQADMIN" getSyncStateSet -b broker-a
+"$MQADMIN" getBrokerEpoch -b broker-a
+
+step "Send 5 more to the new master, then read everything back (only confirmed messages are visible)"
+"$MQADMIN" sendMessage -t DemoTopic -p 'after-failover-{i}' -n 5 -o json | field '["sent"]' | sed 's/^/sent: /'
+"$MQADMIN" consumeMessage -t DemoTopic -bn broker-a -n 100 -o json \
+  | python3 -c 'import json,sys; b=[m["body"] for m in json.load(sys.stdin)["messages"]]; print(f"read {len(b)} messages:", sum(x.startswith("before") for x in b), "from before,", sum(x.startswith("after") for x in b), "from after the failover")'
+
+step "Restart the killed agent: it rejoins as a slave, truncates nothing it should keep, and catches up"
+killed="$("$MQADMIN" sandbox status -o json | python3 -c 'import json,sys; print(next(a["id"] for a in json.load(sys.stdin)["agents"] if not a["pid"]))')"
+"$MQADMIN" sandbox start "$killed"
+"$MQADMIN" wait insync -bn broker-a --timeout 60
+"$MQADMIN" getBrokerEpoch -b broker-a
 
 step "Tear the sandbox down (stops exactly the processes it started)"
-"$MQADMIN" sandbox down
+"$MQADMIN" sandbox down --purge

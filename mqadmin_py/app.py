@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from mqadmin_py.commands import controller, sandbox
+from mqadmin_py.commands import broker, container, controller, messages, preferred, sandbox, wait
+from mqadmin_py.commands.common import add_commands
 
 app = typer.Typer(
     name="mqadmin",
@@ -15,4 +16,19 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 controller.register(app)
+add_commands(
+    app,
+    {
+        "getBrokerEpoch": broker.get_broker_epoch,
+        "haStatus": broker.ha_status,
+        "resetMasterFlushOffset": broker.reset_master_flush_offset,
+        "sendMessage": messages.send_message,
+        "consumeMessage": messages.consume_message,
+        "addBroker": container.add_broker,
+        "removeBroker": container.remove_broker,
+        "listBrokers": container.list_brokers,
+    },
+)
+app.command("assign-preferred-master")(preferred.assign_preferred_master)
+app.add_typer(wait.app, name="wait")
 app.add_typer(sandbox.app, name="sandbox")

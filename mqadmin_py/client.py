@@ -1,22 +1,18 @@
-"""gRPC client of the controller group: tries each address, follows NOT_LEADER redirects.
+"""gRPC clients: the controller group (tries each address, follows NOT_LEADER redirects) and broker agents.
 
-This is the only place in ``mqadmin_py`` that touches grpc errors; they become
-``MqError`` subclasses here (UNAVAILABLE everywhere → ControllerUnavailable,
-DEADLINE_EXCEEDED → TimedOut).
+Transport errors become ``MqError`` subclasses in ``channels.py``
+(ControllerUnavailable / BrokerUnavailable, TimedOut).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import Any
 
-os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
-
-import grpc
-
 from controller.codes import ResponseCode
-from mqadmin_py.errors import ControllerUnavailable, TimedOut
+from mqadmin_py.channels import Channels
+from mqadmin_py.errors import BrokerUnavailable, ControllerUnavailable
+from mqadmin_py.proto import agent_pb2_grpc
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
 
@@ -43,13 +39,11 @@ class ControllerClient:
         if not self.addresses:
             raise ControllerUnavailable("no controller address given (use -a host:port;host:port)")
         self.timeout = timeout
-        self._channels: dict[str, grpc.Channel] = {}
+        self._channels = Channels(timeout, ControllerUnavailable, "controller")
         self._leader: str | None = None
 
     def close(self) -> None:
-        for channel in self._channels.values():
-            channel.close()
-        self._channels.clear()
+        self._channels.close()
 
     def __enter__(self) -> ControllerClient:
         return self
@@ -57,21 +51,9 @@ class ControllerClient:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def stub(self, address: str) -> pb_grpc.ControllerServiceStub:
-        channel = self._channels.get(address)
-        if channel is None:
-            channel = self._channels[address] = grpc.insecure_channel(address)
-        return pb_grpc.ControllerServiceStub(channel)
-
     def call_at(self, address: str, method: str, request: Any) -> Any:
         """One RPC to one node; transport errors become MqError."""
-        try:
-            return getattr(self.stub(address), method)(request, timeout=self.timeout)
-        except grpc.RpcError as exc:
-            code = exc.code() if hasattr(exc, "code") else None
-            if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-                raise TimedOut(f"{method} to {address} timed out after {self.timeout:g} s") from exc
-            raise ControllerUnavailable(f"controller {address} unreachable ({code.name if code else exc})") from exc
+        return self._channels.invoke(address, pb_grpc.ControllerServiceStub, method, request)
 
     def call(self, method: str, request: Any) -> Any:
         """Call `method` on the leader: try the last known leader, then each address; follow redirects."""
@@ -100,3 +82,22 @@ class ControllerClient:
             address, "GetControllerMetadata", pb.GetControllerMetadataRequest()
         )
         return response
+
+
+class AgentClient:
+    """Calls AgentService RPCs on broker agents (a broker's own listen port, or an agent's container port)."""
+
+    def __init__(self, timeout: float = 3.0) -> None:
+        self._channels = Channels(timeout, BrokerUnavailable, "broker")
+
+    def call(self, address: str, method: str, request: Any) -> Any:
+        return self._channels.invoke(address, agent_pb2_grpc.AgentServiceStub, method, request)
+
+    def close(self) -> None:
+        self._channels.close()
+
+    def __enter__(self) -> AgentClient:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()

@@ -2,10 +2,12 @@
 
 MqError (exit 1: the operation failed)
 ├── OperationFailed        a RocketMQ response code other than SUCCESS (code + remark)
+│   └── OperationRefused (4)   ... NO_PERMISSION: e.g. a blacklisted config key
 ├── UsageError (2)         bad options
 ├── TimedOut (3)           an RPC or a wait ran out of time
 ├── Refused (4)            refused as unsafe, or a precondition is not met
-└── ControllerUnavailable (5)  no controller answered, or no leader could be found
+├── ControllerUnavailable (5)  no controller answered, or no leader could be found
+└── BrokerUnavailable (5)      a broker agent did not answer
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ class OperationFailed(MqError):
         self.remark = remark
 
 
+class OperationRefused(OperationFailed):
+    """NO_PERMISSION (16): the server refuses on principle (blacklisted key), not a transient failure."""
+
+    exit_code = 4
+
+
 class UsageError(MqError):
     exit_code = 2
 
@@ -40,4 +48,8 @@ class Refused(MqError):
 
 
 class ControllerUnavailable(MqError):
+    exit_code = 5
+
+
+class BrokerUnavailable(MqError):
     exit_code = 5

@@ -35,7 +35,10 @@ def emit_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
         table.add_column(column)
     for row in rows:
         table.add_row(*("-" if v is None else str(v) for v in row))
-    Console().print(table)
+    console = Console()
+    if not console.is_terminal:  # piped into a log: as wide as the table needs, never "127.0.0.…"
+        console = Console(width=240)
+    console.print(table)
 
 
 def emit(

@@ -1,10 +1,12 @@
-"""A real local controller group on loopback, for trying things, demos and tests.
+"""A real local cluster on loopback, for trying things, demos and tests.
 
-``Sandbox(dir).up(controllers=3)`` writes one config file per node, starts
-each ``mqcontroller`` as a detached process (its own session, logs and pid
-file under ``dir``), and waits until a leader serves. ``down()`` stops
-exactly the processes whose pid files it wrote, checking each pid still runs
-our command line before signalling it (a recycled pid is never killed).
+``Sandbox(dir).up()`` writes one config file per process, starts each
+``mqcontroller`` and ``mqagent`` as a detached process (its own session, log
+and pid file under ``dir``), and waits until a controller leader serves and
+every broker set has an alive master and a full SyncStateSet. Agent ``aK``
+hosts replica K of every broker set (a RIP-31 container). ``down()`` stops
+exactly the processes whose pid files it wrote, checking that each pid still
+runs our command line before signalling it (a recycled pid is never killed).
 Ports are ephemeral ones the OS hands out.
 """
 
@@ -13,19 +15,39 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
+import string
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from mqadmin_py.client import ControllerClient
 from mqadmin_py.errors import ControllerUnavailable, MqError, TimedOut, UsageError
 from mqadmin_py.properties import write_properties_atomic
 
 STATE_FILE = "sandbox.json"
+DEFAULT_CLUSTER = "DefaultCluster"
+# Failures show up in seconds rather than the production defaults' tens of seconds.
+CONTROLLER_DEFAULTS = {"scanNotActiveBrokerInterval": "500", "scanInactiveMasterInterval": "1000"}
+BROKER_DEFAULTS = {
+    "allAckInSyncStateSet": "true",
+    "brokerHeartbeatInterval": "500",
+    "controllerHeartBeatTimeoutMills": "3000",
+    "syncBrokerMetadataPeriod": "1000",
+    "checkSyncStateSetPeriod": "1000",
+    "haMaxTimeSlaveNotCatchup": "5000",
+    "haSendHeartbeatInterval": "1000",
+    "haHousekeepingInterval": "5000",
+    "syncFlushTimeout": "3000",
+    "mappedFileSizeCommitLog": str(64 * 1024 * 1024),
+}
+Progress = Callable[[str], None]
 
 
 def free_ports(count: int) -> list[int]:
@@ -54,6 +76,32 @@ class ControllerProcess:
     pid: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class BrokerReplica:
+    """One broker replica hosted by a sandbox agent."""
+
+    clusterName: str
+    brokerName: str
+    brokerAddress: str
+    haAddress: str
+    configFile: str
+
+
+@dataclass(frozen=True, slots=True)
+class AgentProcess:
+    """One sandbox mqagent (container port `address`) and the replicas it hosts."""
+
+    id: str
+    address: str
+    configFile: str
+    logFile: str
+    brokers: tuple[BrokerReplica, ...] = field(default=())
+    pid: int | None = None
+
+
+Process = ControllerProcess | AgentProcess
+
+
 def _pid_alive(pid: int, marker: str) -> bool:
     """True when `pid` runs and its command line contains `marker` (our config path)."""
     try:
@@ -69,8 +117,18 @@ def _pid_alive(pid: int, marker: str) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
+def broker_set_names(count: int) -> list[str]:
+    """broker-a, broker-b, ..., broker-z, broker-aa, ..."""
+    letters = string.ascii_lowercase
+    names = []
+    for i in range(count):
+        suffix = letters[i % 26] * (i // 26 + 1)
+        names.append(f"broker-{suffix}")
+    return names
+
+
 class Sandbox:
-    """A controller group whose files all live under one directory."""
+    """A controller group and broker agents whose files all live under one directory."""
 
     def __init__(self, directory: str | Path) -> None:
         self.dir = Path(directory).expanduser().resolve()
@@ -87,136 +145,227 @@ class Sandbox:
     def _state_path(self) -> Path:
         return self.dir / STATE_FILE
 
-    def controllers(self) -> list[ControllerProcess]:
-        """The nodes this sandbox defines, with the pid of each one that runs now."""
+    def _state(self) -> dict[str, Any]:
         path = self._state_path()
         if not path.exists():
-            return []
-        doc = json.loads(path.read_text())
-        nodes = []
-        for item in doc["controllers"]:
-            proc = ControllerProcess(**{**item, "pid": None})
-            pid = self._read_pid(proc.id)
-            nodes.append(ControllerProcess(**{**asdict(proc), "pid": pid}))
-        return nodes
+            return {"controllers": [], "agents": []}
+        try:
+            doc: dict[str, Any] = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"{path} is unreadable ({exc}); remove the sandbox directory and run 'up' again") from exc
+        return doc
+
+    def controllers(self) -> list[ControllerProcess]:
+        """The controller nodes this sandbox defines, with the pid of each one that runs now."""
+        nodes = [ControllerProcess(**{**item, "pid": None}) for item in self._state()["controllers"]]
+        return [replace(n, pid=self._read_pid(n)) for n in nodes]
+
+    def agents(self) -> list[AgentProcess]:
+        """The agents this sandbox defines, with the pid of each one that runs now."""
+        agents = []
+        for item in self._state().get("agents", []):
+            brokers = tuple(BrokerReplica(**b) for b in item["brokers"])
+            agent = AgentProcess(**{**item, "brokers": brokers, "pid": None})
+            agents.append(replace(agent, pid=self._read_pid(agent)))
+        return agents
+
+    def processes(self) -> list[Process]:
+        return [*self.controllers(), *self.agents()]
 
     def addresses(self) -> str:
         return ";".join(c.address for c in self.controllers())
 
+    def broker_sets(self) -> list[str]:
+        return sorted({b.brokerName for a in self.agents() for b in a.brokers})
+
     def _pid_file(self, node_id: str) -> Path:
         return self.dir / "run" / f"{node_id}.pid"
 
-    def _read_pid(self, node_id: str) -> int | None:
+    def _read_pid(self, proc: Process) -> int | None:
         try:
-            pid = int(self._pid_file(node_id).read_text().strip())
+            pid = int(self._pid_file(proc.id).read_text().strip())
         except (OSError, ValueError):
             return None
-        return pid if _pid_alive(pid, str(self.dir / "conf" / f"{node_id}.conf")) else None
+        return pid if _pid_alive(pid, proc.configFile) else None
+
+    def _process(self, node_id: str) -> Process:
+        for proc in self.processes():
+            if proc.id == node_id:
+                return proc
+        known = ", ".join(p.id for p in self.processes()) or "none"
+        raise UsageError(f"no process {node_id!r} in the sandbox at {self.dir} (known: {known})")
 
     # --- life cycle ----------------------------------------------------------------------------
 
-    def up(self, controllers: int = 3, extra_config: dict[str, str] | None = None, timeout: float = 20.0) -> None:
-        """Create (or restart) the group and wait until a leader serves."""
-        if controllers not in (1, 3, 5):
-            raise UsageError("a controller group has 1, 3 or 5 nodes")
-        if any(c.pid for c in self.controllers()):
-            raise UsageError(f"a sandbox already runs in {self.dir}; run 'mqadmin sandbox down --dir {self.dir}' first")
+    def up(
+        self,
+        controllers: int = 3,
+        extra_config: Mapping[str, str] | None = None,
+        timeout: float = 60.0,
+        *,
+        broker_sets: int = 0,
+        replicas: int = 3,
+        cluster_name: str = DEFAULT_CLUSTER,
+        broker_config: Mapping[str, str] | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        """Create the sandbox (or start what is stopped of an existing one) and wait until it serves.
+
+        The shape arguments apply only when the sandbox is created; an existing one restarts as it was.
+        `broker_sets=0` makes a controller-only sandbox.
+        """
+        say = progress or (lambda _text: None)
         if not self._state_path().exists():
-            self._create(controllers, extra_config or {})
+            if controllers not in (1, 3, 5):
+                raise UsageError("a controller group has 1, 3 or 5 nodes")
+            if broker_sets < 0 or not 1 <= replicas <= 9:
+                raise UsageError("broker sets must be 0 or more, and replicas per set 1 to 9")
+            self._create(controllers, dict(extra_config or {}), broker_sets, replicas, cluster_name,
+                         dict(broker_config or {}))  # fmt: skip
+        say(f"starting {len(self.controllers())} controller(s) in {self.dir}")
         for node in self.controllers():
             self.start(node.id)
+        say("waiting for a controller leader")
         self.wait_for_leader(timeout)
+        agents = self.agents()
+        if agents:
+            say(f"starting {len(agents)} agent(s)")
+            for agent in agents:
+                self.start(agent.id)
+            self.wait_for_brokers(timeout, say)
 
-    def _create(self, count: int, extra: dict[str, str]) -> None:
-        ports = free_ports(2 * count)
+    def _create(self, count: int, extra: dict[str, str], sets: int, replicas: int, cluster: str,
+                broker_extra: dict[str, str]) -> None:  # fmt: skip
+        agents = replicas if sets else 0
+        ports = iter(free_ports(2 * count + agents * (1 + 2 * sets)))
         ids = [f"n{i}" for i in range(count)]
-        peers = ";".join(f"{i}-127.0.0.1:{ports[2 * k]}:{ports[2 * k + 1]}" for k, i in enumerate(ids))
+        raft = {i: f"127.0.0.1:{next(ports)}" for i in ids}
+        grpc_addr = {i: f"127.0.0.1:{next(ports)}" for i in ids}
+        peers = ";".join(f"{i}-{raft[i]}:{grpc_addr[i].rsplit(':', 1)[1]}" for i in ids)
         nodes = []
-        for k, node_id in enumerate(ids):
+        for node_id in ids:
             conf = self.dir / "conf" / f"{node_id}.conf"
             values = {
                 "controllerGroup": "sandbox",
                 "controllerPeers": peers,
                 "controllerSelfId": node_id,
                 "controllerStorePath": str(self.dir / "store"),
+                **CONTROLLER_DEFAULTS,
                 **extra,
             }
             write_properties_atomic(conf, values, "mqadmin sandbox controller")
-            nodes.append(
-                ControllerProcess(
-                    id=node_id,
-                    address=f"127.0.0.1:{ports[2 * k + 1]}",
-                    raftAddress=f"127.0.0.1:{ports[2 * k]}",
-                    configFile=str(conf),
-                    logFile=str(self.dir / "logs" / f"{node_id}.log"),
-                )
-            )
+            nodes.append(ControllerProcess(node_id, grpc_addr[node_id], raft[node_id], str(conf),
+                                           str(self.dir / "logs" / f"{node_id}.log")))  # fmt: skip
+        controller_addr = ";".join(grpc_addr.values())
+        agent_docs = []
+        for k in range(agents):
+            agent_id = f"a{k}"
+            conf_dir = self.dir / "conf" / agent_id
+            port = next(ports)
+            brokers = []
+            for name in broker_set_names(sets):
+                listen, ha = next(ports), next(ports)
+                broker_conf = conf_dir / f"{name}.conf"
+                values = {
+                    "brokerClusterName": cluster,
+                    "brokerName": name,
+                    "listenPort": str(listen),
+                    "haListenPort": str(ha),
+                    "storePathRootDir": str(self.dir / "store" / agent_id / name),
+                    "controllerAddr": controller_addr,
+                    "totalReplicas": str(replicas),
+                    **BROKER_DEFAULTS,
+                    **broker_extra,
+                }
+                write_properties_atomic(broker_conf, values, f"mqadmin sandbox broker {name} on {agent_id}")
+                brokers.append(BrokerReplica(cluster, name, f"127.0.0.1:{listen}", f"127.0.0.1:{ha}",
+                                             str(broker_conf)))  # fmt: skip
+            agent_conf = conf_dir / "agent.conf"
+            values = {
+                "listenPort": str(port),
+                "brokerConfigPaths": ";".join(b.configFile for b in brokers),
+                "agentStorePath": str(self.dir / "store" / agent_id / "agent"),
+            }
+            write_properties_atomic(agent_conf, values, f"mqadmin sandbox agent {agent_id}")
+            agent = AgentProcess(agent_id, f"127.0.0.1:{port}", str(agent_conf),
+                                 str(self.dir / "logs" / f"{agent_id}.log"), tuple(brokers))  # fmt: skip
+            agent_docs.append({**asdict(agent), "brokers": [asdict(b) for b in brokers]})
         (self.dir / "logs").mkdir(parents=True, exist_ok=True)
         (self.dir / "run").mkdir(parents=True, exist_ok=True)
-        doc = {"controllers": [{k: v for k, v in asdict(n).items() if k != "pid"} for n in nodes]}
+        for doc in agent_docs:
+            del doc["pid"]
+        doc = {
+            "controllers": [{k: v for k, v in asdict(n).items() if k != "pid"} for n in nodes],
+            "agents": agent_docs,
+        }
         self._state_path().write_text(json.dumps(doc, indent=2) + "\n")
 
-    def _node(self, node_id: str) -> ControllerProcess:
-        for node in self.controllers():
-            if node.id == node_id:
-                return node
-        raise UsageError(f"no controller {node_id!r} in the sandbox at {self.dir}")
-
     def start(self, node_id: str) -> int:
-        """Start one node (no-op if it runs); returns its pid."""
-        node = self._node(node_id)
-        if node.pid:
-            return node.pid
+        """Start one controller or agent (no-op if it runs); returns its pid."""
+        proc = self._process(node_id)
+        if proc.pid:
+            return proc.pid
+        module = "controller" if isinstance(proc, ControllerProcess) else "agents"
         env = {**os.environ, "GRPC_VERBOSITY": "ERROR", "PYTHONUNBUFFERED": "1"}
         root = str(Path(__file__).resolve().parent.parent)
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        with open(node.logFile, "ab") as log:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "controller", "-c", node.configFile],
+        with open(proc.logFile, "ab") as log:
+            child = subprocess.Popen(
+                [sys.executable, "-m", module, "-c", proc.configFile],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
                 env=env,
             )
-        self._children[proc.pid] = proc
-        self._pid_file(node_id).write_text(f"{proc.pid}\n")
+        self._children[child.pid] = child
+        self._pid_file(node_id).write_text(f"{child.pid}\n")
         self._reap()
-        return proc.pid
+        return child.pid
 
     def signal(self, node_id: str, sig: int) -> int:
-        """Send a signal to one running node (SIGKILL, SIGSTOP, ...); returns its pid."""
-        node = self._node(node_id)
-        if not node.pid:
-            raise UsageError(f"controller {node_id} is not running")
-        os.kill(node.pid, sig)
-        return node.pid
+        """Send a signal to one running process (SIGKILL, SIGSTOP, ...); returns its pid."""
+        proc = self._process(node_id)
+        if not proc.pid:
+            raise UsageError(f"{node_id} is not running; start it with 'mqadmin sandbox start {node_id}'")
+        os.kill(proc.pid, sig)
+        return proc.pid
 
     def stop(self, node_id: str, timeout: float = 10.0) -> None:
-        """SIGTERM one node and wait; SIGKILL if it does not exit in time."""
-        node = self._node(node_id)
-        if node.pid:
-            _terminate(node.pid, node.configFile, timeout)
+        """SIGTERM one process and wait; SIGKILL if it does not exit in time."""
+        proc = self._process(node_id)
+        if proc.pid:
+            _terminate(proc.pid, proc.configFile, timeout)
         self._pid_file(node_id).unlink(missing_ok=True)
         self._reap()
 
-    def down(self, timeout: float = 10.0) -> list[ControllerProcess]:
-        """Stop every node this sandbox started; returns the ones that were running."""
-        stopped = [n for n in self.controllers() if n.pid]
-        for node in stopped:
-            assert node.pid is not None
-            os.kill(node.pid, signal.SIGCONT)  # a SIGSTOPped node cannot handle SIGTERM
-            os.kill(node.pid, signal.SIGTERM)
-        for node in stopped:
-            assert node.pid is not None
-            _terminate(node.pid, node.configFile, timeout)
-        for node in self.controllers():
-            self._pid_file(node.id).unlink(missing_ok=True)
-        for proc in self._children.values():
+    def down(self, timeout: float = 15.0, purge: bool = False) -> list[Process]:
+        """Stop every process this sandbox started (agents first); returns the ones that were running.
+
+        `purge` then deletes the sandbox directory (only one that holds a sandbox state file).
+        """
+        agents = [a for a in self.agents() if a.pid]
+        controllers = [c for c in self.controllers() if c.pid]
+        for group in (agents, controllers):  # brokers leave while the controllers can still hear them
+            for proc in group:
+                assert proc.pid is not None
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(proc.pid, signal.SIGCONT)  # a SIGSTOPped process cannot handle SIGTERM
+                    os.kill(proc.pid, signal.SIGTERM)
+            for proc in group:
+                assert proc.pid is not None
+                _terminate(proc.pid, proc.configFile, timeout)
+        for proc in self.processes():
+            self._pid_file(proc.id).unlink(missing_ok=True)
+        for child in self._children.values():
             with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout)
+                child.wait(timeout)
         self._reap()
-        return stopped
+        if purge and self._state_path().exists():
+            shutil.rmtree(self.dir)
+        return [*agents, *controllers]
+
+    # --- waiting and finding -------------------------------------------------------------------
 
     def wait_for_leader(self, timeout: float = 20.0) -> str:
         """Block until some node serves as leader; returns its id."""
@@ -238,14 +387,65 @@ class Sandbox:
             raise ControllerUnavailable(f"no sandbox controller is running; see the logs in {self.dir / 'logs'}")
         raise TimedOut(f"no controller leader within {timeout:g} s ({last}); see {self.dir / 'logs'}")
 
+    def wait_for_brokers(self, timeout: float = 60.0, progress: Progress | None = None) -> None:
+        """Block until every broker set has an alive master and all its replicas alive in the SyncStateSet."""
+        from mqadmin_py.proto import controller_pb2 as pb
+
+        wanted = {name: sum(1 for a in self.agents() for b in a.brokers if b.brokerName == name)
+                  for name in self.broker_sets()}  # fmt: skip
+        deadline = time.monotonic() + timeout
+        last = "no answer yet"
+        with ControllerClient(self.addresses(), timeout=1.0) as client:
+            while time.monotonic() < deadline:
+                try:
+                    reply = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=list(wanted)))
+                except MqError as exc:
+                    last = str(exc)
+                else:
+                    ready, seen = set(), []
+                    for info in reply.replicas_info:
+                        alive = {r.broker_id for r in info.in_sync_replicas if r.alive}
+                        master = info.master_broker_id if info.HasField("master_broker_id") else None
+                        if master in alive and len(alive) >= wanted[info.broker_name]:
+                            ready.add(info.broker_name)
+                        seen.append(
+                            f"{info.broker_name}: master {master}, {len(alive)}/{wanted[info.broker_name]} in sync"
+                        )
+                    if ready == set(wanted):
+                        return
+                    last = "; ".join(seen) or "no broker registered yet"
+                if progress:
+                    progress(f"waiting for masters and full SyncStateSets ({last})")
+                time.sleep(0.2)
+        raise TimedOut(f"broker sets not ready within {timeout:g} s ({last}); see the logs in {self.dir / 'logs'}")
+
+    def master_agent(self, broker_name: str | None = None) -> tuple[AgentProcess, BrokerReplica]:
+        """The agent hosting the current master of `broker_name` (default: the first set)."""
+        from mqadmin_py.proto import controller_pb2 as pb
+
+        sets = self.broker_sets()
+        if not sets:
+            raise UsageError("this sandbox has no broker agents (create it with 'up --broker-sets N')")
+        name = broker_name or sets[0]
+        with ControllerClient(self.addresses(), timeout=2.0) as client:
+            reply = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=[name]))
+        master = next((i.master_address for i in reply.replicas_info if i.HasField("master_address")), None)
+        for agent in self.agents():
+            for broker in agent.brokers:
+                if broker.brokerName == name and broker.brokerAddress == master:
+                    return agent, broker
+        raise UsageError(f"broker set {name} has no master now (see 'mqadmin getSyncStateSet -b {name}')")
+
 
 def _terminate(pid: int, marker: str, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     if _pid_alive(pid, marker):
-        os.kill(pid, signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
     while _pid_alive(pid, marker):
         if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
             time.sleep(0.05)
             break
         time.sleep(0.02)

@@ -6,45 +6,21 @@ from typing import Annotated, Any
 
 import typer
 
+from mqadmin_py.commands.common import CountOpt, IntervalOpt, add_commands, check, controller_client, opt, run
 from mqadmin_py.errors import ControllerUnavailable, MqError, OperationFailed, UsageError
 from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table
 
 
-def _client(addresses: str, timeout: float) -> Any:
-    from mqadmin_py.client import ControllerClient
-
-    return ControllerClient(addresses, timeout)
-
-
-def _check(response: Any, allow: tuple[int, ...] = ()) -> Any:
-    from controller.codes import ResponseCode
-
-    if response.code != 0 and response.code not in allow:
-        try:
-            name = ResponseCode(response.code).name
-        except ValueError:
-            name = "UNKNOWN"
-        raise OperationFailed(response.code, name, response.remark)
-    return response
-
-
-def _opt(message: Any, field: str) -> Any:
-    return getattr(message, field) if message.HasField(field) else None
-
-
 def register(app: typer.Typer) -> None:
-    """Add the controller commands, each under its RocketMQ name and its kebab-case alias."""
-    for name, alias, fn in (
-        ("getControllerMetaData", "get-controller-meta-data", get_controller_metadata),
-        ("getSyncStateSet", "get-sync-state-set", get_sync_state_set),
-        ("electMaster", "elect-master", elect_master),
-        ("cleanBrokerMetadata", "clean-broker-metadata", clean_broker_metadata),
-        ("getControllerConfig", "get-controller-config", get_controller_config),
-        ("updateControllerConfig", "update-controller-config", update_controller_config),
-    ):
-        app.command(name)(fn)
-        app.command(alias, hidden=True)(fn)
+    add_commands(app, {
+        "getControllerMetaData": get_controller_metadata,
+        "getSyncStateSet": get_sync_state_set,
+        "electMaster": elect_master,
+        "cleanBrokerMetadata": clean_broker_metadata,
+        "getControllerConfig": get_controller_config,
+        "updateControllerConfig": update_controller_config,
+    })  # fmt: skip
 
 
 # --- getControllerMetaData ----------------------------------------------------------------------
@@ -105,7 +81,7 @@ def get_controller_metadata(
     controller: ControllerOpt, output: OutputOpt = Output.table, timeout: TimeoutOpt = 3.0
 ) -> None:
     """Show the controller group: leader, peers, and each node's Raft health (term, commit index, quorum)."""
-    with _client(controller, timeout) as client:
+    with controller_client(controller, timeout) as client:
         doc = _metadata_doc(client)
     emit(doc, output, _metadata_table, _metadata_legacy)
 
@@ -122,8 +98,8 @@ def _sync_state_docs(response: Any) -> list[dict[str, Any]]:
         {
             "clusterName": x.cluster_name,
             "brokerName": x.broker_name,
-            "masterBrokerId": _opt(x, "master_broker_id"),
-            "masterAddress": _opt(x, "master_address"),
+            "masterBrokerId": opt(x, "master_broker_id"),
+            "masterAddress": opt(x, "master_address"),
             "masterEpoch": x.master_epoch,
             "syncStateSetEpoch": x.sync_state_set_epoch,
             "inSyncReplicas": [_replica(r) for r in x.in_sync_replicas],
@@ -166,17 +142,30 @@ def get_sync_state_set(
     cluster_name: Annotated[str | None, typer.Option("-c", "--clusterName", help="Every set of a cluster.")] = None,
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
+    interval: IntervalOpt = None,
+    count: CountOpt = None,
 ) -> None:
     """Show master, epochs, and in-sync / not-in-sync replicas of broker sets (all sets when -b/-c are omitted)."""
+    with controller_client(controller, timeout) as client:
+        run(lambda: fetch_sync_state(client, broker_name, cluster_name), output, _sync_state_table,
+            _sync_state_legacy, interval, count)  # fmt: skip
+
+
+def fetch_sync_state(client: Any, broker_names: list[str] | None, cluster_name: str | None) -> list[dict[str, Any]]:
+    """The getSyncStateSet documents of the named sets, of a cluster, or (neither given) of every set."""
     from mqadmin_py.proto import controller_pb2 as pb
 
     request = pb.GetSyncStateDataRequest(
-        broker_names=broker_name or [], cluster_name=cluster_name or "",
-        all_broker_sets=not broker_name and not cluster_name,
+        broker_names=broker_names or [], cluster_name=cluster_name or "",
+        all_broker_sets=not broker_names and not cluster_name,
     )  # fmt: skip
-    with _client(controller, timeout) as client:
-        docs = _sync_state_docs(_check(client.call("GetSyncStateData", request)))
-    emit(docs, output, _sync_state_table, _sync_state_legacy)
+    docs = _sync_state_docs(check(client.call("GetSyncStateData", request)))
+    missing = [n for n in dict.fromkeys(broker_names or []) if n not in {d["brokerName"] for d in docs}]
+    if missing or (cluster_name and not broker_names and not docs):
+        what = f"broker set(s) {', '.join(missing)}" if missing else f"any broker set of cluster {cluster_name}"
+        remark = f"the controller does not know {what}; list the known sets with 'mqadmin getSyncStateSet'"
+        raise OperationFailed(2008, "CONTROLLER_BROKER_METADATA_NOT_EXIST", remark)
+    return docs
 
 
 # --- electMaster --------------------------------------------------------------------------------
@@ -198,16 +187,16 @@ def elect_master(
 
     request = pb.ElectMasterRequest(cluster_name=cluster_name, broker_name=broker_name, broker_id=broker_id,
                                     designate_elect=True)  # fmt: skip
-    with _client(controller, timeout) as client:
-        r = _check(client.call("ElectMaster", request), allow=(2011,))
+    with controller_client(controller, timeout) as client:
+        r = check(client.call("ElectMaster", request), allow=(2011,))
     doc = {
         "clusterName": cluster_name,
         "brokerName": broker_name,
         "changed": r.code == 0,
-        "masterBrokerId": _opt(r, "master_broker_id"),
-        "masterAddress": _opt(r, "master_address"),
-        "masterEpoch": _opt(r, "master_epoch"),
-        "syncStateSetEpoch": _opt(r, "sync_state_set_epoch"),
+        "masterBrokerId": opt(r, "master_broker_id"),
+        "masterAddress": opt(r, "master_address"),
+        "masterEpoch": opt(r, "master_epoch"),
+        "syncStateSetEpoch": opt(r, "sync_state_set_epoch"),
         "syncStateSet": sorted(r.sync_state_set),
         "brokers": [{"brokerId": k, "brokerAddress": v} for k, v in sorted(r.broker_addresses.items())],
     }
@@ -251,8 +240,8 @@ def clean_broker_metadata(
     request = pb.CleanBrokerDataRequest(cluster_name=cluster_name or "", broker_name=broker_name,
                                         broker_controller_ids_to_clean=broker_ids or "",
                                         is_clean_living_broker=clean_living)  # fmt: skip
-    with _client(controller, timeout) as client:
-        _check(client.call("CleanBrokerData", request))
+    with controller_client(controller, timeout) as client:
+        check(client.call("CleanBrokerData", request))
     doc = {"brokerName": broker_name, "brokerIds": broker_ids, "cleaned": True}
     emit(doc, output, lambda d: typer.echo(f"clear broker {d['brokerName']} metadata from controller success!"),
          lambda d: f"clear broker {d['brokerName']} metadata from controller success! \n")  # fmt: skip
@@ -268,9 +257,9 @@ def get_controller_config(
     from mqadmin_py.proto import controller_pb2 as pb
 
     docs = []
-    with _client(controller, timeout) as client:
+    with controller_client(controller, timeout) as client:
         for address in client.addresses:
-            r = _check(client.call_at(address, "GetControllerConfig", pb.GetControllerConfigRequest()))
+            r = check(client.call_at(address, "GetControllerConfig", pb.GetControllerConfigRequest()))
             docs.append({"address": address, "config": dict(sorted(r.config.items()))})
 
     def table(ds: list[dict[str, Any]]) -> None:
@@ -297,9 +286,9 @@ def update_controller_config(
     from mqadmin_py.proto import controller_pb2 as pb
 
     request = pb.UpdateControllerConfigRequest(properties={key: value})
-    with _client(controller, timeout) as client:
+    with controller_client(controller, timeout) as client:
         for address in client.addresses:
-            _check(client.call_at(address, "UpdateControllerConfig", request))
+            check(client.call_at(address, "UpdateControllerConfig", request))
         addresses = client.addresses
     doc = {"controllers": addresses, "key": key, "value": value}
     emit(doc, output, lambda d: typer.echo(f"updated {key}={value} on {';'.join(addresses)}"),

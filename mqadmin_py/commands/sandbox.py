@@ -1,8 +1,11 @@
-"""``mqadmin sandbox up|down|status|kill|start``: a real local controller group on loopback."""
+"""``mqadmin sandbox up|down|status|kill|start``: a real local cluster on loopback."""
 
 from __future__ import annotations
 
 import signal
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
@@ -11,7 +14,7 @@ from mqadmin_py.errors import UsageError
 from mqadmin_py.options import DEFAULT_SANDBOX_DIR, OutputOpt, SandboxDirOpt
 from mqadmin_py.output import Output, emit, emit_table
 
-app = typer.Typer(help="Run a real local cluster on loopback (controllers for now) for trying things and tests.")
+app = typer.Typer(help="Run a real local cluster on loopback (controllers and broker agents) to try things and test.")
 
 
 def _doc(sandbox: Any) -> dict[str, Any]:
@@ -21,12 +24,34 @@ def _doc(sandbox: Any) -> dict[str, Any]:
             {"id": c.id, "address": c.address, "raftAddress": c.raftAddress, "pid": c.pid, "logFile": c.logFile}
             for c in sandbox.controllers()
         ],
+        "agents": [
+            {
+                "id": a.id,
+                "address": a.address,
+                "pid": a.pid,
+                "logFile": a.logFile,
+                "brokers": [
+                    {
+                        "clusterName": b.clusterName,
+                        "brokerName": b.brokerName,
+                        "brokerAddress": b.brokerAddress,
+                        "haAddress": b.haAddress,
+                    }
+                    for b in a.brokers
+                ],
+            }
+            for a in sandbox.agents()
+        ],
     }
 
 
 def _table(doc: dict[str, Any]) -> None:
-    rows = [[c["id"], c["address"], c["raftAddress"], c["pid"] or "stopped", c["logFile"]] for c in doc["controllers"]]
-    emit_table(f"Sandbox {doc['dir']}", ["Id", "gRPC address", "Raft address", "Pid", "Log"], rows)
+    rows = [[c["id"], "controller", c["address"], f"raft {c['raftAddress']}", c["pid"] or "stopped"]
+            for c in doc["controllers"]]  # fmt: skip
+    for a in doc["agents"]:
+        hosted = ", ".join(f"{b['brokerName']} {b['brokerAddress']}" for b in a["brokers"])
+        rows.append([a["id"], "agent", a["address"], hosted, a["pid"] or "stopped"])
+    emit_table(f"Sandbox {doc['dir']} (logs in logs/)", ["Id", "Kind", "Address", "Raft / brokers", "Pid"], rows)
     if doc["controllers"]:
         addresses = ";".join(c["address"] for c in doc["controllers"])
         typer.echo(f"export MQADMIN_CONTROLLERS='{addresses}'")
@@ -38,55 +63,131 @@ def _sandbox(directory: str) -> Any:
     return Sandbox(directory)
 
 
+def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
+    out = {}
+    for item in values or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"{option} takes key=value, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+@contextmanager
+def _status() -> Iterator[Callable[[str], None]]:
+    """Progress lines for long waits: a spinner on a terminal, nothing otherwise (stdout stays clean)."""
+    if not sys.stderr.isatty():
+        yield lambda _text: None
+        return
+    from rich.console import Console
+
+    status = Console(stderr=True).status("starting")
+    status.start()
+    try:
+        yield status.update
+    finally:
+        status.stop()
+
+
 @app.command()
 def up(
     directory: SandboxDirOpt = DEFAULT_SANDBOX_DIR,
     controllers: Annotated[int, typer.Option("--controllers", help="Controller nodes: 1, 3 or 5.")] = 3,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for a leader.")] = 30.0,
+    broker_sets: Annotated[
+        int, typer.Option("--broker-sets", help="Broker sets (broker-a, broker-b, ...); 0 for controllers only.")
+    ] = 1,
+    replicas: Annotated[int, typer.Option("--replicas", help="Replicas per set = agents (aK hosts replica K).")] = 3,
+    cluster_name: Annotated[str, typer.Option("--cluster-name", help="Cluster of every set.")] = "DefaultCluster",
+    broker_conf: Annotated[
+        list[str] | None, typer.Option("--broker-conf", help="Extra broker key=value (repeatable).")
+    ] = None,
+    controller_conf: Annotated[
+        list[str] | None, typer.Option("--controller-conf", help="Extra controller key=value (repeatable).")
+    ] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait until everything serves.")] = 90.0,
     output: OutputOpt = Output.table,
 ) -> None:
-    """Start the sandbox (or restart a stopped one) and wait until a controller leader serves."""
+    """Start the sandbox and wait until every broker set has a master and a full SyncStateSet.
+
+    Shape options apply when the sandbox is created; an existing sandbox starts what is stopped, as it was.
+    """
     sandbox = _sandbox(directory)
-    sandbox.up(controllers=controllers, timeout=timeout)
+    with _status() as progress:
+        sandbox.up(
+            controllers,
+            _pairs(controller_conf, "--controller-conf"),
+            timeout,
+            broker_sets=broker_sets,
+            replicas=replicas,
+            cluster_name=cluster_name,
+            broker_config=_pairs(broker_conf, "--broker-conf"),
+            progress=progress,
+        )
     emit(_doc(sandbox), output, _table)
 
 
 @app.command()
-def down(directory: SandboxDirOpt = DEFAULT_SANDBOX_DIR, output: OutputOpt = Output.table) -> None:
-    """Stop exactly the processes the sandbox started (by pid); files stay for a later 'up'."""
-    stopped = _sandbox(directory).down()
-    doc = {"stopped": [{"id": c.id, "pid": c.pid} for c in stopped]}
-    emit(doc, output, lambda d: typer.echo(f"stopped {len(d['stopped'])} process(es)"))
+def down(
+    directory: SandboxDirOpt = DEFAULT_SANDBOX_DIR,
+    purge: Annotated[bool, typer.Option("--purge", help="Also delete the sandbox directory (data, logs).")] = False,
+    output: OutputOpt = Output.table,
+) -> None:
+    """Stop exactly the processes the sandbox started (by pid); files stay for a later 'up' unless --purge."""
+    stopped = _sandbox(directory).down(purge=purge)
+    doc = {"stopped": [{"id": p.id, "pid": p.pid} for p in stopped], "purged": purge}
+    emit(doc, output, lambda d: typer.echo(f"stopped {len(d['stopped'])} process(es)" + (", purged" if purge else "")))
 
 
 @app.command()
 def status(directory: SandboxDirOpt = DEFAULT_SANDBOX_DIR, output: OutputOpt = Output.table) -> None:
-    """Show the sandbox's processes, addresses and logs."""
+    """Show the sandbox's processes, addresses, pids and logs."""
     emit(_doc(_sandbox(directory)), output, _table)
 
 
 @app.command()
 def kill(
-    node: Annotated[str, typer.Argument(help="Controller id (n0, n1, ...) or 'leader'.")],
+    target: Annotated[
+        str, typer.Argument(help="A process id (n0, a1, ...), 'leader' (controller leader) or 'master' (see -bn).")
+    ],
     directory: SandboxDirOpt = DEFAULT_SANDBOX_DIR,
     sig: Annotated[str, typer.Option("--signal", help="KILL, TERM, STOP or CONT.")] = "KILL",
+    broker_name: Annotated[
+        str | None, typer.Option("-bn", "--brokerName", help="With 'master': which set (default: the first).")
+    ] = None,
+    output: OutputOpt = Output.table,
 ) -> None:
-    """Send a signal to one sandbox controller, for failover drills."""
+    """Send a signal to one sandbox process, for failover drills ('master': the agent hosting a set's master)."""
     sandbox = _sandbox(directory)
     try:
         signum = signal.Signals[f"SIG{sig.upper()}"]
     except KeyError as exc:
         raise UsageError(f"unknown signal {sig!r}: use KILL, TERM, STOP or CONT") from exc
-    node_id = sandbox.wait_for_leader(10.0) if node == "leader" else node
+    broker = None
+    if target == "leader":
+        node_id = sandbox.wait_for_leader(10.0)
+    elif target == "master":
+        agent, broker = sandbox.master_agent(broker_name)
+        node_id = agent.id
+    else:
+        node_id = target
     pid = sandbox.signal(node_id, signum)
-    typer.echo(f"sent {signum.name} to controller {node_id} (pid {pid})")
+    doc = {
+        "id": node_id,
+        "pid": pid,
+        "signal": signum.name,
+        "brokerName": broker.brokerName if broker else None,
+        "brokerAddress": broker.brokerAddress if broker else None,
+    }
+    what = f" (master of {broker.brokerName} at {broker.brokerAddress})" if broker else ""
+    emit(doc, output, lambda d: typer.echo(f"sent {d['signal']} to {d['id']}{what} (pid {d['pid']})"))
 
 
 @app.command()
 def start(
-    node: Annotated[str, typer.Argument(help="Controller id (n0, n1, ...).")],
+    node: Annotated[str, typer.Argument(help="Process id (n0, a1, ...).")],
     directory: SandboxDirOpt = DEFAULT_SANDBOX_DIR,
+    output: OutputOpt = Output.table,
 ) -> None:
-    """Start one stopped sandbox controller again."""
+    """Start one stopped sandbox process again (same ports, same data)."""
     pid = _sandbox(directory).start(node)
-    typer.echo(f"controller {node} runs (pid {pid})")
+    emit({"id": node, "pid": pid}, output, lambda d: typer.echo(f"{d['id']} runs (pid {d['pid']})"))

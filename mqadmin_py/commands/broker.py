@@ -1,0 +1,302 @@
+"""Broker commands: getBrokerEpoch, haStatus, resetMasterFlushOffset.
+
+They talk to broker agents directly (each broker's listen port serves the
+agent API); the controller tells them where the replicas are, so no name
+server is needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Annotated, Any
+
+import typer
+
+from mqadmin_py.commands.common import CountOpt, IntervalOpt, agent_client, check, controller_client, run
+from mqadmin_py.commands.controller import fetch_sync_state
+from mqadmin_py.errors import MqError, UsageError
+from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
+from mqadmin_py.output import Output, emit, emit_table
+
+OptionalControllerOpt = Annotated[
+    str,
+    typer.Option(
+        "-a",
+        "--controllerAddress",
+        envvar="MQADMIN_CONTROLLERS",
+        show_default=False,
+        help="Controller gRPC addresses, ';'-separated (env MQADMIN_CONTROLLERS); not needed with -b.",
+    ),
+]
+
+
+def each_concurrently(items: list[Any], fn: Callable[[Any], dict[str, Any]]) -> list[dict[str, Any]]:
+    """`fn` over `items` on a few threads (one slow broker must not serialise the rest), results in order."""
+    if len(items) <= 1:
+        return [fn(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(16, len(items))) as pool:
+        return list(pool.map(fn, items))
+
+
+def _unreachable(doc: dict[str, Any], exc: MqError) -> dict[str, Any]:
+    return {**doc, "reachable": False, "error": str(exc)}
+
+
+# --- getBrokerEpoch -----------------------------------------------------------------------------
+
+
+def _epoch_doc(agents: Any, member: dict[str, Any]) -> dict[str, Any]:
+    from mqadmin_py.proto import agent_pb2 as pb
+
+    doc: dict[str, Any] = {
+        "clusterName": member["clusterName"],
+        "brokerName": member["brokerName"],
+        "brokerId": member["brokerId"],
+        "brokerAddress": member["brokerAddress"],
+        "reachable": True,
+        "error": None,
+        "epochs": [],
+        "maxOffset": None,
+        "minOffset": None,
+        "confirmOffset": None,
+    }
+    request = pb.GetBrokerEpochCacheRequest(broker_name=member["brokerName"], broker_id=member["brokerId"])
+    try:
+        r = check(agents.call(member["brokerAddress"], "GetBrokerEpochCache", request))
+    except MqError as exc:
+        return _unreachable(doc, exc)
+    doc["epochs"] = [{"epoch": e.epoch, "startOffset": e.start_offset, "endOffset": e.end_offset} for e in r.epoch_list]
+    doc.update(maxOffset=r.max_offset, minOffset=r.min_offset, confirmOffset=r.confirm_offset)
+    return doc
+
+
+def fetch_broker_epochs(
+    client: Any, agents: Any, broker_names: list[str] | None, cluster_name: str | None
+) -> list[dict[str, Any]]:
+    """Every replica of the selected sets with its epoch entries (the last one ending at maxOffset)."""
+    members = [
+        {"clusterName": d["clusterName"], "brokerName": d["brokerName"], **r}
+        for d in fetch_sync_state(client, broker_names, cluster_name)
+        for r in sorted(d["inSyncReplicas"] + d["notInSyncReplicas"], key=lambda r: r["brokerId"])
+    ]
+    return each_concurrently(members, lambda m: _epoch_doc(agents, m))
+
+
+def _epochs_table(docs: list[dict[str, Any]]) -> None:
+    rows = []
+    for d in docs:
+        if not d["reachable"]:
+            rows.append([d["brokerName"], d["brokerId"], d["brokerAddress"], "unreachable", None, None, None, None])
+        for e in d["epochs"]:
+            rows.append(
+                [
+                    d["brokerName"],
+                    d["brokerId"],
+                    d["brokerAddress"],
+                    e["epoch"],
+                    e["startOffset"],
+                    e["endOffset"],
+                    d["maxOffset"],
+                    d["confirmOffset"],
+                ]
+            )
+    columns = ["Broker set", "Id", "Address", "Epoch", "StartOffset", "EndOffset", "MaxOffset", "ConfirmOffset"]
+    emit_table("Broker epochs", columns, rows)
+
+
+def _epochs_legacy(docs: list[dict[str, Any]]) -> str:
+    out = ""
+    for d in docs:
+        out += (
+            f"\n#clusterName\t{d['clusterName']}\n#brokerName\t{d['brokerName']}\n#brokerAddr\t"
+            f"{d['brokerAddress']}\n#brokerId\t{d['brokerId']}"
+        )
+        out += "".join(
+            f"\n#Epoch: EpochEntry{{epoch={e['epoch']}, startOffset={e['startOffset']}, endOffset={e['endOffset']}}}"
+            for e in d["epochs"]
+        )
+        out += "\n"
+    return out
+
+
+def get_broker_epoch(
+    controller: ControllerOpt,
+    broker_name: Annotated[list[str] | None, typer.Option("-b", "--brokerName", help="Broker set name(s).")] = None,
+    cluster_name: Annotated[str | None, typer.Option("-c", "--clusterName", help="Every set of a cluster.")] = None,
+    output: OutputOpt = Output.table,
+    timeout: TimeoutOpt = 3.0,
+    interval: IntervalOpt = None,
+    count: CountOpt = None,
+) -> None:
+    """Show every replica's epoch entries and offsets (all sets when -b/-c are omitted).
+
+    The controller says where the replicas are; each is asked directly. An unreachable replica is listed with
+    reachable=false (exit 0): during an incident a dead replica is expected.
+    """
+    with controller_client(controller, timeout) as client, agent_client(timeout) as agents:
+        run(
+            lambda: fetch_broker_epochs(client, agents, broker_name, cluster_name),
+            output,
+            _epochs_table,
+            _epochs_legacy,
+            interval,
+            count,
+        )
+
+
+# --- haStatus -----------------------------------------------------------------------------------
+
+
+def _ha_doc(agents: Any, address: str, addresses: dict[int, str]) -> dict[str, Any]:
+    from mqadmin_py.proto import agent_pb2 as pb
+
+    doc: dict[str, Any] = {"brokerAddress": address, "reachable": True, "error": None}
+    try:
+        r = check(agents.call(address, "GetHAStatus", pb.BrokerRef()))
+    except MqError as exc:
+        return _unreachable(doc, exc)
+    return {
+        **doc,
+        "clusterName": r.cluster_name,
+        "brokerName": r.broker_name,
+        "brokerId": r.broker_id,
+        "role": r.role,
+        "masterEpoch": r.master_epoch,
+        "maxOffset": r.max_offset,
+        "confirmOffset": r.confirm_offset,
+        "syncStateSet": list(r.sync_state_set),
+        "syncStateSetEpoch": r.sync_state_set_epoch,
+        "slaves": [
+            {
+                "brokerId": s.broker_id,
+                "brokerAddress": addresses.get(s.broker_id),
+                "ackOffset": s.ack_offset,
+                "diff": s.diff,
+                "inSync": s.in_sync,
+                "lastCaughtUpMillisAgo": s.last_caught_up_millis_ago,
+            }
+            for s in r.slaves
+        ],
+        "masterAddress": r.master_address or None,
+        "masterHaAddress": r.master_ha_address or None,
+        "connected": r.connected,
+        "lastError": r.last_error or None,
+    }
+
+
+def fetch_ha_status(
+    controller: str, agents: Any, timeout: float, broker_addr: str | None, cluster_name: str | None
+) -> list[dict[str, Any]]:
+    """HA status of one broker (-b), or of the master of every set (of a cluster with -c)."""
+    addresses: dict[int, str] = {}
+    if broker_addr:
+        targets = [broker_addr]
+    else:
+        if not controller:
+            raise UsageError("give -b brokerAddr, or -a controllers (with -c cluster or for every set)")
+        with controller_client(controller, timeout) as client:
+            sets = fetch_sync_state(client, None, cluster_name)
+        targets = [d["masterAddress"] for d in sets if d["masterAddress"]]
+        for d in sets:
+            addresses.update({r["brokerId"]: r["brokerAddress"] for r in d["inSyncReplicas"] + d["notInSyncReplicas"]})
+    return each_concurrently(targets, lambda a: _ha_doc(agents, a, addresses))
+
+
+def _ha_table(docs: list[dict[str, Any]]) -> None:
+    for d in docs:
+        if not d["reachable"]:
+            emit_table(f"{d['brokerAddress']}: unreachable", ["Error"], [[d["error"]]])
+            continue
+        title = (
+            f"{d['brokerName']} broker {d['brokerId']} at {d['brokerAddress']}: {d['role']}, "
+            f"masterEpoch {d['masterEpoch']}, maxOffset {d['maxOffset']}, confirmOffset {d['confirmOffset']}"
+        )
+        if d["role"] == "master":
+            rows = [
+                [
+                    s["brokerId"],
+                    s["brokerAddress"],
+                    s["ackOffset"],
+                    s["diff"],
+                    "OK" if s["inSync"] else "Fall Behind",
+                    s["lastCaughtUpMillisAgo"],
+                ]
+                for s in d["slaves"]
+            ]
+            emit_table(title, ["Slave id", "Address", "AckOffset", "Diff", "Status", "Caught up ms ago"], rows)
+        else:
+            rows = [[d["masterAddress"], d["masterHaAddress"], d["connected"], d["lastError"]]]
+            emit_table(title, ["Master", "Master HA address", "Connected", "Last error"], rows)
+
+
+def _ha_legacy(docs: list[dict[str, Any]]) -> str:
+    out = ""
+    for d in docs:
+        if not d["reachable"]:
+            out += f"\n#BrokerAddr\t{d['brokerAddress']}\n#Error\t{d['error']}\n"
+        elif d["role"] == "master":
+            in_sync = sum(1 for s in d["slaves"] if s["inSync"])
+            out += (
+                f"\n#MasterAddr\t{d['brokerAddress']}\n#MasterCommitLogMaxOffset\t{d['maxOffset']}\n"
+                f"#SlaveNum\t{len(d['slaves'])}\n#InSyncSlaveNum\t{in_sync}\n"
+            )
+            head = ("#SlaveAddr", "#SlaveAckOffset", "#Diff", "#TransferSpeed(KB/s)", "#Status", "#TransferFromWhere")
+            out += "{:<32}  {:<16} {:>16} {:>16} {:>16} {:>16}\n".format(*head)
+            for s in d["slaves"]:
+                status = "OK" if s["inSync"] else "Fall Behind"
+                address = s["brokerAddress"] or f"id:{s['brokerId']}"
+                out += f"{address:<32}  {s['ackOffset']:<16d} {s['diff']:>16d} {'n/a':>16} {status:>16} {'n/a':>16}\n"
+        else:
+            out += (
+                f"\n#MasterAddr\t{d['masterAddress']}\n#CommitLogMaxOffset\t{d['maxOffset']}\n"
+                f"#ConfirmOffset\t{d['confirmOffset']}\n"
+            )
+    return out
+
+
+def ha_status(
+    controller: OptionalControllerOpt = "",
+    broker_addr: Annotated[str | None, typer.Option("-b", "--brokerAddr", help="One broker's address.")] = None,
+    cluster_name: Annotated[str | None, typer.Option("-c", "--clusterName", help="Masters of a cluster.")] = None,
+    output: OutputOpt = Output.table,
+    timeout: TimeoutOpt = 3.0,
+    interval: IntervalOpt = None,
+    count: CountOpt = None,
+) -> None:
+    """Show HA runtime status: a master's slaves (ack offset, lag, in sync), or a slave's master and connection.
+
+    With -b: that broker. Otherwise the master of every set (of cluster -c), found through the controllers (-a).
+    """
+    with agent_client(timeout) as agents:
+        run(
+            lambda: fetch_ha_status(controller, agents, timeout, broker_addr, cluster_name),
+            output,
+            _ha_table,
+            _ha_legacy,
+            interval,
+            count,
+        )
+
+
+# --- resetMasterFlushOffset ---------------------------------------------------------------------
+
+
+def reset_master_flush_offset(
+    broker_addr: Annotated[str, typer.Option("-b", "--brokerAddr", help="The master broker's address.")],
+    offset: Annotated[int, typer.Option("--offset", help="New flush (confirm) offset; Java's -o.", min=0)],
+    output: OutputOpt = Output.table,
+    timeout: TimeoutOpt = 3.0,
+) -> None:
+    """Raise a master's flush offset, i.e. its confirmOffset (RESET_MASTER_FLUSH_OFFSET); it never moves back.
+
+    For recovery when the SyncStateSet cannot ack (e.g. every slave lost): consumers then see messages up to the
+    new offset.
+    """
+    from mqadmin_py.proto import agent_pb2 as pb
+
+    with agent_client(timeout) as agents:
+        r = check(agents.call(broker_addr, "ResetMasterFlushOffset", pb.ResetMasterFlushOffsetRequest(offset=offset)))
+    doc = {"brokerAddress": broker_addr, "offset": offset, "remark": r.remark}
+    message = f"reset master flush offset to {offset} success\n"
+    emit(doc, output, lambda d: typer.echo(f"{message.rstrip()} ({d['remark']})"), lambda _d: message)

@@ -1,0 +1,119 @@
+"""Helpers every command module uses: clients, response checks, and the ``-i`` repeat loop."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+
+from mqadmin_py.errors import MqError, OperationFailed, OperationRefused
+from mqadmin_py.output import Output, emit
+
+NO_PERMISSION = 16
+IntervalOpt = Annotated[
+    float | None,
+    typer.Option("-i", "--interval", help="Repeat every N seconds until Ctrl-C (or --count runs).", min=0.1),
+]
+CountOpt = Annotated[int | None, typer.Option("--count", help="With -i: stop after this many runs.", min=1)]
+
+
+def kebab(name: str) -> str:
+    """``getSyncStateSet`` → ``get-sync-state-set``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+
+
+def add_commands(app: typer.Typer, commands: dict[str, Callable[..., None]]) -> None:
+    """Register each command under its RocketMQ name and, hidden, under its kebab-case spelling."""
+    for name, fn in commands.items():
+        app.command(name)(fn)
+        if kebab(name) != name:
+            app.command(kebab(name), hidden=True)(fn)
+
+
+def controller_client(addresses: str, timeout: float) -> Any:
+    from mqadmin_py.client import ControllerClient
+
+    return ControllerClient(addresses, timeout)
+
+
+def agent_client(timeout: float) -> Any:
+    from mqadmin_py.client import AgentClient
+
+    return AgentClient(timeout)
+
+
+def code_name(code: int) -> str:
+    from controller.codes import ResponseCode
+
+    try:
+        return ResponseCode(code).name
+    except ValueError:
+        return "UNKNOWN"
+
+
+def check(response: Any, allow: tuple[int, ...] = ()) -> Any:
+    """Return `response` when its code is SUCCESS (or allowed); otherwise raise OperationFailed (exit 1).
+
+    NO_PERMISSION raises OperationRefused (exit 4): retrying cannot help.
+    """
+    if response.code != 0 and response.code not in allow:
+        error = OperationRefused if response.code == NO_PERMISSION else OperationFailed
+        raise error(response.code, code_name(response.code), response.remark)
+    return response
+
+
+def opt(message: Any, field: str) -> Any:
+    """A proto3 optional field's value, or None when unset."""
+    return getattr(message, field) if message.HasField(field) else None
+
+
+def run(
+    fetch: Callable[[], Any],
+    output: Output,
+    table: Callable[[Any], None],
+    legacy: Callable[[Any], str] | None,
+    interval: float | None = None,
+    count: int | None = None,
+) -> None:
+    """Fetch and print once, or every `interval` seconds (``-i``) until Ctrl-C or `count` runs.
+
+    In ``-i`` mode a failed run does not end the watch (a failover makes some runs fail): its error goes to
+    stderr and the loop goes on; the exit code is that of the last run. JSON prints one document per line;
+    a table on a terminal is redrawn in place.
+    """
+    if interval is None:
+        emit(fetch(), output, table, legacy)
+        return
+    from rich.console import Console
+
+    console = Console()
+    redraw = output == Output.table and console.is_terminal
+    runs, last_error = 0, None
+    try:
+        while count is None or runs < count:
+            if runs:
+                time.sleep(interval)
+            runs += 1
+            try:
+                doc = fetch()
+                last_error = None
+            except MqError as exc:
+                last_error = exc
+                print(f"mqadmin: {exc}", file=sys.stderr, flush=True)
+                continue
+            if redraw:
+                console.clear()
+            if output == Output.json:
+                sys.stdout.write(json.dumps(doc, separators=(",", ":")) + "\n")
+            else:
+                emit(doc, output, table, legacy)
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        return
+    if last_error is not None:
+        raise last_error

@@ -1,0 +1,107 @@
+"""RIP-31 container commands: addBroker, removeBroker, listBrokers (against an agent's container port)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from mqadmin_py.commands.common import agent_client, check
+from mqadmin_py.errors import UsageError
+from mqadmin_py.options import OutputOpt, TimeoutOpt
+from mqadmin_py.output import Output, emit, emit_table
+
+ContainerOpt = Annotated[str, typer.Option("-c", "--brokerContainerAddr", help="The agent's container address.")]
+
+
+def add_broker(
+    container: ContainerOpt,
+    config_path: Annotated[
+        str, typer.Option("-b", "--brokerConfigPath", help="Broker config file, a path on the agent's host.")
+    ],
+    output: OutputOpt = Output.table,
+    timeout: TimeoutOpt = 10.0,
+) -> None:
+    """Start a broker in a running agent from a config file on its host; it is remembered across restarts."""
+    from mqadmin_py.proto import agent_pb2 as pb
+
+    with agent_client(timeout) as agents:
+        r = check(agents.call(container, "AddBroker", pb.AddBrokerRequest(broker_config_path=config_path)))
+    doc = {"container": container, "brokerConfigPath": config_path, "remark": r.remark}
+    emit(
+        doc,
+        output,
+        lambda d: typer.echo(f"{d['remark']} in {container}"),
+        lambda _d: f"add broker to {container} success, config: {config_path}\n",
+    )
+
+
+def parse_broker_identity(text: str) -> tuple[str, str, int]:
+    """``cluster:brokerName:brokerId`` → its parts (as Java's removeBroker -b)."""
+    parts = text.split(":")
+    if len(parts) != 3 or not all(parts) or not parts[2].lstrip("-").isdigit():
+        raise UsageError(f"-b must be clusterName:brokerName:brokerId, e.g. DefaultCluster:broker-a:1; got {text!r}")
+    return parts[0], parts[1], int(parts[2])
+
+
+def remove_broker(
+    container: ContainerOpt,
+    broker: Annotated[str, typer.Option("-b", "--brokerIdentity", help="clusterName:brokerName:brokerId.")],
+    output: OutputOpt = Output.table,
+    timeout: TimeoutOpt = 10.0,
+) -> None:
+    """Stop a broker hosted by an agent and forget it (its store stays on disk)."""
+    from mqadmin_py.proto import agent_pb2 as pb
+
+    cluster, name, broker_id = parse_broker_identity(broker)
+    request = pb.RemoveBrokerRequest(cluster_name=cluster, broker_name=name, broker_id=broker_id)
+    with agent_client(timeout) as agents:
+        check(agents.call(container, "RemoveBroker", request))
+    doc = {"container": container, "clusterName": cluster, "brokerName": name, "brokerId": broker_id}
+    emit(
+        doc,
+        output,
+        lambda _d: typer.echo(f"removed {broker} from {container}"),
+        lambda _d: f"remove broker from {container} success, {broker}\n",
+    )
+
+
+def list_brokers(container: ContainerOpt, output: OutputOpt = Output.table, timeout: TimeoutOpt = 3.0) -> None:
+    """List the brokers an agent hosts, with role, epoch and any start-up error."""
+    from mqadmin_py.proto import agent_pb2 as pb
+
+    with agent_client(timeout) as agents:
+        r = check(agents.call(container, "ListBrokers", pb.ListBrokersRequest()))
+    docs = [
+        {
+            "clusterName": b.cluster_name,
+            "brokerName": b.broker_name,
+            "brokerId": b.broker_id if b.broker_id >= 0 else None,
+            "brokerAddress": b.broker_address,
+            "haAddress": b.ha_address,
+            "role": b.role,
+            "masterEpoch": b.master_epoch,
+            "configPath": b.config_path,
+            "error": b.error or None,
+        }
+        for b in r.brokers
+    ]
+
+    def table(ds: list[dict[str, Any]]) -> None:
+        rows = [
+            [
+                d["clusterName"],
+                d["brokerName"],
+                d["brokerId"],
+                d["brokerAddress"],
+                d["role"],
+                d["masterEpoch"],
+                d["error"],
+            ]
+            for d in ds
+        ]
+        emit_table(
+            f"Brokers in {container}", ["Cluster", "Broker set", "Id", "Address", "Role", "Epoch", "Error"], rows
+        )
+
+    emit(docs, output, table)

@@ -1,0 +1,283 @@
+"""sendMessage and consumeMessage: exercise a cluster from a runbook (send to masters, read back confirmed data)."""
+
+from __future__ import annotations
+
+import base64
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from mqadmin_py.commands.common import agent_client, check, code_name, controller_client
+from mqadmin_py.commands.controller import fetch_sync_state
+from mqadmin_py.errors import MqError, OperationFailed, Refused
+from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
+from mqadmin_py.output import Output, emit, emit_table
+
+QUEUES_PER_TOPIC = 4  # the agent's default queue count (agents.broker.service.QUEUES_PER_TOPIC, tested equal)
+PULL_BATCH = 32
+
+
+def _masters(controller: str, timeout: float, broker_name: str | None) -> list[tuple[str, str]]:
+    """(brokerName, masterAddress) of the named set, or of every set that has a master."""
+    with controller_client(controller, timeout) as client:
+        sets = fetch_sync_state(client, [broker_name] if broker_name else None, None)
+    targets = [(d["brokerName"], d["masterAddress"]) for d in sets if d["masterAddress"]]
+    if not targets:
+        which = f"broker set {broker_name}" if broker_name else "no broker set"
+        raise Refused(f"{which} has no master now; see 'mqadmin getSyncStateSet', or 'mqadmin wait master -bn NAME'")
+    return targets
+
+
+# --- sendMessage --------------------------------------------------------------------------------
+
+
+def _send_one(agents: Any, broker_name: str, address: str, message: Any) -> tuple[dict[str, Any], str]:
+    """Send to `address`; a slave's or a stale master's redirect is followed once. Returns (result, address)."""
+    from mqadmin_py.proto import agent_pb2 as pb
+
+    request = pb.SendMessageRequest(broker=pb.BrokerRef(broker_name=broker_name), message=message)
+    r = agents.call(address, "SendMessage", request)
+    if r.code != 0 and r.master_address and r.master_address != address:
+        address = r.master_address
+        r = agents.call(address, "SendMessage", request)
+    placed = r.results[0] if r.results else None
+    return {
+        "brokerName": broker_name,
+        "brokerAddress": address,
+        "brokerId": r.broker_id,
+        "masterEpoch": r.master_epoch,
+        "status": r.status or code_name(r.code),
+        "code": r.code,
+        "remark": r.remark or None,
+        "queueId": placed.queue_id if placed else None,
+        "queueOffset": placed.queue_offset if placed else None,
+        "commitLogOffset": placed.commit_log_offset if placed else None,
+    }, address
+
+
+def _send_table(doc: dict[str, Any]) -> None:
+    rows = [
+        [
+            r["index"],
+            r["brokerName"],
+            r["brokerId"],
+            r["status"],
+            r["queueId"],
+            r["queueOffset"],
+            r["commitLogOffset"],
+            r["masterEpoch"],
+        ]
+        for r in doc["results"]
+    ]
+    columns = ["#", "Broker set", "Broker id", "Status", "Queue", "QueueOffset", "CommitLogOffset", "MasterEpoch"]
+    emit_table(f"{doc['topic']}: {doc['sent']} sent, {doc['failed']} failed", columns, rows)
+
+
+def _send_legacy(doc: dict[str, Any]) -> str:
+    rows = [("#Broker Name", "#QID", "#Send Result", "#QueueOffset")]
+    rows += [(r["brokerName"], r["queueId"], r["status"], r["queueOffset"]) for r in doc["results"]]
+    return "".join(f"{a!s:<32}  {b!s:<4}  {c!s:<20}    {d}\n" for a, b, c, d in rows)
+
+
+def send_message(
+    controller: ControllerOpt,
+    topic: Annotated[str, typer.Option("-t", "--topic", help="Topic.")],
+    body: Annotated[str, typer.Option("-p", "--body", help="Message body; '{i}' is replaced by the message's index.")],
+    keys: Annotated[str | None, typer.Option("-k", "--keys", help="Message keys (property KEYS).")] = None,
+    broker_name: Annotated[
+        str | None, typer.Option("-bn", "--brokerName", help="Broker set (default: round robin over every master).")
+    ] = None,
+    queue_id: Annotated[int, typer.Option("-q", "--queueId", help="Queue id (default: the broker picks).")] = -1,
+    count: Annotated[int, typer.Option("-n", "--count", help="How many messages to send.", min=1)] = 1,
+    output: OutputOpt = Output.table,
+    timeout: TimeoutOpt = 3.0,
+) -> None:
+    """Send messages to the master of a broker set (or round robin over every set's master).
+
+    A message counts as sent only when stored and acknowledged as the broker is configured (PUT_OK); any other
+    status is listed, and the command exits 1 after printing every result.
+    """
+    from mqadmin_py.proto import agent_pb2 as pb
+
+    targets = [list(t) for t in _masters(controller, timeout, broker_name)]
+    results = []
+    properties = {"KEYS": keys} if keys else {}
+    with agent_client(timeout) as agents, _progress(count, "sending") as advance:
+        for i in range(count):
+            target = targets[i % len(targets)]
+            message = pb.Message(
+                topic=topic, queue_id=queue_id, body=body.replace("{i}", str(i)).encode(), properties=properties
+            )
+            try:
+                result, target[1] = _send_one(agents, target[0], target[1], message)
+            except MqError as exc:
+                result = {
+                    "brokerName": target[0],
+                    "brokerAddress": target[1],
+                    "brokerId": None,
+                    "masterEpoch": None,
+                    "status": "UNREACHABLE",
+                    "code": None,
+                    "remark": str(exc),
+                    "queueId": None,
+                    "queueOffset": None,
+                    "commitLogOffset": None,
+                }
+            results.append({"index": i, **result})
+            advance()
+    failed = [r for r in results if r["status"] != "PUT_OK"]
+    doc = {"topic": topic, "sent": len(results) - len(failed), "failed": len(failed), "results": results}
+    emit(doc, output, _send_table, _send_legacy)
+    if failed:
+        first = failed[0]
+        raise OperationFailed(
+            first["code"] if first["code"] is not None else -1,
+            first["status"],
+            f"{len(failed)} of {count} message(s) not stored; first: {first['remark']}",
+        )
+
+
+class _progress:
+    """A progress bar on stderr for long sends (only on a terminal); the context value advances it."""
+
+    def __init__(self, total: int, what: str) -> None:
+        from rich.progress import Progress
+
+        self._total, self._what = total, what
+        self._bar: Progress | None = None
+
+    def __enter__(self) -> Any:
+        if self._total < 50 or not sys.stderr.isatty():
+            return lambda: None
+        from rich.console import Console
+        from rich.progress import Progress
+
+        bar = self._bar = Progress(console=Console(stderr=True), transient=True)
+        bar.start()
+        task = bar.add_task(self._what, total=self._total)
+        return lambda: bar.advance(task)
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+# --- consumeMessage -----------------------------------------------------------------------------
+
+
+def _body(data: bytes) -> tuple[str, str]:
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return base64.b64encode(data).decode("ascii"), "base64"
+
+
+def _pull_queue(
+    agents: Any,
+    address: str,
+    broker_name: str,
+    topic: str,
+    queue_id: int,
+    offset: int,
+    wanted: int,
+    messages: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """Pull up to `wanted` confirmed messages of one queue from `offset` into `messages`; returns the queue doc."""
+    from mqadmin_py.proto import agent_pb2 as pb
+
+    queue: dict[str, Any] = {"queueId": queue_id, "requestedOffset": offset, "offsetMoved": False}
+    first = next_offset = offset
+    r = None
+    while wanted > 0:
+        request = pb.PullMessageRequest(
+            broker=pb.BrokerRef(broker_name=broker_name),
+            topic=topic,
+            queue_id=queue_id,
+            queue_offset=next_offset,
+            max_messages=min(wanted, PULL_BATCH),
+        )
+        r = check(agents.call(address, "PullMessage", request), allow=(21,))
+        if r.code == 21:  # PULL_OFFSET_MOVED: below the first readable offset, resume there
+            queue["offsetMoved"] = True
+            first = next_offset = r.next_offset
+            continue
+        for m in r.messages:
+            text, encoding = _body(m.message.body)
+            messages.append(
+                {
+                    "queueId": queue_id,
+                    "queueOffset": m.queue_offset,
+                    "body": text,
+                    "bodyEncoding": encoding,
+                    "keys": m.message.properties.get("KEYS"),
+                    "properties": dict(m.message.properties),
+                    "storeTimestamp": m.store_timestamp,
+                }
+            )
+        wanted -= len(r.messages)
+        if not r.messages or r.next_offset <= next_offset:
+            break
+        next_offset = r.next_offset
+    queue.update(
+        firstReadOffset=first,
+        nextOffset=next_offset if r is None else r.next_offset,
+        minOffset=r.min_offset if r else None,
+        maxOffset=r.max_offset if r else None,
+    )
+    return queue
+
+
+def _consume_table(doc: dict[str, Any]) -> None:
+    rows = [
+        [
+            m["queueId"],
+            m["queueOffset"],
+            m["keys"],
+            m["body"] if m["bodyEncoding"] == "utf-8" else "(binary)",
+            m["storeTimestamp"],
+        ]
+        for m in doc["messages"]
+    ]
+    emit_table(
+        f"{doc['topic']} on {doc['brokerName']} ({doc['brokerAddress']}): {len(doc['messages'])} message(s)",
+        ["Queue", "QueueOffset", "Keys", "Body", "StoreTimestamp"],
+        rows,
+    )
+
+
+def _consume_legacy(doc: dict[str, Any]) -> str:
+    return "".join(
+        f"MSG: queueId={m['queueId']}, queueOffset={m['queueOffset']}, keys={m['keys']}, body={m['body']}\n"
+        for m in doc["messages"]
+    )
+
+
+def consume_message(
+    controller: ControllerOpt,
+    topic: Annotated[str, typer.Option("-t", "--topic", help="Topic.")],
+    broker_name: Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set to read from.")],
+    queue_id: Annotated[int | None, typer.Option("-q", "--queueId", help="One queue (default: every queue).")] = None,
+    offset: Annotated[int, typer.Option("--offset", help="Queue offset to start at (Java's -o).", min=0)] = 0,
+    max_messages: Annotated[int, typer.Option("-n", "--max", help="At most this many messages in all.", min=1)] = 32,
+    broker_addr: Annotated[
+        str | None, typer.Option("-b", "--brokerAddr", help="Read from this replica instead of the master.")
+    ] = None,
+    output: OutputOpt = Output.table,
+    timeout: TimeoutOpt = 3.0,
+) -> None:
+    """Read confirmed messages of a topic from a broker set's master (or one replica with -b).
+
+    Only messages up to the confirmOffset are visible, so nothing read here can be truncated by a failover.
+    """
+    address = broker_addr or _masters(controller, timeout, broker_name)[0][1]
+    queue_ids = [queue_id] if queue_id is not None else list(range(QUEUES_PER_TOPIC))
+    messages: list[dict[str, Any]] = []
+    queues = []
+    with agent_client(timeout) as agents:
+        for q in queue_ids:
+            queues.append(
+                _pull_queue(agents, address, broker_name, topic, q, offset, max_messages - len(messages), messages)
+            )
+    doc = {"topic": topic, "brokerName": broker_name, "brokerAddress": address, "messages": messages, "queues": queues}
+    emit(doc, output, _consume_table, _consume_legacy)

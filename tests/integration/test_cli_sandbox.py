@@ -1,0 +1,301 @@
+"""Every mqadmin command against a real sandbox (3 controllers, 3 agents, one broker set), run as a real process.
+
+One sandbox serves the whole module (started and stopped through the CLI itself). Tests run in file order and
+later ones change the cluster (election, failover, an added broker set), so each states what it relies on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mqadmin_py.sandbox import _pid_alive
+
+ROOT = Path(__file__).resolve().parents[2]
+BROKER = "broker-a"
+CLUSTER = "DefaultCluster"
+
+
+class Cli:
+    """Runs ``python -m mqadmin_py`` against the module's sandbox."""
+
+    def __init__(self, directory: Path) -> None:
+        self.dir = directory
+        self.env = {**os.environ, "MQADMIN_SANDBOX_DIR": str(directory), "PYTHONPATH": str(ROOT)}
+
+    def __call__(self, *args: str, ok: bool = True, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        result = subprocess.run(
+            [sys.executable, "-m", "mqadmin_py", *args],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=self.env,
+            timeout=timeout,
+        )
+        assert "Traceback" not in result.stderr, result.stderr
+        if ok:
+            assert result.returncode == 0, f"{args}: exit {result.returncode}\n{result.stdout}\n{result.stderr}"
+        return result
+
+    def json(self, *args: str) -> Any:
+        return json.loads(self(*args, "-o", "json").stdout)
+
+
+@pytest.fixture(scope="module")
+def cli(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cli]:
+    run = Cli(tmp_path_factory.mktemp("cli") / "sandbox")
+    up = run.json("sandbox", "up", "--timeout", "120")
+    run.up = up  # type: ignore[attr-defined]
+    run.env["MQADMIN_CONTROLLERS"] = ";".join(c["address"] for c in up["controllers"])
+    try:
+        yield run
+    finally:
+        stopped = run.json("sandbox", "down")
+        pids = [p["pid"] for p in stopped["stopped"]]
+        configs = [c for c in (run.dir / "conf").rglob("*.conf")]
+        assert not any(_pid_alive(pid, str(conf)) for pid in pids for conf in configs)
+
+
+def sync_state(cli: Cli, name: str = BROKER) -> dict[str, Any]:
+    docs = cli.json("getSyncStateSet", "-b", name)
+    assert len(docs) == 1
+    doc: dict[str, Any] = docs[0]
+    return doc
+
+
+# --- sandbox ------------------------------------------------------------------------------------
+
+
+def test_sandbox_up_reports_every_process_in_the_documented_schema(cli: Cli) -> None:
+    up = cli.up  # type: ignore[attr-defined]
+    assert [c["id"] for c in up["controllers"]] == ["n0", "n1", "n2"]
+    for c in up["controllers"]:
+        assert set(c) >= {"id", "address", "raftAddress", "pid"} and c["pid"] > 0
+    assert len(up["agents"]) == 3
+    for agent in up["agents"]:
+        assert set(agent) >= {"address", "pid", "brokers"} and agent["pid"] > 0
+        (broker,) = agent["brokers"]
+        assert broker == {
+            "clusterName": CLUSTER,
+            "brokerName": BROKER,
+            "brokerAddress": broker["brokerAddress"],
+            "haAddress": broker["haAddress"],
+        }
+    status = cli.json("sandbox", "status")
+    assert [a["pid"] for a in status["agents"]] == [a["pid"] for a in up["agents"]]
+    table = cli("sandbox", "status").stdout
+    assert "a2" in table and "export MQADMIN_CONTROLLERS=" in table
+
+
+def test_up_waited_for_a_master_and_a_full_sync_state_set(cli: Cli) -> None:
+    doc = sync_state(cli)
+    assert doc["masterBrokerId"] is not None
+    assert len(doc["inSyncReplicas"]) == 3 and all(r["alive"] for r in doc["inSyncReplicas"])
+
+
+# --- controller commands ------------------------------------------------------------------------
+
+
+def test_get_controller_metadata_in_three_forms(cli: Cli) -> None:
+    doc = cli.json("getControllerMetaData")
+    assert doc["group"] == "sandbox" and doc["controllerLeaderId"] in {"n0", "n1", "n2"}
+    assert sum(1 for n in doc["nodes"] if n["isLeader"]) == 1
+    assert all(n["hasQuorum"] and n["term"] >= 1 for n in doc["nodes"])
+    assert "Raft state" in cli("getControllerMetaData").stdout
+    legacy = cli("getControllerMetaData", "-o", "legacy").stdout
+    assert "#ControllerGroup\tsandbox" in legacy and legacy.count("#Peer:\t") == 3
+
+
+def test_get_sync_state_set_in_three_forms_and_its_kebab_alias(cli: Cli) -> None:
+    doc = sync_state(cli)
+    assert set(doc) == {
+        "clusterName",
+        "brokerName",
+        "masterBrokerId",
+        "masterAddress",
+        "masterEpoch",
+        "syncStateSetEpoch",
+        "inSyncReplicas",
+        "notInSyncReplicas",
+    }
+    assert set(doc["inSyncReplicas"][0]) == {"brokerId", "brokerAddress", "haAddress", "alive"}
+    assert cli.json("get-sync-state-set", "-b", BROKER) == [doc]
+    assert cli.json("getSyncStateSet", "-c", CLUSTER) == [doc]
+    table = cli("getSyncStateSet").stdout
+    assert "master" in table and "in-sync" in table
+    legacy = cli("getSyncStateSet", "-b", BROKER, "-o", "legacy").stdout
+    assert f"#brokerName\t{BROKER}" in legacy and "#SyncStateSetNums\t3" in legacy
+    assert legacy.count("InSyncReplica:\tReplicaIdentity{") == 3
+
+
+def test_interval_with_count_prints_one_json_document_per_run(cli: Cli) -> None:
+    out = cli("getSyncStateSet", "-b", BROKER, "-o", "json", "-i", "0.2", "--count", "3").stdout
+    lines = out.strip().splitlines()
+    assert len(lines) == 3
+    assert all(json.loads(line)[0]["brokerName"] == BROKER for line in lines)
+
+
+def test_unknown_broker_set_exits_1_with_the_rocketmq_code(cli: Cli) -> None:
+    for args in (("getSyncStateSet", "-b", "no-such-set"), ("getBrokerEpoch", "-c", "NoSuchCluster")):
+        result = cli(*args, ok=False)
+        assert result.returncode == 1
+        assert "CONTROLLER_BROKER_METADATA_NOT_EXIST (2008)" in result.stderr
+
+
+def test_controller_config_get_update_and_a_refused_key(cli: Cli) -> None:
+    docs = cli.json("getControllerConfig")
+    assert len(docs) == 3 and all(d["config"]["controllerGroup"] == "sandbox" for d in docs)
+    assert "enableElectUncleanMaster" in cli("getControllerConfig", "-o", "legacy").stdout
+    updated = cli.json("updateControllerConfig", "-k", "enableElectUncleanMaster", "-v", "false")
+    assert updated["key"] == "enableElectUncleanMaster" and len(updated["controllers"]) == 3
+    refused = cli("updateControllerConfig", "-k", "configStorePath", "-v", "/tmp/x", ok=False)
+    assert refused.returncode == 4 and "NO_PERMISSION (16)" in refused.stderr
+    unknown = cli("updateControllerConfig", "-k", "noSuchKey", "-v", "1", ok=False)
+    assert unknown.returncode == 1 and "CONTROLLER_INVALID_REQUEST (2005)" in unknown.stderr
+
+
+# --- messages and broker commands ----------------------------------------------------------------
+
+
+def test_send_and_consume_messages(cli: Cli) -> None:
+    sent = cli.json("sendMessage", "-t", "Orders", "-p", "order-{i}", "-k", "k", "-n", "8")
+    assert sent["sent"] == 8 and sent["failed"] == 0
+    assert {r["status"] for r in sent["results"]} == {"PUT_OK"}
+    assert len({(r["queueId"], r["queueOffset"]) for r in sent["results"]}) == 8
+    got = cli.json("consumeMessage", "-t", "Orders", "-bn", BROKER, "-n", "100")
+    assert sorted(m["body"] for m in got["messages"]) == sorted(f"order-{i}" for i in range(8))
+    assert all(m["keys"] == "k" for m in got["messages"])
+    placed = {(r["queueId"], r["queueOffset"]): f"order-{r['index']}" for r in sent["results"]}
+    assert {(m["queueId"], m["queueOffset"]): m["body"] for m in got["messages"]} == placed
+    one = cli.json("consumeMessage", "-t", "Orders", "-bn", BROKER, "-q", "0", "--offset", "1", "-n", "1")
+    assert [(m["queueId"], m["queueOffset"]) for m in one["messages"]] == [(0, 1)]
+    assert "order-" in cli("consumeMessage", "-t", "Orders", "-bn", BROKER).stdout
+    assert (
+        "MSG: queueId=0, queueOffset=0" in cli("consumeMessage", "-t", "Orders", "-bn", BROKER, "-o", "legacy").stdout
+    )
+    assert "PUT_OK" in cli("sendMessage", "-t", "Orders", "-p", "x", "-o", "legacy").stdout
+
+
+def test_get_broker_epoch_lists_every_replica(cli: Cli) -> None:
+    docs = cli.json("getBrokerEpoch", "-b", BROKER)
+    assert [d["brokerId"] for d in docs] == sorted(d["brokerId"] for d in docs) and len(docs) == 3
+    for d in docs:
+        assert d["reachable"] and d["epochs"], d
+        assert d["epochs"][-1]["endOffset"] == d["maxOffset"]
+        assert set(d["epochs"][0]) == {"epoch", "startOffset", "endOffset"}
+    legacy = cli("getBrokerEpoch", "-b", BROKER, "-o", "legacy").stdout
+    assert legacy.count("#Epoch: EpochEntry{epoch=") >= 3 and f"#clusterName\t{CLUSTER}" in legacy
+    assert "StartOffset" in cli("getBrokerEpoch").stdout
+
+
+def test_ha_status_of_the_master_and_of_a_slave(cli: Cli) -> None:
+    (master,) = cli.json("haStatus")
+    assert master["role"] == "master" and len(master["slaves"]) == 2
+    assert all(s["inSync"] and s["brokerAddress"] for s in master["slaves"])
+    slave_address = master["slaves"][0]["brokerAddress"]
+    (slave,) = cli.json("haStatus", "-b", slave_address)
+    assert slave["role"] == "slave" and slave["masterAddress"] == master["brokerAddress"] and slave["connected"]
+    legacy = cli("haStatus", "-o", "legacy").stdout
+    assert "#MasterCommitLogMaxOffset" in legacy and "#InSyncSlaveNum\t2" in legacy
+    assert "#CommitLogMaxOffset" in cli("haStatus", "-b", slave_address, "-o", "legacy").stdout
+    assert "Slave id" in cli("haStatus", "-c", CLUSTER).stdout
+
+
+def test_reset_master_flush_offset(cli: Cli) -> None:
+    doc = sync_state(cli)
+    assert cli.json("resetMasterFlushOffset", "-b", doc["masterAddress"], "--offset", "0")["offset"] == 0
+    assert (
+        "success" in cli("resetMasterFlushOffset", "-b", doc["masterAddress"], "--offset", "0", "-o", "legacy").stdout
+    )
+    slave = next(r for r in doc["inSyncReplicas"] if r["brokerId"] != doc["masterBrokerId"])
+    refused = cli("resetMasterFlushOffset", "-b", slave["brokerAddress"], "--offset", "0", ok=False)
+    assert refused.returncode == 1 and "only a master" in refused.stderr
+
+
+# --- elections, waits, failover -----------------------------------------------------------------
+
+
+def test_elect_master_moves_the_master_and_a_repeat_is_a_no_op(cli: Cli) -> None:
+    before = sync_state(cli)
+    target = next(r["brokerId"] for r in before["inSyncReplicas"] if r["brokerId"] != before["masterBrokerId"])
+    elected = cli.json("electMaster", "-c", CLUSTER, "-bn", BROKER, "-b", str(target))
+    assert elected["changed"] and elected["masterBrokerId"] == target
+    assert elected["masterEpoch"] == before["masterEpoch"] + 1
+    again = cli("electMaster", "-c", CLUSTER, "-bn", BROKER, "-b", str(target), "-o", "legacy")
+    assert f"#MasterEpoch\t{elected['masterEpoch']}" in again.stdout
+    waited = cli.json("wait", "insync", "-bn", BROKER, "--timeout", "30")
+    assert waited["masterBrokerId"] == target and len(waited["inSyncReplicas"]) == 3
+
+
+def test_wait_times_out_with_exit_3_and_says_what_it_saw(cli: Cli) -> None:
+    master = sync_state(cli)["masterBrokerId"]
+    result = cli("wait", "master", "-bn", BROKER, "--other-than", str(master), "--timeout", "0.5", ok=False)
+    assert result.returncode == 3 and f"last seen: master {master}" in result.stderr
+    quorum = cli.json("wait", "quorum")
+    assert quorum["controllerLeaderId"] in {"n0", "n1", "n2"}
+
+
+def test_failover_drill_through_the_cli(cli: Cli) -> None:
+    cli.json("sendMessage", "-t", "Drill", "-p", "before-{i}", "-n", "6")
+    before = sync_state(cli)
+    killed = cli.json("sandbox", "kill", "master", "-bn", BROKER)
+    assert killed["brokerAddress"] == before["masterAddress"]
+    after = cli.json("wait", "master", "-bn", BROKER, "--other-than", str(before["masterBrokerId"]), "--timeout", "30")
+    assert after["masterEpoch"] > before["masterEpoch"]
+    epochs = {d["brokerId"]: d for d in cli.json("getBrokerEpoch", "-b", BROKER)}
+    assert not epochs[before["masterBrokerId"]]["reachable"]
+    assert epochs[after["masterBrokerId"]]["epochs"][-1]["epoch"] == after["masterEpoch"]
+    sent = cli.json("sendMessage", "-t", "Drill", "-p", "after-{i}", "-n", "3")
+    assert sent["failed"] == 0
+    bodies = {m["body"] for m in cli.json("consumeMessage", "-t", "Drill", "-bn", BROKER, "-n", "100")["messages"]}
+    assert bodies == {f"before-{i}" for i in range(6)} | {f"after-{i}" for i in range(3)}
+    cli("sandbox", "start", killed["id"])
+    cli.json("wait", "insync", "-bn", BROKER, "--timeout", "60")
+
+
+# --- the RIP-31 container and metadata cleaning (last: they add and remove a broker set) --------------------
+
+
+def test_add_list_remove_broker_then_clean_its_metadata(cli: Cli, tmp_path: Path) -> None:
+    agent = cli.up["agents"][0]  # type: ignore[attr-defined]
+    port = json.loads(cli("sandbox", "status", "-o", "json").stdout)["agents"][0]["address"]
+    assert port == agent["address"]
+    from mqadmin_py.sandbox import free_ports
+
+    listen, ha = free_ports(2)
+    conf = tmp_path / "broker-z.conf"
+    conf.write_text(
+        f"brokerClusterName={CLUSTER}\nbrokerName=broker-z\nlistenPort={listen}\nhaListenPort={ha}\n"
+        f"storePathRootDir={tmp_path / 'store'}\ncontrollerAddr={cli.env['MQADMIN_CONTROLLERS']}\n"
+        "mappedFileSizeCommitLog=8388608\ntotalReplicas=1\nbrokerHeartbeatInterval=200\n"
+        "controllerHeartBeatTimeoutMills=2000\n"
+    )
+    assert cli.json("addBroker", "-c", agent["address"], "-b", str(conf))["brokerConfigPath"] == str(conf)
+    waited = cli.json("wait", "master", "-bn", "broker-z", "--timeout", "30")
+    hosted = {b["brokerName"]: b for b in cli.json("listBrokers", "-c", agent["address"])}
+    assert hosted["broker-z"]["brokerId"] == waited["masterBrokerId"]
+    bad = cli("removeBroker", "-c", agent["address"], "-b", "broker-z", ok=False)
+    assert bad.returncode == 2 and "clusterName:brokerName:brokerId" in bad.stderr
+    cli("removeBroker", "-c", agent["address"], "-b", f"{CLUSTER}:broker-z:{waited['masterBrokerId']}")
+    assert "broker-z" not in {b["brokerName"] for b in cli.json("listBrokers", "-c", agent["address"])}
+    deadline = time.monotonic() + 30
+    while sync_state(cli, "broker-z")["inSyncReplicas"][0]["alive"]:
+        assert time.monotonic() < deadline, "the removed broker still counts as alive"
+        time.sleep(0.2)
+    cleaned = cli.json("cleanBrokerMetadata", "-bn", "broker-z", "-c", CLUSTER)
+    assert cleaned["cleaned"]
+    gone = cli("getSyncStateSet", "-b", "broker-z", ok=False)
+    assert gone.returncode == 1 and "2008" in gone.stderr
+
+
+def test_assign_preferred_master_is_reserved(cli: Cli) -> None:
+    result = cli("assign-preferred-master", ok=False)
+    assert result.returncode == 4 and "electMaster" in result.stderr

@@ -1,0 +1,141 @@
+"""The CLI's pure parts: names, parsers, legacy text, the -i loop and response checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import typer
+from typer.main import get_command
+
+from mqadmin_py.app import app
+from mqadmin_py.commands import messages
+from mqadmin_py.commands.broker import _epochs_legacy, _ha_legacy
+from mqadmin_py.commands.common import check, kebab, run
+from mqadmin_py.commands.container import parse_broker_identity
+from mqadmin_py.commands.sandbox import _pairs
+from mqadmin_py.errors import OperationFailed, OperationRefused, TimedOut, UsageError
+from mqadmin_py.output import Output
+from mqadmin_py.proto import agent_pb2 as pb
+from mqadmin_py.sandbox import broker_set_names
+
+
+def test_kebab_spelling_of_rocketmq_names() -> None:
+    assert kebab("getSyncStateSet") == "get-sync-state-set"
+    assert kebab("getControllerMetaData") == "get-controller-meta-data"
+    assert kebab("haStatus") == "ha-status"
+    assert kebab("wait") == "wait"
+
+
+def test_every_camel_case_command_has_a_hidden_kebab_alias() -> None:
+    group = get_command(app)
+    assert isinstance(group, typer.core.TyperGroup)
+    visible = [name for name, cmd in group.commands.items() if not cmd.hidden]
+    for name in visible:
+        if kebab(name) != name:
+            assert group.commands[kebab(name)].hidden, name
+            alias, command = group.commands[kebab(name)], group.commands[name]
+            assert (alias.help, [p.name for p in alias.params]) == (command.help, [p.name for p in command.params])
+    for required in (
+        "getBrokerEpoch",
+        "haStatus",
+        "resetMasterFlushOffset",
+        "addBroker",
+        "removeBroker",
+        "sendMessage",
+        "consumeMessage",
+        "wait",
+        "sandbox",
+        "assign-preferred-master",
+    ):
+        assert required in visible
+
+
+def test_broker_identity_parsing() -> None:
+    assert parse_broker_identity("DefaultCluster:broker-a:3") == ("DefaultCluster", "broker-a", 3)
+    for bad in ("broker-a", "c:b", "c:b:x", "c::1", "c:b:1:2"):
+        with pytest.raises(UsageError, match="clusterName:brokerName:brokerId"):
+            parse_broker_identity(bad)
+
+
+def test_key_value_options() -> None:
+    assert _pairs(["a=1", " b = x=y "], "--broker-conf") == {"a": "1", "b": "x=y"}
+    assert _pairs(None, "--broker-conf") == {}
+    with pytest.raises(UsageError, match="--broker-conf takes key=value"):
+        _pairs(["novalue"], "--broker-conf")
+
+
+def test_broker_set_names_are_unique_and_ordered() -> None:
+    names = broker_set_names(30)
+    assert names[:3] == ["broker-a", "broker-b", "broker-c"] and names[26] == "broker-aa"
+    assert len(set(names)) == 30
+
+
+def test_consume_reads_the_queues_the_agent_writes() -> None:
+    from agents.broker.service import QUEUES_PER_TOPIC
+
+    assert messages.QUEUES_PER_TOPIC == QUEUES_PER_TOPIC
+
+
+def test_get_broker_epoch_legacy_text_is_the_java_format() -> None:
+    doc = {
+        "clusterName": "c",
+        "brokerName": "b",
+        "brokerAddress": "h:1",
+        "brokerId": 2,
+        "epochs": [{"epoch": 1, "startOffset": 0, "endOffset": 10}, {"epoch": 3, "startOffset": 10, "endOffset": 25}],
+    }
+    assert _epochs_legacy([doc]) == (
+        "\n#clusterName\tc\n#brokerName\tb\n#brokerAddr\th:1\n#brokerId\t2"
+        "\n#Epoch: EpochEntry{epoch=1, startOffset=0, endOffset=10}"
+        "\n#Epoch: EpochEntry{epoch=3, startOffset=10, endOffset=25}\n"
+    )
+
+
+def test_ha_status_legacy_text_keeps_the_java_columns() -> None:
+    master = {
+        "reachable": True,
+        "role": "master",
+        "brokerAddress": "h:1",
+        "maxOffset": 100,
+        "slaves": [{"brokerId": 2, "brokerAddress": "h:2", "ackOffset": 90, "diff": 10, "inSync": False}],
+    }
+    lines = _ha_legacy([master]).splitlines()
+    assert lines[1:5] == ["#MasterAddr\th:1", "#MasterCommitLogMaxOffset\t100", "#SlaveNum\t1", "#InSyncSlaveNum\t0"]
+    assert lines[5].split() == [
+        "#SlaveAddr",
+        "#SlaveAckOffset",
+        "#Diff",
+        "#TransferSpeed(KB/s)",
+        "#Status",
+        "#TransferFromWhere",
+    ]
+    assert lines[6].split() == ["h:2", "90", "10", "n/a", "Fall", "Behind", "n/a"]
+
+
+def test_no_permission_is_refused_with_exit_4_and_other_codes_fail_with_exit_1() -> None:
+    with pytest.raises(OperationRefused) as refused:
+        check(pb.AgentResponse(code=16, remark="blacklisted"))
+    assert refused.value.exit_code == 4 and str(refused.value) == "NO_PERMISSION (16): blacklisted"
+    with pytest.raises(OperationFailed) as failed:
+        check(pb.AgentResponse(code=2012, remark="no"))
+    assert failed.value.exit_code == 1 and failed.value.code_name == "CONTROLLER_ELECT_MASTER_FAILED"
+    assert check(pb.AgentResponse(code=21), allow=(21,)).code == 21
+
+
+def test_interval_loop_survives_a_failed_run_and_exits_as_the_last_run(capsys: pytest.CaptureFixture[str]) -> None:
+    answers: list[Any] = [TimedOut("first run timed out"), {"n": 2}, {"n": 3}]
+
+    def fetch() -> Any:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    run(fetch, Output.json, lambda _d: None, None, interval=0.1, count=3)
+    out, err = capsys.readouterr()
+    assert out.splitlines() == ['{"n":2}', '{"n":3}']
+    assert "first run timed out" in err
+    answers[:] = [{"n": 1}, TimedOut("last run timed out")]
+    with pytest.raises(TimedOut):
+        run(fetch, Output.json, lambda _d: None, None, interval=0.1, count=2)
