@@ -27,5 +27,8 @@ lint: $(STAMP)
 stubs: $(STAMP)
 	$(PY) -m mqadmin_py.proto.generate
 
+completions: $(STAMP)
+	$(PY) -m mqadmin_py.completions
+
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

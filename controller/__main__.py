@@ -11,7 +11,11 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(add_completion=True, pretty_exceptions_show_locals=False, rich_markup_mode=None)
+app = typer.Typer(
+    add_completion=False,  # static scripts in completions/
+    pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,
+)
 
 
 @app.command()

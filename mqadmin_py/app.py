@@ -5,11 +5,15 @@ from __future__ import annotations
 import typer
 
 from mqadmin_py.commands import broker, container, controller, messages, preferred, sandbox, wait
-from mqadmin_py.commands.common import add_commands
+from mqadmin_py.commands.common import AliasGroup, add_commands
 
 app = typer.Typer(
     name="mqadmin",
+    cls=AliasGroup,
+    add_completion=False,  # completions/ holds static scripts; typer's would start Python on every TAB
     help="Admin toolkit for RocketMQ controller mode: controller group, broker sets, SyncStateSet, elections.\n\n"
+    "Every command also answers to its kebab-case spelling (get-sync-state-set). Controllers: -a or "
+    "MQADMIN_CONTROLLERS. Output: -o table|json|legacy.\n\n"
     "Exit codes: 0 ok or no-op, 1 operation failed, 2 usage, 3 timed out, 4 refused, 5 no leader/unreachable.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,

@@ -12,7 +12,6 @@ from typing import Any
 from controller.codes import ResponseCode
 from mqadmin_py.channels import Channels
 from mqadmin_py.errors import BrokerUnavailable, ControllerUnavailable
-from mqadmin_py.proto import agent_pb2_grpc
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
 
@@ -91,6 +90,8 @@ class AgentClient:
         self._channels = Channels(timeout, BrokerUnavailable, "broker")
 
     def call(self, address: str, method: str, request: Any) -> Any:
+        from mqadmin_py.proto import agent_pb2_grpc  # only agent commands pay for these stubs
+
         return self._channels.invoke(address, agent_pb2_grpc.AgentServiceStub, method, request)
 
     def close(self) -> None:

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
+from typer import _click as click
+from typer.core import TyperGroup
 
 from mqadmin_py.errors import MqError, OperationFailed, OperationRefused
 from mqadmin_py.output import Output, emit
@@ -27,12 +29,26 @@ def kebab(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
 
 
+class AliasGroup(TyperGroup):
+    """A command group that also answers to each command's kebab-case spelling (``get-sync-state-set``).
+
+    Aliases are resolved by name instead of being registered as hidden twins: typer builds every registered
+    command at each start, and twins cost every invocation ~40 ms.
+    """
+
+    @property
+    def aliases(self) -> dict[str, str]:
+        """kebab-case spelling → command name, for every command whose name is not already kebab-case."""
+        return {kebab(name): name for name in self.commands if kebab(name) != name}
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, self.aliases.get(cmd_name, cmd_name))
+
+
 def add_commands(app: typer.Typer, commands: dict[str, Callable[..., None]]) -> None:
-    """Register each command under its RocketMQ name and, hidden, under its kebab-case spelling."""
+    """Register commands under their RocketMQ names (an AliasGroup app resolves the kebab-case spellings)."""
     for name, fn in commands.items():
         app.command(name)(fn)
-        if kebab(name) != name:
-            app.command(kebab(name), hidden=True)(fn)
 
 
 def controller_client(addresses: str, timeout: float) -> Any:

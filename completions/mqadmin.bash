@@ -1,0 +1,226 @@
+# bash completion for mqadmin, generated from its CLI by `python -m mqadmin_py.completions`.
+# Do not edit: run `make completions`. Static: nothing runs Python at TAB time. Install: completions/README.md.
+
+_mqadmin() {
+    local cur=${COMP_WORDS[COMP_CWORD]} path='' word='' opt='' prefix='' i need=0 pos=0
+    local -a gen=()
+    COMPREPLY=()
+    # Walk the words before the cursor: sub-commands extend the path, options skip their values.
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        word=${COMP_WORDS[i]}
+        if ((need > 0)); then
+            [[ $word == = ]] || need=$((need - 1))  # COMP_WORDBREAKS splits --opt=value into 3 words
+            continue
+        fi
+        case $word in
+        -*)
+            opt=$word
+            case $path in
+            'addBroker' | 'add-broker')
+                case $word in
+                '-c' | '--brokerContainerAddr' | '-b' | '--brokerConfigPath' | '-o' | '--output' | '--timeout') need=1 ;;
+                esac
+                ;;
+            'cleanBrokerMetadata' | 'clean-broker-metadata')
+                case $word in
+                '-a' | '--controllerAddress' | '-bn' | '--brokerName' | '-b' | '--brokerControllerIdsToClean' |\
+                    '-c' | '--clusterName' | '-o' | '--output' | '--timeout') need=1 ;;
+                esac
+                ;;
+            'consumeMessage' | 'consume-message')
+                case $word in
+                '-a' | '--controllerAddress' | '-t' | '--topic' | '-bn' | '--brokerName' | '-q' | '--queueId' |\
+                    '--offset' | '-n' | '--max' | '-b' | '--brokerAddr' | '-o' | '--output' | '--timeout') need=1 ;;
+                esac
+                ;;
+            'electMaster' | 'elect-master')
+                case $word in
+                '-a' | '--controllerAddress' | '-c' | '--clusterName' | '-bn' | '--brokerName' | '-b' |\
+                    '--brokerId' | '-o' | '--output' | '--timeout') need=1 ;;
+                esac
+                ;;
+            'getBrokerEpoch' | 'getSyncStateSet' | 'get-broker-epoch' | 'get-sync-state-set')
+                case $word in
+                '-a' | '--controllerAddress' | '-b' | '--brokerName' | '-c' | '--clusterName' | '-o' | '--output' |\
+                    '--timeout' | '-i' | '--interval' | '--count') need=1 ;;
+                esac
+                ;;
+            'getControllerConfig' | 'getControllerMetaData' | 'get-controller-config' | 'get-controller-meta-data')
+                case $word in
+                '-a' | '--controllerAddress' | '-o' | '--output' | '--timeout') need=1 ;;
+                esac
+                ;;
+            'haStatus' | 'ha-status')
+                case $word in
+                '-a' | '--controllerAddress' | '-b' | '--brokerAddr' | '-c' | '--clusterName' | '-o' | '--output' |\
+                    '--timeout' | '-i' | '--interval' | '--count') need=1 ;;
+                esac
+                ;;
+            'listBrokers' | 'list-brokers')
+                case $word in
+                '-c' | '--brokerContainerAddr' | '-o' | '--output' | '--timeout') need=1 ;;
+                esac
+                ;;
+            'removeBroker' | 'remove-broker')
+                case $word in
+                '-c' | '--brokerContainerAddr' | '-b' | '--brokerIdentity' | '-o' | '--output' | '--timeout') need=1 ;;
+                esac
+                ;;
+            'resetMasterFlushOffset' | 'reset-master-flush-offset')
+                case $word in
+                '-b' | '--brokerAddr' | '--offset' | '-o' | '--output' | '--timeout') need=1 ;;
+                esac
+                ;;
+            'sandbox down' | 'sandbox start' | 'sandbox status')
+                case $word in
+                '--dir' | '-o' | '--output') need=1 ;;
+                esac
+                ;;
+            'sandbox kill')
+                case $word in
+                '--dir' | '--signal' | '-bn' | '--brokerName' | '-o' | '--output') need=1 ;;
+                esac
+                ;;
+            'sandbox up')
+                case $word in
+                '--dir' | '--controllers' | '--broker-sets' | '--replicas' | '--cluster-name' | '--broker-conf' |\
+                    '--controller-conf' | '--timeout' | '-o' | '--output') need=1 ;;
+                esac
+                ;;
+            'sendMessage' | 'send-message')
+                case $word in
+                '-a' | '--controllerAddress' | '-t' | '--topic' | '-p' | '--body' | '-k' | '--keys' | '-bn' |\
+                    '--brokerName' | '-q' | '--queueId' | '-n' | '--count' | '-o' | '--output' | '--timeout') need=1 ;;
+                esac
+                ;;
+            'updateControllerConfig' | 'update-controller-config')
+                case $word in
+                '-a' | '--controllerAddress' | '-k' | '--key' | '-v' | '--value' | '-o' | '--output' | '--timeout') need=1 ;;
+                esac
+                ;;
+            'wait insync')
+                case $word in
+                '-a' | '--controllerAddress' | '-bn' | '--brokerName' | '-n' | '--members' | '--timeout' | '-o' |\
+                    '--output') need=1 ;;
+                esac
+                ;;
+            'wait master')
+                case $word in
+                '-a' | '--controllerAddress' | '-bn' | '--brokerName' | '--other-than' | '-b' | '--brokerId' |\
+                    '--timeout' | '-o' | '--output') need=1 ;;
+                esac
+                ;;
+            'wait quorum')
+                case $word in
+                '-a' | '--controllerAddress' | '--timeout' | '-o' | '--output') need=1 ;;
+                esac
+                ;;
+            esac
+            ;;
+        *)
+            case "$path|$word" in
+            '|addBroker' | '|assign-preferred-master' | '|cleanBrokerMetadata' | '|consumeMessage' | '|electMaster' |\
+                '|getBrokerEpoch' | '|getControllerConfig' | '|getControllerMetaData' | '|getSyncStateSet' |\
+                '|haStatus' | '|listBrokers' | '|removeBroker' | '|resetMasterFlushOffset' | '|sandbox' |\
+                '|sendMessage' | '|updateControllerConfig' | '|wait' | '|add-broker' | '|clean-broker-metadata' |\
+                '|consume-message' | '|elect-master' | '|get-broker-epoch' | '|get-controller-config' |\
+                '|get-controller-meta-data' | '|get-sync-state-set' | '|ha-status' | '|list-brokers' |\
+                '|remove-broker' | '|reset-master-flush-offset' | '|send-message' | '|update-controller-config' |\
+                'sandbox|down' | 'sandbox|kill' | 'sandbox|start' | 'sandbox|status' | 'sandbox|up' | 'wait|insync' |\
+                'wait|master' | 'wait|quorum') path=${path:+$path }$word pos=0 ;;
+            *) pos=$((pos + 1)) ;;
+            esac
+            ;;
+        esac
+    done
+    if ((need == 0)) && [[ $cur == -*=* ]]; then  # --opt=value as one word
+        opt=${cur%%=*} prefix=${cur%%=*}= cur=${cur#*=} need=1
+    fi
+    if ((need > 0)); then
+        [[ $cur == = ]] && cur=''
+        case $path in
+        'addBroker' | 'add-broker')
+            case $opt in
+            '-b' | '--brokerConfigPath') gen=(-f) ;;
+            '-o' | '--output') gen=(-W 'table json legacy') ;;
+            esac
+            ;;
+        'cleanBrokerMetadata' | 'consumeMessage' | 'electMaster' | 'getBrokerEpoch' | 'getControllerConfig' |\
+            'getControllerMetaData' | 'getSyncStateSet' | 'haStatus' | 'listBrokers' | 'removeBroker' |\
+            'resetMasterFlushOffset' | 'sendMessage' | 'updateControllerConfig' | 'wait insync' | 'wait master' |\
+            'wait quorum' | 'clean-broker-metadata' | 'consume-message' | 'elect-master' | 'get-broker-epoch' |\
+            'get-controller-config' | 'get-controller-meta-data' | 'get-sync-state-set' | 'ha-status' |\
+            'list-brokers' | 'remove-broker' | 'reset-master-flush-offset' | 'send-message' |\
+            'update-controller-config')
+            case $opt in
+            '-o' | '--output') gen=(-W 'table json legacy') ;;
+            esac
+            ;;
+        'sandbox down' | 'sandbox kill' | 'sandbox start' | 'sandbox status' | 'sandbox up')
+            case $opt in
+            '--dir') gen=(-d) ;;
+            '-o' | '--output') gen=(-W 'table json legacy') ;;
+            esac
+            ;;
+        esac
+    elif [[ $cur == -* ]]; then
+        case $path in
+        '' | 'assign-preferred-master' | 'sandbox' | 'wait') gen=(-W '--help') ;;
+        'addBroker' | 'add-broker') gen=(-W '-c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout --help') ;;
+        'cleanBrokerMetadata' | 'clean-broker-metadata') gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean -c --clusterName -l --cleanLivingBroker -o --output --timeout --help') ;;
+        'consumeMessage' | 'consume-message') gen=(-W '-a --controllerAddress -t --topic -bn --brokerName -q --queueId --offset -n --max -b --brokerAddr -o --output --timeout --help') ;;
+        'electMaster' | 'elect-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout --help') ;;
+        'getBrokerEpoch' | 'getSyncStateSet' | 'get-broker-epoch' | 'get-sync-state-set') gen=(-W '-a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count --help') ;;
+        'getControllerConfig' | 'getControllerMetaData' | 'get-controller-config' | 'get-controller-meta-data') gen=(-W '-a --controllerAddress -o --output --timeout --help') ;;
+        'haStatus' | 'ha-status') gen=(-W '-a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -i --interval --count --help') ;;
+        'listBrokers' | 'list-brokers') gen=(-W '-c --brokerContainerAddr -o --output --timeout --help') ;;
+        'removeBroker' | 'remove-broker') gen=(-W '-c --brokerContainerAddr -b --brokerIdentity -o --output --timeout --help') ;;
+        'resetMasterFlushOffset' | 'reset-master-flush-offset') gen=(-W '-b --brokerAddr --offset -o --output --timeout --help') ;;
+        'sandbox down') gen=(-W '--dir --purge -o --output --help') ;;
+        'sandbox kill') gen=(-W '--dir --signal -bn --brokerName -o --output --help') ;;
+        'sandbox start' | 'sandbox status') gen=(-W '--dir -o --output --help') ;;
+        'sandbox up') gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output --help') ;;
+        'sendMessage' | 'send-message') gen=(-W '-a --controllerAddress -t --topic -p --body -k --keys -bn --brokerName -q --queueId -n --count -o --output --timeout --help') ;;
+        'updateControllerConfig' | 'update-controller-config') gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout --help') ;;
+        'wait insync') gen=(-W '-a --controllerAddress -bn --brokerName -n --members --timeout -o --output --help') ;;
+        'wait master') gen=(-W '-a --controllerAddress -bn --brokerName --other-than -b --brokerId --timeout -o --output --help') ;;
+        'wait quorum') gen=(-W '-a --controllerAddress --timeout -o --output --help') ;;
+        esac
+    else
+        case "$path|$pos" in
+        '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata consumeMessage electMaster getBrokerEpoch getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset sandbox sendMessage updateControllerConfig wait') ;;
+        'sandbox|0') gen=(-W 'down kill start status up') ;;
+        'sandbox kill|0' | 'sandbox start|0') ;;
+        'wait|0') gen=(-W 'insync master quorum') ;;
+        'addBroker|'* | 'add-broker|'*) gen=(-W '-c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout --help') ;;
+        'assign-preferred-master|'*) gen=(-W '--help') ;;
+        'cleanBrokerMetadata|'* | 'clean-broker-metadata|'*) gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean -c --clusterName -l --cleanLivingBroker -o --output --timeout --help') ;;
+        'consumeMessage|'* | 'consume-message|'*) gen=(-W '-a --controllerAddress -t --topic -bn --brokerName -q --queueId --offset -n --max -b --brokerAddr -o --output --timeout --help') ;;
+        'electMaster|'* | 'elect-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout --help') ;;
+        'getBrokerEpoch|'* | 'getSyncStateSet|'* | 'get-broker-epoch|'* | 'get-sync-state-set|'*) gen=(-W '-a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count --help') ;;
+        'getControllerConfig|'* | 'getControllerMetaData|'* | 'get-controller-config|'* |\
+            'get-controller-meta-data|'*) gen=(-W '-a --controllerAddress -o --output --timeout --help') ;;
+        'haStatus|'* | 'ha-status|'*) gen=(-W '-a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -i --interval --count --help') ;;
+        'listBrokers|'* | 'list-brokers|'*) gen=(-W '-c --brokerContainerAddr -o --output --timeout --help') ;;
+        'removeBroker|'* | 'remove-broker|'*) gen=(-W '-c --brokerContainerAddr -b --brokerIdentity -o --output --timeout --help') ;;
+        'resetMasterFlushOffset|'* | 'reset-master-flush-offset|'*) gen=(-W '-b --brokerAddr --offset -o --output --timeout --help') ;;
+        'sandbox down|'*) gen=(-W '--dir --purge -o --output --help') ;;
+        'sandbox kill|'*) gen=(-W '--dir --signal -bn --brokerName -o --output --help') ;;
+        'sandbox start|'* | 'sandbox status|'*) gen=(-W '--dir -o --output --help') ;;
+        'sandbox up|'*) gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output --help') ;;
+        'sendMessage|'* | 'send-message|'*) gen=(-W '-a --controllerAddress -t --topic -p --body -k --keys -bn --brokerName -q --queueId -n --count -o --output --timeout --help') ;;
+        'updateControllerConfig|'* | 'update-controller-config|'*) gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout --help') ;;
+        'wait insync|'*) gen=(-W '-a --controllerAddress -bn --brokerName -n --members --timeout -o --output --help') ;;
+        'wait master|'*) gen=(-W '-a --controllerAddress -bn --brokerName --other-than -b --brokerId --timeout -o --output --help') ;;
+        'wait quorum|'*) gen=(-W '-a --controllerAddress --timeout -o --output --help') ;;
+        esac
+    fi
+    ((${#gen[@]})) || return 0
+    [[ ${gen[0]} == -W ]] || compopt -o filenames 2>/dev/null
+    while IFS= read -r word; do
+        COMPREPLY+=("$prefix$word")
+    done < <(compgen "${gen[@]}" -- "$cur")
+    return 0
+}
+
+complete -F _mqadmin mqadmin

@@ -1,0 +1,281 @@
+# fish completion for mqadmin, generated from its CLI by `python -m mqadmin_py.completions`.
+# Do not edit: run `make completions`. Static: nothing runs Python at TAB time. Install: completions/README.md.
+
+function __mqadmin_complete_path --description 'Print the mqadmin command path before the cursor'
+    set -l path mqadmin
+    set -l need 0
+    set -l words (commandline -opc)
+    set -e words[1]
+    for word in $words
+        if test $need -gt 0
+            set need (math $need - 1)
+            continue
+        end
+        switch $word
+            case '-*'
+                switch $path
+                    case 'mqadmin addBroker' 'mqadmin add-broker'
+                        contains -- $word -c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout; and set need 1
+                    case 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'
+                        contains -- $word -a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean -c --clusterName -o --output --timeout; and set need 1
+                    case 'mqadmin consumeMessage' 'mqadmin consume-message'
+                        contains -- $word -a --controllerAddress -t --topic -bn --brokerName -q --queueId --offset -n --max -b --brokerAddr -o --output --timeout; and set need 1
+                    case 'mqadmin electMaster' 'mqadmin elect-master'
+                        contains -- $word -a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout; and set need 1
+                    case 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' \
+                        'mqadmin get-sync-state-set'
+                        contains -- $word -a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count; and set need 1
+                    case 'mqadmin getControllerConfig' 'mqadmin getControllerMetaData' \
+                        'mqadmin get-controller-config' 'mqadmin get-controller-meta-data'
+                        contains -- $word -a --controllerAddress -o --output --timeout; and set need 1
+                    case 'mqadmin haStatus' 'mqadmin ha-status'
+                        contains -- $word -a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -i --interval --count; and set need 1
+                    case 'mqadmin listBrokers' 'mqadmin list-brokers'
+                        contains -- $word -c --brokerContainerAddr -o --output --timeout; and set need 1
+                    case 'mqadmin removeBroker' 'mqadmin remove-broker'
+                        contains -- $word -c --brokerContainerAddr -b --brokerIdentity -o --output --timeout; and set need 1
+                    case 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'
+                        contains -- $word -b --brokerAddr --offset -o --output --timeout; and set need 1
+                    case 'mqadmin sandbox down' 'mqadmin sandbox start' 'mqadmin sandbox status'
+                        contains -- $word --dir -o --output; and set need 1
+                    case 'mqadmin sandbox kill'
+                        contains -- $word --dir --signal -bn --brokerName -o --output; and set need 1
+                    case 'mqadmin sandbox up'
+                        contains -- $word --dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output; and set need 1
+                    case 'mqadmin sendMessage' 'mqadmin send-message'
+                        contains -- $word -a --controllerAddress -t --topic -p --body -k --keys -bn --brokerName -q --queueId -n --count -o --output --timeout; and set need 1
+                    case 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'
+                        contains -- $word -a --controllerAddress -k --key -v --value -o --output --timeout; and set need 1
+                    case 'mqadmin wait insync'
+                        contains -- $word -a --controllerAddress -bn --brokerName -n --members --timeout -o --output; and set need 1
+                    case 'mqadmin wait master'
+                        contains -- $word -a --controllerAddress -bn --brokerName --other-than -b --brokerId --timeout -o --output; and set need 1
+                    case 'mqadmin wait quorum'
+                        contains -- $word -a --controllerAddress --timeout -o --output; and set need 1
+                end
+            case '*'
+                switch "$path|$word"
+                    case 'mqadmin|addBroker' 'mqadmin|assign-preferred-master' 'mqadmin|cleanBrokerMetadata' \
+                        'mqadmin|consumeMessage' 'mqadmin|electMaster' 'mqadmin|getBrokerEpoch' \
+                        'mqadmin|getControllerConfig' 'mqadmin|getControllerMetaData' 'mqadmin|getSyncStateSet' \
+                        'mqadmin|haStatus' 'mqadmin|listBrokers' 'mqadmin|removeBroker' \
+                        'mqadmin|resetMasterFlushOffset' 'mqadmin|sandbox' 'mqadmin|sendMessage' \
+                        'mqadmin|updateControllerConfig' 'mqadmin|wait' 'mqadmin|add-broker' \
+                        'mqadmin|clean-broker-metadata' 'mqadmin|consume-message' 'mqadmin|elect-master' \
+                        'mqadmin|get-broker-epoch' 'mqadmin|get-controller-config' \
+                        'mqadmin|get-controller-meta-data' 'mqadmin|get-sync-state-set' 'mqadmin|ha-status' \
+                        'mqadmin|list-brokers' 'mqadmin|remove-broker' 'mqadmin|reset-master-flush-offset' \
+                        'mqadmin|send-message' 'mqadmin|update-controller-config' 'mqadmin sandbox|down' \
+                        'mqadmin sandbox|kill' 'mqadmin sandbox|start' 'mqadmin sandbox|status' 'mqadmin sandbox|up' \
+                        'mqadmin wait|insync' 'mqadmin wait|master' 'mqadmin wait|quorum'
+                        set path "$path $word"
+                end
+        end
+    end
+    echo $path
+end
+
+function __mqadmin_complete_at --description 'Is the mqadmin command path one of the arguments?'
+    contains -- (__mqadmin_complete_path) $argv
+end
+
+complete -c mqadmin -f
+
+# mqadmin
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a addBroker -d 'Start a broker in a running agent from a config file on its host; it is...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a assign-preferred-master -d '(Not yet available) Record a broker set\'s preferred master; use \'electMaster...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a cleanBrokerMetadata -d 'Remove dead brokers (or, with -l, the listed/all brokers) from a broker...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a consumeMessage -d 'Read confirmed messages of a topic from a broker set\'s master (or one...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a electMaster -d 'Make a broker master (admin-designated election; it must be alive and in the...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getBrokerEpoch -d 'Show every replica\'s epoch entries and offsets (all sets when -b/-c are...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getControllerConfig -d 'Show the effective configuration of every listed controller node.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getControllerMetaData -d 'Show the controller group: leader, peers, and each node\'s Raft health (term,...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getSyncStateSet -d 'Show master, epochs, and in-sync / not-in-sync replicas of broker sets (all...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a haStatus -d 'Show HA runtime status: a master\'s slaves (ack offset, lag, in sync), or a...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a listBrokers -d 'List the brokers an agent hosts, with role, epoch and any start-up error.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a removeBroker -d 'Stop a broker hosted by an agent and forget it (its store stays on disk).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a resetMasterFlushOffset -d 'Raise a master\'s flush offset, i.e. its confirmOffset...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sandbox -d 'Run a real local cluster on loopback (controllers and broker agents) to try...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sendMessage -d 'Send messages to the master of a broker set (or round robin over every set\'s...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateControllerConfig -d 'Change a runtime config key on every listed controller node (persisted...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a wait -d 'Block until a broker set has a master, a full SyncStateSet, or the...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l help -d 'Show this message and exit.'
+
+# mqadmin addBroker
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -s c -l brokerContainerAddr -x -d 'The agent\'s container address.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -s b -l brokerConfigPath -r -F -d 'Broker config file, a path on the agent\'s host.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -l help -d 'Show this message and exit.'
+
+# mqadmin assign-preferred-master
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -l help -d 'Show this message and exit.'
+
+# mqadmin cleanBrokerMetadata
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -o bn -l brokerName -x -d 'Broker set to clean.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s b -l brokerControllerIdsToClean -x -d 'Ids to remove, e.g. \'1;2\'.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s c -l clusterName -x -d 'Cluster of the set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s l -l cleanLivingBroker -d 'Also remove brokers that are still alive.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -l help -d 'Show this message and exit.'
+
+# mqadmin consumeMessage
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s t -l topic -x -d 'Topic.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -o bn -l brokerName -x -d 'Broker set to read from.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s q -l queueId -x -d 'One queue (default: every queue).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l offset -x -d 'Queue offset to start at (Java\'s -o).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s n -l max -x -d 'At most this many messages in all.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s b -l brokerAddr -x -d 'Read from this replica instead of the master.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l help -d 'Show this message and exit.'
+
+# mqadmin electMaster
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -s c -l clusterName -x -d 'Cluster of the broker set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -o bn -l brokerName -x -d 'Broker set to elect in.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -s b -l brokerId -x -d 'Broker id that should become master.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -l help -d 'Show this message and exit.'
+
+# mqadmin getBrokerEpoch
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -s b -l brokerName -x -d 'Broker set name(s).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -s c -l clusterName -x -d 'Every set of a cluster.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -s i -l interval -x -d 'Repeat every N seconds until Ctrl-C (or --count runs).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -l count -x -d 'With -i: stop after this many runs.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -l help -d 'Show this message and exit.'
+
+# mqadmin getControllerConfig
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getControllerConfig' 'mqadmin getControllerMetaData' 'mqadmin get-controller-config' 'mqadmin get-controller-meta-data'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getControllerConfig' 'mqadmin getControllerMetaData' 'mqadmin get-controller-config' 'mqadmin get-controller-meta-data'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getControllerConfig' 'mqadmin getControllerMetaData' 'mqadmin get-controller-config' 'mqadmin get-controller-meta-data'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getControllerConfig' 'mqadmin getControllerMetaData' 'mqadmin get-controller-config' 'mqadmin get-controller-meta-data'" -l help -d 'Show this message and exit.'
+
+# mqadmin haStatus
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS); not...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -s b -l brokerAddr -x -d 'One broker\'s address.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -s c -l clusterName -x -d 'Masters of a cluster.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -s i -l interval -x -d 'Repeat every N seconds until Ctrl-C (or --count runs).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -l count -x -d 'With -i: stop after this many runs.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -l help -d 'Show this message and exit.'
+
+# mqadmin listBrokers
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin listBrokers' 'mqadmin list-brokers'" -s c -l brokerContainerAddr -x -d 'The agent\'s container address.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin listBrokers' 'mqadmin list-brokers'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin listBrokers' 'mqadmin list-brokers'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin listBrokers' 'mqadmin list-brokers'" -l help -d 'Show this message and exit.'
+
+# mqadmin removeBroker
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin removeBroker' 'mqadmin remove-broker'" -s c -l brokerContainerAddr -x -d 'The agent\'s container address.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin removeBroker' 'mqadmin remove-broker'" -s b -l brokerIdentity -x -d 'clusterName:brokerName:brokerId.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin removeBroker' 'mqadmin remove-broker'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin removeBroker' 'mqadmin remove-broker'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin removeBroker' 'mqadmin remove-broker'" -l help -d 'Show this message and exit.'
+
+# mqadmin resetMasterFlushOffset
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -s b -l brokerAddr -x -d 'The master broker\'s address.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -l offset -x -d 'New flush (confirm) offset; Java\'s -o.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -l help -d 'Show this message and exit.'
+
+# mqadmin sandbox
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a down -d 'Stop exactly the processes the sandbox started (by pid); files stay for a...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a kill -d 'Send a signal to one sandbox process, for failover drills (\'master\': the...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a start -d 'Start one stopped sandbox process again (same ports, same data).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a status -d 'Show the sandbox\'s processes, addresses, pids and logs.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a up -d 'Start the sandbox and wait until every broker set has a master and a full...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -l help -d 'Show this message and exit.'
+
+# mqadmin sandbox down
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox down'" -l dir -x -a '(__fish_complete_directories)' -d 'Sandbox directory (env MQADMIN_SANDBOX_DIR).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox down'" -l purge -d 'Also delete the sandbox directory (data, logs).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox down'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox down'" -l help -d 'Show this message and exit.'
+
+# mqadmin sandbox kill
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox kill'" -l dir -x -a '(__fish_complete_directories)' -d 'Sandbox directory (env MQADMIN_SANDBOX_DIR).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox kill'" -l signal -x -d 'KILL, TERM, STOP or CONT.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox kill'" -o bn -l brokerName -x -d 'With \'master\': which set (default: the first).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox kill'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox kill'" -l help -d 'Show this message and exit.'
+
+# mqadmin sandbox start
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox start'" -l dir -x -a '(__fish_complete_directories)' -d 'Sandbox directory (env MQADMIN_SANDBOX_DIR).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox start'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox start'" -l help -d 'Show this message and exit.'
+
+# mqadmin sandbox status
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox status'" -l dir -x -a '(__fish_complete_directories)' -d 'Sandbox directory (env MQADMIN_SANDBOX_DIR).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox status'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox status'" -l help -d 'Show this message and exit.'
+
+# mqadmin sandbox up
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l dir -x -a '(__fish_complete_directories)' -d 'Sandbox directory (env MQADMIN_SANDBOX_DIR).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l controllers -x -d 'Controller nodes: 1, 3 or 5.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l broker-sets -x -d 'Broker sets (broker-a, broker-b, ...); 0 for controllers only.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l replicas -x -d 'Replicas per set = agents (aK hosts replica K).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l cluster-name -x -d 'Cluster of every set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l broker-conf -x -d 'Extra broker key=value (repeatable).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l controller-conf -x -d 'Extra controller key=value (repeatable).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l timeout -x -d 'Seconds to wait until everything serves.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l help -d 'Show this message and exit.'
+
+# mqadmin sendMessage
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s t -l topic -x -d 'Topic.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s p -l body -x -d 'Message body; \'{i}\' is replaced by the message\'s index.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s k -l keys -x -d 'Message keys (property KEYS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -o bn -l brokerName -x -d 'Broker set (default: round robin over every master).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s q -l queueId -x -d 'Queue id (default: the broker picks).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s n -l count -x -d 'How many messages to send.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l help -d 'Show this message and exit.'
+
+# mqadmin updateControllerConfig
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -s k -l key -x -d 'Config key, e.g. enableElectUncleanMaster.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -s v -l value -x -d 'New value.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -l help -d 'Show this message and exit.'
+
+# mqadmin wait
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait'" -a insync -d 'Wait until a broker set has an alive master and at least N alive members in...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait'" -a master -d 'Wait until a broker set has an alive master (optionally a different one, or...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait'" -a quorum -d 'Wait until the controller group has a leader that is ready and holds a quorum.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait'" -l help -d 'Show this message and exit.'
+
+# mqadmin wait insync
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait insync'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait insync'" -o bn -l brokerName -x -d 'Broker set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait insync'" -s n -l members -x -d 'SyncStateSet size to reach (default: every replica the controller knows).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait insync'" -l timeout -x -d 'Seconds to wait in all (exit 3 after).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait insync'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait insync'" -l help -d 'Show this message and exit.'
+
+# mqadmin wait master
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait master'" -o bn -l brokerName -x -d 'Broker set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait master'" -l other-than -x -d '...and it is not this broker id (the old master).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait master'" -s b -l brokerId -x -d '...and it is this broker id.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait master'" -l timeout -x -d 'Seconds to wait in all (exit 3 after).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait master'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait master'" -l help -d 'Show this message and exit.'
+
+# mqadmin wait quorum
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait quorum'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait quorum'" -l timeout -x -d 'Seconds to wait in all (exit 3 after).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait quorum'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait quorum'" -l help -d 'Show this message and exit.'

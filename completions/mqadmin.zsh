@@ -1,0 +1,401 @@
+#compdef mqadmin
+# zsh completion for mqadmin, generated from its CLI by `python -m mqadmin_py.completions`.
+# Do not edit: run `make completions`. Static: nothing runs Python at TAB time. Install: completions/README.md.
+
+_mqadmin() {
+  local curcontext=$curcontext state state_descr line ret=1
+  local -A opt_args
+  _arguments -C \
+    '(--help)--help[Show this message and exit.]' \
+    ': :->command' \
+    '*:: :->argument' && ret=0
+  case $state in
+  (command)
+    local -a commands=(
+      'addBroker:Start a broker in a running agent from a config file on its host; it is...'
+      'assign-preferred-master:(Not yet available) Record a broker set'\''s preferred master; use '\''electMaster...'
+      'cleanBrokerMetadata:Remove dead brokers (or, with -l, the listed/all brokers) from a broker...'
+      'consumeMessage:Read confirmed messages of a topic from a broker set'\''s master (or one...'
+      'electMaster:Make a broker master (admin-designated election; it must be alive and in the...'
+      'getBrokerEpoch:Show every replica'\''s epoch entries and offsets (all sets when -b/-c are...'
+      'getControllerConfig:Show the effective configuration of every listed controller node.'
+      'getControllerMetaData:Show the controller group: leader, peers, and each node'\''s Raft health (term,...'
+      'getSyncStateSet:Show master, epochs, and in-sync / not-in-sync replicas of broker sets (all...'
+      'haStatus:Show HA runtime status: a master'\''s slaves (ack offset, lag, in sync), or a...'
+      'listBrokers:List the brokers an agent hosts, with role, epoch and any start-up error.'
+      'removeBroker:Stop a broker hosted by an agent and forget it (its store stays on disk).'
+      'resetMasterFlushOffset:Raise a master'\''s flush offset, i.e. its confirmOffset...'
+      'sandbox:Run a real local cluster on loopback (controllers and broker agents) to try...'
+      'sendMessage:Send messages to the master of a broker set (or round robin over every set'\''s...'
+      'updateControllerConfig:Change a runtime config key on every listed controller node (persisted...'
+      'wait:Block until a broker set has a master, a full SyncStateSet, or the...'
+    )
+    _describe -t commands 'mqadmin command' commands && ret=0
+    ;;
+  (argument)
+    curcontext=${curcontext%:*:*}:mqadmin-$words[1]:
+    case $words[1] in
+    (addBroker|add-broker) _mqadmin__addBroker && ret=0 ;;
+    (assign-preferred-master) _mqadmin__assign-preferred-master && ret=0 ;;
+    (cleanBrokerMetadata|clean-broker-metadata) _mqadmin__cleanBrokerMetadata && ret=0 ;;
+    (consumeMessage|consume-message) _mqadmin__consumeMessage && ret=0 ;;
+    (electMaster|elect-master) _mqadmin__electMaster && ret=0 ;;
+    (getBrokerEpoch|getSyncStateSet|get-broker-epoch|get-sync-state-set) _mqadmin__getBrokerEpoch && ret=0 ;;
+    (getControllerConfig|getControllerMetaData|get-controller-config|get-controller-meta-data) _mqadmin__getControllerConfig && ret=0 ;;
+    (haStatus|ha-status) _mqadmin__haStatus && ret=0 ;;
+    (listBrokers|list-brokers) _mqadmin__listBrokers && ret=0 ;;
+    (removeBroker|remove-broker) _mqadmin__removeBroker && ret=0 ;;
+    (resetMasterFlushOffset|reset-master-flush-offset) _mqadmin__resetMasterFlushOffset && ret=0 ;;
+    (sandbox) _mqadmin__sandbox && ret=0 ;;
+    (sendMessage|send-message) _mqadmin__sendMessage && ret=0 ;;
+    (updateControllerConfig|update-controller-config) _mqadmin__updateControllerConfig && ret=0 ;;
+    (wait) _mqadmin__wait && ret=0 ;;
+    esac
+    ;;
+  esac
+  return ret
+}
+
+_mqadmin__addBroker() {
+  _arguments \
+    '(-c --brokerContainerAddr)-c[The agent'\''s container address.]:brokerContainerAddr: ' \
+    '(-c --brokerContainerAddr)--brokerContainerAddr[The agent'\''s container address.]:brokerContainerAddr: ' \
+    '(-b --brokerConfigPath)-b[Broker config file, a path on the agent'\''s host.]:brokerConfigPath:_files' \
+    '(-b --brokerConfigPath)--brokerConfigPath[Broker config file, a path on the agent'\''s host.]:brokerConfigPath:_files' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__assign-preferred-master() {
+  _arguments \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__cleanBrokerMetadata() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-bn --brokerName)-bn[Broker set to clean.]:brokerName: ' \
+    '(-bn --brokerName)--brokerName[Broker set to clean.]:brokerName: ' \
+    '(-b --brokerControllerIdsToClean)-b[Ids to remove, e.g. '\''1;2'\''.]:brokerControllerIdsToClean: ' \
+    '(-b --brokerControllerIdsToClean)--brokerControllerIdsToClean[Ids to remove, e.g. '\''1;2'\''.]:brokerControllerIdsToClean: ' \
+    '(-c --clusterName)-c[Cluster of the set.]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Cluster of the set.]:clusterName: ' \
+    '(-l --cleanLivingBroker)-l[Also remove brokers that are still alive.]' \
+    '(-l --cleanLivingBroker)--cleanLivingBroker[Also remove brokers that are still alive.]' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__consumeMessage() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-t --topic)-t[Topic.]:topic: ' \
+    '(-t --topic)--topic[Topic.]:topic: ' \
+    '(-bn --brokerName)-bn[Broker set to read from.]:brokerName: ' \
+    '(-bn --brokerName)--brokerName[Broker set to read from.]:brokerName: ' \
+    '(-q --queueId)-q[One queue (default: every queue).]:queueId: ' \
+    '(-q --queueId)--queueId[One queue (default: every queue).]:queueId: ' \
+    '(--offset)--offset[Queue offset to start at (Java'\''s -o).]:offset: ' \
+    '(-n --max)-n[At most this many messages in all.]:max: ' \
+    '(-n --max)--max[At most this many messages in all.]:max: ' \
+    '(-b --brokerAddr)-b[Read from this replica instead of the master.]:brokerAddr: ' \
+    '(-b --brokerAddr)--brokerAddr[Read from this replica instead of the master.]:brokerAddr: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__electMaster() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-c --clusterName)-c[Cluster of the broker set.]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Cluster of the broker set.]:clusterName: ' \
+    '(-bn --brokerName)-bn[Broker set to elect in.]:brokerName: ' \
+    '(-bn --brokerName)--brokerName[Broker set to elect in.]:brokerName: ' \
+    '(-b --brokerId)-b[Broker id that should become master.]:brokerId: ' \
+    '(-b --brokerId)--brokerId[Broker id that should become master.]:brokerId: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__getBrokerEpoch() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '*-b[Broker set name(s).]:brokerName: ' \
+    '*--brokerName[Broker set name(s).]:brokerName: ' \
+    '(-c --clusterName)-c[Every set of a cluster.]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Every set of a cluster.]:clusterName: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-i --interval)-i[Repeat every N seconds until Ctrl-C (or --count runs).]:interval: ' \
+    '(-i --interval)--interval[Repeat every N seconds until Ctrl-C (or --count runs).]:interval: ' \
+    '(--count)--count[With -i: stop after this many runs.]:count: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__getControllerConfig() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__haStatus() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
+    '(-b --brokerAddr)-b[One broker'\''s address.]:brokerAddr: ' \
+    '(-b --brokerAddr)--brokerAddr[One broker'\''s address.]:brokerAddr: ' \
+    '(-c --clusterName)-c[Masters of a cluster.]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Masters of a cluster.]:clusterName: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-i --interval)-i[Repeat every N seconds until Ctrl-C (or --count runs).]:interval: ' \
+    '(-i --interval)--interval[Repeat every N seconds until Ctrl-C (or --count runs).]:interval: ' \
+    '(--count)--count[With -i: stop after this many runs.]:count: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__listBrokers() {
+  _arguments \
+    '(-c --brokerContainerAddr)-c[The agent'\''s container address.]:brokerContainerAddr: ' \
+    '(-c --brokerContainerAddr)--brokerContainerAddr[The agent'\''s container address.]:brokerContainerAddr: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__removeBroker() {
+  _arguments \
+    '(-c --brokerContainerAddr)-c[The agent'\''s container address.]:brokerContainerAddr: ' \
+    '(-c --brokerContainerAddr)--brokerContainerAddr[The agent'\''s container address.]:brokerContainerAddr: ' \
+    '(-b --brokerIdentity)-b[clusterName:brokerName:brokerId.]:brokerIdentity: ' \
+    '(-b --brokerIdentity)--brokerIdentity[clusterName:brokerName:brokerId.]:brokerIdentity: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__resetMasterFlushOffset() {
+  _arguments \
+    '(-b --brokerAddr)-b[The master broker'\''s address.]:brokerAddr: ' \
+    '(-b --brokerAddr)--brokerAddr[The master broker'\''s address.]:brokerAddr: ' \
+    '(--offset)--offset[New flush (confirm) offset; Java'\''s -o.]:offset: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__sandbox() {
+  local curcontext=$curcontext state state_descr line ret=1
+  local -A opt_args
+  _arguments -C \
+    '(--help)--help[Show this message and exit.]' \
+    ': :->command' \
+    '*:: :->argument' && ret=0
+  case $state in
+  (command)
+    local -a commands=(
+      'down:Stop exactly the processes the sandbox started (by pid); files stay for a...'
+      'kill:Send a signal to one sandbox process, for failover drills ('\''master'\'': the...'
+      'start:Start one stopped sandbox process again (same ports, same data).'
+      'status:Show the sandbox'\''s processes, addresses, pids and logs.'
+      'up:Start the sandbox and wait until every broker set has a master and a full...'
+    )
+    _describe -t commands 'mqadmin sandbox command' commands && ret=0
+    ;;
+  (argument)
+    curcontext=${curcontext%:*:*}:mqadmin-sandbox-$words[1]:
+    case $words[1] in
+    (down) _mqadmin__sandbox__down && ret=0 ;;
+    (kill) _mqadmin__sandbox__kill && ret=0 ;;
+    (start) _mqadmin__sandbox__start && ret=0 ;;
+    (status) _mqadmin__sandbox__status && ret=0 ;;
+    (up) _mqadmin__sandbox__up && ret=0 ;;
+    esac
+    ;;
+  esac
+  return ret
+}
+
+_mqadmin__sandbox__down() {
+  _arguments \
+    '(--dir)--dir[Sandbox directory (env MQADMIN_SANDBOX_DIR).]:dir:_files -/' \
+    '(--purge)--purge[Also delete the sandbox directory (data, logs).]' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__sandbox__kill() {
+  _arguments \
+    '(--dir)--dir[Sandbox directory (env MQADMIN_SANDBOX_DIR).]:dir:_files -/' \
+    '(--signal)--signal[KILL, TERM, STOP or CONT.]:signal: ' \
+    '(-bn --brokerName)-bn[With '\''master'\'': which set (default: the first).]:brokerName: ' \
+    '(-bn --brokerName)--brokerName[With '\''master'\'': which set (default: the first).]:brokerName: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--help)--help[Show this message and exit.]' \
+    '1:target: '
+}
+
+_mqadmin__sandbox__start() {
+  _arguments \
+    '(--dir)--dir[Sandbox directory (env MQADMIN_SANDBOX_DIR).]:dir:_files -/' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--help)--help[Show this message and exit.]' \
+    '1:node: '
+}
+
+_mqadmin__sandbox__status() {
+  _arguments \
+    '(--dir)--dir[Sandbox directory (env MQADMIN_SANDBOX_DIR).]:dir:_files -/' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__sandbox__up() {
+  _arguments \
+    '(--dir)--dir[Sandbox directory (env MQADMIN_SANDBOX_DIR).]:dir:_files -/' \
+    '(--controllers)--controllers[Controller nodes: 1, 3 or 5.]:controllers: ' \
+    '(--broker-sets)--broker-sets[Broker sets (broker-a, broker-b, ...); 0 for controllers only.]:broker-sets: ' \
+    '(--replicas)--replicas[Replicas per set = agents (aK hosts replica K).]:replicas: ' \
+    '(--cluster-name)--cluster-name[Cluster of every set.]:cluster-name: ' \
+    '*--broker-conf[Extra broker key=value (repeatable).]:broker-conf: ' \
+    '*--controller-conf[Extra controller key=value (repeatable).]:controller-conf: ' \
+    '(--timeout)--timeout[Seconds to wait until everything serves.]:timeout: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__sendMessage() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-t --topic)-t[Topic.]:topic: ' \
+    '(-t --topic)--topic[Topic.]:topic: ' \
+    '(-p --body)-p[Message body; '\''{i}'\'' is replaced by the message'\''s index.]:body: ' \
+    '(-p --body)--body[Message body; '\''{i}'\'' is replaced by the message'\''s index.]:body: ' \
+    '(-k --keys)-k[Message keys (property KEYS).]:keys: ' \
+    '(-k --keys)--keys[Message keys (property KEYS).]:keys: ' \
+    '(-bn --brokerName)-bn[Broker set (default: round robin over every master).]:brokerName: ' \
+    '(-bn --brokerName)--brokerName[Broker set (default: round robin over every master).]:brokerName: ' \
+    '(-q --queueId)-q[Queue id (default: the broker picks).]:queueId: ' \
+    '(-q --queueId)--queueId[Queue id (default: the broker picks).]:queueId: ' \
+    '(-n --count)-n[How many messages to send.]:count: ' \
+    '(-n --count)--count[How many messages to send.]:count: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__updateControllerConfig() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-k --key)-k[Config key, e.g. enableElectUncleanMaster.]:key: ' \
+    '(-k --key)--key[Config key, e.g. enableElectUncleanMaster.]:key: ' \
+    '(-v --value)-v[New value.]:value: ' \
+    '(-v --value)--value[New value.]:value: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__wait() {
+  local curcontext=$curcontext state state_descr line ret=1
+  local -A opt_args
+  _arguments -C \
+    '(--help)--help[Show this message and exit.]' \
+    ': :->command' \
+    '*:: :->argument' && ret=0
+  case $state in
+  (command)
+    local -a commands=(
+      'insync:Wait until a broker set has an alive master and at least N alive members in...'
+      'master:Wait until a broker set has an alive master (optionally a different one, or...'
+      'quorum:Wait until the controller group has a leader that is ready and holds a quorum.'
+    )
+    _describe -t commands 'mqadmin wait command' commands && ret=0
+    ;;
+  (argument)
+    curcontext=${curcontext%:*:*}:mqadmin-wait-$words[1]:
+    case $words[1] in
+    (insync) _mqadmin__wait__insync && ret=0 ;;
+    (master) _mqadmin__wait__master && ret=0 ;;
+    (quorum) _mqadmin__wait__quorum && ret=0 ;;
+    esac
+    ;;
+  esac
+  return ret
+}
+
+_mqadmin__wait__insync() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-bn --brokerName)-bn[Broker set.]:brokerName: ' \
+    '(-bn --brokerName)--brokerName[Broker set.]:brokerName: ' \
+    '(-n --members)-n[SyncStateSet size to reach (default: every replica the controller knows).]:members: ' \
+    '(-n --members)--members[SyncStateSet size to reach (default: every replica the controller knows).]:members: ' \
+    '(--timeout)--timeout[Seconds to wait in all (exit 3 after).]:timeout: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__wait__master() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-bn --brokerName)-bn[Broker set.]:brokerName: ' \
+    '(-bn --brokerName)--brokerName[Broker set.]:brokerName: ' \
+    '(--other-than)--other-than[...and it is not this broker id (the old master).]:other-than: ' \
+    '(-b --brokerId)-b[...and it is this broker id.]:brokerId: ' \
+    '(-b --brokerId)--brokerId[...and it is this broker id.]:brokerId: ' \
+    '(--timeout)--timeout[Seconds to wait in all (exit 3 after).]:timeout: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__wait__quorum() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(--timeout)--timeout[Seconds to wait in all (exit 3 after).]:timeout: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+# Autoloaded from $fpath this file is the body of _mqadmin; sourced (after compinit) it registers.
+if [[ $funcstack[1] == _mqadmin ]]; then
+  _mqadmin "$@"
+else
+  compdef _mqadmin mqadmin
+fi
