@@ -1,4 +1,4 @@
-"""``mqadmin sandbox up|down|status|kill|start``: a real local cluster on loopback."""
+"""``mqadmin sandbox up|down|status|kill|stop|start``: a real local cluster on loopback."""
 
 from __future__ import annotations
 
@@ -180,6 +180,23 @@ def kill(
     }
     what = f" (master of {broker.brokerName} at {broker.brokerAddress})" if broker else ""
     emit(doc, output, lambda d: typer.echo(f"sent {d['signal']} to {d['id']}{what} (pid {d['pid']})"))
+
+
+@app.command()
+def stop(
+    node: Annotated[str, typer.Argument(help="Process id (n0, a1, ...).")],
+    directory: SandboxDirOpt = DEFAULT_SANDBOX_DIR,
+    output: OutputOpt = Output.table,
+) -> None:
+    """Stop one sandbox process cleanly (SIGTERM, then SIGKILL after 15 s), e.g. for a rolling restart."""
+    sandbox = _sandbox(directory)
+    pid = next((p.pid for p in sandbox.processes() if p.id == node), None)
+    sandbox.stop(node, timeout=15.0)
+    emit(
+        {"id": node, "pid": pid},
+        output,
+        lambda d: typer.echo(f"{d['id']} stopped" + (f" (was pid {pid})" if pid else "")),
+    )
 
 
 @app.command()
