@@ -71,7 +71,7 @@ _mqadmin() {
                 '-b' | '--brokerAddr' | '--offset' | '-o' | '--output' | '--timeout') need=1 ;;
                 esac
                 ;;
-            'sandbox down' | 'sandbox start' | 'sandbox status')
+            'sandbox down' | 'sandbox start' | 'sandbox status' | 'sandbox stop')
                 case $word in
                 '--dir' | '-o' | '--output') need=1 ;;
                 esac
@@ -126,8 +126,8 @@ _mqadmin() {
                 '|consume-message' | '|elect-master' | '|get-broker-epoch' | '|get-controller-config' |\
                 '|get-controller-meta-data' | '|get-sync-state-set' | '|ha-status' | '|list-brokers' |\
                 '|remove-broker' | '|reset-master-flush-offset' | '|send-message' | '|update-controller-config' |\
-                'sandbox|down' | 'sandbox|kill' | 'sandbox|start' | 'sandbox|status' | 'sandbox|up' | 'wait|insync' |\
-                'wait|master' | 'wait|quorum') path=${path:+$path }$word pos=0 ;;
+                'sandbox|down' | 'sandbox|kill' | 'sandbox|start' | 'sandbox|status' | 'sandbox|stop' |\
+                'sandbox|up' | 'wait|insync' | 'wait|master' | 'wait|quorum') path=${path:+$path }$word pos=0 ;;
             *) pos=$((pos + 1)) ;;
             esac
             ;;
@@ -156,7 +156,7 @@ _mqadmin() {
             '-o' | '--output') gen=(-W 'table json legacy') ;;
             esac
             ;;
-        'sandbox down' | 'sandbox kill' | 'sandbox start' | 'sandbox status' | 'sandbox up')
+        'sandbox down' | 'sandbox kill' | 'sandbox start' | 'sandbox status' | 'sandbox stop' | 'sandbox up')
             case $opt in
             '--dir') gen=(-d) ;;
             '-o' | '--output') gen=(-W 'table json legacy') ;;
@@ -178,7 +178,7 @@ _mqadmin() {
         'resetMasterFlushOffset' | 'reset-master-flush-offset') gen=(-W '-b --brokerAddr --offset -o --output --timeout --help') ;;
         'sandbox down') gen=(-W '--dir --purge -o --output --help') ;;
         'sandbox kill') gen=(-W '--dir --signal -bn --brokerName -o --output --help') ;;
-        'sandbox start' | 'sandbox status') gen=(-W '--dir -o --output --help') ;;
+        'sandbox start' | 'sandbox status' | 'sandbox stop') gen=(-W '--dir -o --output --help') ;;
         'sandbox up') gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output --help') ;;
         'sendMessage' | 'send-message') gen=(-W '-a --controllerAddress -t --topic -p --body -k --keys -bn --brokerName -q --queueId -n --count -o --output --timeout --help') ;;
         'updateControllerConfig' | 'update-controller-config') gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout --help') ;;
@@ -189,8 +189,8 @@ _mqadmin() {
     else
         case "$path|$pos" in
         '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata consumeMessage electMaster getBrokerEpoch getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset sandbox sendMessage updateControllerConfig wait') ;;
-        'sandbox|0') gen=(-W 'down kill start status up') ;;
-        'sandbox kill|0' | 'sandbox start|0') ;;
+        'sandbox|0') gen=(-W 'down kill start status stop up') ;;
+        'sandbox kill|0' | 'sandbox start|0' | 'sandbox stop|0') ;;
         'wait|0') gen=(-W 'insync master quorum') ;;
         'addBroker|'* | 'add-broker|'*) gen=(-W '-c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout --help') ;;
         'assign-preferred-master|'*) gen=(-W '--help') ;;
@@ -206,7 +206,7 @@ _mqadmin() {
         'resetMasterFlushOffset|'* | 'reset-master-flush-offset|'*) gen=(-W '-b --brokerAddr --offset -o --output --timeout --help') ;;
         'sandbox down|'*) gen=(-W '--dir --purge -o --output --help') ;;
         'sandbox kill|'*) gen=(-W '--dir --signal -bn --brokerName -o --output --help') ;;
-        'sandbox start|'* | 'sandbox status|'*) gen=(-W '--dir -o --output --help') ;;
+        'sandbox start|'* | 'sandbox status|'* | 'sandbox stop|'*) gen=(-W '--dir -o --output --help') ;;
         'sandbox up|'*) gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output --help') ;;
         'sendMessage|'* | 'send-message|'*) gen=(-W '-a --controllerAddress -t --topic -p --body -k --keys -bn --brokerName -q --queueId -n --count -o --output --timeout --help') ;;
         'updateControllerConfig|'* | 'update-controller-config|'*) gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout --help') ;;

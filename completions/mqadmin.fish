@@ -36,7 +36,8 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         contains -- $word -c --brokerContainerAddr -b --brokerIdentity -o --output --timeout; and set need 1
                     case 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'
                         contains -- $word -b --brokerAddr --offset -o --output --timeout; and set need 1
-                    case 'mqadmin sandbox down' 'mqadmin sandbox start' 'mqadmin sandbox status'
+                    case 'mqadmin sandbox down' 'mqadmin sandbox start' 'mqadmin sandbox status' \
+                        'mqadmin sandbox stop'
                         contains -- $word --dir -o --output; and set need 1
                     case 'mqadmin sandbox kill'
                         contains -- $word --dir --signal -bn --brokerName -o --output; and set need 1
@@ -66,8 +67,9 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         'mqadmin|get-controller-meta-data' 'mqadmin|get-sync-state-set' 'mqadmin|ha-status' \
                         'mqadmin|list-brokers' 'mqadmin|remove-broker' 'mqadmin|reset-master-flush-offset' \
                         'mqadmin|send-message' 'mqadmin|update-controller-config' 'mqadmin sandbox|down' \
-                        'mqadmin sandbox|kill' 'mqadmin sandbox|start' 'mqadmin sandbox|status' 'mqadmin sandbox|up' \
-                        'mqadmin wait|insync' 'mqadmin wait|master' 'mqadmin wait|quorum'
+                        'mqadmin sandbox|kill' 'mqadmin sandbox|start' 'mqadmin sandbox|status' \
+                        'mqadmin sandbox|stop' 'mqadmin sandbox|up' 'mqadmin wait|insync' 'mqadmin wait|master' \
+                        'mqadmin wait|quorum'
                         set path "$path $word"
                 end
         end
@@ -193,6 +195,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a down -d 'Sto
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a kill -d 'Send a signal to one sandbox process, for failover drills (\'master\': the...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a start -d 'Start one stopped sandbox process again (same ports, same data).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a status -d 'Show the sandbox\'s processes, addresses, pids and logs.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a stop -d 'Stop one sandbox process cleanly (SIGTERM, then SIGKILL after 15 s), e.g....'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a up -d 'Start the sandbox and wait until every broker set has a master and a full...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -l help -d 'Show this message and exit.'
 
@@ -210,9 +213,9 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox kill'" -s o -l ou
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox kill'" -l help -d 'Show this message and exit.'
 
 # mqadmin sandbox start
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox start'" -l dir -x -a '(__fish_complete_directories)' -d 'Sandbox directory (env MQADMIN_SANDBOX_DIR).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox start'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox start'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox start' 'mqadmin sandbox stop'" -l dir -x -a '(__fish_complete_directories)' -d 'Sandbox directory (env MQADMIN_SANDBOX_DIR).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox start' 'mqadmin sandbox stop'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox start' 'mqadmin sandbox stop'" -l help -d 'Show this message and exit.'
 
 # mqadmin sandbox status
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox status'" -l dir -x -a '(__fish_complete_directories)' -d 'Sandbox directory (env MQADMIN_SANDBOX_DIR).'

@@ -219,6 +219,7 @@ _mqadmin__sandbox() {
       'kill:Send a signal to one sandbox process, for failover drills ('\''master'\'': the...'
       'start:Start one stopped sandbox process again (same ports, same data).'
       'status:Show the sandbox'\''s processes, addresses, pids and logs.'
+      'stop:Stop one sandbox process cleanly (SIGTERM, then SIGKILL after 15 s), e.g....'
       'up:Start the sandbox and wait until every broker set has a master and a full...'
     )
     _describe -t commands 'mqadmin sandbox command' commands && ret=0
@@ -228,7 +229,7 @@ _mqadmin__sandbox() {
     case $words[1] in
     (down) _mqadmin__sandbox__down && ret=0 ;;
     (kill) _mqadmin__sandbox__kill && ret=0 ;;
-    (start) _mqadmin__sandbox__start && ret=0 ;;
+    (start|stop) _mqadmin__sandbox__start && ret=0 ;;
     (status) _mqadmin__sandbox__status && ret=0 ;;
     (up) _mqadmin__sandbox__up && ret=0 ;;
     esac
