@@ -243,6 +243,22 @@ def test_wait_times_out_with_exit_3_and_says_what_it_saw(cli: Cli) -> None:
     assert quorum["controllerLeaderId"] in {"n0", "n1", "n2"}
 
 
+def test_a_stopped_slave_leaves_the_set_and_rejoins_after_start(cli: Cli) -> None:
+    before = sync_state(cli)
+    slave = next(r for r in before["inSyncReplicas"] if r["brokerId"] != before["masterBrokerId"])
+    status = cli.json("sandbox", "status")
+    agent = next(a for a in status["agents"] if a["brokers"][0]["brokerAddress"] == slave["brokerAddress"])
+    stopped = cli.json("sandbox", "stop", agent["id"])
+    assert stopped == {"id": agent["id"], "pid": agent["pid"]}
+    assert next(a for a in cli.json("sandbox", "status")["agents"] if a["id"] == agent["id"])["pid"] is None
+    members = {r["brokerId"]: r for r in sync_state(cli)["inSyncReplicas"] + sync_state(cli)["notInSyncReplicas"]}
+    assert not members[slave["brokerId"]]["alive"]
+    again = cli.json("sandbox", "up")  # starts only what is stopped, then waits until the set is full again
+    assert [c["pid"] for c in again["controllers"]] == [c["pid"] for c in status["controllers"]]
+    assert next(a for a in again["agents"] if a["id"] == agent["id"])["pid"] not in (None, agent["pid"])
+    assert len(sync_state(cli)["inSyncReplicas"]) == 3
+
+
 def test_failover_drill_through_the_cli(cli: Cli) -> None:
     cli.json("sendMessage", "-t", "Drill", "-p", "before-{i}", "-n", "6")
     before = sync_state(cli)
