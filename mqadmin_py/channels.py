@@ -40,7 +40,7 @@ class Channels:
         except grpc.RpcError as exc:
             code = exc.code() if hasattr(exc, "code") else None
             if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-                raise TimedOut(f"{method} to {self._peer} {address} timed out after {self.timeout:g} s") from exc
+                raise TimedOut(f"{method} to {self._peer} {address} timed out after {self.timeout:.3g} s") from exc
             detail = code.name if code else str(exc)
             raise self._unavailable(f"{self._peer} {address} unreachable ({detail})") from exc
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from controller.codes import ResponseCode
 from mqadmin_py.channels import Channels
-from mqadmin_py.errors import BrokerUnavailable, ControllerUnavailable
+from mqadmin_py.errors import BrokerUnavailable, ControllerUnavailable, TimedOut
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
 
@@ -37,9 +37,17 @@ class ControllerClient:
         self.addresses = parse_addresses(addresses)
         if not self.addresses:
             raise ControllerUnavailable("no controller address given (use -a host:port;host:port)")
-        self.timeout = timeout
         self._channels = Channels(timeout, ControllerUnavailable, "controller")
         self._leader: str | None = None
+
+    @property
+    def timeout(self) -> float:
+        """Seconds allowed for each RPC; settable between calls (``wait`` shrinks it near its deadline)."""
+        return self._channels.timeout
+
+    @timeout.setter
+    def timeout(self, seconds: float) -> None:
+        self._channels.timeout = seconds
 
     def close(self) -> None:
         self._channels.close()
@@ -55,9 +63,15 @@ class ControllerClient:
         return self._channels.invoke(address, pb_grpc.ControllerServiceStub, method, request)
 
     def call(self, method: str, request: Any) -> Any:
-        """Call `method` on the leader: try the last known leader, then each address; follow redirects."""
+        """Call `method` on the leader: try the last known leader, then each address; follow redirects.
+
+        A node that times out (hung, SIGSTOPped, partitioned) is skipped like an unreachable one: the request
+        goes on to the next node, whose answer or redirect finds the healthy leader. Every write is safe to
+        retry (epoch-fenced, or a no-op when already done). TimedOut only when every node timed out.
+        """
         order = ([self._leader] if self._leader else []) + [a for a in self.addresses if a != self._leader]
         errors: list[str] = []
+        timeouts = 0
         for address in order:
             target: str | None = address
             for _ in range(MAX_REDIRECTS + 1):
@@ -65,7 +79,8 @@ class ControllerClient:
                     break
                 try:
                     response = self.call_at(target, method, request)
-                except ControllerUnavailable as exc:
+                except (ControllerUnavailable, TimedOut) as exc:
+                    timeouts += isinstance(exc, TimedOut)
                     errors.append(str(exc))
                     break
                 if getattr(response, "code", 0) != ResponseCode.CONTROLLER_NOT_LEADER:
@@ -74,6 +89,8 @@ class ControllerClient:
                 redirect = response.leader_address or None
                 errors.append(f"{target} is not the leader" + (f" (leader: {redirect})" if redirect else ""))
                 target = redirect if redirect != target else None
+        if timeouts == len(errors):
+            raise TimedOut("no controller answered in time: " + "; ".join(errors))
         raise ControllerUnavailable("no controller leader reachable: " + "; ".join(errors))
 
     def metadata(self, address: str) -> pb.GetControllerMetadataResponse:

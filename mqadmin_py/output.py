@@ -22,6 +22,11 @@ class Output(StrEnum):
     legacy = "legacy"
 
 
+def null(value: Any) -> str:
+    """A value in legacy text: Java prints a missing value as ``null``."""
+    return "null" if value is None else str(value)
+
+
 def emit_json(doc: Any) -> None:
     sys.stdout.write(json.dumps(doc, indent=2, sort_keys=False) + "\n")
 

@@ -427,6 +427,8 @@ class Sandbox:
         if not sets:
             raise UsageError("this sandbox has no broker agents (create it with 'up --broker-sets N')")
         name = broker_name or sets[0]
+        if name not in sets:
+            raise UsageError(f"the sandbox has no broker set {name!r} (it has {', '.join(sets)})")
         with ControllerClient(self.addresses(), timeout=2.0) as client:
             reply = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=[name]))
         master = next((i.master_address for i in reply.replicas_info if i.HasField("master_address")), None)

@@ -274,8 +274,10 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             replica.store.set_confirm_offset(request.offset)
         except ValueError as exc:
             return pb.AgentResponse(code=ResponseCode.SYSTEM_ERROR, remark=str(exc))
+        store = replica.store
         return pb.AgentResponse(
-            code=ResponseCode.SUCCESS, remark=f"confirmOffset is {replica.store.confirm_offset} (it never moves back)"
+            code=ResponseCode.SUCCESS,
+            remark=f"confirmOffset is {store.confirm_offset} (never moves back or past maxOffset {store.max_offset})",
         )
 
     # --- configuration and the container ---------------------------------------------------------

@@ -17,7 +17,7 @@ from mqadmin_py.commands.common import CountOpt, IntervalOpt, agent_client, chec
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.errors import MqError, UsageError
 from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
-from mqadmin_py.output import Output, emit, emit_table
+from mqadmin_py.output import Output, emit, emit_table, null
 
 OptionalControllerOpt = Annotated[
     str,
@@ -249,7 +249,7 @@ def _ha_legacy(docs: list[dict[str, Any]]) -> str:
                 out += f"{address:<32}  {s['ackOffset']:<16d} {s['diff']:>16d} {'n/a':>16} {status:>16} {'n/a':>16}\n"
         else:
             out += (
-                f"\n#MasterAddr\t{d['masterAddress']}\n#CommitLogMaxOffset\t{d['maxOffset']}\n"
+                f"\n#MasterAddr\t{null(d['masterAddress'])}\n#CommitLogMaxOffset\t{d['maxOffset']}\n"
                 f"#ConfirmOffset\t{d['confirmOffset']}\n"
             )
     return out

@@ -131,5 +131,5 @@ def run(
             sys.stdout.flush()
     except KeyboardInterrupt:
         return
-    if last_error is not None:
-        raise last_error
+    if last_error is not None:  # already printed: only the exit code is left to give
+        raise typer.Exit(last_error.exit_code)

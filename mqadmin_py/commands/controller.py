@@ -9,7 +9,7 @@ import typer
 from mqadmin_py.commands.common import CountOpt, IntervalOpt, add_commands, check, controller_client, opt, run
 from mqadmin_py.errors import ControllerUnavailable, MqError, OperationFailed, UsageError
 from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
-from mqadmin_py.output import Output, emit, emit_table
+from mqadmin_py.output import Output, emit, emit_table, null
 
 
 def register(app: typer.Typer) -> None:
@@ -128,8 +128,8 @@ def _sync_state_legacy(docs: list[dict[str, Any]]) -> str:
 
     out = ""
     for d in docs:
-        out += (f"\n#brokerName\t{d['brokerName']}\n#MasterBrokerId\t{d['masterBrokerId']}\n#MasterAddr\t"
-                f"{d['masterAddress']}\n#MasterEpoch\t{d['masterEpoch']}\n#SyncStateSetEpoch\t"
+        out += (f"\n#brokerName\t{d['brokerName']}\n#MasterBrokerId\t{null(d['masterBrokerId'])}\n#MasterAddr\t"
+                f"{null(d['masterAddress'])}\n#MasterEpoch\t{d['masterEpoch']}\n#SyncStateSetEpoch\t"
                 f"{d['syncStateSetEpoch']}\n#SyncStateSetNums\t{len(d['inSyncReplicas'])}\n")  # fmt: skip
         out += "".join(f"\nInSyncReplica:\t{ident(d, r)}\n" for r in d["inSyncReplicas"])
         out += "".join(f"\nNotInSyncReplica:\t{ident(d, r)}\n" for r in d["notInSyncReplicas"])

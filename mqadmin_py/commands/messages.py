@@ -12,7 +12,7 @@ from mqadmin_py.commands.common import agent_client, check, code_name, controlle
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.errors import MqError, OperationFailed, Refused
 from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
-from mqadmin_py.output import Output, emit, emit_table
+from mqadmin_py.output import Output, emit, emit_table, null
 
 QUEUES_PER_TOPIC = 4  # the agent's default queue count (agents.broker.service.QUEUES_PER_TOPIC, tested equal)
 PULL_BATCH = 32
@@ -24,8 +24,8 @@ def _masters(controller: str, timeout: float, broker_name: str | None) -> list[t
         sets = fetch_sync_state(client, [broker_name] if broker_name else None, None)
     targets = [(d["brokerName"], d["masterAddress"]) for d in sets if d["masterAddress"]]
     if not targets:
-        which = f"broker set {broker_name}" if broker_name else "no broker set"
-        raise Refused(f"{which} has no master now; see 'mqadmin getSyncStateSet', or 'mqadmin wait master -bn NAME'")
+        which = f"broker set {broker_name} has" if broker_name else "no broker set has"
+        raise Refused(f"{which} no master now; see 'mqadmin getSyncStateSet', or 'mqadmin wait master -bn NAME'")
     return targets
 
 
@@ -107,7 +107,10 @@ def send_message(
         for i in range(count):
             target = targets[i % len(targets)]
             message = pb.Message(
-                topic=topic, queue_id=queue_id, body=body.replace("{i}", str(i)).encode(), properties=properties
+                topic=topic,
+                queue_id=queue_id,
+                body=body.replace("{i}", str(i)).encode("utf-8", "surrogateescape"),
+                properties=properties,
             )
             try:
                 result, target[1] = _send_one(agents, target[0], target[1], message)
@@ -134,7 +137,7 @@ def send_message(
         raise OperationFailed(
             first["code"] if first["code"] is not None else -1,
             first["status"],
-            f"{len(failed)} of {count} message(s) not stored; first: {first['remark']}",
+            f"{len(failed)} of {count} message(s) not acknowledged with PUT_OK; first: {first['remark']}",
         )
 
 
@@ -248,7 +251,7 @@ def _consume_table(doc: dict[str, Any]) -> None:
 
 def _consume_legacy(doc: dict[str, Any]) -> str:
     return "".join(
-        f"MSG: queueId={m['queueId']}, queueOffset={m['queueOffset']}, keys={m['keys']}, body={m['body']}\n"
+        f"MSG: queueId={m['queueId']}, queueOffset={m['queueOffset']}, keys={null(m['keys'])}, body={m['body']}\n"
         for m in doc["messages"]
     )
 

@@ -14,6 +14,7 @@ from mqadmin_py.errors import UsageError
 from mqadmin_py.options import DEFAULT_SANDBOX_DIR, OutputOpt, SandboxDirOpt
 from mqadmin_py.output import Output, emit, emit_table
 
+DRILL_SIGNALS = ("KILL", "TERM", "STOP", "CONT")
 app = typer.Typer(help="Run a real local cluster on loopback (controllers and broker agents) to try things and test.")
 
 
@@ -158,10 +159,9 @@ def kill(
 ) -> None:
     """Send a signal to one sandbox process, for failover drills ('master': the agent hosting a set's master)."""
     sandbox = _sandbox(directory)
-    try:
-        signum = signal.Signals[f"SIG{sig.upper()}"]
-    except KeyError as exc:
-        raise UsageError(f"unknown signal {sig!r}: use KILL, TERM, STOP or CONT") from exc
+    if sig.upper() not in DRILL_SIGNALS:
+        raise UsageError(f"unsupported signal {sig!r}: use KILL, TERM, STOP or CONT")
+    signum = signal.Signals[f"SIG{sig.upper()}"]
     broker = None
     if target == "leader":
         node_id = sandbox.wait_for_leader(10.0)

@@ -57,9 +57,9 @@ def poll(what: str, probe: Callable[[float], tuple[bool, Any, str]], timeout: fl
             status.stop()
 
 
-def _sync_state(controller: str, broker_name: str, rpc_timeout: float) -> dict[str, Any]:
-    with controller_client(controller, rpc_timeout) as client:
-        doc: dict[str, Any] = fetch_sync_state(client, [broker_name], None)[0]
+def _sync_state(client: Any, broker_name: str, rpc_timeout: float) -> dict[str, Any]:
+    client.timeout = rpc_timeout
+    doc: dict[str, Any] = fetch_sync_state(client, [broker_name], None)[0]
     return doc
 
 
@@ -69,7 +69,8 @@ def _master_alive(doc: dict[str, Any]) -> bool:
 
 def _summary(doc: dict[str, Any]) -> str:
     members = ",".join(f"{r['brokerId']}{'' if r['alive'] else '(dead)'}" for r in doc["inSyncReplicas"])
-    return f"master {doc['masterBrokerId']}, masterEpoch {doc['masterEpoch']}, SyncStateSet [{members}]"
+    master = "no master" if doc["masterBrokerId"] is None else f"master {doc['masterBrokerId']}"
+    return f"{master}, masterEpoch {doc['masterEpoch']}, SyncStateSet [{members}]"
 
 
 def _set_table(title: str) -> Callable[[dict[str, Any]], None]:
@@ -101,7 +102,7 @@ def master(
     )
 
     def probe(rpc_timeout: float) -> tuple[bool, Any, str]:
-        doc = _sync_state(controller, broker_name, rpc_timeout)
+        doc = _sync_state(client, broker_name, rpc_timeout)
         done = (
             _master_alive(doc)
             and doc["masterBrokerId"] != other_than
@@ -109,7 +110,8 @@ def master(
         )
         return done, doc, _summary(doc)
 
-    doc = poll(f"an alive master of {broker_name}{conditions}", probe, timeout)
+    with controller_client(controller, MAX_RPC_TIMEOUT) as client:  # one client: it remembers the leader
+        doc = poll(f"an alive master of {broker_name}{conditions}", probe, timeout)
     emit(doc, output, _set_table(f"master {doc['masterBrokerId']}"))
 
 
@@ -129,12 +131,13 @@ def insync(
     """Wait until a broker set has an alive master and at least N alive members in its SyncStateSet."""
 
     def probe(rpc_timeout: float) -> tuple[bool, Any, str]:
-        doc = _sync_state(controller, broker_name, rpc_timeout)
+        doc = _sync_state(client, broker_name, rpc_timeout)
         wanted = members or len(doc["inSyncReplicas"]) + len(doc["notInSyncReplicas"])
         alive = sum(1 for r in doc["inSyncReplicas"] if r["alive"])
         return _master_alive(doc) and alive >= wanted, doc, f"{_summary(doc)}, want {wanted} in sync"
 
-    doc = poll(f"{broker_name}'s SyncStateSet to fill", probe, timeout)
+    with controller_client(controller, MAX_RPC_TIMEOUT) as client:
+        doc = poll(f"{broker_name}'s SyncStateSet to fill", probe, timeout)
     emit(doc, output, _set_table(f"{len(doc['inSyncReplicas'])} in sync"))
 
 

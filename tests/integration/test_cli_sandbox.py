@@ -277,6 +277,22 @@ def test_failover_drill_through_the_cli(cli: Cli) -> None:
     cli.json("wait", "insync", "-bn", BROKER, "--timeout", "60")
 
 
+def test_a_hung_controller_is_skipped_not_waited_on(cli: Cli) -> None:
+    follower = next(n for n in cli.json("getControllerMetaData")["nodes"] if not n["isLeader"])
+    node_id = {c["address"]: c["id"] for c in cli.up["controllers"]}[follower["address"]]  # type: ignore[attr-defined]
+    hung_first = ";".join(
+        [follower["address"], *(a for a in cli.env["MQADMIN_CONTROLLERS"].split(";") if a != follower["address"])]
+    )
+    cli("sandbox", "kill", node_id, "--signal", "STOP")
+    try:
+        docs = json.loads(cli("getSyncStateSet", "-a", hung_first, "--timeout", "1", "-o", "json").stdout)
+        assert docs[0]["brokerName"] == BROKER
+        waited = cli.json("wait", "master", "-bn", BROKER, "-a", hung_first, "--timeout", "15")
+        assert waited["masterBrokerId"] is not None
+    finally:
+        cli("sandbox", "kill", node_id, "--signal", "CONT")
+
+
 # --- the RIP-31 container and metadata cleaning (last: they add and remove a broker set) --------------------
 
 

@@ -127,5 +127,7 @@ def test_interval_loop_survives_a_failed_run_and_exits_as_the_last_run(capsys: p
     assert out.splitlines() == ['{"n":2}', '{"n":3}']
     assert "first run timed out" in err
     answers[:] = [{"n": 1}, TimedOut("last run timed out")]
-    with pytest.raises(TimedOut):
+    with pytest.raises(typer.Exit) as ended:
         run(fetch, Output.json, lambda _d: None, None, interval=0.1, count=2)
+    assert ended.value.exit_code == 3
+    assert capsys.readouterr().err.count("last run timed out") == 1  # printed once, not again on exit
