@@ -22,13 +22,16 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from enum import Enum
-from pathlib import Path, PurePath
-from typing import Literal, get_args, get_origin
+from pathlib import Path
+from typing import Literal
 
 import typer
 import typer.main
-from typer._click.core import Command as ClickCommand  # typer 0.29 vendors click: what get_command returns
+from typer._click import types as click_types
+from typer._click.core import Command as ClickCommand  # typer vendors click: what get_command returns
+from typer._types import TyperChoice
 from typer.core import TyperArgument, TyperGroup, TyperOption
+from typer.models import TyperPath
 
 #: Program name -> ``module:attribute`` of its typer app.
 PROGRAMS: dict[str, str] = {
@@ -130,22 +133,19 @@ def _summary(text: str | None, limit: int = 80) -> str:
 
 
 def _value(param: TyperOption | TyperArgument, names: tuple[str, ...]) -> Value:
-    """From the parameter's type; for a plain ``str`` only, from its name (``--dir``, ``--configFile``)."""
-    desc = param.type_descriptor
-    if desc.choices is not None:
-        choices = tuple(str(c.value) if isinstance(c, Enum) else str(c) for c in desc.choices)
+    """From the parameter's click type; for a plain string only, from its name (``--dir``, ``--configFile``)."""
+    ptype = param.type
+    if isinstance(ptype, TyperChoice):
+        choices = tuple(str(c.value) if isinstance(c, Enum) else str(c) for c in ptype.choices)
         for choice in choices:
             if not _CHOICE.fullmatch(choice):
                 raise ValueError(f"{names[-1]}: choice {choice!r} needs quoting the generator does not do")
         return Value("choice", choices)
-    annotation = desc.annotation
-    origin: object = get_origin(annotation)
-    if origin is list or origin is tuple:
-        annotation = get_args(annotation)[0]
-    info = desc.parameter_info
-    if desc.is_file or desc.is_path or (isinstance(annotation, type) and issubclass(annotation, PurePath)):
-        return Value("dir" if info.dir_okay and not info.file_okay else "file")
-    if annotation is str:
+    if isinstance(ptype, TyperPath):
+        return Value("dir" if ptype.dir_okay and not ptype.file_okay else "file")
+    if isinstance(ptype, click_types.File):
+        return Value("file")
+    if isinstance(ptype, click_types.StringParamType):
         word = max(names, key=len).lstrip("-").lower()
         if word.endswith(("dir", "directory")):
             return Value("dir")
@@ -165,7 +165,7 @@ def _option(param: TyperOption) -> Option:
 
 
 def _argument(param: TyperArgument) -> Argument:
-    name = param.name.replace("_", "-")
+    name = str(param.name).replace("_", "-")
     return Argument(name, param.nargs, _value(param, (name,)), _summary(param.help))
 
 
