@@ -8,6 +8,7 @@ interpreter's own start) measured in the same rounds. Target (issue 5): well und
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -15,13 +16,16 @@ import time
 from _common import ROOT, machine_note, ms, parse_args, percentile, print_table, sandbox
 
 
-def timed(argv: list[str], env: dict[str, str]) -> float:
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one run; CPU (user + sys of the child) hardly moves with the machine's load."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     result = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, timeout=60)
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:
         raise SystemExit(f"{argv} failed ({result.returncode}): {result.stderr.decode(errors='replace')[-500:]}")
-    return elapsed
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -40,16 +44,27 @@ def main() -> None:
             "mqadmin getBrokerEpoch -o json": [*mq, "getBrokerEpoch", "-o", "json"],
             "mqadmin haStatus -o json": [*mq, "haStatus", "-o", "json"],
         }
-        samples: dict[str, list[float]] = {name: [] for name in commands}
+        wall: dict[str, list[float]] = {name: [] for name in commands}
+        cpu: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(rounds):
             for name, argv in commands.items():
-                samples[name].append(timed(argv, env))
-    base = percentile(samples["python -c pass (baseline)"], 50)
+                w, c = timed(argv, env)
+                wall[name].append(w)
+                cpu[name].append(c)
+    base = percentile(wall["python -c pass (baseline)"], 50)
     rows = [
-        [name, ms(percentile(v, 50)), ms(percentile(v, 95)), ms(max(v)), f"{percentile(v, 50) / base:.1f}×"]
-        for name, v in samples.items()
+        [
+            name,
+            ms(percentile(w, 50)),
+            ms(percentile(w, 95)),
+            ms(max(w)),
+            f"{percentile(w, 50) / base:.1f}×",
+            ms(percentile(cpu[name], 50)),
+        ]
+        for name, w in wall.items()
     ]
-    print_table(f"mqadmin wall time, {rounds} runs each", ["command", "p50", "p95", "max", "p50 / baseline"], rows)
+    headers = ["command", "wall p50", "wall p95", "wall max", "p50 / baseline", "CPU p50"]
+    print_table(f"mqadmin wall and CPU time (ms), {rounds} runs each", headers, rows)
 
 
 if __name__ == "__main__":
