@@ -14,6 +14,7 @@ from controller.codes import ResponseCode as C
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import ControllerProcess, Sandbox
 from tests.integration.conftest import CLUSTER, EXTRA_CONFIG, Client, FakeBroker, leader, wait_until
+from tests.integration.test_controller_group import wait_alive
 
 pytestmark = [pytest.mark.integration]
 
@@ -83,6 +84,7 @@ def test_election_and_requests_are_counted_on_the_leader(
     elect = pb.ElectMasterRequest(cluster_name=CLUSTER, broker_name="metrics-a", broker_id=broker.broker_id)
     won = client.call("ElectMaster", elect)
     assert won.code == C.SUCCESS, won
+    wait_alive(client, "metrics-a", {broker.broker_id})  # until its beats reach the leader it counts as dead: 2012
     kept = client.call("ElectMaster", elect)
     assert kept.code == C.CONTROLLER_MASTER_STILL_EXIST, kept
     assert leader(sandbox).id == node.id, "leadership moved during the test"
