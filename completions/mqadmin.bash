@@ -21,6 +21,12 @@ _mqadmin() {
                 '-c' | '--brokerContainerAddr' | '-b' | '--brokerConfigPath' | '-o' | '--output' | '--timeout') need=1 ;;
                 esac
                 ;;
+            'assign-preferred-master')
+                case $word in
+                '-a' | '--controllerAddress' | '-c' | '--clusterName' | '-bn' | '--brokerName' | '-b' |\
+                    '--brokerId' | '--timeout' | '-o' | '--output') need=1 ;;
+                esac
+                ;;
             'cleanBrokerMetadata' | 'clean-broker-metadata')
                 case $word in
                 '-a' | '--controllerAddress' | '-bn' | '--brokerName' | '-b' | '--brokerControllerIdsToClean' |\
@@ -145,12 +151,12 @@ _mqadmin() {
             '-o' | '--output') gen=(-W 'table json legacy') ;;
             esac
             ;;
-        'cleanBrokerMetadata' | 'consumeMessage' | 'electMaster' | 'getBrokerEpoch' | 'getControllerConfig' |\
-            'getControllerMetaData' | 'getSyncStateSet' | 'haStatus' | 'listBrokers' | 'removeBroker' |\
-            'resetMasterFlushOffset' | 'sendMessage' | 'updateControllerConfig' | 'wait insync' | 'wait master' |\
-            'wait quorum' | 'clean-broker-metadata' | 'consume-message' | 'elect-master' | 'get-broker-epoch' |\
-            'get-controller-config' | 'get-controller-meta-data' | 'get-sync-state-set' | 'ha-status' |\
-            'list-brokers' | 'remove-broker' | 'reset-master-flush-offset' | 'send-message' |\
+        'assign-preferred-master' | 'cleanBrokerMetadata' | 'consumeMessage' | 'electMaster' | 'getBrokerEpoch' |\
+            'getControllerConfig' | 'getControllerMetaData' | 'getSyncStateSet' | 'haStatus' | 'listBrokers' |\
+            'removeBroker' | 'resetMasterFlushOffset' | 'sendMessage' | 'updateControllerConfig' | 'wait insync' |\
+            'wait master' | 'wait quorum' | 'clean-broker-metadata' | 'consume-message' | 'elect-master' |\
+            'get-broker-epoch' | 'get-controller-config' | 'get-controller-meta-data' | 'get-sync-state-set' |\
+            'ha-status' | 'list-brokers' | 'remove-broker' | 'reset-master-flush-offset' | 'send-message' |\
             'update-controller-config')
             case $opt in
             '-o' | '--output') gen=(-W 'table json legacy') ;;
@@ -165,8 +171,9 @@ _mqadmin() {
         esac
     elif [[ $cur == -* ]]; then
         case $path in
-        '' | 'assign-preferred-master' | 'sandbox' | 'wait') gen=(-W '--help') ;;
+        '' | 'sandbox' | 'wait') gen=(-W '--help') ;;
         'addBroker' | 'add-broker') gen=(-W '-c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout --help') ;;
+        'assign-preferred-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --clear --wait --timeout -o --output --help') ;;
         'cleanBrokerMetadata' | 'clean-broker-metadata') gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean -c --clusterName -l --cleanLivingBroker -o --output --timeout --help') ;;
         'consumeMessage' | 'consume-message') gen=(-W '-a --controllerAddress -t --topic -bn --brokerName -q --queueId --offset -n --max -b --brokerAddr -o --output --timeout --help') ;;
         'electMaster' | 'elect-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout --help') ;;
@@ -193,7 +200,7 @@ _mqadmin() {
         'sandbox kill|0' | 'sandbox start|0' | 'sandbox stop|0') ;;
         'wait|0') gen=(-W 'insync master quorum') ;;
         'addBroker|'* | 'add-broker|'*) gen=(-W '-c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout --help') ;;
-        'assign-preferred-master|'*) gen=(-W '--help') ;;
+        'assign-preferred-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --clear --wait --timeout -o --output --help') ;;
         'cleanBrokerMetadata|'* | 'clean-broker-metadata|'*) gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean -c --clusterName -l --cleanLivingBroker -o --output --timeout --help') ;;
         'consumeMessage|'* | 'consume-message|'*) gen=(-W '-a --controllerAddress -t --topic -bn --brokerName -q --queueId --offset -n --max -b --brokerAddr -o --output --timeout --help') ;;
         'electMaster|'* | 'elect-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout --help') ;;

@@ -16,6 +16,8 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                 switch $path
                     case 'mqadmin addBroker' 'mqadmin add-broker'
                         contains -- $word -c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout; and set need 1
+                    case 'mqadmin assign-preferred-master'
+                        contains -- $word -a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout -o --output; and set need 1
                     case 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'
                         contains -- $word -a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean -c --clusterName -o --output --timeout; and set need 1
                     case 'mqadmin consumeMessage' 'mqadmin consume-message'
@@ -85,7 +87,7 @@ complete -c mqadmin -f
 
 # mqadmin
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a addBroker -d 'Start a broker in a running agent from a config file on its host; it is...'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a assign-preferred-master -d '(Not yet available) Record a broker set\'s preferred master; use \'electMaster...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a assign-preferred-master -d 'Record a broker set\'s preferred master (kept by the controllers; elections...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a cleanBrokerMetadata -d 'Remove dead brokers (or, with -l, the listed/all brokers) from a broker...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a consumeMessage -d 'Read confirmed messages of a topic from a broker set\'s master (or one...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a electMaster -d 'Make a broker master (admin-designated election; it must be alive and in the...'
@@ -111,6 +113,14 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-b
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -l help -d 'Show this message and exit.'
 
 # mqadmin assign-preferred-master
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -s c -l clusterName -x -d 'Cluster of the broker set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -o bn -l brokerName -x -d 'Broker set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -s b -l brokerId -x -d 'Broker id to prefer as master.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -l clear -d 'Remove the set\'s preferred master instead.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -l wait -d 'Then wait until that broker is the alive master (exit 3 on timeout).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -l timeout -x -d 'Seconds allowed in all, the wait included.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -l help -d 'Show this message and exit.'
 
 # mqadmin cleanBrokerMetadata

@@ -13,7 +13,7 @@ _mqadmin() {
   (command)
     local -a commands=(
       'addBroker:Start a broker in a running agent from a config file on its host; it is...'
-      'assign-preferred-master:(Not yet available) Record a broker set'\''s preferred master; use '\''electMaster...'
+      'assign-preferred-master:Record a broker set'\''s preferred master (kept by the controllers; elections...'
       'cleanBrokerMetadata:Remove dead brokers (or, with -l, the listed/all brokers) from a broker...'
       'consumeMessage:Read confirmed messages of a topic from a broker set'\''s master (or one...'
       'electMaster:Make a broker master (admin-designated election; it must be alive and in the...'
@@ -70,6 +70,19 @@ _mqadmin__addBroker() {
 
 _mqadmin__assign-preferred-master() {
   _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-c --clusterName)-c[Cluster of the broker set.]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Cluster of the broker set.]:clusterName: ' \
+    '(-bn --brokerName)-bn[Broker set.]:brokerName: ' \
+    '(-bn --brokerName)--brokerName[Broker set.]:brokerName: ' \
+    '(-b --brokerId)-b[Broker id to prefer as master.]:brokerId: ' \
+    '(-b --brokerId)--brokerId[Broker id to prefer as master.]:brokerId: ' \
+    '(--clear)--clear[Remove the set'\''s preferred master instead.]' \
+    '(--wait)--wait[Then wait until that broker is the alive master (exit 3 on timeout).]' \
+    '(--timeout)--timeout[Seconds allowed in all, the wait included.]:timeout: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--help)--help[Show this message and exit.]'
 }
 

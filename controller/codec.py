@@ -7,7 +7,7 @@ envelope of method id + arguments; with a single replicated method taking
 bytes, that envelope never names one of our classes.) Decoding errors
 raise ``CodecError`` with a message naming the bad field. A field added after
 release (it has a default) may be missing, so older entries and snapshots
-still decode.
+still decode (``ha_address``; ``preferredBrokerId``, which reads as null).
 
 Log entry:  {"v": 1, "events": [{"type": "ElectMaster", ...}, ...]}
 Snapshot:   {"v": 1, "brokerSets": [{"clusterName": ..., "replicas": [...], ...}]}
@@ -18,16 +18,14 @@ from __future__ import annotations
 import json
 from dataclasses import MISSING, fields
 from types import MappingProxyType
-from typing import Any
+from typing import Any, get_args
 
-from controller.events import AlterSyncStateSet, ApplyBrokerId, CleanBrokerData, ElectMaster, Event, UpdateBrokerAddress
+from controller.events import Event
 from controller.model import BrokerSet, ControllerState, Replica
 
 VERSION = 1
 
-_EVENT_TYPES: dict[str, type] = {
-    cls.__name__: cls for cls in (ApplyBrokerId, UpdateBrokerAddress, ElectMaster, AlterSyncStateSet, CleanBrokerData)
-}
+_EVENT_TYPES: dict[str, type] = {cls.__name__: cls for cls in get_args(Event)}
 _SET_FIELDS = {"new_sync_state_set", "broker_ids"}
 
 
@@ -97,6 +95,7 @@ def encode_state(state: ControllerState) -> bytes:
             "masterEpoch": bs.master_epoch,
             "syncStateSet": sorted(bs.sync_state_set),
             "syncStateSetEpoch": bs.sync_state_set_epoch,
+            "preferredBrokerId": bs.preferred_id,
             "replicas": [
                 {
                     "brokerId": r.broker_id,
@@ -130,7 +129,10 @@ def decode_state(blob: bytes) -> ControllerState:
                 master_epoch=d["masterEpoch"],
                 sync_state_set=frozenset(d["syncStateSet"]),
                 sync_state_set_epoch=d["syncStateSetEpoch"],
+                preferred_id=d.get("preferredBrokerId"),
             )
+            if bs.preferred_id is not None and type(bs.preferred_id) is not int:
+                raise CodecError(f"snapshot field 'preferredBrokerId' of {bs.broker_name} must be an integer or null")
             sets[bs.broker_name] = bs
     except (KeyError, TypeError) as exc:
         raise CodecError(f"snapshot is missing or has a malformed field: {exc}") from exc

@@ -88,6 +88,7 @@ class ControllerConfig:
     scan_inactive_master_interval: int = 5000
     elect_master_max_retry_count: int = 3
     enable_elect_unclean_master: bool = False
+    enable_preferred_master: bool = False
     notify_broker_role_changed: bool = True
     raft_min_timeout_ms: int = 300
     raft_max_timeout_ms: int = 600
@@ -140,6 +141,7 @@ RUNTIME_KEYS = frozenset(
         "scanInactiveMasterInterval",
         "electMasterMaxRetryCount",
         "enableElectUncleanMaster",
+        "enablePreferredMaster",
         "notifyBrokerRoleChanged",
     }
 )

@@ -14,6 +14,8 @@ from controller.requests import (
     AlterSyncStateSetReply,
     AlterSyncStateSetRequest,
     ApplyBrokerIdRequest,
+    AssignPreferredMasterReply,
+    AssignPreferredMasterRequest,
     CleanBrokerDataRequest,
     ElectMasterReply,
     ElectMasterRequest,
@@ -141,6 +143,17 @@ def clean_broker_data(m: pb.CleanBrokerDataRequest) -> CleanBrokerDataRequest:
     )
 
 
+def assign_preferred_master(m: pb.AssignPreferredMasterRequest) -> AssignPreferredMasterRequest:
+    """Exactly one of `brokerId` and `clear`: a request that does both would be ambiguous."""
+    if m.clear == m.HasField("broker_id"):
+        raise InvalidRequest("give either brokerId or clear=true, not both" if m.clear else "brokerId is required")
+    return AssignPreferredMasterRequest(
+        _name(m.cluster_name, "clusterName"),
+        _name(m.broker_name, "brokerName"),
+        None if m.clear else _broker_id(m.broker_id),
+    )
+
+
 def heartbeat(m: pb.BrokerHeartbeatRequest) -> Heartbeat:
     if not m.HasField("broker_id"):
         raise InvalidRequest("Heart beat with empty brokerId")
@@ -251,6 +264,7 @@ def _replicas_info(x: ReplicasInfo) -> pb.ReplicasInfo:
             master_broker_id=x.master_broker_id,
             master_address=x.master_address,
             master_ha_address=x.master_ha_address,
+            preferred_broker_id=x.preferred_broker_id,
         ),
     )
 
@@ -259,3 +273,20 @@ def sync_state_data_reply(r: Result[SyncStateDataReply]) -> dict[str, Any]:
     if r.reply is None:
         return {}
     return {"replicas_info": [_replicas_info(x) for x in r.reply.replicas_info]}
+
+
+def assign_preferred_reply(r: Result[AssignPreferredMasterReply]) -> dict[str, Any]:
+    if r.reply is None:
+        return {}
+    x = r.reply
+    return {
+        "cluster_name": x.cluster_name,
+        "broker_name": x.broker_name,
+        "master_epoch": x.master_epoch,
+        "preferred_master_enabled": x.preferred_master_enabled,
+        **_opt(
+            previous_preferred_broker_id=x.previous_preferred_id,
+            preferred_broker_id=x.preferred_id,
+            master_broker_id=x.master_broker_id,
+        ),
+    }

@@ -55,6 +55,7 @@ class ControllerNode:
             self.raft,
             alive=lambda: self.liveness.alive_view(),
             allow_unclean=lambda: self.config.enable_elect_unclean_master,
+            preferred_master=lambda: self.config.enable_preferred_master,
         )
         self.elector = Elector(self.raft, self.proposer, max_retries=lambda: self.config.elect_master_max_retry_count)
         self.liveness = Liveness(clock, on_inactive=self.elector.on_inactive)

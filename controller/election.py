@@ -5,8 +5,11 @@ when none qualifies and unclean election is enabled are all alive replicas
 tried. Within a candidate list:
 
 1. the old master is sticky while it is a candidate (unless another broker is designated);
-2. a designated (admin-preferred) broker wins if it is a candidate, otherwise nobody;
-3. otherwise order by epoch desc, maxOffset desc, brokerElectionPriority asc,
+2. a designated (admin ``electMaster -b``) broker wins if it is a candidate, otherwise nobody;
+3. the preferred master (``enablePreferredMaster``, see ``preferred_of``) wins if it is
+   a candidate of the SyncStateSet; it is ignored in the unclean pass, where the most
+   advanced replica must win to lose as little as possible;
+4. otherwise order by epoch desc, maxOffset desc, brokerElectionPriority asc,
    and finally broker id asc.
 
 Fixes against ``DefaultElectPolicy`` (see docs/decisions.md): offsets are
@@ -21,21 +24,42 @@ from collections.abc import Iterable, Mapping
 
 from controller.model import LiveInfo
 
+PREFERRED_PRIORITY = 0
+"""``brokerElectionPriority`` that marks a broker as the preferred master (the #5588 proposal)."""
+
+
+def preferred_of(assigned: int | None, alive: Mapping[int, LiveInfo]) -> int | None:
+    """The effective preferred master of a set: the assigned id, else the lowest alive non-learner id at priority 0.
+
+    An assignment overrides the brokers' priority config even while the assigned broker is down, so the
+    operator's choice is never silently replaced by another broker's config.
+    """
+    if assigned is not None:
+        return assigned
+    marked = (i for i, info in alive.items() if info.election_priority == PREFERRED_PRIORITY and not info.async_learner)
+    return min(marked, default=None)
+
 
 def _candidates(ids: Iterable[int], alive: Mapping[int, LiveInfo]) -> list[int]:
     return sorted(i for i in set(ids) if i in alive and not alive[i].async_learner)
 
 
 def _try_elect(
-    ids: Iterable[int], alive: Mapping[int, LiveInfo], old_master: int | None, preferred: int | None
+    ids: Iterable[int],
+    alive: Mapping[int, LiveInfo],
+    old_master: int | None,
+    designated: int | None,
+    preferred: int | None,
 ) -> int | None:
     candidates = _candidates(ids, alive)
     if not candidates:
         return None
-    if old_master in candidates and preferred in (None, old_master):
+    if old_master in candidates and designated in (None, old_master):
         return old_master
-    if preferred is not None:
-        return preferred if preferred in candidates else None
+    if designated is not None:
+        return designated if designated in candidates else None
+    if preferred in candidates:
+        return preferred
 
     def rank(broker_id: int) -> tuple[int, int, int, int]:
         info = alive[broker_id]
@@ -50,6 +74,7 @@ def elect(
     alive: Mapping[int, LiveInfo],
     *,
     old_master: int | None,
+    designated: int | None,
     preferred: int | None,
 ) -> int | None:
     """Pick the new master of one broker set, or None when nobody qualifies.
@@ -59,9 +84,10 @@ def elect(
         all_replicas: every registered id when unclean election is enabled, else None.
         alive: live info of the set's alive brokers, keyed by broker id.
         old_master: the current master id, if any.
-        preferred: the admin-designated broker id, if any.
+        designated: the admin-designated broker id (``electMaster -b``), if any.
+        preferred: the effective preferred master when ``enablePreferredMaster`` is on, else None.
     """
-    elected = _try_elect(sync_state_set, alive, old_master, preferred)
+    elected = _try_elect(sync_state_set, alive, old_master, designated, preferred)
     if elected is None and all_replicas is not None:
-        elected = _try_elect(all_replicas, alive, old_master, preferred)
+        elected = _try_elect(all_replicas, alive, old_master, designated, None)
     return elected

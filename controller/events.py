@@ -61,10 +61,21 @@ class AlterSyncStateSet:
 
 @dataclass(frozen=True, slots=True)
 class CleanBrokerData:
-    """CLEAN_BROKER_DATA_EVENT (5): ``broker_ids`` None removes the whole set."""
+    """CLEAN_BROKER_DATA_EVENT (5): ``broker_ids`` None removes the whole set; a cleaned preferred id is unassigned."""
 
     broker_name: str
     broker_ids: frozenset[int] | None
 
 
-Event = ApplyBrokerId | UpdateBrokerAddress | ElectMaster | AlterSyncStateSet | CleanBrokerData
+@dataclass(frozen=True, slots=True)
+class AssignPreferredMaster:
+    """Ours (issue 6): record the set's preferred master; ``broker_id`` None clears it.
+
+    No-op when the set is gone or the id is no longer registered (a clean won the race).
+    """
+
+    broker_name: str
+    broker_id: int | None
+
+
+Event = ApplyBrokerId | UpdateBrokerAddress | ElectMaster | AlterSyncStateSet | CleanBrokerData | AssignPreferredMaster

@@ -7,7 +7,8 @@ Invariants (kept by ``controller.state.apply_event``):
 * ``master_epoch`` and ``sync_state_set_epoch`` never decrease;
 * the master, when set, is a registered broker id and a member of the
   SyncStateSet at the moment it is elected;
-* ``next_broker_id`` is always greater than every registered id.
+* ``next_broker_id`` is always greater than every registered id;
+* ``preferred_id``, when set, is a registered broker id.
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ class BrokerSet:
 
     Java keeps this in two maps (``replicaInfoTable`` and
     ``syncStateSetInfoTable``); one record per set removes the states where
-    only one of them exists.
+    only one of them exists. ``preferred_id`` is the operator-assigned
+    preferred master (``assign-preferred-master``); elections honour it only
+    while ``enablePreferredMaster`` is on.
     """
 
     cluster_name: str
@@ -51,6 +54,7 @@ class BrokerSet:
     master_epoch: int = 0
     sync_state_set: frozenset[int] = frozenset()
     sync_state_set_epoch: int = 0
+    preferred_id: int | None = None
 
     def replica(self, broker_id: int) -> Replica | None:
         """The replica with this id, or None."""

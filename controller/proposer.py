@@ -67,10 +67,12 @@ class Proposer:
         raft: RaftNode,
         alive: Callable[[], AliveView],
         allow_unclean: Callable[[], bool],
+        preferred_master: Callable[[], bool] = lambda: False,
     ) -> None:
         self._raft = raft
         self._alive = alive
         self._allow_unclean = allow_unclean
+        self._preferred_master = preferred_master
         self._queue: queue.Queue[_Pending | None] = queue.Queue()
         self._ready_term: int | None = None
         self._listeners: list[ResultListener] = []
@@ -152,11 +154,12 @@ class Proposer:
         speculative = self._raft.state
         alive = self._alive()
         unclean = self._allow_unclean()
+        preferred = self._preferred_master()
         results: list[Result[Any]] = []
         events: list[Event] = []
         for pending in batch:
             try:
-                result = compute(speculative, pending.request, alive, allow_unclean=unclean)
+                result = compute(speculative, pending.request, alive, allow_unclean=unclean, preferred_master=preferred)
             except Exception as exc:  # a bug must not take the batch down with it
                 log.exception("compute failed for %r", pending.request)
                 result = Result(C.SYSTEM_ERROR, f"internal error: {exc}")

@@ -85,6 +85,15 @@ class CleanBrokerDataRequest:
     clean_living_broker: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class AssignPreferredMasterRequest:
+    """Ours (issue 6): ``broker_id`` None clears the set's preferred master."""
+
+    cluster_name: str
+    broker_name: str
+    broker_id: int | None
+
+
 Request = (
     GetNextBrokerIdRequest
     | ApplyBrokerIdRequest
@@ -94,6 +103,7 @@ Request = (
     | GetReplicaInfoRequest
     | GetSyncStateDataRequest
     | CleanBrokerDataRequest
+    | AssignPreferredMasterRequest
 )
 
 
@@ -176,11 +186,25 @@ class ReplicasInfo:
     sync_state_set_epoch: int
     in_sync_replicas: tuple[ReplicaIdentity, ...]
     not_in_sync_replicas: tuple[ReplicaIdentity, ...]
+    preferred_broker_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class SyncStateDataReply:
     replicas_info: tuple[ReplicasInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AssignPreferredMasterReply:
+    """Before and after, plus what the operator needs to judge it: the master and whether elections use it."""
+
+    cluster_name: str
+    broker_name: str
+    previous_preferred_id: int | None
+    preferred_id: int | None
+    master_broker_id: int | None
+    master_epoch: int
+    preferred_master_enabled: bool
 
 
 R = TypeVar("R")

@@ -181,6 +181,13 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
     async def CleanBrokerData(self, request: pb.CleanBrokerDataRequest, context: Any) -> pb.CleanBrokerDataResponse:
         return await self._decide(request, convert.clean_broker_data, lambda _r: {}, pb.CleanBrokerDataResponse)
 
+    async def AssignPreferredMaster(
+        self, request: pb.AssignPreferredMasterRequest, context: Any
+    ) -> pb.AssignPreferredMasterResponse:
+        return await self._decide(
+            request, convert.assign_preferred_master, convert.assign_preferred_reply, pb.AssignPreferredMasterResponse
+        )
+
     # --- heartbeats (any node) ---------------------------------------------------------------------
 
     async def BrokerHeartbeat(self, request: pb.BrokerHeartbeatRequest, context: Any) -> pb.BrokerHeartbeatResponse:

@@ -1,8 +1,9 @@
 """The functional core of the controller: compute and apply (reference §1.4–1.5).
 
-``compute(state, request, alive, allow_unclean=...)`` decides a request
-against the current state and the liveness facts the leader holds, and
-returns a ``Result`` (code, remark, reply, events). It never changes state.
+``compute(state, request, alive, allow_unclean=..., preferred_master=...)``
+decides a request against the current state, the liveness facts the leader
+holds and the two election switches of its config, and returns a ``Result``
+(code, remark, reply, events). It never changes state.
 ``apply_event(state, event)`` is the only way state changes; every node runs
 it for every committed event, and it reads nothing but the state and the
 event (no clock, no liveness), so all nodes end with identical state.
@@ -19,10 +20,11 @@ from types import MappingProxyType
 from typing import Any, assert_never
 
 from controller.codes import ResponseCode as C
-from controller.election import elect
+from controller.election import elect, preferred_of
 from controller.events import (
     AlterSyncStateSet,
     ApplyBrokerId,
+    AssignPreferredMaster,
     CleanBrokerData,
     ElectMaster,
     Event,
@@ -34,6 +36,8 @@ from controller.requests import (
     AlterSyncStateSetRequest,
     ApplyBrokerIdReply,
     ApplyBrokerIdRequest,
+    AssignPreferredMasterReply,
+    AssignPreferredMasterRequest,
     CleanBrokerDataRequest,
     ElectMasterReply,
     ElectMasterRequest,
@@ -137,36 +141,54 @@ def register_broker(
 # --- election -----------------------------------------------------------------------------------
 
 
-def _first_election_candidate(bs: BrokerSet, req: ElectMasterRequest, alive: AliveView) -> int | None:
+def _first_election_candidate(
+    bs: BrokerSet, req: ElectMasterRequest, alive: dict[int, LiveInfo], preferred: int | None
+) -> int | None:
     """Java's first-election rule ("the first broker that asks becomes master"), made safe.
 
     The requester must be a registered id of the set and not an async learner
-    (RocketMQ #10013); otherwise the normal policy decides.
+    (RocketMQ #10013); otherwise the normal policy decides. An alive, non-learner
+    preferred master takes the requester's place: the set starts where the
+    operator wants it, whoever asked first.
     """
     if not bs.is_first_election or req.broker_id is None or bs.replica(req.broker_id) is None:
         return None
-    info = alive.get((bs.broker_name, req.broker_id))
+    if preferred in alive and not alive[preferred].async_learner:
+        return preferred
+    info = alive.get(req.broker_id)
     if info is not None and info.async_learner:
         return None
     return req.broker_id
 
 
 def elect_master(
-    state: ControllerState, req: ElectMasterRequest, alive: AliveView, *, allow_unclean: bool
+    state: ControllerState,
+    req: ElectMasterRequest,
+    alive: AliveView,
+    *,
+    allow_unclean: bool,
+    preferred_master: bool = False,
 ) -> Result[ElectMasterReply]:
-    """Broker-, controller- or admin-triggered election of one broker set."""
+    """Broker-, controller- or admin-triggered election of one broker set.
+
+    With `preferred_master` (``enablePreferredMaster``) the set's preferred master wins the first election and
+    any election among SyncStateSet candidates; an admin-designated election ignores it.
+    """
     bs = state.get(req.broker_name)
     if bs is None:
         return Result(C.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED, "Broker hasn't been registered")
     old_master = bs.master_id
-    new_master = _first_election_candidate(bs, req, alive)
+    in_set = _alive_in_set(alive, bs)
+    preferred = preferred_of(bs.preferred_id, in_set) if preferred_master and not req.designate_elect else None
+    new_master = _first_election_candidate(bs, req, in_set, preferred)
     if new_master is None:
         new_master = elect(
             bs.sync_state_set,
             bs.broker_ids if allow_unclean else None,
-            _alive_in_set(alive, bs),
+            in_set,
             old_master=old_master,
-            preferred=req.broker_id if req.designate_elect else None,
+            designated=req.broker_id if req.designate_elect else None,
+            preferred=preferred,
         )
     if new_master is not None and new_master == old_master:
         reply = ElectMasterReply(
@@ -282,6 +304,7 @@ def _replicas_info(bs: BrokerSet, alive: AliveView) -> ReplicasInfo:
         sync_state_set_epoch=bs.sync_state_set_epoch,
         in_sync_replicas=tuple(identity(r) for r in bs.replicas if r.broker_id in bs.sync_state_set),
         not_in_sync_replicas=tuple(identity(r) for r in bs.replicas if r.broker_id not in bs.sync_state_set),
+        preferred_broker_id=bs.preferred_id,
     )
 
 
@@ -339,11 +362,62 @@ def clean_broker_data(state: ControllerState, req: CleanBrokerDataRequest, alive
     return Result(C.SUCCESS, events=(CleanBrokerData(req.broker_name, ids),))
 
 
+# --- preferred master ---------------------------------------------------------------------------
+
+
+def assign_preferred_master(
+    state: ControllerState, req: AssignPreferredMasterRequest, alive: AliveView, *, enabled: bool
+) -> Result[AssignPreferredMasterReply]:
+    """Record (or clear) a set's preferred master; assigning the current one again is a no-op success.
+
+    The preference is recorded whether or not `enabled` (``enablePreferredMaster``) is on, so operators can
+    set it up before switching elections over. A broker the leader knows as an async learner is refused
+    (it can never become master); a broker that is down is accepted, since it may come back.
+    """
+    bs = state.get(req.broker_name)
+    if bs is None or bs.cluster_name != req.cluster_name:
+        where = f", it belongs to cluster {bs.cluster_name}" if bs else ""
+        return Result(
+            C.CONTROLLER_BROKER_METADATA_NOT_EXIST,
+            f"Broker-set: {req.broker_name} hasn't been registered in cluster {req.cluster_name}{where}",
+        )
+    if req.broker_id is not None:
+        if bs.replica(req.broker_id) is None:
+            registered = ", ".join(map(str, bs.broker_ids))
+            return Result(
+                C.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED,
+                f"BrokerId: {req.broker_id} hasn't been registered in broker-set: {bs.broker_name} "
+                f"(registered ids: {registered})",
+            )
+        info = alive.get((bs.broker_name, req.broker_id))
+        if info is not None and info.async_learner:
+            return Result(
+                C.CONTROLLER_INVALID_REPLICAS,
+                f"Broker {req.broker_id} of {bs.broker_name} is an async learner, which never becomes master",
+            )
+    reply = AssignPreferredMasterReply(
+        bs.cluster_name, bs.broker_name, bs.preferred_id, req.broker_id, bs.master_id, bs.master_epoch, enabled
+    )
+    if req.broker_id == bs.preferred_id:
+        return Result(C.SUCCESS, reply=reply)
+    return Result(C.SUCCESS, reply=reply, events=(AssignPreferredMaster(bs.broker_name, req.broker_id),))
+
+
 # --- dispatch -----------------------------------------------------------------------------------
 
 
-def compute(state: ControllerState, request: Request, alive: AliveView, *, allow_unclean: bool) -> Result[Any]:
-    """Decide any request; the single entry point the leader's proposer calls."""
+def compute(
+    state: ControllerState,
+    request: Request,
+    alive: AliveView,
+    *,
+    allow_unclean: bool,
+    preferred_master: bool = False,
+) -> Result[Any]:
+    """Decide any request; the single entry point the leader's proposer calls.
+
+    `allow_unclean` is ``enableElectUncleanMaster`` and `preferred_master` ``enablePreferredMaster``.
+    """
     match request:
         case GetNextBrokerIdRequest():
             return get_next_broker_id(state, request)
@@ -352,7 +426,7 @@ def compute(state: ControllerState, request: Request, alive: AliveView, *, allow
         case RegisterBrokerRequest():
             return register_broker(state, request, alive)
         case ElectMasterRequest():
-            return elect_master(state, request, alive, allow_unclean=allow_unclean)
+            return elect_master(state, request, alive, allow_unclean=allow_unclean, preferred_master=preferred_master)
         case AlterSyncStateSetRequest():
             return alter_sync_state_set(state, request, alive)
         case GetReplicaInfoRequest():
@@ -361,6 +435,8 @@ def compute(state: ControllerState, request: Request, alive: AliveView, *, allow
             return get_sync_state_data(state, request, alive)
         case CleanBrokerDataRequest():
             return clean_broker_data(state, request, alive)
+        case AssignPreferredMasterRequest():
+            return assign_preferred_master(state, request, alive, enabled=preferred_master)
         case _:
             assert_never(request)
 
@@ -421,11 +497,27 @@ def _clean(bs: BrokerSet | None, e: CleanBrokerData) -> BrokerSet | None:
     if not replicas:
         return None
     master = None if bs.master_id in e.broker_ids else bs.master_id
+    preferred = None if bs.preferred_id in e.broker_ids else bs.preferred_id
     sync_state_set = bs.sync_state_set - e.broker_ids
     # Every change of the SyncStateSet bumps its epoch (Java does not for a clean), so an
     # AlterSyncStateSet decided before the clean is fenced instead of re-adding a cleaned id.
     sse = bs.sync_state_set_epoch + (sync_state_set != bs.sync_state_set)
-    return replace(bs, replicas=replicas, master_id=master, sync_state_set=sync_state_set, sync_state_set_epoch=sse)
+    return replace(
+        bs,
+        replicas=replicas,
+        master_id=master,
+        sync_state_set=sync_state_set,
+        sync_state_set_epoch=sse,
+        preferred_id=preferred,
+    )
+
+
+def _assign_preferred(bs: BrokerSet | None, e: AssignPreferredMaster) -> BrokerSet | None:
+    if bs is None or bs.preferred_id == e.broker_id:
+        return bs
+    if e.broker_id is not None and bs.replica(e.broker_id) is None:
+        return bs
+    return replace(bs, preferred_id=e.broker_id)
 
 
 _TRANSITIONS: dict[type, Callable[[BrokerSet | None, Any], BrokerSet | None]] = {
@@ -434,6 +526,7 @@ _TRANSITIONS: dict[type, Callable[[BrokerSet | None, Any], BrokerSet | None]] = 
     ElectMaster: _elect,
     AlterSyncStateSet: _alter,
     CleanBrokerData: _clean,
+    AssignPreferredMaster: _assign_preferred,
 }
 
 

@@ -102,6 +102,7 @@ def _sync_state_docs(response: Any) -> list[dict[str, Any]]:
             "masterAddress": opt(x, "master_address"),
             "masterEpoch": x.master_epoch,
             "syncStateSetEpoch": x.sync_state_set_epoch,
+            "preferredBrokerId": opt(x, "preferred_broker_id"),
             "inSyncReplicas": [_replica(r) for r in x.in_sync_replicas],
             "notInSyncReplicas": [_replica(r) for r in x.not_in_sync_replicas],
         }
@@ -115,6 +116,7 @@ def _sync_state_table(docs: list[dict[str, Any]]) -> None:
         members = [(r, "in-sync") for r in d["inSyncReplicas"]] + [(r, "not in sync") for r in d["notInSyncReplicas"]]
         for r, sync in members:
             role = "master" if r["brokerId"] == d["masterBrokerId"] else "slave"
+            role += " (preferred)" if r["brokerId"] == d["preferredBrokerId"] else ""
             rows.append([d["brokerName"], r["brokerId"], r["brokerAddress"], role, sync, r["alive"],
                          d["masterEpoch"], d["syncStateSetEpoch"]])  # fmt: skip
     columns = ["Broker set", "Id", "Address", "Role", "Sync", "Alive", "MasterEpoch", "SSSEpoch"]
@@ -131,6 +133,8 @@ def _sync_state_legacy(docs: list[dict[str, Any]]) -> str:
         out += (f"\n#brokerName\t{d['brokerName']}\n#MasterBrokerId\t{null(d['masterBrokerId'])}\n#MasterAddr\t"
                 f"{null(d['masterAddress'])}\n#MasterEpoch\t{d['masterEpoch']}\n#SyncStateSetEpoch\t"
                 f"{d['syncStateSetEpoch']}\n#SyncStateSetNums\t{len(d['inSyncReplicas'])}\n")  # fmt: skip
+        if d["preferredBrokerId"] is not None:  # ours: Java has no preferred master, so it prints no such line
+            out += f"#PreferredBrokerId\t{d['preferredBrokerId']}\n"
         out += "".join(f"\nInSyncReplica:\t{ident(d, r)}\n" for r in d["inSyncReplicas"])
         out += "".join(f"\nNotInSyncReplica:\t{ident(d, r)}\n" for r in d["notInSyncReplicas"])
     return out

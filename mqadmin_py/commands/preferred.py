@@ -1,18 +1,120 @@
-"""``assign-preferred-master``: the name is reserved for the preferred-master feature (issue 6).
+"""``assign-preferred-master``: record (or clear) a broker set's preferred master, and optionally wait for it.
 
-Until then the command refuses (exit 4) and points at what works today, so a runbook written against the
-final command fails loudly instead of silently doing something else.
+The preference lives in the controllers' replicated state, so it survives controller leader changes and
+restarts. Elections honour it only while the controllers run with ``enablePreferredMaster=true``. The graceful
+transfer to an alive, caught-up preferred broker is not implemented yet, so the broker becomes master at the
+next election: when the current master fails, or after ``electMaster -b``.
 """
 
 from __future__ import annotations
 
-from mqadmin_py.errors import Refused
+import sys
+import time
+from typing import Annotated, Any
+
+import typer
+
+from mqadmin_py.commands.common import check, code_name, controller_client, opt
+from mqadmin_py.commands.wait import MAX_RPC_TIMEOUT, _master_alive, _summary, _sync_state, poll
+from mqadmin_py.errors import OperationRefused, Refused, UsageError
+from mqadmin_py.options import ControllerOpt, OutputOpt
+from mqadmin_py.output import Output, emit, emit_table, null
+
+INVALID_REPLICAS = 2003
+"""CONTROLLER_INVALID_REPLICAS: the broker is an async learner, which can never become master."""
+ASSIGN_RPC_TIMEOUT = 6.0
+"""Seconds for the assignment itself: the leader waits up to 5 s for its commit."""
 
 
-def assign_preferred_master() -> None:
-    """(Not yet available) Record a broker set's preferred master; use 'electMaster -b ID' meanwhile."""
-    raise Refused(
-        "assign-preferred-master is not available in this version; to move the master now use "
-        "'mqadmin electMaster -c CLUSTER -bn BROKER_SET -b BROKER_ID', and set brokerElectionPriority in the "
-        "broker config for a soft preference"
-    )
+def assign_preferred_master(
+    controller: ControllerOpt,
+    cluster_name: Annotated[str, typer.Option("-c", "--clusterName", help="Cluster of the broker set.")],
+    broker_name: Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set.")],
+    broker_id: Annotated[
+        int | None, typer.Option("-b", "--brokerId", help="Broker id to prefer as master.", min=1)
+    ] = None,
+    clear: Annotated[bool, typer.Option("--clear", help="Remove the set's preferred master instead.")] = False,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Then wait until that broker is the alive master (exit 3 on timeout).")
+    ] = False,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds allowed in all, the wait included.", min=0.1)
+    ] = 30.0,
+    output: OutputOpt = Output.table,
+) -> None:
+    """Record a broker set's preferred master (kept by the controllers; elections honour it with enablePreferredMaster).
+
+    Prints the preference before and after. An async learner is refused (exit 4). With --wait, returns once the
+    broker is the alive master: until the graceful transfer exists, that is after the current master fails or an
+    'electMaster -b'. Exit 3 on timeout, 4 if the preference is cleared or changed meanwhile.
+    """
+    from mqadmin_py.proto import controller_pb2 as pb
+
+    if clear == (broker_id is not None):
+        raise UsageError("give -b BROKER_ID to assign, or --clear to remove the preference (not both)")
+    if wait and clear:
+        raise UsageError("--wait needs -b BROKER_ID: there is no broker to wait for after --clear")
+    started = time.monotonic()
+    request = pb.AssignPreferredMasterRequest(cluster_name=cluster_name, broker_name=broker_name, broker_id=broker_id,
+                                              clear=clear)  # fmt: skip
+    with controller_client(controller, min(timeout, ASSIGN_RPC_TIMEOUT)) as client:
+        r = client.call("AssignPreferredMaster", request)
+        if r.code == INVALID_REPLICAS:
+            raise OperationRefused(r.code, code_name(r.code), r.remark)
+        check(r)
+        doc: dict[str, Any] = {
+            "clusterName": r.cluster_name,
+            "brokerName": r.broker_name,
+            "previousPreferredBrokerId": opt(r, "previous_preferred_broker_id"),
+            "preferredBrokerId": opt(r, "preferred_broker_id"),
+            "changed": opt(r, "previous_preferred_broker_id") != opt(r, "preferred_broker_id"),
+            "preferredMasterEnabled": r.preferred_master_enabled,
+            "masterBrokerId": opt(r, "master_broker_id"),
+            "masterEpoch": r.master_epoch,
+        }
+        if not r.preferred_master_enabled:
+            print("mqadmin: note: enablePreferredMaster=false on the controller leader, so elections ignore the "
+                  "preference until it is enabled (updateControllerConfig -k enablePreferredMaster -v true)",
+                  file=sys.stderr)  # fmt: skip
+        if wait and broker_id is not None:
+            doc = _wait_until_master(client, broker_name, broker_id, doc, timeout - (time.monotonic() - started))
+    emit(doc, output, _table, _legacy)
+
+
+def _wait_until_master(
+    client: Any, broker_name: str, broker_id: int, doc: dict[str, Any], timeout: float
+) -> dict[str, Any]:
+    """Poll until `broker_id` is the alive master; Refused (exit 4) as soon as it is no longer the preferred one."""
+    client.timeout = MAX_RPC_TIMEOUT
+
+    def probe(rpc_timeout: float) -> tuple[bool, Any, str]:
+        state = _sync_state(client, broker_name, rpc_timeout)
+        elected = state["masterBrokerId"] == broker_id and _master_alive(state)
+        dropped = state["preferredBrokerId"] != broker_id
+        return elected or dropped, state, f"{_summary(state)}, preferred {null(state['preferredBrokerId'])}"
+
+    state = poll(f"broker {broker_id} to be the alive master of {broker_name}", probe, max(timeout, 0.1))
+    if state["preferredBrokerId"] != broker_id:
+        raise Refused(
+            f"broker {broker_id} is no longer the preferred master of {broker_name} (now: "
+            f"{null(state['preferredBrokerId'])}); it will not be elected for that reason any more"
+        )
+    keys = ("masterBrokerId", "masterEpoch", "waitedSeconds")
+    return {**doc, **{key: state[key] for key in keys}}
+
+
+def _table(d: dict[str, Any]) -> None:
+    change = f"{null(d['previousPreferredBrokerId'])} -> {null(d['preferredBrokerId'])}"
+    title = f"{d['brokerName']}: preferred master {change if d['changed'] else 'unchanged'}"
+    if "waitedSeconds" in d:
+        title += f"; broker {d['masterBrokerId']} is master after {d['waitedSeconds']:g} s"
+    emit_table(title, ["Previous", "Preferred", "Master", "MasterEpoch", "enablePreferredMaster"],
+               [[d["previousPreferredBrokerId"], d["preferredBrokerId"], d["masterBrokerId"], d["masterEpoch"],
+                 str(d["preferredMasterEnabled"]).lower()]])  # fmt: skip
+
+
+def _legacy(d: dict[str, Any]) -> str:
+    return (f"#ClusterName\t{d['clusterName']}\n#BrokerName\t{d['brokerName']}\n"
+            f"#PreviousPreferredBrokerId\t{null(d['previousPreferredBrokerId'])}\n"
+            f"#PreferredBrokerId\t{null(d['preferredBrokerId'])}\n#MasterBrokerId\t{null(d['masterBrokerId'])}\n"
+            f"#MasterEpoch\t{d['masterEpoch']}\n")  # fmt: skip

@@ -223,7 +223,7 @@ class ReplicaIdentity(_message.Message):
     def __init__(self, broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., broker_address: _Optional[str] = ..., alive: _Optional[bool] = ..., ha_address: _Optional[str] = ...) -> None: ...
 
 class ReplicasInfo(_message.Message):
-    __slots__ = ("cluster_name", "broker_name", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "in_sync_replicas", "not_in_sync_replicas", "master_ha_address")
+    __slots__ = ("cluster_name", "broker_name", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "in_sync_replicas", "not_in_sync_replicas", "master_ha_address", "preferred_broker_id")
     CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
     MASTER_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -233,6 +233,7 @@ class ReplicasInfo(_message.Message):
     IN_SYNC_REPLICAS_FIELD_NUMBER: _ClassVar[int]
     NOT_IN_SYNC_REPLICAS_FIELD_NUMBER: _ClassVar[int]
     MASTER_HA_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    PREFERRED_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
     cluster_name: str
     broker_name: str
     master_broker_id: int
@@ -242,7 +243,8 @@ class ReplicasInfo(_message.Message):
     in_sync_replicas: _containers.RepeatedCompositeFieldContainer[ReplicaIdentity]
     not_in_sync_replicas: _containers.RepeatedCompositeFieldContainer[ReplicaIdentity]
     master_ha_address: str
-    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., not_in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., master_ha_address: _Optional[str] = ...) -> None: ...
+    preferred_broker_id: int
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., not_in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., master_ha_address: _Optional[str] = ..., preferred_broker_id: _Optional[int] = ...) -> None: ...
 
 class GetSyncStateDataResponse(_message.Message):
     __slots__ = ("code", "remark", "leader_address", "replicas_info")
@@ -277,6 +279,42 @@ class CleanBrokerDataResponse(_message.Message):
     remark: str
     leader_address: str
     def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ...) -> None: ...
+
+class AssignPreferredMasterRequest(_message.Message):
+    __slots__ = ("cluster_name", "broker_name", "broker_id", "clear")
+    CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
+    BROKER_ID_FIELD_NUMBER: _ClassVar[int]
+    CLEAR_FIELD_NUMBER: _ClassVar[int]
+    cluster_name: str
+    broker_name: str
+    broker_id: int
+    clear: bool
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., clear: _Optional[bool] = ...) -> None: ...
+
+class AssignPreferredMasterResponse(_message.Message):
+    __slots__ = ("code", "remark", "leader_address", "cluster_name", "broker_name", "previous_preferred_broker_id", "preferred_broker_id", "master_broker_id", "master_epoch", "preferred_master_enabled")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    LEADER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_PREFERRED_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
+    PREFERRED_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
+    MASTER_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
+    MASTER_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    PREFERRED_MASTER_ENABLED_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    leader_address: str
+    cluster_name: str
+    broker_name: str
+    previous_preferred_broker_id: int
+    preferred_broker_id: int
+    master_broker_id: int
+    master_epoch: int
+    preferred_master_enabled: bool
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., previous_preferred_broker_id: _Optional[int] = ..., preferred_broker_id: _Optional[int] = ..., master_broker_id: _Optional[int] = ..., master_epoch: _Optional[int] = ..., preferred_master_enabled: _Optional[bool] = ...) -> None: ...
 
 class BrokerHeartbeatRequest(_message.Message):
     __slots__ = ("cluster_name", "broker_address", "broker_name", "broker_id", "epoch", "max_offset", "confirm_offset", "heartbeat_timeout_millis", "election_priority", "async_learner")

@@ -75,6 +75,11 @@ class ControllerServiceStub:
                 request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.CleanBrokerDataRequest.SerializeToString,
                 response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.CleanBrokerDataResponse.FromString,
                 _registered_method=True)
+        self.AssignPreferredMaster = channel.unary_unary(
+                '/mqadmin.controller.v1.ControllerService/AssignPreferredMaster',
+                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterRequest.SerializeToString,
+                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterResponse.FromString,
+                _registered_method=True)
         self.BrokerHeartbeat = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/BrokerHeartbeat',
                 request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.BrokerHeartbeatRequest.SerializeToString,
@@ -161,6 +166,13 @@ class ControllerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AssignPreferredMaster(self, request, context):
+        """Ours (no Java request code): record or clear a broker set's preferred master in the replicated state.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def BrokerHeartbeat(self, request, context):
         """BROKER_HEARTBEAT (904), one request per beat. Served by every node, leader or not.
         """
@@ -240,6 +252,11 @@ def add_ControllerServiceServicer_to_server(servicer, server):
                     servicer.CleanBrokerData,
                     request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.CleanBrokerDataRequest.FromString,
                     response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.CleanBrokerDataResponse.SerializeToString,
+            ),
+            'AssignPreferredMaster': grpc.unary_unary_rpc_method_handler(
+                    servicer.AssignPreferredMaster,
+                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterRequest.FromString,
+                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterResponse.SerializeToString,
             ),
             'BrokerHeartbeat': grpc.unary_unary_rpc_method_handler(
                     servicer.BrokerHeartbeat,
@@ -483,6 +500,33 @@ class ControllerService:
             '/mqadmin.controller.v1.ControllerService/CleanBrokerData',
             mqadmin__py_dot_proto_dot_controller__pb2.CleanBrokerDataRequest.SerializeToString,
             mqadmin__py_dot_proto_dot_controller__pb2.CleanBrokerDataResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AssignPreferredMaster(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.controller.v1.ControllerService/AssignPreferredMaster',
+            mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterRequest.SerializeToString,
+            mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -123,6 +123,7 @@ def test_get_sync_state_set_in_three_forms_and_its_kebab_alias(cli: Cli) -> None
         "masterAddress",
         "masterEpoch",
         "syncStateSetEpoch",
+        "preferredBrokerId",
         "inSyncReplicas",
         "notInSyncReplicas",
     }
@@ -328,6 +329,55 @@ def test_add_list_remove_broker_then_clean_its_metadata(cli: Cli, tmp_path: Path
     assert gone.returncode == 1 and "2008" in gone.stderr
 
 
-def test_assign_preferred_master_is_reserved(cli: Cli) -> None:
-    result = cli("assign-preferred-master", ok=False)
-    assert result.returncode == 4 and "electMaster" in result.stderr
+def test_assign_preferred_master_shows_it_waits_for_it_and_clears_it(cli: Cli) -> None:
+    before = sync_state(cli)
+    slave, other = (r["brokerId"] for r in before["inSyncReplicas"] if r["brokerId"] != before["masterBrokerId"])
+    assign = ("assign-preferred-master", "-c", CLUSTER, "-bn", BROKER)
+
+    def background(*args: str) -> subprocess.Popen[str]:
+        command = [sys.executable, "-m", "mqadmin_py", *assign, *args, "-o", "json"]
+        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                                env=cli.env)  # fmt: skip
+
+    assigned = cli(*assign, "-b", str(slave), "-o", "json")
+    assert json.loads(assigned.stdout) == {
+        "clusterName": CLUSTER, "brokerName": BROKER, "previousPreferredBrokerId": None, "preferredBrokerId": slave,
+        "changed": True, "preferredMasterEnabled": False, "masterBrokerId": before["masterBrokerId"],
+        "masterEpoch": before["masterEpoch"],
+    }  # fmt: skip
+    assert "enablePreferredMaster=false" in assigned.stderr
+    assert sync_state(cli)["preferredBrokerId"] == slave
+    assert f"#SyncStateSetNums\t3\n#PreferredBrokerId\t{slave}\n" in cli("getSyncStateSet", "-o", "legacy").stdout
+    assert "slave (preferred)" in cli("getSyncStateSet").stdout
+    assert "unchanged" in cli(*assign, "-b", str(slave)).stdout
+    timed_out = cli(*assign, "-b", str(slave), "--wait", "--timeout", "1", ok=False)
+    assert timed_out.returncode == 3 and f"broker {slave} to be the alive master" in timed_out.stderr
+
+    waiting = background("-b", str(slave), "--wait", "--timeout", "60")
+    try:
+        cli("electMaster", "-c", CLUSTER, "-bn", BROKER, "-b", str(slave))
+        out, err = waiting.communicate(timeout=90)
+        assert waiting.returncode == 0, err
+        assert json.loads(out)["masterBrokerId"] == slave
+    finally:
+        waiting.kill()
+        waiting.communicate()
+
+    waiting = background("-b", str(other), "--wait", "--timeout", "60")
+    try:
+        deadline = time.monotonic() + 30
+        while sync_state(cli)["preferredBrokerId"] != other:
+            assert time.monotonic() < deadline, "the background assignment did not land"
+            time.sleep(0.2)
+        cleared = cli.json(*assign, "--clear")
+        assert (cleared["previousPreferredBrokerId"], cleared["preferredBrokerId"]) == (other, None)
+        _, err = waiting.communicate(timeout=30)
+        assert waiting.returncode == 4 and "no longer the preferred master" in err, err
+    finally:
+        waiting.kill()
+        waiting.communicate()
+    assert sync_state(cli)["preferredBrokerId"] is None
+    assert "PreferredBrokerId" not in cli("getSyncStateSet", "-o", "legacy").stdout
+
+    unknown = cli(*assign, "-b", "99", ok=False)
+    assert unknown.returncode == 1 and "CONTROLLER_BROKER_NEED_TO_BE_REGISTERED (2010)" in unknown.stderr

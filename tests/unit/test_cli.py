@@ -6,10 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from mqadmin_py.app import app
-from mqadmin_py.commands.controller import _sync_state_docs
+from mqadmin_py.commands.controller import _sync_state_docs, _sync_state_legacy, _sync_state_table
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import free_ports
 
@@ -62,7 +63,46 @@ def test_sync_state_json_shows_each_replicas_ha_address() -> None:
     docs = _sync_state_docs(pb.GetSyncStateDataResponse(replicas_info=[info]))
     assert docs == [
         {"clusterName": "c", "brokerName": "b", "masterBrokerId": None, "masterAddress": None, "masterEpoch": 0,
-         "syncStateSetEpoch": 0,
+         "syncStateSetEpoch": 0, "preferredBrokerId": None,
          "inSyncReplicas": [{"brokerId": 1, "brokerAddress": "h:1", "haAddress": "h:11", "alive": False}],
          "notInSyncReplicas": [{"brokerId": 2, "brokerAddress": "h:2", "haAddress": "", "alive": False}]}
     ]  # fmt: skip
+
+
+def _preferred_set_doc(preferred: int | None) -> dict[str, object]:
+    def member(broker_id: int) -> pb.ReplicaIdentity:
+        return pb.ReplicaIdentity(broker_id=broker_id, broker_address=f"h:{broker_id}", alive=True)
+
+    info = pb.ReplicasInfo(cluster_name="c", broker_name="b", master_broker_id=1, master_address="h:1",
+                           master_epoch=3, sync_state_set_epoch=4, in_sync_replicas=[member(1), member(2)],
+                           preferred_broker_id=preferred)  # fmt: skip
+    (doc,) = _sync_state_docs(pb.GetSyncStateDataResponse(replicas_info=[info]))
+    return doc
+
+
+def test_sync_state_shows_the_preferred_master_in_every_form(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _preferred_set_doc(2)
+    assert doc["preferredBrokerId"] == 2
+    assert "#SyncStateSetNums\t2\n#PreferredBrokerId\t2\n" in _sync_state_legacy([doc])
+    _sync_state_table([doc])
+    rows = [line for line in capsys.readouterr().out.splitlines() if "h:" in line]
+    assert ["slave (preferred)" in row for row in rows] == [False, True]
+    assert "master" in rows[0]
+
+
+def test_sync_state_without_a_preferred_master_prints_what_java_prints() -> None:
+    doc = _preferred_set_doc(None)
+    assert doc["preferredBrokerId"] is None
+    assert "Preferred" not in _sync_state_legacy([doc])
+
+
+def test_assign_preferred_master_usage_errors_exit_2() -> None:
+    common = ("assign-preferred-master", "-a", "127.0.0.1:1", "-c", "c", "-bn", "b")
+    for extra, message in [
+        ((), "give -b BROKER_ID to assign, or --clear"),
+        (("-b", "2", "--clear"), "give -b BROKER_ID to assign, or --clear"),
+        (("--clear", "--wait"), "--wait needs -b BROKER_ID"),
+    ]:
+        result = run_mqadmin(*common, *extra)
+        assert result.returncode == 2, result
+        assert message in result.stderr

@@ -68,10 +68,14 @@ NOBODY: AliveView = {}
 
 
 def run(
-    state: ControllerState, request: Request, alive: AliveView, allow_unclean: bool = False
+    state: ControllerState,
+    request: Request,
+    alive: AliveView,
+    allow_unclean: bool = False,
+    preferred_master: bool = False,
 ) -> tuple[ControllerState, Result[Any]]:
     """Compute `request`, then apply the events of the result; return the new state and the result."""
-    result = compute(state, request, alive, allow_unclean=allow_unclean)
+    result = compute(state, request, alive, allow_unclean=allow_unclean, preferred_master=preferred_master)
     return apply_events(state, result.events), result
 
 

@@ -11,7 +11,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.codec import CodecError, decode_events, decode_state, encode_events, encode_state
-from controller.events import AlterSyncStateSet, ApplyBrokerId, CleanBrokerData, ElectMaster, Event, UpdateBrokerAddress
+from controller.events import (
+    AlterSyncStateSet,
+    ApplyBrokerId,
+    AssignPreferredMaster,
+    CleanBrokerData,
+    ElectMaster,
+    Event,
+    UpdateBrokerAddress,
+)
 from controller.heartbeat import DEFAULT_HEARTBEAT_TIMEOUT_MS, Heartbeat, LiveEntry, LiveTable, merge
 from controller.model import BrokerSet, ControllerState, LiveInfo, Replica
 from tests.unit.controller.conftest import BROKER, CLUSTER, addr, apply_ids, check_code, ha_addr, with_master
@@ -29,6 +37,7 @@ events_st: st.SearchStrategy[Event] = st.one_of(
     st.builds(ElectMaster, names, st.none() | ids, epochs),
     st.builds(AlterSyncStateSet, names, id_sets, epochs, epochs),
     st.builds(CleanBrokerData, names, st.none() | id_sets),
+    st.builds(AssignPreferredMaster, names, st.none() | ids),
 )
 
 
@@ -46,6 +55,7 @@ def broker_sets(draw: st.DrawFn, broker_name: str) -> BrokerSet:
         master_epoch=draw(epochs),
         sync_state_set=frozenset(draw(st.sets(st.sampled_from(broker_ids)))),
         sync_state_set_epoch=draw(epochs),
+        preferred_id=draw(st.none() | st.sampled_from(broker_ids)),
     )
 
 
@@ -65,6 +75,8 @@ ONE_OF_EACH: list[Event] = [
     AlterSyncStateSet(BROKER, frozenset({1, 2, 3}), 2, 5),
     CleanBrokerData(BROKER, frozenset({2, 3})),
     CleanBrokerData(BROKER, None),
+    AssignPreferredMaster(BROKER, 2),
+    AssignPreferredMaster(BROKER, None),
 ]
 
 

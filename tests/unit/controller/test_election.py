@@ -32,9 +32,9 @@ LEARNER = live(epoch=9, max_offset=10**9, priority=0, async_learner=True)
 # --- the pure policy ----------------------------------------------------------------------------
 
 ELECT_CASES: list[tuple[str, list[int], list[int] | None, dict[int, LiveInfo], int | None, int | None, int | None]] = [
-    # (case id, SSS, all replicas (unclean) or None, alive, old master, preferred, expected)
+    # (case id, SSS, all replicas (unclean) or None, alive, old master, designated, expected)
     ("sticky_old_master", [1, 2, 3], None, {1: live(1, 100), 2: live(5, 900), 3: live(5, 900)}, 1, None, 1),
-    ("sticky_when_preferred_is_old_master", [1, 2], None, {1: live(1, 10), 2: live(2, 10)}, 1, 1, 1),
+    ("sticky_when_designated_is_old_master", [1, 2], None, {1: live(1, 10), 2: live(2, 10)}, 1, 1, 1),
     ("dead_old_master_is_not_sticky", [1, 2, 3], None, {2: live(1, 100), 3: live(1, 200)}, 1, None, 3),
     ("designated_member_beats_old_master", [1, 2, 3], None, {1: live(), 2: live(), 3: live()}, 1, 2, 2),
     ("designated_non_member_gives_none", [1, 2], None, {1: live(), 2: live(), 3: live(9, 999)}, 1, 3, None),
@@ -63,7 +63,7 @@ ELECT_CASES: list[tuple[str, list[int], list[int] | None, dict[int, LiveInfo], i
 
 
 @pytest.mark.parametrize(
-    ("sss", "all_replicas", "alive", "old_master", "preferred", "expected"),
+    ("sss", "all_replicas", "alive", "old_master", "designated", "expected"),
     [pytest.param(*case[1:], id=case[0]) for case in ELECT_CASES],
 )
 def test_elect_policy(
@@ -71,17 +71,18 @@ def test_elect_policy(
     all_replicas: list[int] | None,
     alive: dict[int, LiveInfo],
     old_master: int | None,
-    preferred: int | None,
+    designated: int | None,
     expected: int | None,
 ) -> None:
-    assert elect(sss, all_replicas, alive, old_master=old_master, preferred=preferred) == expected
+    assert elect(sss, all_replicas, alive, old_master=old_master, designated=designated, preferred=None) == expected
 
 
 @pytest.mark.parametrize("order", [[1, 2, 3, 4], [4, 3, 2, 1], [3, 1, 4, 2], [2, 4, 1, 3]])
 def test_elect_equal_brokers_pick_the_lowest_id_whatever_the_input_order(order: list[int]) -> None:
     alive = {i: live(3, 4_096, 7) for i in order}
-    assert elect(order, None, alive, old_master=None, preferred=None) == 1
-    assert elect(list(reversed(order)), None, dict(reversed(alive.items())), old_master=None, preferred=None) == 1
+    assert elect(order, None, alive, old_master=None, designated=None, preferred=None) == 1
+    reversed_alive = dict(reversed(alive.items()))
+    assert elect(list(reversed(order)), None, reversed_alive, old_master=None, designated=None, preferred=None) == 1
 
 
 # --- ElectMaster end to end ---------------------------------------------------------------------

@@ -20,6 +20,7 @@ from controller.model import AliveView, ControllerState, LiveInfo
 from controller.requests import (
     AlterSyncStateSetRequest,
     ApplyBrokerIdRequest,
+    AssignPreferredMasterRequest,
     CleanBrokerDataRequest,
     ElectMasterRequest,
     GetNextBrokerIdRequest,
@@ -120,6 +121,7 @@ REQUESTS: st.SearchStrategy[Request | Spec] = st.one_of(
         st.sampled_from(["", "1", "2", "3;4", "1;2;3;4", "1;x"]),
         st.booleans(),
     ),
+    st.builds(AssignPreferredMasterRequest, st.sampled_from([CLUSTER, CLUSTER, "Other"]), NAMES, st.none() | IDS),
     st.builds(GetNextBrokerIdRequest, st.just(CLUSTER), NAMES),
     st.builds(GetReplicaInfoRequest, NAMES),
     st.just(GetSyncStateDataRequest(all_broker_sets=True)),
@@ -160,6 +162,7 @@ def check_state(state: ControllerState) -> None:
             assert bs.master_id in ids
             assert bs.master_id in bs.sync_state_set
         assert bs.sync_state_set <= frozenset(ids)
+        assert bs.preferred_id is None or bs.preferred_id in ids
     assert decode_state(encode_state(state)) == state
 
 
@@ -222,12 +225,12 @@ class ControllerMachine(RuleBasedStateMachine):
         else:
             self.alive.pop((name, broker_id), None)
 
-    @rule(drawn=REQUESTS, unclean=st.booleans())
-    def request_is_decided_and_committed(self, drawn: Request | Spec, unclean: bool) -> None:
+    @rule(drawn=REQUESTS, unclean=st.booleans(), preferred=st.booleans())
+    def request_is_decided_and_committed(self, drawn: Request | Spec, unclean: bool, preferred: bool) -> None:
         before = self.state
         request = materialize(drawn, before, self.alive)
-        result = compute(before, request, self.alive, allow_unclean=unclean)
-        assert compute(before, request, dict(self.alive), allow_unclean=unclean) == result
+        result = compute(before, request, self.alive, allow_unclean=unclean, preferred_master=preferred)
+        assert compute(before, request, dict(self.alive), allow_unclean=unclean, preferred_master=preferred) == result
         check_result(request, result)
         self.state = apply_events(before, result.events)
         self.follower = apply_events(self.follower, decode_events(encode_events(result.events)))
@@ -265,7 +268,13 @@ def test_invariants_hold_when_events_are_computed_on_a_stale_state(
         lag = data.draw(st.integers(min_value=0, max_value=min(3, len(history) - 1)), label="lag")
         decided_on = history[-1 - lag]
         request = materialize(data.draw(REQUESTS, label="request"), decided_on, alive)
-        result = compute(decided_on, request, alive, allow_unclean=data.draw(st.booleans(), label="unclean"))
+        result = compute(
+            decided_on,
+            request,
+            alive,
+            allow_unclean=data.draw(st.booleans(), label="unclean"),
+            preferred_master=data.draw(st.booleans(), label="preferred"),
+        )
         check_result(request, result)
         committed: list[Event] = decode_events(encode_events(result.events))
         for event in committed:
