@@ -26,3 +26,5 @@ SandboxDirOpt = Annotated[
     typer.Option("--dir", envvar="MQADMIN_SANDBOX_DIR", help="Sandbox directory (env MQADMIN_SANDBOX_DIR)."),
 ]
 DEFAULT_SANDBOX_DIR = os.path.join(os.path.expanduser("~"), ".mqadmin", "sandbox")
+BrokerNamesOpt = Annotated[list[str] | None, typer.Option("-b", "--brokerName", help="Broker set name(s).")]
+ClusterNameOpt = Annotated[str | None, typer.Option("-c", "--clusterName", help="Every set of a cluster.")]

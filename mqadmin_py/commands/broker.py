@@ -16,7 +16,7 @@ import typer
 from mqadmin_py.commands.common import CountOpt, IntervalOpt, agent_client, check, controller_client, run
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.errors import MqError, UsageError
-from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
+from mqadmin_py.options import BrokerNamesOpt, ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table, null
 
 OptionalControllerOpt = Annotated[
@@ -122,8 +122,8 @@ def _epochs_legacy(docs: list[dict[str, Any]]) -> str:
 
 def get_broker_epoch(
     controller: ControllerOpt,
-    broker_name: Annotated[list[str] | None, typer.Option("-b", "--brokerName", help="Broker set name(s).")] = None,
-    cluster_name: Annotated[str | None, typer.Option("-c", "--clusterName", help="Every set of a cluster.")] = None,
+    broker_name: BrokerNamesOpt = None,
+    cluster_name: ClusterNameOpt = None,
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
     interval: IntervalOpt = None,

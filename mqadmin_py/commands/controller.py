@@ -8,7 +8,7 @@ import typer
 
 from mqadmin_py.commands.common import CountOpt, IntervalOpt, add_commands, check, controller_client, opt, run
 from mqadmin_py.errors import ControllerUnavailable, MqError, OperationFailed, UsageError
-from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
+from mqadmin_py.options import BrokerNamesOpt, ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table, null
 
 
@@ -142,8 +142,8 @@ def _sync_state_legacy(docs: list[dict[str, Any]]) -> str:
 
 def get_sync_state_set(
     controller: ControllerOpt,
-    broker_name: Annotated[list[str] | None, typer.Option("-b", "--brokerName", help="Broker set name(s).")] = None,
-    cluster_name: Annotated[str | None, typer.Option("-c", "--clusterName", help="Every set of a cluster.")] = None,
+    broker_name: BrokerNamesOpt = None,
+    cluster_name: ClusterNameOpt = None,
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
     interval: IntervalOpt = None,
