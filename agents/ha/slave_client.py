@@ -1,8 +1,12 @@
 """The slave's HA client: connects to the master, truncates to the consistent point, applies the stream.
 
-One thread. Any error (connection, malformed frame, a refused action) closes
-the connection, logs why, and reconnects with exponential back-off; nothing
-of a bad packet is applied.
+Two threads: ``ha-slave`` connects, receives, checks and applies; ``ha-slave-flush`` fsyncs what was applied
+every ``FLUSH_INTERVAL_S`` (``MessageStore.flush`` does not hold the store lock while it waits for the disk, so
+receiving goes on meanwhile). Any error (connection, malformed frame, a refused action, a failed flush) closes
+the connection, logs why, and reconnects with exponential back-off; nothing of a bad packet is applied.
+
+An ack reports the end of what was written to the commit log (the page cache), not what was fsynced, as in
+Java: the flusher makes it durable within about ``FLUSH_INTERVAL_S``.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ log = logging.getLogger(__name__)
 
 FLUSH_INTERVAL_S = 0.2
 """How often a slave fsyncs what it replicated (and its confirmOffset); acks do not wait for it, as in Java."""
+
+FLUSH_THREAD = "ha-slave-flush"
 
 
 class SlaveStore(Protocol):
@@ -68,14 +74,17 @@ class HASlave:
         self._stopped = threading.Event()
         self._changed = net.Wakeup()
         self._thread = threading.Thread(target=self._run, name="ha-slave", daemon=True)
+        self._flusher = threading.Thread(target=self._flush_loop, name=FLUSH_THREAD, daemon=True)
+        self._flush_failure: str | None = None  # set by the flusher, taken (and reported) by the receiving thread
+        self._flush_failure_lock = threading.Lock()
         self.last_error = ""
         self.connected = False
         self._progressed = False
-        self._last_flush = 0.0
         self._confirm = -1  # the confirmOffset the frames of the current receive allow
 
     def start(self, master_address: str) -> None:
         self._master = master_address
+        self._flusher.start()
         self._thread.start()
 
     def set_master(self, master_address: str) -> None:
@@ -84,10 +93,31 @@ class HASlave:
         self._changed.notify()
 
     def stop(self) -> None:
+        """Stop both threads and wait for them (a flush in progress finishes; ``MessageStore.close`` flushes the
+        rest)."""
         self._stopped.set()
         self._changed.notify()
         self._thread.join(timeout=5)
+        if self._flusher.is_alive():
+            self._flusher.join(timeout=5)
         self._changed.close()
+
+    def _flush_loop(self) -> None:
+        """Flush every FLUSH_INTERVAL_S until stopped; a failure is logged and handed to the receiving thread,
+        which closes the connection with it (as when the flush ran there), and the next flush tries again."""
+        while not self._stopped.wait(FLUSH_INTERVAL_S):
+            try:
+                self._store.flush()
+            except Exception as exc:  # any failure must reach the connection, not end the flusher silently
+                log.warning("flushing the replicated log failed: %s", exc)
+                with self._flush_failure_lock:
+                    self._flush_failure = f"flush failed: {exc}"
+                self._changed.notify()
+
+    def _take_flush_failure(self) -> str | None:
+        with self._flush_failure_lock:
+            failure, self._flush_failure = self._flush_failure, None
+        return failure
 
     def _local(self) -> LocalView:
         return LocalView(self._epochs.cache, self._store.max_offset)
@@ -143,14 +173,15 @@ class HASlave:
                     reason = self._apply(conn, session.on_frame(frame, self._local(), self._clock()))
                     if reason is not None:
                         return reason
-                # Once per receive, not per frame: dispatch then writes each queue once for many batches.
-                self._store.set_confirm_offset(self._confirm)
+            # After a receive: one ack for all its frames (of what was written), then, also once per receive
+            # rather than per frame, the confirmOffset (dispatch then writes each queue once for many batches).
             reason = self._apply(conn, session.on_tick(self._local(), self._clock(), self._config.heartbeat_interval_s))
             if reason is not None:
                 return reason
-            if self._clock() - self._last_flush >= FLUSH_INTERVAL_S:
-                self._store.flush()
-                self._last_flush = self._clock()
+            self._store.set_confirm_offset(self._confirm)
+            failure = self._take_flush_failure()
+            if failure is not None:
+                return failure
             if self._clock() - last_read > self._config.housekeeping_s:
                 return f"nothing read for {self._config.housekeeping_s:g} s"
         return "stopped" if self._stopped.is_set() else "master changed"

@@ -4,7 +4,8 @@ READY → (connected) HANDSHAKE: send the slave handshake, receive the master's
 epoch entries, compute the consistent point and truncate to it (or close with
 "manual action needed" when none exists) → TRANSFER: append every batch at
 exactly the local end, record epoch changes from the headers, confirmOffset =
-min(master's confirmOffset, local end), and acknowledge the new end.
+min(master's confirmOffset, local end), and acknowledge the new end (``on_tick``,
+after the frames received together were applied).
 """
 
 from __future__ import annotations
@@ -54,7 +55,10 @@ class SlaveSession:
         return self._transfer(frame, local, now)
 
     def on_tick(self, local: LocalView, now: float, heartbeat_interval_s: float) -> list[Action]:
-        """Report the local end when it grew, or as a heartbeat once per interval."""
+        """Report the local end when it grew, or as a heartbeat once per interval.
+
+        This is also how appended batches are acknowledged: the shell ticks after applying all the frames it
+        received at once, so they cost one ack, not one each (as Java's slave reports once per read)."""
         if self.state != HAState.TRANSFER:
             return []
         if local.max_offset > self.reported_offset or now - self.last_report >= heartbeat_interval_s:
@@ -101,6 +105,4 @@ class SlaveSession:
         if frame.body:
             actions.append(Append(frame.offset, frame.body))
         actions.append(SetConfirm(min(frame.confirm_offset, end)))
-        if end > self.reported_offset:
-            actions.extend(self._report(end, now))
-        return actions
+        return actions  # the ack of the new end: ``on_tick``, once the frames received together are applied

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import struct
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,6 +77,19 @@ def fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def duplicates(fds: Iterable[int]) -> tuple[int, ...]:
+    """``os.dup`` of each descriptor (all or none: the ones made are closed again if one fails)."""
+    out: list[int] = []
+    try:
+        for fd in fds:
+            out.append(os.dup(fd))
+    except OSError:
+        for fd in out:
+            os.close(fd)
+        raise
+    return tuple(out)
 
 
 def atomic_write(path: Path, data: bytes) -> None:

@@ -22,8 +22,9 @@ Recovery scans from ``recover_from`` (a record boundary below which the data was
 caller's checkpoint) or from the first segment, and cuts everything after the last valid record the same
 crash-safe way, logging the cut at WARNING.
 
-One thread at a time: ``MessageStore`` serialises the calls. A file descriptor from ``segment_view`` stays
-valid until the next ``truncate``, ``start_at``, ``delete_segments_before`` or ``close``.
+One thread at a time: ``MessageStore`` serialises the calls; only the fsyncs of a ``flush_begin`` run outside
+(on duplicate descriptors). A file descriptor from ``segment_view`` stays valid until the next ``truncate``,
+``start_at``, ``delete_segments_before`` or ``close``.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ import struct
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
-from agents.store.checkpoint import atomic_write, fsync_dir
+from agents.store.checkpoint import atomic_write, duplicates, fsync_dir
 from agents.store.record import (
     BLANK_SIZE,
     MIN_RECORD_SIZE,
@@ -133,6 +134,24 @@ def decode_intent(blob: bytes) -> int:
     return int(target)
 
 
+class PendingFlush(NamedTuple):
+    """What ``CommitLog.flush_begin`` took: descriptors to fdatasync (duplicates, so that a segment closed
+    meanwhile cannot turn them into another file's), and the end and record boundary they make durable."""
+
+    fds: tuple[int, ...]
+    max_offset: int
+    boundary: int
+    generation: int
+
+    def sync(self) -> None:
+        for fd in self.fds:
+            os.fdatasync(fd)
+
+    def close(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+
+
 # --- the log --------------------------------------------------------------------------------------
 
 
@@ -157,6 +176,7 @@ class CommitLog:
                 recover_from = None
         self._max = self._boundary = self._flushed = self._flushed_boundary = self.min_offset
         self._tail = b""  # the bytes from the boundary to max_offset: a replica's partial last record
+        self._generation = 0  # counts truncations and restarts, which void a flush in progress
         self._recover(recover_from)
 
     # --- properties ---------------------------------------------------------------------------------
@@ -251,6 +271,7 @@ class CommitLog:
                 f"start_at({offset}) needs an empty log and a later multiple of the segment size {self.segment_size}"
                 f" (the log holds {self.min_offset}..{self._max})"
             )
+        self._generation += 1
         for start in list(self._fds):
             self._delete_segment(start)  # first: a crash before the new file exists reopens as an empty log
         fsync_dir(self.directory)
@@ -260,12 +281,27 @@ class CommitLog:
 
     def flush(self) -> None:
         """fsync everything written; ``flushed_offset`` becomes ``max_offset``."""
+        pending = self.flush_begin()
+        try:
+            pending.sync()
+        finally:
+            pending.close()
+        self.flush_end(pending)
+
+    def flush_begin(self) -> PendingFlush:
+        """``flush`` in three steps, so that the fsyncs need not block writers: this takes what is to be synced
+        (duplicate descriptors of the segments written since the last flush, and the end they cover); the caller
+        runs ``sync()`` on it, ``close()``s it, and on success reports it with ``flush_end``."""
         if self._flushed == self._max:
-            return
-        for start, fd in self._fds.items():
-            if start + self.segment_size > self._flushed:
-                os.fdatasync(fd)
-        self._flushed, self._flushed_boundary = self._max, self._boundary
+            return PendingFlush((), self._max, self._boundary, self._generation)
+        fds = duplicates(fd for start, fd in self._fds.items() if start + self.segment_size > self._flushed)
+        return PendingFlush(fds, self._max, self._boundary, self._generation)
+
+    def flush_end(self, pending: PendingFlush) -> None:
+        """The data `pending` covers is durable: raise ``flushed_offset`` to it (ignored if the log was truncated
+        or restarted at another offset since ``flush_begin``)."""
+        if pending.generation == self._generation and pending.max_offset > self._flushed:
+            self._flushed, self._flushed_boundary = pending.max_offset, pending.boundary
 
     def truncate(self, offset: int) -> None:
         """Cut the log back to `offset` for good (crash-safe, see the module docstring); no-op at or past the end."""
@@ -274,6 +310,7 @@ class CommitLog:
         if offset >= self._max:
             return
         boundary = self.boundary_at_or_below(offset)
+        self._generation += 1
         self._cut(offset)
         self._max, self._boundary = offset, boundary
         self._tail = self.read(boundary, offset - boundary)

@@ -28,7 +28,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.store.checkpoint import fsync_dir
+from agents.store.checkpoint import duplicates, fsync_dir
 
 ENTRY = struct.Struct(">qi")
 _FILE_NAME = re.compile(r"[0-9]{20}")
@@ -90,14 +90,17 @@ class ConsumeQueue:
     def append_many(self, entries: Sequence[tuple[int, int, int]]) -> None:
         """``append`` each (commit-log offset, size, queue offset) in turn, with one write per file; nothing is
         written if any would be refused."""
-        previous = None
-        for offset, _, queue_offset in entries:
-            problem = self.refusal(offset, queue_offset, None if previous is None else previous + 1)
-            if problem is not None:
-                raise ConsumeQueueError(problem)
-            previous = queue_offset
         if not entries:
             return
+        first = entries[0][2]
+        problem = self.refusal(entries[0][0], first)
+        if problem is None:
+            for k, (offset, _, queue_offset) in enumerate(entries):
+                if queue_offset != first + k:
+                    problem = self.refusal(offset, queue_offset, first + k)
+                    break
+        if problem is not None:
+            raise ConsumeQueueError(problem)
         if entries[0][2] != self._max:
             self._skip_to(entries[0][2])
         i = 0
@@ -167,9 +170,29 @@ class ConsumeQueue:
 
     def flush(self) -> None:
         """fsync the entries appended since the last flush."""
-        for start in self._dirty & self._fds.keys():
-            os.fdatasync(self._fds[start])
+        starts, fds = self.flush_begin()
+        try:
+            for fd in fds:
+                os.fdatasync(fd)
+        except OSError:
+            self.mark_dirty(starts)
+            raise
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def flush_begin(self) -> tuple[list[int], tuple[int, ...]]:
+        """What ``flush`` syncs, taken now so the fsyncs need not block appends: the files written since the last
+        flush (no longer marked) and a duplicate descriptor of each, which the caller fdatasyncs and closes. If a
+        sync fails, the caller marks the files again (``mark_dirty``) so the next flush retries them."""
+        starts = sorted(self._dirty & self._fds.keys())
+        fds = duplicates(self._fds[start] for start in starts)
         self._dirty.clear()
+        return starts, fds
+
+    def mark_dirty(self, starts: list[int]) -> None:
+        """The files starting at `starts` still need an fsync (a failed ``flush_begin`` sync)."""
+        self._dirty.update(start for start in starts if start in self._fds)
 
     def close(self) -> None:
         fds, self._fds = self._fds, {}

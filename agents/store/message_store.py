@@ -26,7 +26,11 @@ Ordering rules that make restarts safe:
 * restart: clamp the confirmOffset to ``[min_offset, last_message_boundary()]`` (#6609), drop queue entries
   past the checkpointed consume-queue offset, dispatch again up to the confirmOffset.
 
-All public methods hold one lock, so HA threads, consumers and the flusher can share a store.
+All public methods hold one lock, so HA threads, consumers and the flusher can share a store. ``flush`` holds it
+only to take and record what it syncs, not during the fsyncs (a slave receives and applies while its flusher
+waits for the disk); a second lock, the flush lock, keeps flushes apart from one another and from whatever closes
+files or rewrites the checkpoint (``truncate``, ``start_at``, ``delete_before``, ``close``). Order: flush lock,
+then store lock.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agents.store.checkpoint import Checkpoint, CheckpointData
-from agents.store.commitlog import CommitLog, CommitLogError, OffsetTooSmall
+from agents.store.commitlog import CommitLog, CommitLogError, OffsetTooSmall, PendingFlush
 from agents.store.consume_queue import ConsumeQueue, ConsumeQueueError
 from agents.store.record import Entry, Message, Scan, decode_at, encode
 
@@ -54,6 +58,19 @@ def clamp_confirm(offset: int, min_offset: int, boundary: int) -> int:
     return min(max(offset, min_offset), boundary)
 
 
+def _release(
+    log_part: PendingFlush, queue_parts: list[tuple[ConsumeQueue, list[int], tuple[int, ...]]], *, failed: bool
+) -> None:
+    """Close the descriptors a flush took; if it `failed`, mark the consume-queue files dirty again (the commit
+    log's flushed offset simply stays where it was) so the next flush syncs them."""
+    log_part.close()
+    for queue, starts, fds in queue_parts:
+        for fd in fds:
+            os.close(fd)
+        if failed:
+            queue.mark_dirty(starts)
+
+
 class MessageStore:
     """The store under `root`; see the module docstring."""
 
@@ -63,6 +80,7 @@ class MessageStore:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
+        self._flush_lock = threading.RLock()  # see the module docstring; taken before self._lock
         self._checkpoint = Checkpoint(self.root / "checkpoint")
         self._saved = self._checkpoint.load()
         self._log = CommitLog(self.root / "commitlog", segment_size, recover_from=self._saved.flushed_offset)
@@ -162,7 +180,7 @@ class MessageStore:
 
     def start_at(self, offset: int) -> None:
         """An empty replica begins its log at the master's segment-aligned `offset`."""
-        with self._lock:
+        with self._flush_lock, self._lock:
             self._log.start_at(offset)
             for queue in self._queues.values():
                 queue.delete_before(offset)
@@ -183,16 +201,40 @@ class MessageStore:
                 self._dispatch()
 
     def flush(self) -> None:
-        """Make everything written durable, then checkpoint the offsets."""
-        with self._lock:
-            self._log.flush()
-            for queue in self._queues.values():
-                queue.flush()
-            self._save(CheckpointData(self._log.last_message_boundary(), self._confirm, self._dispatched))
+        """Make everything written before the call durable, then checkpoint the offsets.
+
+        The store lock is held only to take what to sync and to record it: appends, dispatch and reads go on
+        during the fsyncs, and what they add is left to the next flush. On an error (OSError) the checkpoint is
+        not written, and the next flush syncs again what this one did not finish.
+        """
+        with self._flush_lock:
+            queue_parts: list[tuple[ConsumeQueue, list[int], tuple[int, ...]]] = []
+            with self._lock:
+                log_part = self._log.flush_begin()
+                try:
+                    for queue in self._queues.values():
+                        queue_parts.append((queue, *queue.flush_begin()))
+                except OSError:  # no descriptor left to duplicate: give back what was taken
+                    _release(log_part, queue_parts, failed=True)
+                    raise
+                data = CheckpointData(self._log.last_message_boundary(), self._confirm, self._dispatched)
+            try:
+                log_part.sync()
+                for _, _, fds in queue_parts:
+                    for fd in fds:
+                        os.fdatasync(fd)
+            except OSError:
+                with self._lock:
+                    _release(log_part, queue_parts, failed=True)
+                raise
+            _release(log_part, queue_parts, failed=False)
+            with self._lock:
+                self._log.flush_end(log_part)
+            self._save(data)  # the checkpoint is the flush lock's: only flush, truncate and __init__ write it
 
     def truncate(self, offset: int) -> None:
         """Cut the commit log back to `offset`, with the queue entries and the confirmOffset past it (crash-safe)."""
-        with self._lock:
+        with self._flush_lock, self._lock:
             if offset >= self._log.max_offset:
                 return
             if offset < self._log.min_offset:
@@ -218,7 +260,7 @@ class MessageStore:
     def delete_before(self, offset: int) -> int:
         """Retention: delete commit-log segments wholly below `offset` (never undispatched ones) and the queue
         entries pointing into them; returns the new minimum offset."""
-        with self._lock:
+        with self._flush_lock, self._lock:
             new_min = self._log.delete_segments_before(min(offset, self._dispatched))
             for queue in self._queues.values():
                 queue.delete_before(new_min)
@@ -226,7 +268,7 @@ class MessageStore:
 
     def close(self) -> None:
         """Flush and close (idempotent)."""
-        with self._lock:
+        with self._flush_lock, self._lock:
             if self._closed:
                 return
             self.flush()
@@ -314,6 +356,7 @@ class MessageStore:
             )
         batches: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
         problem = None
+        dispatched = self._dispatched
         for offset, size, topic, queue_id, queue_offset in entries:
             key = (topic, queue_id)
             batch = batches.get(key)
@@ -326,11 +369,13 @@ class MessageStore:
                 self._forget_scanned()
                 break
             batch.append((offset, size, queue_offset))
-            if offset >= self._counted:
-                self._next_queue_offset[key] = queue_offset + 1
-            self._dispatched = offset + size
+            dispatched = offset + size
+        self._dispatched = dispatched
         for key, batch in batches.items():
             if batch:
+                last_offset, _, last_queue_offset = batch[-1]
+                if last_offset >= self._counted:  # records below _counted were numbered by put already
+                    self._next_queue_offset[key] = last_queue_offset + 1
                 self._queues[key].append_many(batch)
         self._counted = max(self._counted, self._dispatched)
         if problem is not None:
@@ -338,7 +383,12 @@ class MessageStore:
 
     def _take_scanned(self, limit: int) -> list[Entry]:
         """Pop the kept entries of the records ending at or below `limit`."""
-        scanned, taken = self._scanned, []
+        scanned = self._scanned
+        if scanned and scanned[-1][0] + scanned[-1][1] <= limit:  # usually all of them
+            taken = list(scanned)
+            scanned.clear()
+            return taken
+        taken = []
         while scanned and scanned[0][0] + scanned[0][1] <= limit:
             taken.append(scanned.popleft())
         return taken

@@ -353,3 +353,67 @@ def test_a_replica_drops_epochs_that_start_past_its_recovered_log(make_replica: 
     first.close()
     again = make_replica(1, root=first.root)
     assert again.epochs.cache.pairs() == ((1, 0),)
+
+
+# --- the slave's flusher ----------------------------------------------------------------------------------
+
+
+def record_flushes(replica: Replica, fail_first: int = 0) -> list[str]:
+    """Wrap the replica store's flush: the names of the threads that flushed (the first `fail_first` calls fail)."""
+    store, real, threads = replica.store, replica.store.flush, []
+
+    def flush() -> None:
+        threads.append(threading.current_thread().name)
+        if len(threads) <= fail_first:
+            raise OSError(5, "Input/output error")
+        real()
+
+    store.flush = flush  # type: ignore[method-assign]
+    return threads
+
+
+def test_the_slave_flushes_on_its_own_thread_and_what_it_acked_becomes_durable(
+    make_replica: Callable[..., Replica],
+) -> None:
+    from agents.store.checkpoint import Checkpoint
+
+    controller = Controller()
+    master, slave = make_replica(1), make_replica(2)
+    address = start_master(master, controller, epoch=1)
+    flushers = record_flushes(slave)
+    slave.change_to_slave(address, epoch=1)
+    for i in range(0, 200, 50):
+        assert master.put([msg(j) for j in range(i, i + 50)]).status is PutStatus.PUT_OK
+    end = master.store.max_offset
+    # The ack promises what the slave wrote (not yet fsynced, as in Java) ...
+    wait_until(lambda: master.master.slaves().get(2, None) is not None  # type: ignore[union-attr]
+               and master.master.slaves()[2].ack_offset == end, what="the slave's ack")  # type: ignore[union-attr]  # fmt: skip
+    assert slave.store.max_offset >= end
+    # ... and the flusher makes it durable shortly after, with no further traffic.
+    checkpoint = Checkpoint(slave.root / "store" / "checkpoint")
+    wait_until(lambda: checkpoint.load().flushed_offset == end, what="the acked bytes fsynced and checkpointed")
+    assert set(flushers) == {"ha-slave-flush"}, "the receiving thread never waits for the disk"
+    assert slave.store._log.flushed_offset == end
+    slave.close()
+    assert not [t for t in threading.enumerate() if t.name in ("ha-slave", "ha-slave-flush")], "stop joins both"
+
+
+def test_a_failed_flush_closes_the_connection_with_its_reason_and_the_next_flush_retries(
+    make_replica: Callable[..., Replica],
+) -> None:
+    from agents.store.checkpoint import Checkpoint
+
+    controller = Controller()
+    master, slave = make_replica(1), make_replica(2)
+    address = start_master(master, controller, epoch=1)
+    flushers = record_flushes(slave, fail_first=1)
+    assert master.put([msg(j) for j in range(50)]).status is PutStatus.PUT_OK
+    slave.change_to_slave(address, epoch=1)
+    wait_until(lambda: "flush failed: [Errno 5] Input/output error" in (slave.slave.last_error if slave.slave else ""),
+               what="the flush failure reported as the connection's end")  # fmt: skip
+    assert master.put([msg(j) for j in range(50, 100)]).status is PutStatus.PUT_OK
+    end = master.store.max_offset
+    wait_until(lambda: slave.store.max_offset == end, what="replication resumed after the failure")
+    wait_until(lambda: Checkpoint(slave.root / "store" / "checkpoint").load().flushed_offset == end,
+               what="a later flush made everything durable")  # fmt: skip
+    assert len(flushers) >= 2

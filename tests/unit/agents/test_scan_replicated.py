@@ -167,3 +167,13 @@ def test_a_crc_valid_record_with_an_invalid_topic_is_refused() -> None:
     struct.pack_into(">I", record, 8, _header_crc(record[:-1]))
     with pytest.raises(RecordError, match="invalid topic"):
         scan_replicated(b"", record, 0, SEGMENT)
+
+
+def test_an_empty_topic_is_refused_even_as_the_first_record() -> None:
+    record = bytearray(encode(Message("T", 0, b"x", {}, 1)))
+    del record[38]  # drop the topic's one byte: topicLen 0
+    struct.pack_into(">H", record, 36, 0)
+    struct.pack_into(">i", record, 0, len(record))
+    struct.pack_into(">I", record, 8, _header_crc(record[:-1]))
+    with pytest.raises(RecordError, match="invalid topic"):
+        scan_replicated(b"", record, 0, SEGMENT)

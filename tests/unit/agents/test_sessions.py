@@ -101,11 +101,23 @@ def test_transfer_appends_records_new_epochs_and_caps_the_confirm_offset() -> No
     local = LocalView(cache((1, 0)), 100)
     s = slave_in_transfer(local, MasterHandshake(300, 2, ((1, 0), (2, 200))))
     first = s.on_frame(MasterTransfer(100, 1, 0, 150, b"a" * 100), local, now=1.0)
-    assert first[:2] == [Append(100, b"a" * 100), SetConfirm(150)]
+    assert first == [Append(100, b"a" * 100), SetConfirm(150)]
     local = LocalView(cache((1, 0)), 200)
     second = s.on_frame(MasterTransfer(200, 2, 200, 900, b"b" * 50), local, now=1.1)
-    assert second[:3] == [RecordEpoch(2, 200), Append(200, b"b" * 50), SetConfirm(250)]
-    assert decode_from_slave(second[-1].data)[0] == SlaveAck(250)  # type: ignore[union-attr]
+    assert second == [RecordEpoch(2, 200), Append(200, b"b" * 50), SetConfirm(250)]
+    [ack] = s.on_tick(LocalView(cache((1, 0), (2, 200)), 250), now=1.1, heartbeat_interval_s=5.0)
+    assert decode_from_slave(ack.data)[0] == SlaveAck(250)  # type: ignore[union-attr]
+
+
+def test_frames_received_together_are_acknowledged_once_with_the_end_that_was_written() -> None:
+    local = LocalView(cache((1, 0)), 100)
+    s = slave_in_transfer(local, MasterHandshake(400, 1, ((1, 0),)))
+    for offset in (100, 200, 300):
+        actions = s.on_frame(MasterTransfer(offset, 1, 0, 0, b"x" * 100), LocalView(cache((1, 0)), offset), now=1.0)
+        assert not any(isinstance(a, Send) for a in actions), "no ack before the frames are applied"
+    [ack] = s.on_tick(LocalView(cache((1, 0)), 400), now=1.0, heartbeat_interval_s=5.0)
+    assert decode_from_slave(ack.data)[0] == SlaveAck(400)  # type: ignore[union-attr]
+    assert s.on_tick(LocalView(cache((1, 0)), 400), now=1.1, heartbeat_interval_s=5.0) == []
 
 
 def test_transfer_at_the_wrong_offset_closes_without_appending() -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -428,4 +429,128 @@ def test_random_operations_keep_the_store_consistent_across_crashes(root: Path, 
             consumed = s.consume("Orders", q, 0, 1000)
             assert [m for _, m in consumed] == visible
             assert all(queue_offset == m.queue_offset for queue_offset, m in consumed)
+    s.close()
+
+
+# --- flush without the store lock ----------------------------------------------------------------------
+
+
+class BlockingSync:
+    """Stands in for os.fdatasync: the first call waits until released (the disk is slow), or fails."""
+
+    def __init__(self, fail: OSError | None = None) -> None:
+        self.entered, self.release = threading.Event(), threading.Event()
+        self.fail = fail
+        self.synced: list[int] = []
+        self.real = os.fdatasync
+
+    def __call__(self, fd: int) -> None:
+        if not self.entered.is_set():
+            self.entered.set()
+            assert self.release.wait(10)
+        if self.fail is not None:
+            raise self.fail
+        self.synced.append(fd)
+        self.real(fd)
+
+
+def in_thread(target: Callable[[], object]) -> tuple[threading.Thread, list[BaseException]]:
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            target()
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, errors
+
+
+def test_writes_and_reads_go_on_while_a_flush_waits_for_the_disk(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = open_store(root)
+    first = [msg(i) for i in range(10)]
+    s.put(first)
+    s.set_confirm_offset(s.max_offset)
+    flushed_end = s.last_message_boundary()
+    sync = BlockingSync()
+    monkeypatch.setattr(os, "fdatasync", sync)
+    flusher, errors = in_thread(s.flush)
+    assert sync.entered.wait(10)
+    # The flush is inside fdatasync: the store lock is free, so a put, dispatch and a read do not wait for it.
+    later, errors_later = in_thread(
+        lambda: (s.put([msg(i) for i in range(10, 20)]), s.set_confirm_offset(s.max_offset))
+    )
+    later.join(10)
+    assert not later.is_alive() and not errors_later, "a put waited for the flush's fsync"
+    assert len(s.consume("Orders", 0, 0, 100)) == 7
+    sync.release.set()
+    flusher.join(10)
+    assert not errors
+    saved = Checkpoint(root / "checkpoint").load()
+    assert saved.flushed_offset == flushed_end, "the checkpoint claims only what the flush synced"
+    assert saved.consume_queue_offset == flushed_end
+    s.flush()  # the next flush covers the put that ran meanwhile
+    assert Checkpoint(root / "checkpoint").load().flushed_offset == s.max_offset
+    s.close()
+
+
+def test_a_truncate_waits_for_a_flush_in_progress(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = open_store(root)
+    messages = [msg(i) for i in range(10)]
+    s.put(messages)
+    s.set_confirm_offset(s.max_offset)
+    cut = ends(0, messages)[3]
+    sync = BlockingSync()
+    monkeypatch.setattr(os, "fdatasync", sync)
+    flusher, errors = in_thread(s.flush)
+    assert sync.entered.wait(10)
+    truncation, truncation_errors = in_thread(lambda: s.truncate(cut))
+    truncation.join(0.2)
+    assert truncation.is_alive(), "truncate must not close files or rewrite the checkpoint under a flush"
+    sync.release.set()
+    flusher.join(10)
+    truncation.join(10)
+    assert not errors and not truncation_errors
+    saved = Checkpoint(root / "checkpoint").load()
+    assert (s.max_offset, saved.flushed_offset, saved.confirm_offset) == (cut, cut, cut)
+    s.close()
+    with open_store(root) as again:
+        assert again.max_offset == cut
+
+
+def test_a_failed_flush_writes_no_checkpoint_and_the_next_one_syncs_again(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s = open_store(root)
+    s.put([msg(i) for i in range(10)])
+    s.set_confirm_offset(s.max_offset)
+    before = Checkpoint(root / "checkpoint").load()
+    sync = BlockingSync(fail=OSError(5, "Input/output error"))
+    sync.release.set()
+    monkeypatch.setattr(os, "fdatasync", sync)
+    with pytest.raises(OSError, match="Input/output"):
+        s.flush()
+    assert Checkpoint(root / "checkpoint").load() == before
+    assert s._log.flushed_offset == 0
+    sync.fail = None
+    s.flush()
+    # The commit log and every consume-queue file written before the failure are synced by the retry.
+    assert len(sync.synced) == 1 + 3
+    saved = Checkpoint(root / "checkpoint").load()
+    assert (saved.flushed_offset, saved.consume_queue_offset) == (s.max_offset, s.max_offset)
+    s.close()
+
+
+def test_flush_syncs_duplicates_so_a_segment_closed_meanwhile_is_harmless(root: Path) -> None:
+    s = open_store(root)
+    s.put([msg(i) for i in range(60)])  # several segments
+    pending = s._log.flush_begin()
+    assert len(pending.fds) > 1 and not set(pending.fds) & set(s._log._fds.values())
+    s._log.close()  # what retention or truncation may do to the store's own descriptors
+    pending.sync()
+    pending.close()
+    s._log.flush_end(pending)
+    assert s._log.flushed_offset == s.max_offset
     s.close()
