@@ -21,7 +21,7 @@ _mqadmin() {
                 '-c' | '--brokerContainerAddr' | '-b' | '--brokerConfigPath' | '-o' | '--output' | '--timeout') need=1 ;;
                 esac
                 ;;
-            'assign-preferred-master')
+            'assign-preferred-master' | 'transferMaster' | 'transfer-master')
                 case $word in
                 '-a' | '--controllerAddress' | '-c' | '--clusterName' | '-bn' | '--brokerName' | '-b' |\
                     '--brokerId' | '--timeout' | '-o' | '--output') need=1 ;;
@@ -128,12 +128,13 @@ _mqadmin() {
             '|addBroker' | '|assign-preferred-master' | '|cleanBrokerMetadata' | '|consumeMessage' | '|electMaster' |\
                 '|getBrokerEpoch' | '|getControllerConfig' | '|getControllerMetaData' | '|getSyncStateSet' |\
                 '|haStatus' | '|listBrokers' | '|removeBroker' | '|resetMasterFlushOffset' | '|sandbox' |\
-                '|sendMessage' | '|updateControllerConfig' | '|wait' | '|add-broker' | '|clean-broker-metadata' |\
-                '|consume-message' | '|elect-master' | '|get-broker-epoch' | '|get-controller-config' |\
-                '|get-controller-meta-data' | '|get-sync-state-set' | '|ha-status' | '|list-brokers' |\
-                '|remove-broker' | '|reset-master-flush-offset' | '|send-message' | '|update-controller-config' |\
-                'sandbox|down' | 'sandbox|kill' | 'sandbox|start' | 'sandbox|status' | 'sandbox|stop' |\
-                'sandbox|up' | 'wait|insync' | 'wait|master' | 'wait|quorum') path=${path:+$path }$word pos=0 ;;
+                '|sendMessage' | '|transferMaster' | '|updateControllerConfig' | '|wait' | '|add-broker' |\
+                '|clean-broker-metadata' | '|consume-message' | '|elect-master' | '|get-broker-epoch' |\
+                '|get-controller-config' | '|get-controller-meta-data' | '|get-sync-state-set' | '|ha-status' |\
+                '|list-brokers' | '|remove-broker' | '|reset-master-flush-offset' | '|send-message' |\
+                '|transfer-master' | '|update-controller-config' | 'sandbox|down' | 'sandbox|kill' |\
+                'sandbox|start' | 'sandbox|status' | 'sandbox|stop' | 'sandbox|up' | 'wait|insync' | 'wait|master' |\
+                'wait|quorum') path=${path:+$path }$word pos=0 ;;
             *) pos=$((pos + 1)) ;;
             esac
             ;;
@@ -153,11 +154,11 @@ _mqadmin() {
             ;;
         'assign-preferred-master' | 'cleanBrokerMetadata' | 'consumeMessage' | 'electMaster' | 'getBrokerEpoch' |\
             'getControllerConfig' | 'getControllerMetaData' | 'getSyncStateSet' | 'haStatus' | 'listBrokers' |\
-            'removeBroker' | 'resetMasterFlushOffset' | 'sendMessage' | 'updateControllerConfig' | 'wait insync' |\
-            'wait master' | 'wait quorum' | 'clean-broker-metadata' | 'consume-message' | 'elect-master' |\
-            'get-broker-epoch' | 'get-controller-config' | 'get-controller-meta-data' | 'get-sync-state-set' |\
-            'ha-status' | 'list-brokers' | 'remove-broker' | 'reset-master-flush-offset' | 'send-message' |\
-            'update-controller-config')
+            'removeBroker' | 'resetMasterFlushOffset' | 'sendMessage' | 'transferMaster' | 'updateControllerConfig' |\
+            'wait insync' | 'wait master' | 'wait quorum' | 'clean-broker-metadata' | 'consume-message' |\
+            'elect-master' | 'get-broker-epoch' | 'get-controller-config' | 'get-controller-meta-data' |\
+            'get-sync-state-set' | 'ha-status' | 'list-brokers' | 'remove-broker' | 'reset-master-flush-offset' |\
+            'send-message' | 'transfer-master' | 'update-controller-config')
             case $opt in
             '-o' | '--output') gen=(-W 'table json legacy') ;;
             esac
@@ -188,6 +189,7 @@ _mqadmin() {
         'sandbox start' | 'sandbox status' | 'sandbox stop') gen=(-W '--dir -o --output --help') ;;
         'sandbox up') gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output --help') ;;
         'sendMessage' | 'send-message') gen=(-W '-a --controllerAddress -t --topic -p --body -k --keys -bn --brokerName -q --queueId -n --count -o --output --timeout --help') ;;
+        'transferMaster' | 'transfer-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output --help') ;;
         'updateControllerConfig' | 'update-controller-config') gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout --help') ;;
         'wait insync') gen=(-W '-a --controllerAddress -bn --brokerName -n --members --timeout -o --output --help') ;;
         'wait master') gen=(-W '-a --controllerAddress -bn --brokerName --other-than -b --brokerId --timeout -o --output --help') ;;
@@ -195,7 +197,7 @@ _mqadmin() {
         esac
     else
         case "$path|$pos" in
-        '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata consumeMessage electMaster getBrokerEpoch getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset sandbox sendMessage updateControllerConfig wait') ;;
+        '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata consumeMessage electMaster getBrokerEpoch getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset sandbox sendMessage transferMaster updateControllerConfig wait') ;;
         'sandbox|0') gen=(-W 'down kill start status stop up') ;;
         'sandbox kill|0' | 'sandbox start|0' | 'sandbox stop|0') ;;
         'wait|0') gen=(-W 'insync master quorum') ;;
@@ -216,6 +218,7 @@ _mqadmin() {
         'sandbox start|'* | 'sandbox status|'* | 'sandbox stop|'*) gen=(-W '--dir -o --output --help') ;;
         'sandbox up|'*) gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output --help') ;;
         'sendMessage|'* | 'send-message|'*) gen=(-W '-a --controllerAddress -t --topic -p --body -k --keys -bn --brokerName -q --queueId -n --count -o --output --timeout --help') ;;
+        'transferMaster|'* | 'transfer-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output --help') ;;
         'updateControllerConfig|'* | 'update-controller-config|'*) gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout --help') ;;
         'wait insync|'*) gen=(-W '-a --controllerAddress -bn --brokerName -n --members --timeout -o --output --help') ;;
         'wait master|'*) gen=(-W '-a --controllerAddress -bn --brokerName --other-than -b --brokerId --timeout -o --output --help') ;;

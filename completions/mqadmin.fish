@@ -16,7 +16,7 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                 switch $path
                     case 'mqadmin addBroker' 'mqadmin add-broker'
                         contains -- $word -c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout; and set need 1
-                    case 'mqadmin assign-preferred-master'
+                    case 'mqadmin assign-preferred-master' 'mqadmin transferMaster' 'mqadmin transfer-master'
                         contains -- $word -a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout -o --output; and set need 1
                     case 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'
                         contains -- $word -a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean -c --clusterName -o --output --timeout; and set need 1
@@ -63,15 +63,15 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         'mqadmin|getControllerConfig' 'mqadmin|getControllerMetaData' 'mqadmin|getSyncStateSet' \
                         'mqadmin|haStatus' 'mqadmin|listBrokers' 'mqadmin|removeBroker' \
                         'mqadmin|resetMasterFlushOffset' 'mqadmin|sandbox' 'mqadmin|sendMessage' \
-                        'mqadmin|updateControllerConfig' 'mqadmin|wait' 'mqadmin|add-broker' \
-                        'mqadmin|clean-broker-metadata' 'mqadmin|consume-message' 'mqadmin|elect-master' \
-                        'mqadmin|get-broker-epoch' 'mqadmin|get-controller-config' \
+                        'mqadmin|transferMaster' 'mqadmin|updateControllerConfig' 'mqadmin|wait' \
+                        'mqadmin|add-broker' 'mqadmin|clean-broker-metadata' 'mqadmin|consume-message' \
+                        'mqadmin|elect-master' 'mqadmin|get-broker-epoch' 'mqadmin|get-controller-config' \
                         'mqadmin|get-controller-meta-data' 'mqadmin|get-sync-state-set' 'mqadmin|ha-status' \
                         'mqadmin|list-brokers' 'mqadmin|remove-broker' 'mqadmin|reset-master-flush-offset' \
-                        'mqadmin|send-message' 'mqadmin|update-controller-config' 'mqadmin sandbox|down' \
-                        'mqadmin sandbox|kill' 'mqadmin sandbox|start' 'mqadmin sandbox|status' \
-                        'mqadmin sandbox|stop' 'mqadmin sandbox|up' 'mqadmin wait|insync' 'mqadmin wait|master' \
-                        'mqadmin wait|quorum'
+                        'mqadmin|send-message' 'mqadmin|transfer-master' 'mqadmin|update-controller-config' \
+                        'mqadmin sandbox|down' 'mqadmin sandbox|kill' 'mqadmin sandbox|start' \
+                        'mqadmin sandbox|status' 'mqadmin sandbox|stop' 'mqadmin sandbox|up' 'mqadmin wait|insync' \
+                        'mqadmin wait|master' 'mqadmin wait|quorum'
                         set path "$path $word"
                 end
         end
@@ -101,6 +101,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a removeBroker -d 'Sto
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a resetMasterFlushOffset -d 'Raise a master\'s flush offset, i.e. its confirmOffset...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sandbox -d 'Run a real local cluster on loopback (controllers and broker agents) to try...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sendMessage -d 'Send messages to the master of a broker set (or round robin over every set\'s...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a transferMaster -d 'Move a broker set\'s master role to an in-sync replica without losing or...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateControllerConfig -d 'Change a runtime config key on every listed controller node (persisted...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a wait -d 'Block until a broker set has a master, a full SyncStateSet, or the...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l help -d 'Show this message and exit.'
@@ -255,6 +256,16 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin sen
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l help -d 'Show this message and exit.'
+
+# mqadmin transferMaster
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -s c -l clusterName -x -d 'Cluster of the broker set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -o bn -l brokerName -x -d 'Broker set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -s b -l brokerId -x -d 'In-sync broker id to make master.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -l timeout -x -d 'Seconds the master may pause writes waiting for the target to catch up...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -l dry-run -d 'Show what would happen and whether it is allowed; change nothing.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -l help -d 'Show this message and exit.'
 
 # mqadmin updateControllerConfig
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'

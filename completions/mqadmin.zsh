@@ -27,6 +27,7 @@ _mqadmin() {
       'resetMasterFlushOffset:Raise a master'\''s flush offset, i.e. its confirmOffset...'
       'sandbox:Run a real local cluster on loopback (controllers and broker agents) to try...'
       'sendMessage:Send messages to the master of a broker set (or round robin over every set'\''s...'
+      'transferMaster:Move a broker set'\''s master role to an in-sync replica without losing or...'
       'updateControllerConfig:Change a runtime config key on every listed controller node (persisted...'
       'wait:Block until a broker set has a master, a full SyncStateSet, or the...'
     )
@@ -48,6 +49,7 @@ _mqadmin() {
     (resetMasterFlushOffset|reset-master-flush-offset) _mqadmin__resetMasterFlushOffset && ret=0 ;;
     (sandbox) _mqadmin__sandbox && ret=0 ;;
     (sendMessage|send-message) _mqadmin__sendMessage && ret=0 ;;
+    (transferMaster|transfer-master) _mqadmin__transferMaster && ret=0 ;;
     (updateControllerConfig|update-controller-config) _mqadmin__updateControllerConfig && ret=0 ;;
     (wait) _mqadmin__wait && ret=0 ;;
     esac
@@ -323,6 +325,23 @@ _mqadmin__sendMessage() {
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__transferMaster() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-c --clusterName)-c[Cluster of the broker set.]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Cluster of the broker set.]:clusterName: ' \
+    '(-bn --brokerName)-bn[Broker set.]:brokerName: ' \
+    '(-bn --brokerName)--brokerName[Broker set.]:brokerName: ' \
+    '(-b --brokerId)-b[In-sync broker id to make master.]:brokerId: ' \
+    '(-b --brokerId)--brokerId[In-sync broker id to make master.]:brokerId: ' \
+    '(--timeout)--timeout[Seconds the master may pause writes waiting for the target to catch up...]:timeout: ' \
+    '(--dry-run)--dry-run[Show what would happen and whether it is allowed; change nothing.]' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--help)--help[Show this message and exit.]'
 }
 

@@ -89,6 +89,11 @@ class ControllerConfig:
     elect_master_max_retry_count: int = 3
     enable_elect_unclean_master: bool = False
     enable_preferred_master: bool = False
+    scan_preferred_master_interval: int = 5000
+    preferred_master_transfer_interval_ms: int = 60_000
+    preferred_master_transfer_max_per_scan: int = 100
+    transfer_master_timeout_ms: int = 3000
+    transfer_master_require_full_sync_state_set: bool = True
     notify_broker_role_changed: bool = True
     raft_min_timeout_ms: int = 300
     raft_max_timeout_ms: int = 600
@@ -142,6 +147,11 @@ RUNTIME_KEYS = frozenset(
         "electMasterMaxRetryCount",
         "enableElectUncleanMaster",
         "enablePreferredMaster",
+        "scanPreferredMasterInterval",
+        "preferredMasterTransferIntervalMs",
+        "preferredMasterTransferMaxPerScan",
+        "transferMasterTimeoutMs",
+        "transferMasterRequireFullSyncStateSet",
         "notifyBrokerRoleChanged",
     }
 )
@@ -183,10 +193,17 @@ def validate(config: ControllerConfig) -> ControllerConfig:
     for key in (
         "scan_not_active_broker_interval",
         "scan_inactive_master_interval",
+        "scan_preferred_master_interval",
         "raft_log_compaction_min_time_ms",
+        "preferred_master_transfer_max_per_scan",
     ):
         if getattr(c, key) == 0:
             raise ConfigError(f"{_camel(key)} must be positive")
+    if not 100 <= c.transfer_master_timeout_ms <= 60_000:
+        raise ConfigError(
+            "transferMasterTimeoutMs must be 100..60000 (writes pause up to this long), "
+            f"got {c.transfer_master_timeout_ms}"
+        )
     if c.metrics_exporter_type not in METRICS_EXPORTER_TYPES:
         raise ConfigError(
             f"metricsExporterType must be one of {', '.join(METRICS_EXPORTER_TYPES)}, got {c.metrics_exporter_type!r}"

@@ -29,6 +29,7 @@ from controller.requests import (
     Result,
     SyncStateDataReply,
 )
+from controller.transfer import Record
 from mqadmin_py.proto import common_pb2 as common
 from mqadmin_py.proto import controller_pb2 as pb
 
@@ -290,3 +291,33 @@ def assign_preferred_reply(r: Result[AssignPreferredMasterReply]) -> dict[str, A
             master_broker_id=x.master_broker_id,
         ),
     }
+
+
+def transfer_master(m: pb.TransferMasterRequest) -> tuple[str, str, int, float | None]:
+    """(clusterName, brokerName, brokerId, timeout in seconds or None for the configured one)."""
+    if not 0 <= m.timeout_millis <= 60_000:
+        raise InvalidRequest(f"timeoutMillis must be 0..60000 (0: transferMasterTimeoutMs), got {m.timeout_millis}")
+    if 0 < m.timeout_millis < 100:
+        raise InvalidRequest(f"timeoutMillis must be at least 100, got {m.timeout_millis}")
+    return (
+        _name(m.cluster_name, "clusterName"),
+        _name(m.broker_name, "brokerName"),
+        _broker_id(m.broker_id),
+        m.timeout_millis / 1000 if m.timeout_millis else None,
+    )
+
+
+def transfer_record(r: Record) -> pb.TransferRecord:
+    return pb.TransferRecord(
+        state=r.state,
+        trigger=r.trigger,
+        from_broker_id=r.from_id if r.from_id is not None else -1,
+        to_broker_id=r.to_id,
+        from_master_epoch=r.from_epoch,
+        to_master_epoch=r.to_epoch,
+        reason=r.reason,
+        started_at_millis=int(r.started_at * 1000),
+        duration_millis=int(r.duration_s * 1000),
+        writes_paused_millis=int(r.paused_s * 1000),
+        final_offset=r.final_offset,
+    )

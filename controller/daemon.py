@@ -27,8 +27,9 @@ from controller.liveness import Clock, Elector, Liveness
 from controller.metrics import ControllerMetrics, NodeSample
 from controller.proposer import Proposer
 from controller.raft import RaftNode
-from controller.requests import ElectMasterRequest, Request, Result
+from controller.requests import ElectMasterRequest, Request, Result, TransferMasterRequest
 from controller.service import SERVICE_NAME, BrokerStreams, ControllerServicer, RequestMetrics
+from controller.transferer import Transferer
 from mqadmin_py.properties import write_properties_atomic
 from mqadmin_py.proto import common_pb2 as common
 from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
@@ -60,6 +61,9 @@ class ControllerNode:
         self.elector = Elector(self.raft, self.proposer, max_retries=lambda: self.config.elect_master_max_retry_count)
         self.liveness = Liveness(clock, on_inactive=self.elector.on_inactive)
         self.proposer.add_listener(self._notify_role_change)
+        self.transferer = Transferer(
+            lambda: self.raft.state, lambda: self.liveness.alive_view(), self.proposer.submit, lambda: self.config
+        )
         # As in Java, DISABLE records nothing: no interceptor, no listener, no HTTP server.
         self.metrics = ControllerMetrics(self._sample) if config.metrics_exporter_type == "PROM" else None
         if self.metrics is not None:
@@ -86,8 +90,9 @@ class ControllerNode:
         log.info("config updated: %s", ", ".join(f"{k}={v}" for k, v in sorted(props.items())))
 
     def _notify_role_change(self, request: Request, result: Result[Any]) -> None:
-        """Push a successful election to the set's brokers that stream heartbeats to this node."""
-        if not isinstance(request, ElectMasterRequest) or result.code != C.SUCCESS or result.reply is None:
+        """Push a successful election (or transfer) to the set's brokers that stream heartbeats to this node."""
+        elected = isinstance(request, ElectMasterRequest | TransferMasterRequest)
+        if not elected or result.code != C.SUCCESS or result.reply is None:
             return
         if not self.config.notify_broker_role_changed:
             return
@@ -129,7 +134,7 @@ class ControllerNode:
 
     async def _detect(self, health_servicer: health.aio.HealthServicer) -> None:
         """Periodic expiry and inactive-master scans, and the leader-only health status."""
-        next_expire = next_scan = 0.0
+        next_expire = next_scan = next_preferred = 0.0
         serving: bool | None = None
         while True:
             now = time.monotonic()
@@ -140,6 +145,10 @@ class ControllerNode:
                 if self.proposer.serving and self.liveness.warmed_up():
                     self.elector.scan(self.liveness.alive_view())
                 next_scan = now + self.config.scan_inactive_master_interval / 1000.0
+            if now >= next_preferred:
+                if self.proposer.serving and self.liveness.warmed_up():
+                    self.transferer.scan()
+                next_preferred = now + self.config.scan_preferred_master_interval / 1000.0
             if serving != self.proposer.serving:
                 serving = self.proposer.serving
                 status = (
@@ -203,6 +212,7 @@ class ControllerNode:
             # not read as "all brokers died" while this node can still decide (and elect).
             detector.cancel()
             self.elector.stop()
+            self.transferer.stop()
             await asyncio.get_running_loop().run_in_executor(None, self.proposer.stop)
             await health_servicer.enter_graceful_shutdown()
             self.streams.end_all()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from controller.codes import ResponseCode as C
 from controller.events import Event
 from controller.model import AliveView
 from controller.raft import RaftNode
-from controller.requests import Request, Result
+from controller.requests import Request, Result, TransferMasterRequest
 from controller.state import apply_events, compute
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,16 @@ def _answer(future: Future[Result[Any]], result: Result[Any]) -> None:
     if not future.set_running_or_notify_cancel():
         return
     future.set_result(result)
+
+
+def _too_late(request: Request) -> Result[Any] | None:
+    """A transfer's election decided after its deadline could overlap the paused master resuming writes."""
+    if isinstance(request, TransferMasterRequest) and time.monotonic() > request.not_after:
+        return Result(
+            C.CONTROLLER_ELECT_MASTER_FAILED,
+            "the election was not decided before the master's write pause ran out; nothing changed",
+        )
+    return None
 
 
 class Proposer:
@@ -159,7 +170,9 @@ class Proposer:
         events: list[Event] = []
         for pending in batch:
             try:
-                result = compute(speculative, pending.request, alive, allow_unclean=unclean, preferred_master=preferred)
+                result = _too_late(pending.request) or compute(
+                    speculative, pending.request, alive, allow_unclean=unclean, preferred_master=preferred
+                )
             except Exception as exc:  # a bug must not take the batch down with it
                 log.exception("compute failed for %r", pending.request)
                 result = Result(C.SYSTEM_ERROR, f"internal error: {exc}")

@@ -94,6 +94,23 @@ class AssignPreferredMasterRequest:
     broker_id: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class TransferMasterRequest:
+    """Ours (issue 6): elect `broker_id` after the master paused writes and it acknowledged the final offset.
+
+    Decided only if the set still has `expected_master_id` as master in `expected_master_epoch`.
+    `not_after` (leader-local ``time.monotonic``) is checked by the proposer, not by the pure core: an
+    election decided later could overlap the moment the paused master resumes writes.
+    """
+
+    cluster_name: str
+    broker_name: str
+    broker_id: int
+    expected_master_id: int
+    expected_master_epoch: int
+    not_after: float = float("inf")
+
+
 Request = (
     GetNextBrokerIdRequest
     | ApplyBrokerIdRequest
@@ -104,6 +121,7 @@ Request = (
     | GetSyncStateDataRequest
     | CleanBrokerDataRequest
     | AssignPreferredMasterRequest
+    | TransferMasterRequest
 )
 
 

@@ -22,6 +22,7 @@ from controller.config import RUNTIME_KEYS, ConfigError, to_properties, with_ove
 from controller.heartbeat import BrokerKey
 from controller.proposer import not_leader
 from controller.requests import Request, Result
+from controller.transferer import not_registered
 from mqadmin_py.proto import common_pb2 as common
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
@@ -174,9 +175,17 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
         )
 
     async def GetSyncStateData(self, request: pb.GetSyncStateDataRequest, context: Any) -> pb.GetSyncStateDataResponse:
-        return await self._decide(
+        response = await self._decide(
             request, convert.get_sync_state_data, convert.sync_state_data_reply, pb.GetSyncStateDataResponse
         )
+        transferer = self._node.transferer
+        blocked = transferer.blocked() if response.replicas_info else {}
+        for info in response.replicas_info:
+            record = transferer.record_of(info.broker_name)
+            if record is not None:
+                info.last_transfer.CopyFrom(convert.transfer_record(record))
+            info.preferred_master_blocked_by = blocked.get(info.broker_name, "")
+        return response
 
     async def CleanBrokerData(self, request: pb.CleanBrokerDataRequest, context: Any) -> pb.CleanBrokerDataResponse:
         return await self._decide(request, convert.clean_broker_data, lambda _r: {}, pb.CleanBrokerDataResponse)
@@ -187,6 +196,60 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
         return await self._decide(
             request, convert.assign_preferred_master, convert.assign_preferred_reply, pb.AssignPreferredMasterResponse
         )
+
+    async def TransferMaster(self, request: pb.TransferMasterRequest, context: Any) -> pb.TransferMasterResponse:
+        """Run (or, with dry_run, describe) a graceful transfer; answered when it is done or aborted."""
+        try:
+            cluster_name, broker_name, target, timeout_s = convert.transfer_master(request)
+        except convert.InvalidRequest as exc:
+            return pb.TransferMasterResponse(code=C.CONTROLLER_INVALID_REQUEST, remark=str(exc))
+        node = self._node
+        if not node.proposer.serving:
+            r = not_leader()
+            return pb.TransferMasterResponse(
+                code=r.code, remark=r.remark, leader_address=node.leader_grpc_address() or ""
+            )
+        bs = node.raft.state.get(broker_name)
+        if bs is None or bs.cluster_name != cluster_name:
+            remark = not_registered(cluster_name, broker_name, bs)
+            return pb.TransferMasterResponse(code=C.CONTROLLER_BROKER_METADATA_NOT_EXIST, remark=remark)
+        timeout_s = timeout_s or node.config.transfer_master_timeout_ms / 1000
+        reason, warnings = node.transferer.dry_run(bs, target)
+        response = pb.TransferMasterResponse(
+            code=C.SUCCESS,
+            cluster_name=cluster_name,
+            broker_name=broker_name,
+            dry_run=request.dry_run,
+            allowed=reason is None,
+            warnings=warnings,
+        )
+        if request.dry_run:
+            response.remark = reason or ""
+        else:
+            loop = asyncio.get_running_loop()
+            outcome = await loop.run_in_executor(
+                None, node.transferer.run, cluster_name, broker_name, target, timeout_s, "admin"
+            )
+            response.code, response.remark = outcome.code, outcome.remark
+            if outcome.record is not None:
+                response.transfer.CopyFrom(convert.transfer_record(outcome.record))
+        self._describe_set(response, broker_name, target)
+        return response
+
+    def _describe_set(self, response: pb.TransferMasterResponse, broker_name: str, target: int) -> None:
+        """The set as the leader sees it now: master, epoch, preference, the two brokers' heartbeat offsets."""
+        bs = self._node.raft.state.get(broker_name)
+        if bs is None:
+            return
+        alive = self._node.liveness.alive_view()
+        if bs.master_id is not None:
+            response.master_broker_id = bs.master_id
+        if bs.preferred_id is not None:
+            response.preferred_broker_id = bs.preferred_id
+        response.master_epoch = bs.master_epoch
+        master_info, target_info = alive.get((broker_name, bs.master_id or -1)), alive.get((broker_name, target))
+        response.master_max_offset = master_info.max_offset if master_info else -1
+        response.target_max_offset = target_info.max_offset if target_info else -1
 
     # --- heartbeats (any node) ---------------------------------------------------------------------
 

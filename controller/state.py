@@ -53,7 +53,9 @@ from controller.requests import (
     Request,
     Result,
     SyncStateDataReply,
+    TransferMasterRequest,
 )
+from controller.transfer import check_transfer
 
 METADATA_NOT_EXIST = "Broker metadata is not existed"
 
@@ -197,12 +199,7 @@ def elect_master(
         )  # fmt: skip
         return Result(C.CONTROLLER_MASTER_STILL_EXIST, "The old master is still alive, no need to elect", reply)
     if new_master is not None:
-        reply = ElectMasterReply(
-            bs.cluster_name, bs.broker_name, new_master, *bs.addresses_of(new_master),
-            bs.master_epoch + 1, bs.sync_state_set_epoch + 1,
-            tuple((r.broker_id, r.address) for r in bs.replicas), frozenset({new_master}),
-        )  # fmt: skip
-        return Result(C.SUCCESS, "", reply, (ElectMaster(bs.broker_name, new_master, bs.master_epoch),))
+        return _elected(bs, new_master)
     if req.is_controller_trigger:
         # Clearing a master that is already cleared would only bump the epoch again.
         events = (ElectMaster(bs.broker_name, None, bs.master_epoch),) if old_master is not None else ()
@@ -212,6 +209,42 @@ def elect_master(
             events=events,
         )
     return Result(C.CONTROLLER_ELECT_MASTER_FAILED, "Failed to elect a new master")
+
+
+def _elected(bs: BrokerSet, new_master: int) -> Result[ElectMasterReply]:
+    """SUCCESS with the ElectMaster event that makes `new_master` master in masterEpoch + 1."""
+    reply = ElectMasterReply(
+        bs.cluster_name, bs.broker_name, new_master, *bs.addresses_of(new_master),
+        bs.master_epoch + 1, bs.sync_state_set_epoch + 1,
+        tuple((r.broker_id, r.address) for r in bs.replicas), frozenset({new_master}),
+    )  # fmt: skip
+    return Result(C.SUCCESS, "", reply, (ElectMaster(bs.broker_name, new_master, bs.master_epoch),))
+
+
+def transfer_master(state: ControllerState, req: TransferMasterRequest, alive: AliveView) -> Result[ElectMasterReply]:
+    """The last step of a graceful transfer: elect the target, if nothing changed since the master paused.
+
+    Fenced by the master id and masterEpoch the transfer started from; the SyncStateSet-size safeguard was
+    checked at the start (pausing writes cannot shrink the set in between, and must not block the hand-over).
+    """
+    bs = state.get(req.broker_name)
+    if bs is None:
+        return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST, METADATA_NOT_EXIST)
+    if bs.master_epoch != req.expected_master_epoch:
+        return Result(
+            C.CONTROLLER_FENCED_MASTER_EPOCH,
+            f"the master of {bs.broker_name} changed during the transfer: masterEpoch is {bs.master_epoch}, "
+            f"not {req.expected_master_epoch}",
+        )
+    if bs.master_id != req.expected_master_id:
+        return Result(
+            C.CONTROLLER_INVALID_MASTER,
+            f"the master of {bs.broker_name} is {bs.master_id}, not {req.expected_master_id}",
+        )
+    reason = check_transfer(bs, req.broker_id, alive, require_full_sync_state_set=False)
+    if reason is not None:
+        return Result(C.CONTROLLER_ELECT_MASTER_FAILED, reason)
+    return _elected(bs, req.broker_id)
 
 
 def scan_need_reelect(state: ControllerState, alive: AliveView) -> list[str]:
@@ -437,6 +470,8 @@ def compute(
             return clean_broker_data(state, request, alive)
         case AssignPreferredMasterRequest():
             return assign_preferred_master(state, request, alive, enabled=preferred_master)
+        case TransferMasterRequest():
+            return transfer_master(state, request, alive)
         case _:
             assert_never(request)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from mqadmin_py.commands import broker, container, controller, messages, preferred, sandbox, wait
+from mqadmin_py.commands import broker, container, controller, messages, preferred, sandbox, transfer, wait
 from mqadmin_py.commands.common import AliasGroup, add_commands
 
 app = typer.Typer(
@@ -31,6 +31,7 @@ add_commands(
         "addBroker": container.add_broker,
         "removeBroker": container.remove_broker,
         "listBrokers": container.list_brokers,
+        "transferMaster": transfer.transfer_master,
     },
 )
 app.command("assign-preferred-master")(preferred.assign_preferred_master)

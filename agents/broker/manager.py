@@ -11,6 +11,11 @@ The data plane does not depend on the controller: a master keeps serving and sla
 the controller group is down. One exception guards against a paused process (SIGSTOP, a VM freeze): a master
 that notices it did not run for half its heartbeat timeout refuses writes until the controller has been asked
 again, because meanwhile another broker may have been elected in a newer epoch.
+
+A graceful transfer (``prepare_transfer``) pauses writes the same way, on the controller's request: until the
+role changes, the controller resumes them (``resume_writes``), or the pause's lease runs out, which again
+means "refuse writes until the controller has been asked" — an election the controller decided but did not
+get to tell us about must win over resuming.
 """
 
 from __future__ import annotations
@@ -42,6 +47,29 @@ log = logging.getLogger(__name__)
 RETRY_S = 1.0
 """Wait between attempts while registration cannot reach the controller (Java retries every 5 s)."""
 TICK_S = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class WritePause:
+    """Writes paused for a graceful transfer to `target_id` (producers are sent to `target_address`)."""
+
+    token: str
+    target_id: int
+    target_address: str
+    master_epoch: int
+    until: float
+    """``time.monotonic`` when the lease runs out."""
+
+
+@dataclass(frozen=True, slots=True)
+class TransferReady:
+    """The answer to PrepareTransfer: SUCCESS (code 0) with the final offset, or why not."""
+
+    code: int
+    remark: str
+    final_offset: int = -1
+    target_ack_offset: int = -1
+    waited_s: float = 0.0
 
 
 class RegistrationError(RuntimeError):
@@ -80,7 +108,8 @@ class ReplicasManager:
         self._error = ""
         self._on_role_change = on_role_change
         self._last_tick = time.monotonic()
-        self._paused = False  # set when the process was found paused; cleared by the next controller answer
+        self._paused_at: float | None = None  # writes wait for a controller answer asked for after this time
+        self._write_pause: WritePause | None = None
         self._link = ControllerLink(
             config.controller_addr,
             self._heartbeat,
@@ -140,25 +169,99 @@ class ReplicasManager:
 
     def _check_pause(self) -> bool:
         """True while writes must wait for the controller after a pause (see the module docstring)."""
-        if time.monotonic() - self._last_tick > self._pause_limit_s():
-            self._note_pause()
-        return self._paused
+        now = time.monotonic()
+        if now - self._last_tick > self._pause_limit_s():
+            self._note_pause("this process did not run for a while")
+        self._check_lease(now)
+        return self._paused_at is not None
 
     def _pause_limit_s(self) -> float:
         return max(0.3, self.config.controller_heart_beat_timeout_mills / 2000)
 
-    def _note_pause(self) -> None:
-        if not self._paused:
-            log.warning("%s: this process did not run for a while; writes wait for the controller", self._name())
-            self._paused = True
+    def _note_pause(self, why: str) -> None:
+        if self._paused_at is None:
+            log.warning("%s: %s; writes wait for the controller", self._name(), why)
+            self._paused_at = time.monotonic()
             self._events.put(("poll", None))
 
     def _watch(self) -> None:
         while not self._stopped.wait(TICK_S):
             now = time.monotonic()
             if now - self._last_tick > self._pause_limit_s():
-                self._note_pause()
+                self._note_pause("this process did not run for a while")
+            self._check_lease(now)
             self._last_tick = now
+
+    # --- graceful transfer -----------------------------------------------------------------------
+
+    @property
+    def write_pause(self) -> WritePause | None:
+        return self._write_pause
+
+    def prepare_transfer(
+        self, target_id: int, target_address: str, master_epoch: int, timeout_s: float, lease_s: float, token: str
+    ) -> TransferReady:
+        """Pause writes and wait until `target_id` acknowledged the final offset; on failure writes resume.
+
+        A second request while paused (a new controller leader retrying) takes over the pause with its token.
+        """
+        replica = self.replica
+        master = replica.master if replica is not None else None
+        with self._lock:
+            role, epoch = self._role, self._master_epoch
+        if replica is None or master is None or role is not Role.MASTER:
+            return TransferReady(ResponseCode.CONTROLLER_INVALID_MASTER, f"broker {self.broker_id} is not a master")
+        if epoch != master_epoch:
+            return TransferReady(
+                ResponseCode.CONTROLLER_FENCED_MASTER_EPOCH,
+                f"broker {self.broker_id} is master in epoch {epoch}, not {master_epoch}",
+            )
+        if target_id == self.broker_id:
+            return TransferReady(ResponseCode.CONTROLLER_INVALID_REQUEST, f"broker {target_id} is this master")
+        started = time.monotonic()
+        self._write_pause = WritePause(token, target_id, target_address, master_epoch, started + lease_s)
+        final = master.pause_writes()
+        log.info("%s: writes paused at offset %d for a transfer to broker %d (token %s)",
+                 self._name(), final, target_id, token)  # fmt: skip
+        ack = master.wait_acked(target_id, final, timeout_s)
+        waited = time.monotonic() - started
+        with self._lock:
+            same_role = self._role is Role.MASTER and self._master_epoch == master_epoch and replica.master is master
+        if not same_role:
+            return TransferReady(
+                ResponseCode.CONTROLLER_FENCED_MASTER_EPOCH, "the role changed while waiting", final, ack, waited
+            )
+        if ack < final:
+            seen = "is not connected" if ack < 0 else f"acknowledged {ack}"
+            reason = f"broker {target_id} {seen}, not the final offset {final}, within {timeout_s * 1000:.0f} ms"
+            self.resume_writes(token, reason)
+            return TransferReady(ResponseCode.CONTROLLER_ELECT_MASTER_FAILED, reason, final, ack, waited)
+        return TransferReady(ResponseCode.SUCCESS, "", final, ack, waited)
+
+    def resume_writes(self, token: str, reason: str) -> bool:
+        """End the transfer pause named `token` (the controller aborted it); False when there is none."""
+        pause = self._write_pause
+        if pause is None or pause.token != token:
+            return False
+        self._write_pause = None
+        replica = self.replica
+        master = replica.master if replica is not None else None
+        if master is not None:
+            master.resume_writes()
+        log.warning("%s: transfer to broker %d aborted (%s); writes resume", self._name(), pause.target_id, reason)
+        return True
+
+    def _check_lease(self, now: float) -> None:
+        """A transfer pause whose lease ran out waits for the controller's word (see the module docstring)."""
+        pause = self._write_pause
+        if pause is None or now <= pause.until:
+            return
+        self._note_pause(f"the write pause of the transfer to broker {pause.target_id} ran out")
+        self._write_pause = None
+        replica = self.replica
+        master = replica.master if replica is not None else None
+        if master is not None:
+            master.resume_writes()  # puts still wait for the controller (the pause noted above)
 
     # --- the worker ------------------------------------------------------------------------------
 
@@ -274,6 +377,7 @@ class ReplicasManager:
 
     def _poll(self) -> None:
         c = self.config
+        asked_at = time.monotonic()
         response = self._link.call("GetReplicaInfo", pb.GetReplicaInfoRequest(broker_name=c.broker_name))
         if response.code == ResponseCode.CONTROLLER_BROKER_METADATA_NOT_EXIST:
             log.warning("%s: the controller lost this broker set; registering again", self._name())
@@ -285,7 +389,10 @@ class ReplicasManager:
             log.info("%s: controller answered %d: %s", self._name(), response.code, response.remark)
             return
         self._apply(self._view_of(response), may_elect=True)
-        self._paused = False
+        paused_at = self._paused_at
+        if paused_at is not None and asked_at >= paused_at:  # an answer to a question asked before the pause
+            self._paused_at = None  # says nothing about what happened since
+            log.info("%s: the controller answered; writes resume", self._name())
 
     def _apply(self, view: ControllerView, *, may_elect: bool) -> None:
         decision = decide(self._local(), view, may_elect=may_elect)
@@ -366,6 +473,7 @@ class ReplicasManager:
         with self._lock:
             self._role, self._master_epoch, self._sss_epoch = role, epoch, sss_epoch
             self._master = (view.master_id, view.master_address, view.master_ha_address)
+        self._write_pause = None  # a new role ends any transfer pause (a new master starts unpaused)
         log.info("%s: broker %d is %s in epoch %d (master %s)",
                  self._name(), self.broker_id, role.value, epoch, view.master_id)  # fmt: skip
         if self._on_role_change is not None:

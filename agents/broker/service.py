@@ -37,6 +37,7 @@ STATUS_CODES = {
     PutStatus.SLAVE_NOT_AVAILABLE: ResponseCode.SLAVE_NOT_AVAILABLE,
     PutStatus.SERVICE_NOT_AVAILABLE: ResponseCode.SERVICE_NOT_AVAILABLE,
     PutStatus.IN_SYNC_REPLICAS_NOT_ENOUGH: ResponseCode.SYSTEM_ERROR,  # as Java's SendMessageProcessor
+    PutStatus.MASTER_TRANSFERRING: ResponseCode.SERVICE_NOT_AVAILABLE,  # a code Java producers retry
 }
 REMARKS = {
     PutStatus.PUT_OK: "",
@@ -44,6 +45,8 @@ REMARKS = {
     PutStatus.SLAVE_NOT_AVAILABLE: "this broker is a slave; send to the master",
     PutStatus.SERVICE_NOT_AVAILABLE: "this broker does not accept writes now (fenced or not yet master); retry",
     PutStatus.IN_SYNC_REPLICAS_NOT_ENOUGH: "in-sync replicas not enough (the SyncStateSet is below minInSyncReplicas)",
+    PutStatus.MASTER_TRANSFERRING: "writes are paused while the master role moves to the broker at master_address; "
+    "retry there",
 }
 
 
@@ -136,6 +139,9 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             master_epoch=status.master_epoch,
             master_address=status.master_address,
         )
+        pause = manager.write_pause
+        if result.status is PutStatus.MASTER_TRANSFERRING and pause is not None:
+            response.master_address = pause.target_address
         replica = manager.replica
         if result.start_offset >= 0 and replica is not None:
             written = replica.store.read(result.start_offset, result.end_offset - result.start_offset)
@@ -279,6 +285,40 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             code=ResponseCode.SUCCESS,
             remark=f"confirmOffset is {store.confirm_offset} (never moves back or past maxOffset {store.max_offset})",
         )
+
+    # --- graceful transfer -----------------------------------------------------------------------
+
+    def PrepareTransfer(self, request: pb.PrepareTransferRequest, context: Any) -> pb.PrepareTransferResponse:
+        manager = self._manager(request.broker, pb.PrepareTransferResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        if not request.token or request.timeout_millis <= 0 or request.lease_millis <= request.timeout_millis:
+            return pb.PrepareTransferResponse(
+                code=ResponseCode.CONTROLLER_INVALID_REQUEST,
+                remark="token, timeout_millis > 0 and lease_millis > timeout_millis are required",
+            )
+        ready = manager.prepare_transfer(
+            request.target_broker_id,
+            request.target_address,
+            request.master_epoch,
+            request.timeout_millis / 1000,
+            request.lease_millis / 1000,
+            request.token,
+        )
+        return pb.PrepareTransferResponse(
+            code=ready.code,
+            remark=ready.remark,
+            final_offset=ready.final_offset,
+            target_ack_offset=ready.target_ack_offset,
+            waited_millis=int(ready.waited_s * 1000),
+        )
+
+    def ResumeWrites(self, request: pb.ResumeWritesRequest, context: Any) -> pb.AgentResponse:
+        manager = self._manager(request.broker, pb.AgentResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        resumed = manager.resume_writes(request.token, request.reason or "aborted by the controller")
+        return pb.AgentResponse(code=ResponseCode.SUCCESS, remark="" if resumed else "no write pause with this token")
 
     # --- configuration and the container ---------------------------------------------------------
 

@@ -95,6 +95,7 @@ class HAMaster:
         self._threads: list[threading.Thread] = []
         self._stopped = threading.Event()
         self._proposed_at = 0.0
+        self._writes_paused = False
         self.port = 0
 
     # --- life cycle ------------------------------------------------------------------------------
@@ -154,11 +155,37 @@ class HAMaster:
         s = self._store
         return MasterView(self._epochs(), s.min_offset, s.max_offset, s.confirm_offset, s.segment_size)
 
+    # --- graceful transfer -------------------------------------------------------------------------
+
+    def pause_writes(self) -> int:
+        """Refuse new puts from now on (atomically with appends); returns the final offset."""
+        with self._lock:
+            self._writes_paused = True
+            return self._store.max_offset
+
+    def resume_writes(self) -> None:
+        with self._lock:
+            self._writes_paused = False
+
+    def wait_acked(self, broker_id: int, offset: int, timeout_s: float) -> int:
+        """Wait until `broker_id` has acknowledged `offset` (or the timeout, or stop); its last ack (-1: none)."""
+        deadline = self._clock() + timeout_s
+        with self._lock:
+            while True:
+                progress = self._slaves.get(broker_id)
+                ack = progress.ack_offset if progress is not None else -1
+                remaining = deadline - self._clock()
+                if ack >= offset or remaining <= 0 or self._stopped.is_set():
+                    return ack
+                self._lock.wait(remaining)
+
     # --- puts ------------------------------------------------------------------------------------
 
     def put(self, messages: Sequence[Message]) -> PutResult:
         """Append and wait for the acknowledgements the config asks for."""
         with self._lock:
+            if self._writes_paused:
+                return PutResult(PutStatus.MASTER_TRANSFERRING)
             status = admit_put(self._sync, self._config.min_in_sync_replicas)
             if status is not PutStatus.PUT_OK:
                 return PutResult(status)

@@ -114,13 +114,15 @@ def confirm_offset(state: SyncState, slaves: Mapping[int, SlaveProgress], max_of
 
 
 class PutStatus(Enum):
-    """Outcome of a put on the master, as RocketMQ's PutMessageStatus names them."""
+    """Outcome of a put on the master, as RocketMQ's PutMessageStatus names them (MASTER_TRANSFERRING is ours:
+    writes are paused while the master role moves to another replica)."""
 
     PUT_OK = "PUT_OK"
     FLUSH_SLAVE_TIMEOUT = "FLUSH_SLAVE_TIMEOUT"
     IN_SYNC_REPLICAS_NOT_ENOUGH = "IN_SYNC_REPLICAS_NOT_ENOUGH"
     SLAVE_NOT_AVAILABLE = "SLAVE_NOT_AVAILABLE"
     SERVICE_NOT_AVAILABLE = "SERVICE_NOT_AVAILABLE"
+    MASTER_TRANSFERRING = "MASTER_TRANSFERRING"
 
 
 def admit_put(state: SyncState, min_in_sync_replicas: int) -> PutStatus:

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from mqadmin_py.commands.common import CountOpt, IntervalOpt, add_commands, check, controller_client, opt, run
+from mqadmin_py.commands.transfer import transfer_doc, transfer_summary
 from mqadmin_py.errors import ControllerUnavailable, MqError, OperationFailed, UsageError
 from mqadmin_py.options import BrokerNamesOpt, ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table, null
@@ -105,6 +106,8 @@ def _sync_state_docs(response: Any) -> list[dict[str, Any]]:
             "preferredBrokerId": opt(x, "preferred_broker_id"),
             "inSyncReplicas": [_replica(r) for r in x.in_sync_replicas],
             "notInSyncReplicas": [_replica(r) for r in x.not_in_sync_replicas],
+            "lastTransfer": transfer_doc(x.last_transfer) if x.HasField("last_transfer") else None,
+            "preferredMasterBlockedBy": x.preferred_master_blocked_by or None,
         }
         for x in response.replicas_info
     ]
@@ -121,6 +124,11 @@ def _sync_state_table(docs: list[dict[str, Any]]) -> None:
                          d["masterEpoch"], d["syncStateSetEpoch"]])  # fmt: skip
     columns = ["Broker set", "Id", "Address", "Role", "Sync", "Alive", "MasterEpoch", "SSSEpoch"]
     emit_table("SyncStateSet", columns, rows)
+    for d in docs:
+        if d["lastTransfer"] is not None:
+            print(f"{d['brokerName']}: last transfer {transfer_summary(d['lastTransfer'])}")
+        if d["preferredMasterBlockedBy"] is not None:
+            print(f"{d['brokerName']}: master not moved to the preferred broker: {d['preferredMasterBlockedBy']}")
 
 
 def _sync_state_legacy(docs: list[dict[str, Any]]) -> str:

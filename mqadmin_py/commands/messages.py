@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import sys
+import time
 from typing import Annotated, Any
 
 import typer
@@ -14,6 +15,9 @@ from mqadmin_py.errors import MqError, OperationFailed, Refused
 from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table, null
 
+RETRIABLE = frozenset({11, 14})
+"""SLAVE_NOT_AVAILABLE and SERVICE_NOT_AVAILABLE: the broker stored nothing, so a retry cannot duplicate."""
+RETRY_PAUSE_S = 0.02
 QUEUES_PER_TOPIC = 4  # the agent's default queue count (agents.broker.service.QUEUES_PER_TOPIC, tested equal)
 PULL_BATCH = 32
 
@@ -32,15 +36,29 @@ def _masters(controller: str, timeout: float, broker_name: str | None) -> list[t
 # --- sendMessage --------------------------------------------------------------------------------
 
 
-def _send_one(agents: Any, broker_name: str, address: str, message: Any) -> tuple[dict[str, Any], str]:
-    """Send to `address`; a slave's or a stale master's redirect is followed once. Returns (result, address)."""
+def _send_one(
+    agents: Any, broker_name: str, address: str, message: Any, budget_s: float
+) -> tuple[dict[str, Any], str]:
+    """Send to `address`, retrying what is safe to retry for up to `budget_s`. Returns (result, address).
+
+    Only refusals that stored nothing are retried (SLAVE_NOT_AVAILABLE, SERVICE_NOT_AVAILABLE, which includes
+    MASTER_TRANSFERRING during a graceful transfer), following the broker's hint of where the master is; a
+    FLUSH_SLAVE_TIMEOUT is reported, not retried, since the message may be stored already (Java's default).
+    """
     from mqadmin_py.proto import agent_pb2 as pb
 
     request = pb.SendMessageRequest(broker=pb.BrokerRef(broker_name=broker_name), message=message)
-    r = agents.call(address, "SendMessage", request)
-    if r.code != 0 and r.master_address and r.master_address != address:
-        address = r.master_address
+    deadline = time.monotonic() + budget_s
+    attempts = 0
+    while True:
+        attempts += 1
         r = agents.call(address, "SendMessage", request)
+        if r.code not in RETRIABLE or time.monotonic() + RETRY_PAUSE_S > deadline:
+            break
+        if r.master_address and r.master_address != address:
+            address = r.master_address  # follow the hint at once
+        else:
+            time.sleep(min(RETRY_PAUSE_S * attempts, 0.2))
     placed = r.results[0] if r.results else None
     return {
         "brokerName": broker_name,
@@ -53,6 +71,7 @@ def _send_one(agents: Any, broker_name: str, address: str, message: Any) -> tupl
         "queueId": placed.queue_id if placed else None,
         "queueOffset": placed.queue_offset if placed else None,
         "commitLogOffset": placed.commit_log_offset if placed else None,
+        "attempts": attempts,
     }, address
 
 
@@ -113,7 +132,7 @@ def send_message(
                 properties=properties,
             )
             try:
-                result, target[1] = _send_one(agents, target[0], target[1], message)
+                result, target[1] = _send_one(agents, target[0], target[1], message, timeout)
             except MqError as exc:
                 result = {
                     "brokerName": target[0],
@@ -126,6 +145,7 @@ def send_message(
                     "queueId": None,
                     "queueOffset": None,
                     "commitLogOffset": None,
+                    "attempts": None,
                 }
             results.append({"index": i, **result})
             advance()

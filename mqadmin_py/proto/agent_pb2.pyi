@@ -299,3 +299,45 @@ class ListBrokersResponse(_message.Message):
     remark: str
     brokers: _containers.RepeatedCompositeFieldContainer[HostedBroker]
     def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., brokers: _Optional[_Iterable[_Union[HostedBroker, _Mapping]]] = ...) -> None: ...
+
+class PrepareTransferRequest(_message.Message):
+    __slots__ = ("broker", "target_broker_id", "target_address", "master_epoch", "timeout_millis", "lease_millis", "token")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    TARGET_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    MASTER_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    LEASE_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    target_broker_id: int
+    target_address: str
+    master_epoch: int
+    timeout_millis: int
+    lease_millis: int
+    token: str
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., target_broker_id: _Optional[int] = ..., target_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., timeout_millis: _Optional[int] = ..., lease_millis: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+
+class PrepareTransferResponse(_message.Message):
+    __slots__ = ("code", "remark", "final_offset", "target_ack_offset", "waited_millis")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    FINAL_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ACK_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    WAITED_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    final_offset: int
+    target_ack_offset: int
+    waited_millis: int
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., final_offset: _Optional[int] = ..., target_ack_offset: _Optional[int] = ..., waited_millis: _Optional[int] = ...) -> None: ...
+
+class ResumeWritesRequest(_message.Message):
+    __slots__ = ("broker", "token", "reason")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    token: str
+    reason: str
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., token: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...

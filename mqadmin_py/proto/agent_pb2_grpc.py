@@ -95,6 +95,16 @@ class AgentServiceStub:
                 request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersRequest.SerializeToString,
                 response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersResponse.FromString,
                 _registered_method=True)
+        self.PrepareTransfer = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/PrepareTransfer',
+                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.PrepareTransferRequest.SerializeToString,
+                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.PrepareTransferResponse.FromString,
+                _registered_method=True)
+        self.ResumeWrites = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/ResumeWrites',
+                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.ResumeWritesRequest.SerializeToString,
+                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -180,6 +190,21 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PrepareTransfer(self, request, context):
+        """Ours (graceful transfer, issue 6): the master pauses writes and waits until the target replica has
+        acknowledged everything it stored; SUCCESS carries the final offset. On failure writes resume at once.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeWrites(self, request, context):
+        """Ours: end the write pause of a transfer the controller aborted (only the pause with this token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -242,6 +267,16 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.ListBrokers,
                     request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersRequest.FromString,
                     response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersResponse.SerializeToString,
+            ),
+            'PrepareTransfer': grpc.unary_unary_rpc_method_handler(
+                    servicer.PrepareTransfer,
+                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.PrepareTransferRequest.FromString,
+                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.PrepareTransferResponse.SerializeToString,
+            ),
+            'ResumeWrites': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeWrites,
+                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.ResumeWritesRequest.FromString,
+                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -568,6 +603,60 @@ class AgentService:
             '/mqadmin.agent.v1.AgentService/ListBrokers',
             mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersRequest.SerializeToString,
             mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PrepareTransfer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/PrepareTransfer',
+            mqadmin__py_dot_proto_dot_agent__pb2.PrepareTransferRequest.SerializeToString,
+            mqadmin__py_dot_proto_dot_agent__pb2.PrepareTransferResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeWrites(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/ResumeWrites',
+            mqadmin__py_dot_proto_dot_agent__pb2.ResumeWritesRequest.SerializeToString,
+            mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
             options,
             channel_credentials,
             insecure,

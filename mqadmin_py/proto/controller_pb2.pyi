@@ -223,7 +223,7 @@ class ReplicaIdentity(_message.Message):
     def __init__(self, broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., broker_address: _Optional[str] = ..., alive: _Optional[bool] = ..., ha_address: _Optional[str] = ...) -> None: ...
 
 class ReplicasInfo(_message.Message):
-    __slots__ = ("cluster_name", "broker_name", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "in_sync_replicas", "not_in_sync_replicas", "master_ha_address", "preferred_broker_id")
+    __slots__ = ("cluster_name", "broker_name", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "in_sync_replicas", "not_in_sync_replicas", "master_ha_address", "preferred_broker_id", "last_transfer", "preferred_master_blocked_by")
     CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
     MASTER_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -234,6 +234,8 @@ class ReplicasInfo(_message.Message):
     NOT_IN_SYNC_REPLICAS_FIELD_NUMBER: _ClassVar[int]
     MASTER_HA_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     PREFERRED_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
+    LAST_TRANSFER_FIELD_NUMBER: _ClassVar[int]
+    PREFERRED_MASTER_BLOCKED_BY_FIELD_NUMBER: _ClassVar[int]
     cluster_name: str
     broker_name: str
     master_broker_id: int
@@ -244,7 +246,9 @@ class ReplicasInfo(_message.Message):
     not_in_sync_replicas: _containers.RepeatedCompositeFieldContainer[ReplicaIdentity]
     master_ha_address: str
     preferred_broker_id: int
-    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., not_in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., master_ha_address: _Optional[str] = ..., preferred_broker_id: _Optional[int] = ...) -> None: ...
+    last_transfer: TransferRecord
+    preferred_master_blocked_by: str
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., not_in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., master_ha_address: _Optional[str] = ..., preferred_broker_id: _Optional[int] = ..., last_transfer: _Optional[_Union[TransferRecord, _Mapping]] = ..., preferred_master_blocked_by: _Optional[str] = ...) -> None: ...
 
 class GetSyncStateDataResponse(_message.Message):
     __slots__ = ("code", "remark", "leader_address", "replicas_info")
@@ -447,3 +451,75 @@ class UpdateControllerConfigResponse(_message.Message):
     code: int
     remark: str
     def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ...) -> None: ...
+
+class TransferMasterRequest(_message.Message):
+    __slots__ = ("cluster_name", "broker_name", "broker_id", "timeout_millis", "dry_run")
+    CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
+    BROKER_ID_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    cluster_name: str
+    broker_name: str
+    broker_id: int
+    timeout_millis: int
+    dry_run: bool
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., timeout_millis: _Optional[int] = ..., dry_run: _Optional[bool] = ...) -> None: ...
+
+class TransferRecord(_message.Message):
+    __slots__ = ("state", "trigger", "from_broker_id", "to_broker_id", "from_master_epoch", "to_master_epoch", "reason", "started_at_millis", "duration_millis", "writes_paused_millis", "final_offset")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    TRIGGER_FIELD_NUMBER: _ClassVar[int]
+    FROM_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
+    TO_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_MASTER_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    TO_MASTER_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    WRITES_PAUSED_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    FINAL_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    state: str
+    trigger: str
+    from_broker_id: int
+    to_broker_id: int
+    from_master_epoch: int
+    to_master_epoch: int
+    reason: str
+    started_at_millis: int
+    duration_millis: int
+    writes_paused_millis: int
+    final_offset: int
+    def __init__(self, state: _Optional[str] = ..., trigger: _Optional[str] = ..., from_broker_id: _Optional[int] = ..., to_broker_id: _Optional[int] = ..., from_master_epoch: _Optional[int] = ..., to_master_epoch: _Optional[int] = ..., reason: _Optional[str] = ..., started_at_millis: _Optional[int] = ..., duration_millis: _Optional[int] = ..., writes_paused_millis: _Optional[int] = ..., final_offset: _Optional[int] = ...) -> None: ...
+
+class TransferMasterResponse(_message.Message):
+    __slots__ = ("code", "remark", "leader_address", "cluster_name", "broker_name", "dry_run", "allowed", "transfer", "warnings", "master_broker_id", "master_epoch", "preferred_broker_id", "master_max_offset", "target_max_offset")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    LEADER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    TRANSFER_FIELD_NUMBER: _ClassVar[int]
+    WARNINGS_FIELD_NUMBER: _ClassVar[int]
+    MASTER_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
+    MASTER_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    PREFERRED_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
+    MASTER_MAX_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    TARGET_MAX_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    leader_address: str
+    cluster_name: str
+    broker_name: str
+    dry_run: bool
+    allowed: bool
+    transfer: TransferRecord
+    warnings: _containers.RepeatedScalarFieldContainer[str]
+    master_broker_id: int
+    master_epoch: int
+    preferred_broker_id: int
+    master_max_offset: int
+    target_max_offset: int
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., dry_run: _Optional[bool] = ..., allowed: _Optional[bool] = ..., transfer: _Optional[_Union[TransferRecord, _Mapping]] = ..., warnings: _Optional[_Iterable[str]] = ..., master_broker_id: _Optional[int] = ..., master_epoch: _Optional[int] = ..., preferred_broker_id: _Optional[int] = ..., master_max_offset: _Optional[int] = ..., target_max_offset: _Optional[int] = ...) -> None: ...

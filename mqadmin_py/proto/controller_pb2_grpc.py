@@ -80,6 +80,11 @@ class ControllerServiceStub:
                 request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterRequest.SerializeToString,
                 response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterResponse.FromString,
                 _registered_method=True)
+        self.TransferMaster = channel.unary_unary(
+                '/mqadmin.controller.v1.ControllerService/TransferMaster',
+                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.TransferMasterRequest.SerializeToString,
+                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.TransferMasterResponse.FromString,
+                _registered_method=True)
         self.BrokerHeartbeat = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/BrokerHeartbeat',
                 request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.BrokerHeartbeatRequest.SerializeToString,
@@ -173,6 +178,14 @@ class ControllerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def TransferMaster(self, request, context):
+        """Ours: hand a set's master role to an in-sync replica gracefully (writes pause, the target acknowledges
+        the final offset, it is elected in masterEpoch + 1; nothing is truncated). Answered when done or aborted.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def BrokerHeartbeat(self, request, context):
         """BROKER_HEARTBEAT (904), one request per beat. Served by every node, leader or not.
         """
@@ -257,6 +270,11 @@ def add_ControllerServiceServicer_to_server(servicer, server):
                     servicer.AssignPreferredMaster,
                     request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterRequest.FromString,
                     response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterResponse.SerializeToString,
+            ),
+            'TransferMaster': grpc.unary_unary_rpc_method_handler(
+                    servicer.TransferMaster,
+                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.TransferMasterRequest.FromString,
+                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.TransferMasterResponse.SerializeToString,
             ),
             'BrokerHeartbeat': grpc.unary_unary_rpc_method_handler(
                     servicer.BrokerHeartbeat,
@@ -527,6 +545,33 @@ class ControllerService:
             '/mqadmin.controller.v1.ControllerService/AssignPreferredMaster',
             mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterRequest.SerializeToString,
             mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TransferMaster(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.controller.v1.ControllerService/TransferMaster',
+            mqadmin__py_dot_proto_dot_controller__pb2.TransferMasterRequest.SerializeToString,
+            mqadmin__py_dot_proto_dot_controller__pb2.TransferMasterResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -65,7 +65,8 @@ def test_sync_state_json_shows_each_replicas_ha_address() -> None:
         {"clusterName": "c", "brokerName": "b", "masterBrokerId": None, "masterAddress": None, "masterEpoch": 0,
          "syncStateSetEpoch": 0, "preferredBrokerId": None,
          "inSyncReplicas": [{"brokerId": 1, "brokerAddress": "h:1", "haAddress": "h:11", "alive": False}],
-         "notInSyncReplicas": [{"brokerId": 2, "brokerAddress": "h:2", "haAddress": "", "alive": False}]}
+         "notInSyncReplicas": [{"brokerId": 2, "brokerAddress": "h:2", "haAddress": "", "alive": False}],
+         "lastTransfer": None, "preferredMasterBlockedBy": None}
     ]  # fmt: skip
 
 
