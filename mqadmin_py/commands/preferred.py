@@ -1,9 +1,8 @@
 """``assign-preferred-master``: record (or clear) a broker set's preferred master, and optionally wait for it.
 
 The preference lives in the controllers' replicated state, so it survives controller leader changes and
-restarts. Elections honour it only while the controllers run with ``enablePreferredMaster=true``. The graceful
-transfer to an alive, caught-up preferred broker is not implemented yet, so the broker becomes master at the
-next election: when the current master fails, or after ``electMaster -b``.
+restarts. Elections honour it only while the controllers run with ``enablePreferredMaster=true``, and so does
+the controller's scan that moves the master to an alive, in-sync preferred broker by a graceful transfer.
 """
 
 from __future__ import annotations
@@ -44,9 +43,10 @@ def assign_preferred_master(
 ) -> None:
     """Record a broker set's preferred master (kept by the controllers; elections honour it with enablePreferredMaster).
 
-    Prints the preference before and after. An async learner is refused (exit 4). With --wait, returns once the
-    broker is the alive master: until the graceful transfer exists, that is after the current master fails or an
-    'electMaster -b'. Exit 3 on timeout, 4 if the preference is cleared or changed meanwhile.
+    Prints the preference before and after. An async learner is refused (exit 4). With enablePreferredMaster the
+    controller moves the master to the broker by a graceful transfer once it is in sync. With --wait, returns once
+    the broker is the alive master; exit 3 on timeout (getSyncStateSet says why it waits), 4 if the preference is
+    cleared or changed meanwhile.
     """
     from mqadmin_py.proto import controller_pb2 as pb
 
