@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The product's main job on a local default: a sandbox cluster on loopback (3 controllers, 3 broker agents
 # hosting one broker set), messages in, the master killed, the failover seen through getSyncStateSet and
-# getBrokerEpoch before and after, every message read back, and a clean teardown.
+# getBrokerEpoch before and after, every message read back, a graceful switchover back, and a clean teardown.
 # Run it through `make demo` (which installs into .venv first).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -49,6 +49,12 @@ killed="$("$MQADMIN" sandbox status -o json | python3 -c 'import json,sys; print
 "$MQADMIN" sandbox start "$killed"
 "$MQADMIN" wait insync -bn broker-a --timeout 60
 "$MQADMIN" getBrokerEpoch -b broker-a
+
+step "Planned switchover: hand the master role back to broker $old_master gracefully (no crash, nothing truncated)"
+"$MQADMIN" transferMaster -c DefaultCluster -bn broker-a -b "$old_master" --dry-run
+"$MQADMIN" transferMaster -c DefaultCluster -bn broker-a -b "$old_master"
+"$MQADMIN" sendMessage -t DemoTopic -p 'after-transfer-{i}' -n 5 -o json | field '["sent"]' | sed 's/^/sent: /'
+"$MQADMIN" getSyncStateSet -b broker-a
 
 step "Tear the sandbox down (stops exactly the processes it started)"
 "$MQADMIN" sandbox down --purge

@@ -55,9 +55,10 @@ def _send_one(
         r = agents.call(address, "SendMessage", request)
         if r.code not in RETRIABLE or time.monotonic() + RETRY_PAUSE_S > deadline:
             break
-        if r.master_address and r.master_address != address:
-            address = r.master_address  # follow the hint at once
-        else:
+        hinted = r.master_address and r.master_address != address
+        if hinted:
+            address = r.master_address
+        if not hinted or attempts > 1:  # the first hint is followed at once; ping-pong while roles switch is not
             time.sleep(min(RETRY_PAUSE_S * attempts, 0.2))
     placed = r.results[0] if r.results else None
     return {
