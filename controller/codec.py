@@ -26,7 +26,7 @@ from controller.model import BrokerSet, ControllerState, Replica
 VERSION = 1
 
 _EVENT_TYPES: dict[str, type] = {cls.__name__: cls for cls in get_args(Event)}
-_SET_FIELDS = {"new_sync_state_set", "broker_ids"}
+_SET_FIELDS = {"new_sync_state_set", "broker_ids", "sync_state_set"}
 
 
 class CodecError(ValueError):

@@ -42,11 +42,15 @@ class ElectMaster:
 
     Elected: master = new, masterEpoch + 1, SyncStateSet = {new}, its epoch + 1.
     Not elected: master cleared, masterEpoch + 1, SyncStateSet kept.
+    ``sync_state_set`` (ours, a graceful transfer): the SyncStateSet to keep instead of {new}, since every member
+    was in sync with the old master and the new one has everything the old one had. A node of an older release
+    ignores the field and takes {new}; the next AlterSyncStateSet, fenced by the same epoch, evens them out.
     """
 
     broker_name: str
     new_master_id: int | None
     expected_master_epoch: int
+    sync_state_set: frozenset[int] | None = None
 
 
 @dataclass(frozen=True, slots=True)

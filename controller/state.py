@@ -211,14 +211,17 @@ def elect_master(
     return Result(C.CONTROLLER_ELECT_MASTER_FAILED, "Failed to elect a new master")
 
 
-def _elected(bs: BrokerSet, new_master: int) -> Result[ElectMasterReply]:
-    """SUCCESS with the ElectMaster event that makes `new_master` master in masterEpoch + 1."""
+def _elected(bs: BrokerSet, new_master: int, keep: frozenset[int] | None = None) -> Result[ElectMasterReply]:
+    """SUCCESS with the ElectMaster event that makes `new_master` master in masterEpoch + 1.
+
+    The SyncStateSet becomes {new_master}, or `keep` (a graceful transfer keeps the set it started with).
+    """
     reply = ElectMasterReply(
         bs.cluster_name, bs.broker_name, new_master, *bs.addresses_of(new_master),
         bs.master_epoch + 1, bs.sync_state_set_epoch + 1,
-        tuple((r.broker_id, r.address) for r in bs.replicas), frozenset({new_master}),
+        tuple((r.broker_id, r.address) for r in bs.replicas), keep or frozenset({new_master}),
     )  # fmt: skip
-    return Result(C.SUCCESS, "", reply, (ElectMaster(bs.broker_name, new_master, bs.master_epoch),))
+    return Result(C.SUCCESS, "", reply, (ElectMaster(bs.broker_name, new_master, bs.master_epoch, keep),))
 
 
 def transfer_master(state: ControllerState, req: TransferMasterRequest, alive: AliveView) -> Result[ElectMasterReply]:
@@ -226,6 +229,9 @@ def transfer_master(state: ControllerState, req: TransferMasterRequest, alive: A
 
     Fenced by the master id and masterEpoch the transfer started from; the SyncStateSet-size safeguard was
     checked at the start (pausing writes cannot shrink the set in between, and must not block the hand-over).
+    The SyncStateSet is kept, not reset to {target}: with allAckInSyncStateSet every acknowledged message is on
+    every member, and the target has all the old master had, so the new master's first writes still need every
+    member's acknowledgement instead of its own alone.
     """
     bs = state.get(req.broker_name)
     if bs is None:
@@ -244,7 +250,7 @@ def transfer_master(state: ControllerState, req: TransferMasterRequest, alive: A
     reason = check_transfer(bs, req.broker_id, alive, require_full_sync_state_set=False)
     if reason is not None:
         return Result(C.CONTROLLER_ELECT_MASTER_FAILED, reason)
-    return _elected(bs, req.broker_id)
+    return _elected(bs, req.broker_id, keep=bs.sync_state_set)
 
 
 def scan_need_reelect(state: ControllerState, alive: AliveView) -> list[str]:
@@ -504,11 +510,12 @@ def _elect(bs: BrokerSet | None, e: ElectMaster) -> BrokerSet | None:
         return replace(bs, master_id=None, master_epoch=bs.master_epoch + 1)
     if bs.replica(e.new_master_id) is None:
         return bs
+    kept = (e.sync_state_set or frozenset()) & frozenset(bs.broker_ids)  # a clean may have won the race
     return replace(
         bs,
         master_id=e.new_master_id,
         master_epoch=bs.master_epoch + 1,
-        sync_state_set=frozenset({e.new_master_id}),
+        sync_state_set=kept | {e.new_master_id},
         sync_state_set_epoch=bs.sync_state_set_epoch + 1,
     )
 

@@ -117,9 +117,10 @@ class Transferer:
         for p in plan:
             bs = state.get(p.broker_name)
             if p.blocked_by is None and bs is not None:
-                log.info("preferred master: moving %s from %s to %d", bs.broker_name, bs.master_id, p.target)
-                self._pool.submit(self.run, bs.cluster_name, bs.broker_name, p.target,
-                                  c.transfer_master_timeout_ms / 1000, "preferred")  # fmt: skip
+                begun = self._begin(bs.cluster_name, bs.broker_name, p.target, "preferred")
+                if not isinstance(begun, Outcome):  # marked running now: the next scan cannot queue it again
+                    log.info("preferred master: moving %s from %s to %d", bs.broker_name, bs.master_id, p.target)
+                    self._pool.submit(self._finish, *begun, c.transfer_master_timeout_ms / 1000)
         return plan
 
     def dry_run(self, bs: BrokerSet, target: int) -> tuple[str | None, list[str]]:
@@ -148,13 +149,19 @@ class Transferer:
 
     def run(self, cluster_name: str, broker_name: str, target: int, timeout_s: float, trigger: str) -> Outcome:
         """One attempt, start to end (blocks up to about `timeout_s` + the commit timeout)."""
+        begun = self._begin(cluster_name, broker_name, target, trigger)
+        return begun if isinstance(begun, Outcome) else self._finish(*begun, timeout_s)
+
+    def _begin(
+        self, cluster_name: str, broker_name: str, target: int, trigger: str
+    ) -> Outcome | tuple[Record, BrokerSet]:
+        """Pass the gate and mark the set running (and attempted) at once, so no second attempt can slip in."""
         bs = self._state().get(broker_name)
         if bs is None or bs.cluster_name != cluster_name:
             return Outcome(C.CONTROLLER_BROKER_METADATA_NOT_EXIST, not_registered(cluster_name, broker_name, bs), None)
         record = Record(
             cluster_name, broker_name, "running", trigger, bs.master_id, target, bs.master_epoch, time.time()
         )
-        started = time.monotonic()
         with self._lock:
             reason = self._refusal(bs, target)
             if reason is not None:
@@ -163,22 +170,27 @@ class Transferer:
                     self._records[broker_name] = refused
                 return Outcome(C.CONTROLLER_ELECT_MASTER_FAILED, reason, refused)
             self._running.add(broker_name)
-            self._last_attempt[broker_name] = started
+            self._last_attempt[broker_name] = time.monotonic()
             self._records[broker_name] = record
+        return record, bs
+
+    def _finish(self, record: Record, bs: BrokerSet, timeout_s: float) -> Outcome:
+        """Run a begun attempt to its end and release the set."""
+        started = time.monotonic()
         try:
             record = self._attempt(record, bs.addresses_of(bs.master_id)[0] or "",
-                                   bs.addresses_of(target)[0] or "", timeout_s, started)  # fmt: skip
+                                   bs.addresses_of(record.to_id)[0] or "", timeout_s, started)  # fmt: skip
         except Exception as exc:  # never leave a set marked running
-            log.exception("transfer of %s failed", broker_name)
+            log.exception("transfer of %s failed", bs.broker_name)
             record = replace(record, state="aborted", reason=f"internal error: {exc}")
         finally:
             with self._lock:
-                self._running.discard(broker_name)
+                self._running.discard(bs.broker_name)
         record = replace(record, duration_s=time.monotonic() - started)
-        self._records[broker_name] = record
+        self._records[bs.broker_name] = record
         level = logging.INFO if record.state == "done" else logging.WARNING
-        log.log(level, "transfer of %s from %s to %d (%s): %s%s", broker_name, record.from_id, target, trigger,
-                record.state, f": {record.reason}" if record.reason else "")  # fmt: skip
+        log.log(level, "transfer of %s from %s to %d (%s): %s%s", bs.broker_name, record.from_id, record.to_id,
+                record.trigger, record.state, f": {record.reason}" if record.reason else "")  # fmt: skip
         code = C.SUCCESS if record.state == "done" else C.CONTROLLER_ELECT_MASTER_FAILED
         return Outcome(code, record.reason, record)
 

@@ -20,4 +20,4 @@ class HAConfig:
     sync_flush_timeout_s: float = 5.0  # syncFlushTimeout
     async_learner: bool = False  # asyncLearner
     sync_from_last_file: bool = False  # syncFromLastFile
-    reconnect_backoff_s: tuple[float, float] = (0.05, 5.0)  # first and longest wait between reconnects
+    reconnect_backoff_s: tuple[float, float] = (0.01, 5.0)  # first and longest wait between reconnects

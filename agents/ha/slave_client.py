@@ -147,6 +147,9 @@ class HASlave:
                 net.close(conn)
             self.last_error = reason
             log.info("HA connection to master %s closed: %s", address, reason)
+            if self._master != address:  # a new master (a role change): go there at once
+                backoff = first
+                continue
             # Only a connection that replicated something resets the back-off: a permanent refusal (no
             # consistent point, damaged bytes) must not turn into a reconnect storm.
             backoff = first if self._progressed else backoff

@@ -36,9 +36,7 @@ def _masters(controller: str, timeout: float, broker_name: str | None) -> list[t
 # --- sendMessage --------------------------------------------------------------------------------
 
 
-def _send_one(
-    agents: Any, broker_name: str, address: str, message: Any, budget_s: float
-) -> tuple[dict[str, Any], str]:
+def _send_one(agents: Any, broker_name: str, address: str, message: Any, budget_s: float) -> tuple[dict[str, Any], str]:
     """Send to `address`, retrying what is safe to retry for up to `budget_s`. Returns (result, address).
 
     Only refusals that stored nothing are retried (SLAVE_NOT_AVAILABLE, SERVICE_NOT_AVAILABLE, which includes

@@ -13,7 +13,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("script", ["election_storm.py", "controller_failover.py", "agent_failover.py"])
+@pytest.mark.parametrize(
+    "script", ["election_storm.py", "controller_failover.py", "agent_failover.py", "transfer_window.py"]
+)
 def test_benchmark_runs_in_quick_mode(script: str) -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "bench" / script), "--quick"],

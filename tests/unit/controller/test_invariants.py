@@ -167,7 +167,8 @@ def check_state(state: ControllerState) -> None:
 
 
 def check_transition(before: ControllerState, after: ControllerState) -> None:
-    """Epochs and next ids never go back; a master that changes was just elected into SSS == {master}."""
+    """Epochs and next ids never go back; a master that changes was just elected into SSS == {master}, or (a
+    graceful transfer) into the SyncStateSet it was a member of, kept."""
     for bs in after:
         old = before.get(bs.broker_name)
         if old is None:
@@ -178,7 +179,9 @@ def check_transition(before: ControllerState, after: ControllerState) -> None:
         assert bs.next_broker_id >= old.next_broker_id
         if bs.master_id is not None and bs.master_id != old.master_id:
             assert bs.master_epoch == old.master_epoch + 1
-            assert bs.sync_state_set == frozenset({bs.master_id})
+            kept = bs.master_id in old.sync_state_set and bs.sync_state_set <= old.sync_state_set
+            assert bs.sync_state_set == frozenset({bs.master_id}) or kept
+            assert bs.master_id in bs.sync_state_set
         if bs.master_epoch == old.master_epoch:
             assert bs.master_id in (old.master_id, None)
 

@@ -1,0 +1,439 @@
+"""Graceful master transfer (issue 6), the broker's side: the HA master's write pause, waiting for the target's
+acknowledgement, the ReplicasManager's PrepareTransfer / ResumeWrites / lease, and the agent API around them.
+
+The stores are real (tmp_path). Slave acknowledgements are driven through ``HAMaster._on_ack``, the method a
+slave connection calls for every ``SlaveAcked`` it decodes, so no slave process or socket is needed. No test
+asserts on durations: waits are bounded generously and only their outcome is checked.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents.broker.manager import ReplicasManager, TransferReady, WritePause
+from agents.broker.roles import BecomeMaster, Role, View
+from agents.broker.service import AgentServicer
+from agents.config import BrokerConfig
+from agents.ha.actions import SlaveAcked
+from agents.ha.config import HAConfig
+from agents.ha.master_service import HAMaster, PutResult
+from agents.ha.sync_state import PutStatus, SyncState
+from agents.store.epochs import EpochCache
+from agents.store.message_store import MessageStore
+from agents.store.record import Message
+from controller.codes import ResponseCode
+from mqadmin_py.proto import agent_pb2 as pb
+
+SEG = 64 * 1024
+WAIT_S = 30.0
+"""Upper bound for anything a test waits on in another thread (never reached when the code is right)."""
+TARGET_ADDRESS = "127.0.0.1:30912"
+
+
+def msg(i: int = 0) -> Message:
+    return Message("Orders", 0, f"m{i}".encode(), {}, 1_700_000_000_000 + i)
+
+
+def call_in_thread(fn: Callable[[], Any]) -> tuple[threading.Thread, list[Any]]:
+    """Run `fn` on a daemon thread; its return value lands in the list."""
+    out: list[Any] = []
+    thread = threading.Thread(target=lambda: out.append(fn()), daemon=True)
+    thread.start()
+    return thread, out
+
+
+def wait_until(predicate: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not reached"
+        time.sleep(0.005)
+
+
+# --- HAMaster ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[MessageStore]:
+    s = MessageStore(tmp_path / "store", SEG)
+    yield s
+    s.close()
+
+
+def ha_master(store: MessageStore, members: frozenset[int] = frozenset({1}), **config: Any) -> HAMaster:
+    """Master 1 of epoch 1 over `store`, with `members` as its confirmed SyncStateSet (not listening)."""
+    cache = EpochCache.from_pairs([(1, 0)])
+    return HAMaster(store, lambda: cache, SyncState(1, members, 1), HAConfig(**config), on_propose=lambda _s: None)
+
+
+@pytest.fixture
+def master(store: MessageStore) -> Iterator[HAMaster]:
+    m = ha_master(store)
+    yield m
+    m.stop()
+
+
+def ack(master: HAMaster, broker_id: int, offset: int) -> None:
+    """What the master's connection to `broker_id` does when that slave acknowledges `offset`."""
+    master._on_ack(SlaveAcked(broker_id, offset, caught_up=True), False)
+
+
+def test_a_paused_master_refuses_puts_and_appends_nothing(master: HAMaster, store: MessageStore) -> None:
+    first = master.put([msg(0)])
+    assert first.status is PutStatus.PUT_OK and first.end_offset == store.max_offset > 0
+    final = master.pause_writes()
+    assert final == store.max_offset == first.end_offset
+    for i in range(3):
+        assert master.put([msg(i)]) == PutResult(PutStatus.MASTER_TRANSFERRING, -1, -1)
+    assert store.max_offset == final, "nothing was appended while paused"
+    assert master.pause_writes() == final, "pausing again changes nothing"
+
+
+def test_resumed_writes_continue_where_the_pause_stopped(master: HAMaster, store: MessageStore) -> None:
+    master.put([msg(0)])
+    final = master.pause_writes()
+    master.resume_writes()
+    after = master.put([msg(1), msg(2)])
+    assert (after.status, after.start_offset) == (PutStatus.PUT_OK, final)
+    assert store.max_offset == after.end_offset > final
+
+
+def test_resume_without_a_pause_is_harmless(master: HAMaster) -> None:
+    master.resume_writes()
+    assert master.put([msg()]).status is PutStatus.PUT_OK
+
+
+def test_an_empty_store_pauses_at_offset_0(master: HAMaster) -> None:
+    assert master.pause_writes() == 0
+
+
+def test_the_pause_outranks_other_refusals(store: MessageStore) -> None:
+    """A paused master says MASTER_TRANSFERRING (retry at the target) even when it could not take the write anyway."""
+    m = ha_master(store, min_in_sync_replicas=2)
+    try:
+        assert m.put([msg()]).status is PutStatus.IN_SYNC_REPLICAS_NOT_ENOUGH
+        m.pause_writes()
+        assert m.put([msg()]).status is PutStatus.MASTER_TRANSFERRING
+    finally:
+        m.stop()
+
+
+def test_wait_acked_gives_minus_1_when_the_target_never_connected(master: HAMaster) -> None:
+    master.put([msg()])
+    assert master.wait_acked(2, master.pause_writes(), 0.01) == -1
+    assert master.wait_acked(2, 0, 0.0) == -1, "an unknown slave has acknowledged nothing, not even offset 0"
+
+
+def test_wait_acked_returns_at_once_when_the_target_is_there_already(master: HAMaster) -> None:
+    master.put([msg()])
+    final = master.pause_writes()
+    ack(master, 2, final)
+    assert master.wait_acked(2, final, 0.0) == final
+    ack(master, 3, final + 100)  # a slave that is ahead (a longer log from an older epoch) also satisfies it
+    assert master.wait_acked(3, final, 0.0) == final + 100
+
+
+def test_wait_acked_returns_when_the_acknowledgement_arrives(master: HAMaster) -> None:
+    master.put([msg(0), msg(1)])
+    final = master.pause_writes()
+    waiter, result = call_in_thread(lambda: master.wait_acked(2, final, WAIT_S))
+    ack(master, 3, final)  # another slave's ack does not count
+    ack(master, 2, final - 1)  # nor does a partial one
+    waiter.join(0.2)
+    assert waiter.is_alive(), "still waiting for broker 2 to reach the final offset"
+    ack(master, 2, final)
+    waiter.join(WAIT_S)
+    assert result == [final]
+
+
+def test_wait_acked_gives_the_last_partial_ack_on_timeout(master: HAMaster) -> None:
+    master.put([msg()])
+    final = master.pause_writes()
+    ack(master, 2, 0)
+    assert master.wait_acked(2, final, 0.01) == 0
+
+
+@pytest.mark.parametrize("listening", [False, True], ids=["not_listening", "listening"])
+def test_stop_wakes_a_waiter_early(store: MessageStore, listening: bool) -> None:
+    m = ha_master(store)
+    if listening:
+        assert m.start("127.0.0.1", 0) > 0
+    m.put([msg()])
+    final = m.pause_writes()
+    waiter, result = call_in_thread(lambda: m.wait_acked(2, final, 600.0))
+    waiter.join(0.05)
+    m.stop()
+    waiter.join(WAIT_S)
+    assert not waiter.is_alive(), "stop() woke the waiter long before its 600 s timeout"
+    assert result == [-1]
+
+
+def test_a_put_waiting_for_acks_is_included_in_the_final_offset(store: MessageStore) -> None:
+    """The pause is atomic with appends: a put that appended and waits for its acks is below the final offset."""
+    m = ha_master(store, frozenset({1, 2}), all_ack_in_sync_state_set=True, sync_flush_timeout_s=WAIT_S)
+    try:
+        before = store.max_offset
+        putter, put_result = call_in_thread(lambda: m.put([msg()]))
+        wait_until(lambda: store.max_offset > before)
+        final = m.pause_writes()
+        assert final == store.max_offset
+        assert m.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
+        waiter, acked = call_in_thread(lambda: m.wait_acked(2, final, WAIT_S))
+        ack(m, 2, final)
+        putter.join(WAIT_S)
+        waiter.join(WAIT_S)
+        assert put_result[0].status is PutStatus.PUT_OK and put_result[0].end_offset == final
+        assert acked == [final]
+    finally:
+        m.stop()
+
+
+# --- ReplicasManager.prepare_transfer ----------------------------------------------------------------
+
+
+def manager_config(root: Path) -> BrokerConfig:
+    return BrokerConfig(
+        broker_name="broker-a",
+        store_path_root_dir=str(root),
+        controller_addr=("127.0.0.1:1",),  # never called: the worker thread is not started
+        ha_listen_port=0,
+        controller_heart_beat_timeout_mills=600_000,  # the stall guard must not fence puts in a slow test run
+        mapped_file_size_commit_log=SEG,
+    )
+
+
+@pytest.fixture
+def manager(tmp_path: Path) -> Iterator[ReplicasManager]:
+    """A manager whose threads never start: no controller, no heartbeats; broker id 1 opened but fenced."""
+    m = ReplicasManager(manager_config(tmp_path / "broker"))
+    m._open(1)
+    yield m
+    if m.replica is not None:
+        m.replica.close()
+
+
+def become_master(m: ReplicasManager, epoch: int = 1, members: frozenset[int] = frozenset({1, 2})) -> HAMaster:
+    """Carry out the controller's "you are master" decision (the HA service listens on an ephemeral port)."""
+    view = View(1, "127.0.0.1:30911", "127.0.0.1:31911", epoch, members, 2)
+    m._execute(BecomeMaster(epoch, members, 2), view)
+    assert m.status().role is Role.MASTER
+    assert m.replica is not None and m.replica.master is not None
+    return m.replica.master
+
+
+def prepare(m: ReplicasManager, target: int = 2, epoch: int = 1, timeout_s: float = 0.01, token: str = "t1") -> Any:
+    return m.prepare_transfer(target, TARGET_ADDRESS, epoch, timeout_s, 600.0, token)
+
+
+def test_a_manager_without_a_replica_is_not_a_master(tmp_path: Path) -> None:
+    m = ReplicasManager(manager_config(tmp_path / "broker"))
+    assert prepare(m) == TransferReady(ResponseCode.CONTROLLER_INVALID_MASTER, "broker -1 is not a master")
+    assert m.write_pause is None
+
+
+def test_a_fenced_replica_is_not_a_master(manager: ReplicasManager) -> None:
+    assert prepare(manager) == TransferReady(ResponseCode.CONTROLLER_INVALID_MASTER, "broker 1 is not a master")
+    assert manager.write_pause is None
+
+
+def test_a_master_of_another_epoch_refuses(manager: ReplicasManager) -> None:
+    master = become_master(manager, epoch=3)
+    for epoch in (2, 4):
+        got = prepare(manager, epoch=epoch)
+        assert got == TransferReady(
+            ResponseCode.CONTROLLER_FENCED_MASTER_EPOCH, f"broker 1 is master in epoch 3, not {epoch}"
+        )
+    assert manager.write_pause is None
+    assert master.put([msg()]).status is PutStatus.PUT_OK, "a refusal never pauses writes"
+
+
+def test_the_master_cannot_transfer_to_itself(manager: ReplicasManager) -> None:
+    become_master(manager)
+    assert prepare(manager, target=1) == TransferReady(
+        ResponseCode.CONTROLLER_INVALID_REQUEST, "broker 1 is this master"
+    )
+    assert manager.write_pause is None
+
+
+def test_a_target_that_never_acknowledges_aborts_and_writes_resume(manager: ReplicasManager) -> None:
+    become_master(manager)
+    assert manager.put([msg()]).status is PutStatus.PUT_OK
+    assert manager.replica is not None
+    final = manager.replica.store.max_offset
+    got = prepare(manager, timeout_s=0.05)
+    assert (got.code, got.final_offset, got.target_ack_offset) == (
+        ResponseCode.CONTROLLER_ELECT_MASTER_FAILED,
+        final,
+        -1,
+    )
+    assert got.remark == f"broker 2 is not connected, not the final offset {final}, within 50 ms"
+    assert manager.write_pause is None
+    assert manager.put([msg(1)]).status is PutStatus.PUT_OK
+
+
+def test_a_target_behind_is_named_with_its_ack(manager: ReplicasManager) -> None:
+    master = become_master(manager)
+    manager.put([msg()])
+    ack(master, 2, 0)
+    got = prepare(manager, timeout_s=0.01)
+    assert got.code == ResponseCode.CONTROLLER_ELECT_MASTER_FAILED
+    assert got.target_ack_offset == 0
+    assert got.remark.startswith(f"broker 2 acknowledged 0, not the final offset {got.final_offset}")
+    assert manager.put([msg(1)]).status is PutStatus.PUT_OK
+
+
+def test_a_caught_up_target_leaves_writes_paused_until_resumed_with_the_token(manager: ReplicasManager) -> None:
+    master = become_master(manager)
+    manager.put([msg()])
+    assert manager.replica is not None
+    final = manager.replica.store.max_offset
+    ack(master, 2, final)
+    got = prepare(manager, timeout_s=WAIT_S)
+    assert (got.code, got.remark, got.final_offset, got.target_ack_offset) == (ResponseCode.SUCCESS, "", final, final)
+    pause = manager.write_pause
+    assert isinstance(pause, WritePause)
+    assert (pause.token, pause.target_id, pause.target_address, pause.master_epoch) == ("t1", 2, TARGET_ADDRESS, 1)
+    assert manager.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
+    assert manager.replica.store.max_offset == final
+    assert manager.resume_writes("other", "a stale abort") is False
+    assert manager.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
+    assert manager.resume_writes("t1", "aborted by the controller") is True
+    assert manager.write_pause is None
+    assert manager.put([msg(1)]).status is PutStatus.PUT_OK
+    assert manager.resume_writes("t1", "again") is False
+
+
+def test_the_acknowledgement_may_arrive_while_the_master_waits(manager: ReplicasManager) -> None:
+    master = become_master(manager)
+    manager.put([msg()])
+    preparing, ready = call_in_thread(lambda: prepare(manager, timeout_s=WAIT_S))
+    wait_until(lambda: manager.write_pause is not None)
+    assert manager.replica is not None
+    ack(master, 2, manager.replica.store.max_offset)
+    preparing.join(WAIT_S)
+    assert ready[0].code == ResponseCode.SUCCESS
+
+
+def test_a_second_prepare_takes_the_pause_over_with_its_token(manager: ReplicasManager) -> None:
+    master = become_master(manager)
+    manager.put([msg()])
+    assert manager.replica is not None
+    ack(master, 2, manager.replica.store.max_offset)
+    assert prepare(manager, token="t1").code == ResponseCode.SUCCESS
+    assert prepare(manager, token="t2").code == ResponseCode.SUCCESS
+    assert manager.write_pause is not None and manager.write_pause.token == "t2"
+    assert manager.resume_writes("t1", "old leader") is False
+    assert manager.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
+    assert manager.resume_writes("t2", "new leader") is True
+    assert manager.put([msg(1)]).status is PutStatus.PUT_OK
+
+
+def test_an_expired_lease_waits_for_the_controller_instead_of_resuming(manager: ReplicasManager) -> None:
+    master = become_master(manager)
+    manager.put([msg()])
+    assert manager.replica is not None
+    ack(master, 2, manager.replica.store.max_offset)
+    assert prepare(manager).code == ResponseCode.SUCCESS
+    pause = manager.write_pause
+    assert pause is not None
+    manager._check_lease(pause.until + 1.0)  # what the watchdog does once the lease ran out
+    assert manager.write_pause is None
+    assert manager.put([msg(1)]).status is PutStatus.SERVICE_NOT_AVAILABLE, "fenced until the controller answers"
+    assert manager._events.get_nowait() == ("poll", None), "the controller is asked at once"
+    assert master.put([msg(1)]).status is PutStatus.PUT_OK, "the HA master itself is no longer paused"
+
+
+def test_the_lease_does_not_end_a_pause_early(manager: ReplicasManager) -> None:
+    master = become_master(manager)
+    manager.put([msg()])
+    assert manager.replica is not None
+    ack(master, 2, manager.replica.store.max_offset)
+    assert prepare(manager).code == ResponseCode.SUCCESS
+    pause = manager.write_pause
+    assert pause is not None
+    manager._check_lease(pause.until)
+    assert manager.write_pause == pause
+    assert manager.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
+
+
+def test_a_role_change_ends_the_pause(manager: ReplicasManager) -> None:
+    master = become_master(manager)
+    manager.put([msg()])
+    assert manager.replica is not None
+    ack(master, 2, manager.replica.store.max_offset)
+    assert prepare(manager).code == ResponseCode.SUCCESS
+    become_master(manager, epoch=2)  # e.g. the transfer was aborted by an election that kept this broker
+    assert manager.write_pause is None
+    assert manager.put([msg(1)]).status is PutStatus.PUT_OK, "the new epoch's master starts unpaused"
+
+
+# --- the agent API ------------------------------------------------------------------------------------
+
+
+class FakeHost:
+    """The servicer's Host with nothing but the metrics switch (off); the broker is found through `only`."""
+
+    metrics = None
+
+
+def servicer_for(m: ReplicasManager) -> AgentServicer:
+    return AgentServicer(FakeHost(), only=lambda: m)  # type: ignore[arg-type]
+
+
+def prepare_request(**fields: Any) -> pb.PrepareTransferRequest:
+    base: dict[str, Any] = {
+        "target_broker_id": 2, "target_address": TARGET_ADDRESS, "master_epoch": 1,
+        "timeout_millis": 1000, "lease_millis": 5000, "token": "t1",
+    }  # fmt: skip
+    return pb.PrepareTransferRequest(**{**base, **fields})
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        pytest.param({"token": ""}, id="no_token"),
+        pytest.param({"timeout_millis": 0}, id="no_timeout"),
+        pytest.param({"timeout_millis": -5}, id="negative_timeout"),
+        pytest.param({"lease_millis": 1000}, id="lease_equal_to_timeout"),
+        pytest.param({"lease_millis": 10}, id="lease_shorter_than_timeout"),
+    ],
+)
+def test_prepare_transfer_requests_are_validated_before_anything_pauses(
+    manager: ReplicasManager, fields: dict[str, Any]
+) -> None:
+    become_master(manager)
+    r = servicer_for(manager).PrepareTransfer(prepare_request(**fields), None)
+    assert r.code == ResponseCode.CONTROLLER_INVALID_REQUEST
+    assert r.remark == "token, timeout_millis > 0 and lease_millis > timeout_millis are required"
+    assert manager.write_pause is None
+
+
+def test_prepare_transfer_reports_the_manager_answer(manager: ReplicasManager) -> None:
+    r = servicer_for(manager).PrepareTransfer(prepare_request(), None)
+    assert (r.code, r.remark, r.final_offset, r.target_ack_offset) == (
+        ResponseCode.CONTROLLER_INVALID_MASTER, "broker 1 is not a master", -1, -1
+    )  # fmt: skip
+
+
+def test_a_send_during_the_pause_is_refused_with_14_and_the_target_address(manager: ReplicasManager) -> None:
+    master = become_master(manager)
+    service = servicer_for(manager)
+    send = pb.SendMessageRequest(message=pb.Message(topic="Orders", queue_id=0, body=b"x"))
+    assert service.SendMessage(send, None).code == ResponseCode.SUCCESS
+    assert manager.replica is not None
+    ack(master, 2, manager.replica.store.max_offset)
+    r = service.PrepareTransfer(prepare_request(timeout_millis=int(WAIT_S * 1000), lease_millis=600_000), None)
+    assert (r.code, r.final_offset) == (ResponseCode.SUCCESS, manager.replica.store.max_offset)
+    refused = service.SendMessage(send, None)
+    assert (refused.code, refused.status, refused.master_address) == (14, "MASTER_TRANSFERRING", TARGET_ADDRESS)
+    assert "retry there" in refused.remark and not refused.results
+    resumed = service.ResumeWrites(pb.ResumeWritesRequest(token="nope"), None)
+    assert (resumed.code, resumed.remark) == (ResponseCode.SUCCESS, "no write pause with this token")
+    resumed = service.ResumeWrites(pb.ResumeWritesRequest(token="t1", reason="test"), None)
+    assert (resumed.code, resumed.remark) == (ResponseCode.SUCCESS, "")
+    assert service.SendMessage(send, None).code == ResponseCode.SUCCESS
