@@ -30,7 +30,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from _common import ControllerClient, MqError, grpc, log_summary, machine_note, ms, percentile, print_table, sandbox
+from _common import (
+    ControllerClient,
+    MqError,
+    Sandbox,
+    grpc,
+    log_summary,
+    machine_note,
+    ms,
+    percentile,
+    print_table,
+    sandbox,
+)
 from _common import pb as cpb
 
 from controller.codes import ResponseCode
@@ -293,6 +304,30 @@ def agent_log_summary(agents: Sequence[AgentProcess]) -> str:
     return text + "".join(f"\n  first {k.strip()}: {line}" for k, line in firsts.items())
 
 
+def start_agents(agents: Sequence[AgentProcess]) -> None:
+    """The first agent alone until it is master (a deterministic start), then the others."""
+    agents[0].start()
+    wait_for(lambda: agents[0].role(BROKER) == "master", 30, "the first replica to become master")
+    for a in agents[1:]:
+        a.start()
+
+
+def finish(
+    sb: Sandbox, agents: Sequence[AgentProcess], producer: Producer | None, directory: Path, *, keep: bool
+) -> tuple[str, str]:
+    """Stop the producer and the agents, summarise the controller and agent logs, remove (or keep) the files."""
+    if producer is not None:
+        producer.close()
+    for a in agents:
+        a.close()
+    logs, agent_logs = log_summary(sb), agent_log_summary(agents)
+    if keep:
+        print(f"agents' directory kept: {directory}")
+    else:
+        shutil.rmtree(directory, ignore_errors=True)
+    return logs, agent_logs
+
+
 def main() -> None:
     args = parse_args()
     runs = 3 if args.quick else args.runs
@@ -307,10 +342,7 @@ def main() -> None:
         producer: Producer | None = None
         try:
             with ControllerClient(addresses, timeout=1.0) as client:
-                agents[0].start()
-                wait_for(lambda: agents[0].role(BROKER) == "master", 30, "the first replica to become master")
-                for a in agents[1:]:
-                    a.start()
+                start_agents(agents)
                 producer = Producer(agents, args.send_timeout_ms / 1000)
                 wait_all_in_sync(client, agents, producer)
                 for kind in kinds:
@@ -319,16 +351,7 @@ def main() -> None:
                         results[kind].append(r)
                         print(f"  {kind} run {i + 1}: {r.line()}", flush=True)
         finally:
-            if producer is not None:
-                producer.close()
-            for a in agents:
-                a.close()
-            logs = log_summary(sb)
-            agent_logs = agent_log_summary(agents)
-            if args.keep:
-                print(f"agents' directory kept: {directory}")
-            else:
-                shutil.rmtree(directory, ignore_errors=True)
+            logs, agent_logs = finish(sb, agents, producer, directory, keep=args.keep)
     print(f"\nmachine: {machine_note()}; 3 controllers ({', '.join(f'{k}={v}' for k, v in CONTROLLER_CONFIG.items())})"
           f", 3 agents; broker controllerHeartBeatTimeoutMills={args.heartbeat_timeout_ms}, "
           f"brokerHeartbeatInterval={config['brokerHeartbeatInterval']}, allAckInSyncStateSet=true; "

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import shutil
 import tempfile
 import threading
 import time
@@ -35,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from _common import ControllerClient, grpc, log_summary, machine_note, ms, percentile, print_table, sandbox
+from _common import ControllerClient, grpc, machine_note, ms, percentile, print_table, sandbox
 from _common import pb as cpb
 from agent_failover import (
     PAUSE_S,
@@ -43,9 +42,10 @@ from agent_failover import (
     REF,
     Producer,
     Run,
-    agent_log_summary,
+    finish,
     master,
     one_run,
+    start_agents,
     sync_state,
     wait_all_in_sync,
 )
@@ -331,10 +331,7 @@ def main() -> int:
         try:
             rpc_timeout = args.transfer_timeout_ms / 1000 + 10
             with ControllerClient(addresses, timeout=1.0) as client, ControllerClient(addresses, rpc_timeout) as tc:
-                agents[0].start()
-                wait_for(lambda: agents[0].role(BROKER) == "master", 30, "the first replica to become master")
-                for a in agents[1:]:
-                    a.start()
+                start_agents(agents)
                 producer = RetryingProducer(agents, args.send_timeout_ms / 1000, args.send_deadline_ms / 1000)
                 for i in range(runs):
                     wait_all_in_sync(client, agents, producer)
@@ -351,16 +348,7 @@ def main() -> int:
                     crashes.append(c)
                     print(f"  crash run {i + 1}: {c.line()}", flush=True)
         finally:
-            if producer is not None:
-                producer.close()
-            for a in agents:
-                a.close()
-            logs = log_summary(sb)
-            agent_logs = agent_log_summary(agents)
-            if args.keep:
-                print(f"agents' directory kept: {directory}")
-            else:
-                shutil.rmtree(directory, ignore_errors=True)
+            logs, agent_logs = finish(sb, agents, producer, directory, keep=args.keep)
     assert producer is not None
     controllers = ", ".join(f"{k}={v}" for k, v in CONTROLLER_CONFIG.items())
     broker = ", ".join(f"{k}={v}" for k, v in config.items() if k != "totalReplicas")

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -38,10 +38,10 @@ from mqadmin_py.errors import MqError
 from mqadmin_py.proto import agent_pb2 as apb
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox, _pid_alive
+from tests.integration.conftest import wait_until
 
 pytestmark = [pytest.mark.integration]
 
-T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKER = "broker-a"
@@ -56,24 +56,6 @@ CONTROLLER_CONF = {
 }
 BROKER_CONF = {"controllerHeartBeatTimeoutMills": "6000"}
 RETRIABLE = (C.SLAVE_NOT_AVAILABLE, C.SERVICE_NOT_AVAILABLE)  # 11, 14: the broker stored nothing
-
-
-def wait_until(pred: Callable[[], T | None], timeout: float, what: str, interval: float = 0.1) -> T:
-    """Poll `pred` until it returns something truthy; an MqError counts as "not yet"."""
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while True:
-        try:
-            value = pred()
-        except MqError as exc:
-            value, last = None, exc
-        else:
-            last = value
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}; last: {last!r}")
-        time.sleep(interval)
 
 
 # --- the CLI and the cluster ------------------------------------------------------------------------
