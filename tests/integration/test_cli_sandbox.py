@@ -126,7 +126,10 @@ def test_get_sync_state_set_in_three_forms_and_its_kebab_alias(cli: Cli) -> None
         "preferredBrokerId",
         "inSyncReplicas",
         "notInSyncReplicas",
+        "lastTransfer",
+        "preferredMasterBlockedBy",
     }
+    assert (doc["lastTransfer"], doc["preferredMasterBlockedBy"]) == (None, None)  # no transfer, flag off
     assert set(doc["inSyncReplicas"][0]) == {"brokerId", "brokerAddress", "haAddress", "alive"}
     assert cli.json("get-sync-state-set", "-b", BROKER) == [doc]
     assert cli.json("getSyncStateSet", "-c", CLUSTER) == [doc]
