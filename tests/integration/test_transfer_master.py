@@ -39,6 +39,7 @@ from mqadmin_py.proto import agent_pb2 as apb
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox, _pid_alive
 from tests.integration.conftest import wait_until
+from tests.integration.test_cli_sandbox import Cli as SandboxCli
 
 pytestmark = [pytest.mark.integration]
 
@@ -61,32 +62,15 @@ RETRIABLE = (C.SLAVE_NOT_AVAILABLE, C.SERVICE_NOT_AVAILABLE)  # 11, 14: the brok
 # --- the CLI and the cluster ------------------------------------------------------------------------
 
 
-class Cli:
-    """Runs ``python -m mqadmin_py`` against the module's sandbox."""
+class Cli(SandboxCli):
+    """The CLI of test_cli_sandbox.py, quieter, and able to hand its command line to Popen."""
 
     def __init__(self, directory: Path) -> None:
-        self.dir = directory
-        self.env = {
-            **os.environ,
-            "MQADMIN_SANDBOX_DIR": str(directory),
-            "PYTHONPATH": str(ROOT),
-            "GRPC_VERBOSITY": "ERROR",
-        }
+        super().__init__(directory)
+        self.env["GRPC_VERBOSITY"] = "ERROR"
 
     def command(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "mqadmin_py", *args]
-
-    def __call__(self, *args: str, ok: bool = True, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        result = subprocess.run(
-            self.command(*args), capture_output=True, text=True, cwd=ROOT, env=self.env, timeout=timeout
-        )
-        assert "Traceback" not in result.stderr, result.stderr
-        if ok:
-            assert result.returncode == 0, f"{args}: exit {result.returncode}\n{result.stdout}\n{result.stderr}"
-        return result
-
-    def json(self, *args: str) -> Any:
-        return json.loads(self(*args, "-o", "json").stdout)
 
 
 @dataclass(frozen=True)

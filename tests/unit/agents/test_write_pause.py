@@ -319,11 +319,17 @@ def test_the_acknowledgement_may_arrive_while_the_master_waits(manager: Replicas
     assert ready[0].code == ResponseCode.SUCCESS
 
 
-def test_a_second_prepare_takes_the_pause_over_with_its_token(manager: ReplicasManager) -> None:
+def master_acked_by_target(manager: ReplicasManager) -> HAMaster:
+    """Make `manager` master with one message that the target (broker 2) has acknowledged."""
     master = become_master(manager)
     manager.put([msg()])
     assert manager.replica is not None
     ack(master, 2, manager.replica.store.max_offset)
+    return master
+
+
+def test_a_second_prepare_takes_the_pause_over_with_its_token(manager: ReplicasManager) -> None:
+    master_acked_by_target(manager)
     assert prepare(manager, token="t1").code == ResponseCode.SUCCESS
     assert prepare(manager, token="t2").code == ResponseCode.SUCCESS
     assert manager.write_pause is not None and manager.write_pause.token == "t2"
@@ -334,10 +340,7 @@ def test_a_second_prepare_takes_the_pause_over_with_its_token(manager: ReplicasM
 
 
 def test_an_expired_lease_waits_for_the_controller_instead_of_resuming(manager: ReplicasManager) -> None:
-    master = become_master(manager)
-    manager.put([msg()])
-    assert manager.replica is not None
-    ack(master, 2, manager.replica.store.max_offset)
+    master = master_acked_by_target(manager)
     assert prepare(manager).code == ResponseCode.SUCCESS
     pause = manager.write_pause
     assert pause is not None
@@ -349,10 +352,7 @@ def test_an_expired_lease_waits_for_the_controller_instead_of_resuming(manager: 
 
 
 def test_the_lease_does_not_end_a_pause_early(manager: ReplicasManager) -> None:
-    master = become_master(manager)
-    manager.put([msg()])
-    assert manager.replica is not None
-    ack(master, 2, manager.replica.store.max_offset)
+    master_acked_by_target(manager)
     assert prepare(manager).code == ResponseCode.SUCCESS
     pause = manager.write_pause
     assert pause is not None
@@ -362,10 +362,7 @@ def test_the_lease_does_not_end_a_pause_early(manager: ReplicasManager) -> None:
 
 
 def test_a_role_change_ends_the_pause(manager: ReplicasManager) -> None:
-    master = become_master(manager)
-    manager.put([msg()])
-    assert manager.replica is not None
-    ack(master, 2, manager.replica.store.max_offset)
+    master_acked_by_target(manager)
     assert prepare(manager).code == ResponseCode.SUCCESS
     become_master(manager, epoch=2)  # e.g. the transfer was aborted by an election that kept this broker
     assert manager.write_pause is None
