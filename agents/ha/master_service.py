@@ -96,6 +96,7 @@ class HAMaster:
         self._stopped = threading.Event()
         self._proposed_at = 0.0
         self._writes_paused = False
+        self._durable = store.max_offset  # the end of what a put's flush made durable here (confirm's local cap)
         self.port = 0
 
     # --- life cycle ------------------------------------------------------------------------------
@@ -182,7 +183,12 @@ class HAMaster:
     # --- puts ------------------------------------------------------------------------------------
 
     def put(self, messages: Sequence[Message]) -> PutResult:
-        """Append and wait for the acknowledgements the config asks for."""
+        """Append, flush, and wait for the acknowledgements the config asks for.
+
+        The slaves are woken at append, so replication runs during the local flush (a put costs the longer of
+        the two, not their sum), and the flush runs outside the lock, so producers that append while it syncs
+        share the next one (group commit). confirmOffset never passes what a flush here made durable.
+        """
         with self._lock:
             if self._writes_paused:
                 return PutResult(PutStatus.MASTER_TRANSFERRING)
@@ -190,10 +196,12 @@ class HAMaster:
             if status is not PutStatus.PUT_OK:
                 return PutResult(status)
             start, end = self._store.put(messages)
-            self._store.flush()
-            self._update_confirm_offset()
             for w in self._wakeups:
                 w.notify()
+        self._store.flush()  # covers every append made before it, this one included
+        with self._lock:
+            self._durable = max(self._durable, end)
+            self._update_confirm_offset()
             deadline = self._clock() + self._config.sync_flush_timeout_s
             while not self._acked(end):
                 remaining = deadline - self._clock()
@@ -213,9 +221,9 @@ class HAMaster:
         """Recompute confirmOffset (caller holds the lock)."""
         s = self._store
         if len(self._sync.effective()) <= 1 or not self._config.all_ack_in_sync_state_set:
-            new = s.max_offset
+            new = self._durable
         else:
-            new = confirm_offset(self._sync, self._slaves, s.max_offset, s.confirm_offset)
+            new = confirm_offset(self._sync, self._slaves, self._durable, s.confirm_offset)
         if new > s.confirm_offset:
             s.set_confirm_offset(new)
 

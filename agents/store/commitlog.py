@@ -35,7 +35,8 @@ import os
 import re
 import struct
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from itertools import pairwise
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
@@ -136,20 +137,84 @@ def decode_intent(blob: bytes) -> int:
 
 class PendingFlush(NamedTuple):
     """What ``CommitLog.flush_begin`` took: descriptors to fdatasync (duplicates, so that a segment closed
-    meanwhile cannot turn them into another file's), and the end and record boundary they make durable."""
+    meanwhile cannot turn them into another file's), the end and record boundary they make durable, and the
+    directory to fsync when segments were created since the last flush (their directory entries)."""
 
     fds: tuple[int, ...]
     max_offset: int
     boundary: int
     generation: int
+    segments_created: int = 0
+    directory: Path | None = None
 
     def sync(self) -> None:
         for fd in self.fds:
             os.fdatasync(fd)
+        if self.directory is not None:
+            fsync_dir(self.directory)
 
     def close(self) -> None:
         for fd in self.fds:
             os.close(fd)
+
+
+def _scan_segments(
+    fds: Mapping[int, int], segment_size: int, start: int, limit: int, step: Step[T]
+) -> Iterator[tuple[int, T | None, int]]:
+    """(offset, what `step` read or None for a blank, size) of the records in segments `fds` (start -> fd) from
+    boundary `start` to `limit`; stops at the first position where `step` finds no record."""
+    pos = start
+    while pos < limit:
+        seg = pos - pos % segment_size
+        fd, seg_end = fds[seg], seg + segment_size
+        read_end = min(seg_end, limit)
+        buf, buf_at = b"", pos
+        while pos < read_end:
+            i = pos - buf_at
+            found = step(buf, i, seg_end - pos)
+            if found is None:
+                held, needed = len(buf) - i, bytes_needed(buf, i)
+                if held >= needed or buf_at + len(buf) >= read_end:
+                    return
+                buf, buf_at = os.pread(fd, min(max(_WINDOW, needed), read_end - pos), pos - seg), pos
+                if len(buf) <= held:  # the file is shorter than it should be: nothing more to find
+                    return
+                continue
+            msg, size = found
+            if pos + size > limit:
+                return
+            yield pos, msg, size
+            pos += size
+
+
+def read_only_bounds(directory: Path, recover_from: int = 0) -> tuple[int, int]:
+    """(min offset, end of the last valid record) of the log in `directory`, opened read-only: no recovery, no
+    cut, no file created. For post-mortems of a stopped broker (``mqadmin epochs collect --from-stores``); the
+    end is what recovery would keep. An interrupted truncation counts as done. CommitLogError if there is no
+    log or its segments do not fit together."""
+    files = sorted(
+        (int(p.name), p) for p in Path(directory).iterdir() if p.is_file() and _SEGMENT_NAME.fullmatch(p.name)
+    )
+    if not files:
+        raise CommitLogError(f"{directory}: no commit-log segment files")
+    segment_size = max(p.stat().st_size for _, p in files)
+    starts = [start for start, _ in files]
+    if any(b != a + segment_size for a, b in pairwise(starts)) or starts[0] % segment_size:
+        raise CommitLogError(f"{directory}: the segments do not follow on from each other with size {segment_size}")
+    fds = {start: os.open(p, os.O_RDONLY | os.O_CLOEXEC) for start, p in files}
+    try:
+        last_end = starts[-1] + segment_size
+        begin = recover_from if starts[0] <= recover_from < last_end else starts[0]
+        end = begin
+        for pos, _, size in _scan_segments(fds, segment_size, begin, last_end, next_record):
+            end = pos + size
+    finally:
+        for fd in fds.values():
+            os.close(fd)
+    intent = Path(directory) / INTENT_FILE
+    if intent.exists():
+        end = min(end, decode_intent(intent.read_bytes()))
+    return starts[0], end
 
 
 # --- the log --------------------------------------------------------------------------------------
@@ -177,6 +242,7 @@ class CommitLog:
         self._max = self._boundary = self._flushed = self._flushed_boundary = self.min_offset
         self._tail = b""  # the bytes from the boundary to max_offset: a replica's partial last record
         self._generation = 0  # counts truncations and restarts, which void a flush in progress
+        self._created = self._created_synced = 0  # segments the appends created / whose creation a flush synced
         self._recover(recover_from)
 
     # --- properties ---------------------------------------------------------------------------------
@@ -292,16 +358,18 @@ class CommitLog:
         """``flush`` in three steps, so that the fsyncs need not block writers: this takes what is to be synced
         (duplicate descriptors of the segments written since the last flush, and the end they cover); the caller
         runs ``sync()`` on it, ``close()``s it, and on success reports it with ``flush_end``."""
-        if self._flushed == self._max:
+        directory = self.directory if self._created > self._created_synced else None
+        if self._flushed == self._max and directory is None:
             return PendingFlush((), self._max, self._boundary, self._generation)
         fds = duplicates(fd for start, fd in self._fds.items() if start + self.segment_size > self._flushed)
-        return PendingFlush(fds, self._max, self._boundary, self._generation)
+        return PendingFlush(fds, self._max, self._boundary, self._generation, self._created, directory)
 
     def flush_end(self, pending: PendingFlush) -> None:
         """The data `pending` covers is durable: raise ``flushed_offset`` to it (ignored if the log was truncated
         or restarted at another offset since ``flush_begin``)."""
         if pending.generation == self._generation and pending.max_offset > self._flushed:
             self._flushed, self._flushed_boundary = pending.max_offset, pending.boundary
+        self._created_synced = max(self._created_synced, pending.segments_created)
 
     def truncate(self, offset: int) -> None:
         """Cut the log back to `offset` for good (crash-safe, see the module docstring); no-op at or past the end."""
@@ -403,28 +471,7 @@ class CommitLog:
 
     def _scan(self, start: int, limit: int, step: Step[T]) -> Iterator[tuple[int, T | None, int]]:
         """(offset, what `step` read or None for a blank, size) of the records from boundary `start` to `limit`."""
-        pos = start
-        while pos < limit:
-            seg = self._segment_start(pos)
-            fd, seg_end = self._fds[seg], seg + self.segment_size
-            read_end = min(seg_end, limit)
-            buf, buf_at = b"", pos
-            while pos < read_end:
-                i = pos - buf_at
-                found = step(buf, i, seg_end - pos)
-                if found is None:
-                    held, needed = len(buf) - i, bytes_needed(buf, i)
-                    if held >= needed or buf_at + len(buf) >= read_end:
-                        return
-                    buf, buf_at = os.pread(fd, min(max(_WINDOW, needed), read_end - pos), pos - seg), pos
-                    if len(buf) <= held:  # the file is shorter than it should be: nothing more to find
-                        return
-                    continue
-                msg, size = found
-                if pos + size > limit:
-                    return
-                yield pos, msg, size
-                pos += size
+        return _scan_segments(self._fds, self.segment_size, start, limit, step)
 
     def _write(self, offset: int, data: bytes | memoryview) -> None:
         start = self._segment_start(offset)
@@ -434,16 +481,24 @@ class CommitLog:
             view, pos = view[n:], pos + n
 
     def _advance(self, new_max: int) -> None:
-        """Move the end; open the next segment as soon as one fills (invariant 1)."""
+        """Move the end; open the next segment as soon as one fills (invariant 1).
+
+        The new file and its directory entry are made durable by the next flush, not here: the writer does not
+        wait for two fsyncs queued behind a flush of the previous segment. Until then only bytes no checkpoint
+        claims depend on the file; if a power loss takes it, recovery finds the previous segment full and
+        creates it again.
+        """
         self._max = new_max
         if new_max == next(reversed(self._fds)) + self.segment_size:
-            self._create_segment(new_max)
+            self._create_segment(new_max, sync=False)
+            self._created += 1
 
-    def _create_segment(self, start: int) -> None:
+    def _create_segment(self, start: int, *, sync: bool = True) -> None:
         fd = os.open(self.directory / segment_name(start), os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
         os.ftruncate(fd, self.segment_size)
-        os.fsync(fd)
-        fsync_dir(self.directory)
+        if sync:
+            os.fsync(fd)
+            fsync_dir(self.directory)
         self._fds[start] = fd
 
     def _delete_segment(self, start: int) -> None:

@@ -18,7 +18,7 @@ A message record (big-endian, every field at a fixed place up to the topic)::
 ``totalSize`` counts the whole record, itself included. ``queueOffset`` is the message's position in its
 consume queue, fixed by the master at put time and replicated with the bytes, so every replica numbers a
 queue the same way even when its log starts in the middle (``syncFromLastFile``, retention). ``bodyCRC`` is
-``zlib.crc32(body)``; ``headerCRC`` covers every other byte of the record
+the CRC-32 of the body (zlib's, computed by ``crc.crc32``); ``headerCRC`` covers every other byte of the record
 (bytes 0..8 and 12..body), so a torn or overwritten header is caught as
 surely as a torn body. Recovery relies on this: the first position where no
 record decodes is the end of the log.
@@ -38,11 +38,12 @@ from __future__ import annotations
 
 import re
 import struct
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import NamedTuple
+
+from agents.store.crc import crc32
 
 MESSAGE_MAGIC = 0x4D514D32  # "MQM2" (layout 2: with queueOffset); not Java's value: the layout is not Java's
 BLANK_MAGIC = 0x4D514230  # "MQB0"
@@ -132,7 +133,7 @@ def encode(msg: Message) -> bytes:
         raise RecordError(f"properties of {len(props)} bytes exceed {MAX_PROPERTIES_BYTES}")
     body = bytes(msg.body)
     total = _FIXED.size + len(topic) + _LEN.size + len(props) + _LEN.size + len(body)
-    body_crc = zlib.crc32(body)
+    body_crc = crc32(body)
     head = bytearray(
         _FIXED.pack(total, MESSAGE_MAGIC, 0, body_crc, msg.queue_id, msg.queue_offset, msg.store_timestamp, len(topic))
     )
@@ -144,7 +145,7 @@ def encode(msg: Message) -> bytes:
 def _header_crc(head: bytes | bytearray | memoryview) -> int:
     """CRC of a record header without its own CRC field (bytes 8..12)."""
     view = memoryview(head)
-    return zlib.crc32(view[12:], zlib.crc32(view[:8]))
+    return crc32(view[12:], crc32(view[:8]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +190,7 @@ def _layout(view: memoryview, pos: int, verify_crc: bool) -> _Layout | None:
     body_at = body_len_at + _LEN.size
     if body_len != end - body_at:
         return None
-    if verify_crc and (_header_crc(view[pos:body_at]) != header_crc or zlib.crc32(view[body_at:end]) != body_crc):
+    if verify_crc and (_header_crc(view[pos:body_at]) != header_crc or crc32(view[body_at:end]) != body_crc):
         return None
     return _Layout(total, queue_id, queue_offset, timestamp, props_at, body_len_at, body_at, end)
 
@@ -242,7 +243,7 @@ def encode_blank(size: int) -> bytes:
     if not BLANK_SIZE <= size <= _INT32_MAX:
         raise RecordError(f"blank of {size} bytes is outside {BLANK_SIZE}..{_INT32_MAX}")
     head = _PEEK.pack(size, BLANK_MAGIC)
-    return head + struct.pack(">I", zlib.crc32(head))
+    return head + struct.pack(">I", crc32(head))
 
 
 def blank_size_at(buf: bytes | bytearray | memoryview, pos: int) -> int | None:
@@ -251,7 +252,7 @@ def blank_size_at(buf: bytes | bytearray | memoryview, pos: int) -> int | None:
     if pos < 0 or pos + BLANK_SIZE > len(view):
         return None
     size, magic, crc = _BLANK.unpack_from(view, pos)
-    if magic != BLANK_MAGIC or size < BLANK_SIZE or crc != zlib.crc32(view[pos : pos + 8]):
+    if magic != BLANK_MAGIC or size < BLANK_SIZE or crc != crc32(view[pos : pos + 8]):
         return None
     return int(size)
 
@@ -334,7 +335,7 @@ def _scan_records(
     of what a slave spends on small messages.
     """
     n = len(view)
-    fixed, length, crc32, add = _FIXED.unpack_from, _LEN.unpack_from, zlib.crc32, entries.append
+    fixed, length, crc, add = _FIXED.unpack_from, _LEN.unpack_from, crc32, entries.append
     fixed_size, len_size = _FIXED.size, _LEN.size
     last_raw: object = None  # the topic bytes of the last message (None: none yet), and its checked name
     last_topic = ""
@@ -365,8 +366,8 @@ def _scan_records(
                     body_at = body_len_at + len_size
         if (
             body_at < 0
-            or crc32(view[i + 12 : body_at], crc32(view[i : i + 8])) != header_crc
-            or crc32(view[body_at:end]) != body_crc
+            or crc(view[i + 12 : body_at], crc(view[i : i + 8])) != header_crc
+            or crc(view[body_at:end]) != body_crc
         ):
             raise RecordError(f"record at offset {pos} fails its CRC")
         if queue_id < 0 or queue_offset < 0:

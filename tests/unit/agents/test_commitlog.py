@@ -261,6 +261,36 @@ def test_read_segment_view_and_flush(clog: CommitLog) -> None:
     assert clog.flushed_offset == clog.max_offset
 
 
+def test_a_segment_created_by_an_append_is_synced_by_the_next_flush(
+    clog: CommitLog, log_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fsynced: list[str] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (fsynced.append(os.readlink(f"/proc/self/fd/{fd}")), real_fsync(fd)))
+    clog.flush()
+    assert clog.flush_begin().directory is None  # nothing created: a flush does not touch the directory
+    clog.append(b"".join(encode(msg(i, 100)) for i in range(4)))  # rolls over into segment SEG
+    assert fsynced == []  # the append waited for no fsync
+    pending = clog.flush_begin()
+    try:
+        assert pending.directory == log_dir
+        assert len(pending.fds) == 2  # segment 0's tail and the new segment (its size with it)
+        pending.sync()
+    finally:
+        pending.close()
+    clog.flush_end(pending)
+    assert fsynced == [str(log_dir)]
+    assert clog.flush_begin().directory is None
+
+
+def test_a_failed_flush_leaves_the_new_segment_for_the_next_one(clog: CommitLog, log_dir: Path) -> None:
+    clog.append(b"".join(encode(msg(i, 100)) for i in range(4)))
+    clog.flush_begin().close()  # taken, never synced nor reported (the fsync failed)
+    retry = clog.flush_begin()
+    retry.close()
+    assert retry.directory == log_dir
+
+
 # --- replication path -------------------------------------------------------------------------------
 
 
