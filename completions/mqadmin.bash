@@ -45,6 +45,23 @@ _mqadmin() {
                     '--brokerId' | '-o' | '--output' | '--timeout') need=1 ;;
                 esac
                 ;;
+            'epochs collect')
+                case $word in
+                '--out' | '--fleet' | '-a' | '--controllerAddress' | '-c' | '--cluster-name' | '--clusterName' |\
+                    '--from-stores' | '-o' | '--output' | '--timeout') need=1 ;;
+                esac
+                ;;
+            'epochs report')
+                case $word in
+                '--input' | '--master' | '--since' | '--top' | '--out' | '-o' | '--output') need=1 ;;
+                esac
+                ;;
+            'epochs synth')
+                case $word in
+                '--out' | '--clusters' | '--sets' | '--replicas' | '--epochs' | '--seed' | '--snapshots' | '-o' |\
+                    '--output') need=1 ;;
+                esac
+                ;;
             'getBrokerEpoch' | 'getSyncStateSet' | 'get-broker-epoch' | 'get-sync-state-set')
                 case $word in
                 '-a' | '--controllerAddress' | '-b' | '--brokerName' | '-c' | '--clusterName' | '-o' | '--output' |\
@@ -126,13 +143,14 @@ _mqadmin() {
         *)
             case "$path|$word" in
             '|addBroker' | '|assign-preferred-master' | '|cleanBrokerMetadata' | '|consumeMessage' | '|electMaster' |\
-                '|getBrokerEpoch' | '|getControllerConfig' | '|getControllerMetaData' | '|getSyncStateSet' |\
-                '|haStatus' | '|listBrokers' | '|removeBroker' | '|resetMasterFlushOffset' | '|sandbox' |\
-                '|sendMessage' | '|transferMaster' | '|updateControllerConfig' | '|wait' | '|add-broker' |\
-                '|clean-broker-metadata' | '|consume-message' | '|elect-master' | '|get-broker-epoch' |\
-                '|get-controller-config' | '|get-controller-meta-data' | '|get-sync-state-set' | '|ha-status' |\
-                '|list-brokers' | '|remove-broker' | '|reset-master-flush-offset' | '|send-message' |\
-                '|transfer-master' | '|update-controller-config' | 'sandbox|down' | 'sandbox|kill' |\
+                '|epochs' | '|getBrokerEpoch' | '|getControllerConfig' | '|getControllerMetaData' |\
+                '|getSyncStateSet' | '|haStatus' | '|listBrokers' | '|removeBroker' | '|resetMasterFlushOffset' |\
+                '|sandbox' | '|sendMessage' | '|transferMaster' | '|updateControllerConfig' | '|wait' |\
+                '|add-broker' | '|clean-broker-metadata' | '|consume-message' | '|elect-master' |\
+                '|get-broker-epoch' | '|get-controller-config' | '|get-controller-meta-data' |\
+                '|get-sync-state-set' | '|ha-status' | '|list-brokers' | '|remove-broker' |\
+                '|reset-master-flush-offset' | '|send-message' | '|transfer-master' | '|update-controller-config' |\
+                'epochs|collect' | 'epochs|report' | 'epochs|synth' | 'sandbox|down' | 'sandbox|kill' |\
                 'sandbox|start' | 'sandbox|status' | 'sandbox|stop' | 'sandbox|up' | 'wait|insync' | 'wait|master' |\
                 'wait|quorum') path=${path:+$path }$word pos=0 ;;
             *) pos=$((pos + 1)) ;;
@@ -163,6 +181,24 @@ _mqadmin() {
             '-o' | '--output') gen=(-W 'table json legacy') ;;
             esac
             ;;
+        'epochs collect')
+            case $opt in
+            '--out' | '--fleet' | '--from-stores') gen=(-f) ;;
+            '-o' | '--output') gen=(-W 'table json legacy') ;;
+            esac
+            ;;
+        'epochs report')
+            case $opt in
+            '--input' | '--out') gen=(-f) ;;
+            '-o' | '--output') gen=(-W 'table json legacy') ;;
+            esac
+            ;;
+        'epochs synth')
+            case $opt in
+            '--out') gen=(-f) ;;
+            '-o' | '--output') gen=(-W 'table json legacy') ;;
+            esac
+            ;;
         'sandbox down' | 'sandbox kill' | 'sandbox start' | 'sandbox status' | 'sandbox stop' | 'sandbox up')
             case $opt in
             '--dir') gen=(-d) ;;
@@ -172,12 +208,15 @@ _mqadmin() {
         esac
     elif [[ $cur == -* ]]; then
         case $path in
-        '' | 'sandbox' | 'wait') gen=(-W '--help') ;;
+        '' | 'epochs' | 'sandbox' | 'wait') gen=(-W '--help') ;;
         'addBroker' | 'add-broker') gen=(-W '-c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout --help') ;;
         'assign-preferred-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --clear --wait --timeout -o --output --help') ;;
         'cleanBrokerMetadata' | 'clean-broker-metadata') gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean -c --clusterName -l --cleanLivingBroker -o --output --timeout --help') ;;
         'consumeMessage' | 'consume-message') gen=(-W '-a --controllerAddress -t --topic -bn --brokerName -q --queueId --offset -n --max -b --brokerAddr -o --output --timeout --help') ;;
         'electMaster' | 'elect-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout --help') ;;
+        'epochs collect') gen=(-W '--out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores --strict -o --output --timeout --help') ;;
+        'epochs report') gen=(-W '--input --master --since --top --out --details -o --output --help') ;;
+        'epochs synth') gen=(-W '--out --clusters --sets --replicas --epochs --seed --snapshots -o --output --help') ;;
         'getBrokerEpoch' | 'getSyncStateSet' | 'get-broker-epoch' | 'get-sync-state-set') gen=(-W '-a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count --help') ;;
         'getControllerConfig' | 'getControllerMetaData' | 'get-controller-config' | 'get-controller-meta-data') gen=(-W '-a --controllerAddress -o --output --timeout --help') ;;
         'haStatus' | 'ha-status') gen=(-W '-a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -i --interval --count --help') ;;
@@ -197,7 +236,8 @@ _mqadmin() {
         esac
     else
         case "$path|$pos" in
-        '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata consumeMessage electMaster getBrokerEpoch getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset sandbox sendMessage transferMaster updateControllerConfig wait') ;;
+        '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata consumeMessage electMaster epochs getBrokerEpoch getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset sandbox sendMessage transferMaster updateControllerConfig wait') ;;
+        'epochs|0') gen=(-W 'collect report synth') ;;
         'sandbox|0') gen=(-W 'down kill start status stop up') ;;
         'sandbox kill|0' | 'sandbox start|0' | 'sandbox stop|0') ;;
         'wait|0') gen=(-W 'insync master quorum') ;;
@@ -206,6 +246,9 @@ _mqadmin() {
         'cleanBrokerMetadata|'* | 'clean-broker-metadata|'*) gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean -c --clusterName -l --cleanLivingBroker -o --output --timeout --help') ;;
         'consumeMessage|'* | 'consume-message|'*) gen=(-W '-a --controllerAddress -t --topic -bn --brokerName -q --queueId --offset -n --max -b --brokerAddr -o --output --timeout --help') ;;
         'electMaster|'* | 'elect-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout --help') ;;
+        'epochs collect|'*) gen=(-W '--out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores --strict -o --output --timeout --help') ;;
+        'epochs report|'*) gen=(-W '--input --master --since --top --out --details -o --output --help') ;;
+        'epochs synth|'*) gen=(-W '--out --clusters --sets --replicas --epochs --seed --snapshots -o --output --help') ;;
         'getBrokerEpoch|'* | 'getSyncStateSet|'* | 'get-broker-epoch|'* | 'get-sync-state-set|'*) gen=(-W '-a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count --help') ;;
         'getControllerConfig|'* | 'getControllerMetaData|'* | 'get-controller-config|'* |\
             'get-controller-meta-data|'*) gen=(-W '-a --controllerAddress -o --output --timeout --help') ;;

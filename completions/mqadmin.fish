@@ -24,6 +24,12 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         contains -- $word -a --controllerAddress -t --topic -bn --brokerName -q --queueId --offset -n --max -b --brokerAddr -o --output --timeout; and set need 1
                     case 'mqadmin electMaster' 'mqadmin elect-master'
                         contains -- $word -a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout; and set need 1
+                    case 'mqadmin epochs collect'
+                        contains -- $word --out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores -o --output --timeout; and set need 1
+                    case 'mqadmin epochs report'
+                        contains -- $word --input --master --since --top --out -o --output; and set need 1
+                    case 'mqadmin epochs synth'
+                        contains -- $word --out --clusters --sets --replicas --epochs --seed --snapshots -o --output; and set need 1
                     case 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' \
                         'mqadmin get-sync-state-set'
                         contains -- $word -a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count; and set need 1
@@ -59,7 +65,7 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
             case '*'
                 switch "$path|$word"
                     case 'mqadmin|addBroker' 'mqadmin|assign-preferred-master' 'mqadmin|cleanBrokerMetadata' \
-                        'mqadmin|consumeMessage' 'mqadmin|electMaster' 'mqadmin|getBrokerEpoch' \
+                        'mqadmin|consumeMessage' 'mqadmin|electMaster' 'mqadmin|epochs' 'mqadmin|getBrokerEpoch' \
                         'mqadmin|getControllerConfig' 'mqadmin|getControllerMetaData' 'mqadmin|getSyncStateSet' \
                         'mqadmin|haStatus' 'mqadmin|listBrokers' 'mqadmin|removeBroker' \
                         'mqadmin|resetMasterFlushOffset' 'mqadmin|sandbox' 'mqadmin|sendMessage' \
@@ -69,6 +75,7 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         'mqadmin|get-controller-meta-data' 'mqadmin|get-sync-state-set' 'mqadmin|ha-status' \
                         'mqadmin|list-brokers' 'mqadmin|remove-broker' 'mqadmin|reset-master-flush-offset' \
                         'mqadmin|send-message' 'mqadmin|transfer-master' 'mqadmin|update-controller-config' \
+                        'mqadmin epochs|collect' 'mqadmin epochs|report' 'mqadmin epochs|synth' \
                         'mqadmin sandbox|down' 'mqadmin sandbox|kill' 'mqadmin sandbox|start' \
                         'mqadmin sandbox|status' 'mqadmin sandbox|stop' 'mqadmin sandbox|up' 'mqadmin wait|insync' \
                         'mqadmin wait|master' 'mqadmin wait|quorum'
@@ -91,6 +98,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a assign-preferred-mas
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a cleanBrokerMetadata -d 'Remove dead brokers (or, with -l, the listed/all brokers) from a broker...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a consumeMessage -d 'Read confirmed messages of a topic from a broker set\'s master (or one...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a electMaster -d 'Make a broker master (admin-designated election; it must be alive and in the...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a epochs -d 'Fleet analytics: collect epoch caches across clusters, report on them with...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getBrokerEpoch -d 'Show every replica\'s epoch entries and offsets (all sets when -b/-c are...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getControllerConfig -d 'Show the effective configuration of every listed controller node.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getControllerMetaData -d 'Show the controller group: leader, peers, and each node\'s Raft health (term,...'
@@ -154,6 +162,44 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin ele
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -l help -d 'Show this message and exit.'
+
+# mqadmin epochs
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -a collect -d 'Append one snapshot of every cluster\'s SyncStateSet data and every replica\'s...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -a report -d 'Aggregate the dataset with PySpark: masters, lag, master changes,...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -a synth -d 'Write a synthetic fleet with injected anomalies of every kind in known...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -l help -d 'Show this message and exit.'
+
+# mqadmin epochs collect
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -l out -r -F -d 'Dataset directory to append the snapshot to (created).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -l fleet -r -F -d 'JSON file: cluster name → controller addresses.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -s a -l controllerAddress -x -d 'Controllers of one cluster (with --cluster-name).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -s c -l cluster-name -l clusterName -x -d 'The cluster -a serves.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -l from-stores -r -F -d 'Read stopped brokers\' store directories instead (repeatable).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -l strict -d 'Exit 1 if any cluster or replica was unreachable.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -l help -d 'Show this message and exit.'
+
+# mqadmin epochs report
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l input -r -F -d 'Dataset directory written by collect or synth.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l master -x -d 'Spark master URL (default local[*]: this machine, all cores).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l since -x -d 'Ignore snapshots before this time (ISO-8601 or epoch ms).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l top -x -d 'Broker sets in each worst-N list.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l out -r -F -d 'Also write the report tables as Parquet here.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l details -d 'Include every set and replica in the output.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l help -d 'Show this message and exit.'
+
+# mqadmin epochs synth
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l out -r -F -d 'Dataset directory to append the snapshot to (created).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l clusters -x -d 'Clusters in the fleet.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l sets -x -d 'Broker sets per cluster.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l replicas -x -d 'Replicas per broker set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l epochs -x -d 'Epoch entries per replica.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l seed -x -d 'Same seed, same fleet.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l snapshots -x -d 'Snapshots to write (one minute apart).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l help -d 'Show this message and exit.'
 
 # mqadmin getBrokerEpoch
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'

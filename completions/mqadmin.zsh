@@ -17,6 +17,7 @@ _mqadmin() {
       'cleanBrokerMetadata:Remove dead brokers (or, with -l, the listed/all brokers) from a broker...'
       'consumeMessage:Read confirmed messages of a topic from a broker set'\''s master (or one...'
       'electMaster:Make a broker master (admin-designated election; it must be alive and in the...'
+      'epochs:Fleet analytics: collect epoch caches across clusters, report on them with...'
       'getBrokerEpoch:Show every replica'\''s epoch entries and offsets (all sets when -b/-c are...'
       'getControllerConfig:Show the effective configuration of every listed controller node.'
       'getControllerMetaData:Show the controller group: leader, peers, and each node'\''s Raft health (term,...'
@@ -41,6 +42,7 @@ _mqadmin() {
     (cleanBrokerMetadata|clean-broker-metadata) _mqadmin__cleanBrokerMetadata && ret=0 ;;
     (consumeMessage|consume-message) _mqadmin__consumeMessage && ret=0 ;;
     (electMaster|elect-master) _mqadmin__electMaster && ret=0 ;;
+    (epochs) _mqadmin__epochs && ret=0 ;;
     (getBrokerEpoch|getSyncStateSet|get-broker-epoch|get-sync-state-set) _mqadmin__getBrokerEpoch && ret=0 ;;
     (getControllerConfig|getControllerMetaData|get-controller-config|get-controller-meta-data) _mqadmin__getControllerConfig && ret=0 ;;
     (haStatus|ha-status) _mqadmin__haStatus && ret=0 ;;
@@ -140,6 +142,78 @@ _mqadmin__electMaster() {
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__epochs() {
+  local curcontext=$curcontext state state_descr line ret=1
+  local -A opt_args
+  _arguments -C \
+    '(--help)--help[Show this message and exit.]' \
+    ': :->command' \
+    '*:: :->argument' && ret=0
+  case $state in
+  (command)
+    local -a commands=(
+      'collect:Append one snapshot of every cluster'\''s SyncStateSet data and every replica'\''s...'
+      'report:Aggregate the dataset with PySpark: masters, lag, master changes,...'
+      'synth:Write a synthetic fleet with injected anomalies of every kind in known...'
+    )
+    _describe -t commands 'mqadmin epochs command' commands && ret=0
+    ;;
+  (argument)
+    curcontext=${curcontext%:*:*}:mqadmin-epochs-$words[1]:
+    case $words[1] in
+    (collect) _mqadmin__epochs__collect && ret=0 ;;
+    (report) _mqadmin__epochs__report && ret=0 ;;
+    (synth) _mqadmin__epochs__synth && ret=0 ;;
+    esac
+    ;;
+  esac
+  return ret
+}
+
+_mqadmin__epochs__collect() {
+  _arguments \
+    '(--out)--out[Dataset directory to append the snapshot to (created).]:out:_files' \
+    '(--fleet)--fleet[JSON file: cluster name → controller addresses.]:fleet:_files' \
+    '(-a --controllerAddress)-a[Controllers of one cluster (with --cluster-name).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controllers of one cluster (with --cluster-name).]:controllerAddress: ' \
+    '(-c --cluster-name --clusterName)-c[The cluster -a serves.]:clusterName: ' \
+    '(-c --cluster-name --clusterName)--cluster-name[The cluster -a serves.]:clusterName: ' \
+    '(-c --cluster-name --clusterName)--clusterName[The cluster -a serves.]:clusterName: ' \
+    '*--from-stores[Read stopped brokers'\'' store directories instead (repeatable).]:from-stores:_files' \
+    '(--strict)--strict[Exit 1 if any cluster or replica was unreachable.]' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__epochs__report() {
+  _arguments \
+    '(--input)--input[Dataset directory written by collect or synth.]:input:_files' \
+    '(--master)--master[Spark master URL (default local\[*\]: this machine, all cores).]:master: ' \
+    '(--since)--since[Ignore snapshots before this time (ISO-8601 or epoch ms).]:since: ' \
+    '(--top)--top[Broker sets in each worst-N list.]:top: ' \
+    '(--out)--out[Also write the report tables as Parquet here.]:out:_files' \
+    '(--details)--details[Include every set and replica in the output.]' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__epochs__synth() {
+  _arguments \
+    '(--out)--out[Dataset directory to append the snapshot to (created).]:out:_files' \
+    '(--clusters)--clusters[Clusters in the fleet.]:clusters: ' \
+    '(--sets)--sets[Broker sets per cluster.]:sets: ' \
+    '(--replicas)--replicas[Replicas per broker set.]:replicas: ' \
+    '(--epochs)--epochs[Epoch entries per replica.]:epochs: ' \
+    '(--seed)--seed[Same seed, same fleet.]:seed: ' \
+    '(--snapshots)--snapshots[Snapshots to write (one minute apart).]:snapshots: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--help)--help[Show this message and exit.]'
 }
 

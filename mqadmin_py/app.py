@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from mqadmin_py.commands import broker, container, controller, messages, preferred, sandbox, transfer, wait
+from mqadmin_py.commands import broker, container, controller, epochs, messages, preferred, sandbox, transfer, wait
 from mqadmin_py.commands.common import AliasGroup, add_commands
 
 app = typer.Typer(
@@ -37,3 +37,4 @@ add_commands(
 app.command("assign-preferred-master")(preferred.assign_preferred_master)
 app.add_typer(wait.app, name="wait")
 app.add_typer(sandbox.app, name="sandbox")
+app.add_typer(epochs.app, name="epochs")

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 from pathlib import Path
 
+from agents.config import EPOCH_FILE
 from agents.ha.config import HAConfig
 from agents.ha.master_service import HAMaster, PutResult
 from agents.ha.slave_client import HASlave
@@ -26,6 +27,9 @@ from agents.store.message_store import MessageStore
 from agents.store.record import Message
 
 log = logging.getLogger(__name__)
+
+
+STORE_DIR = "store"  # the MessageStore under a broker's storePathRootDir
 
 
 class Role(Enum):
@@ -64,8 +68,8 @@ class Replica:
         self.broker_id = broker_id
         self.config = config
         self.ha_host = ha_host
-        self.store = MessageStore(self.root / "store", segment_size)
-        self.epochs = EpochFileBook(self.root / "epochFileCheckpoint")
+        self.store = MessageStore(self.root / STORE_DIR, segment_size)
+        self.epochs = EpochFileBook(self.root / EPOCH_FILE)
         self._trim_epochs_to_log()
         self.role = Role.FENCED
         self.master_epoch = self.epochs.cache.last_epoch()

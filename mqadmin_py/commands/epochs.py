@@ -1,0 +1,334 @@
+"""``mqadmin epochs collect|report|synth``: fleet analytics over epoch caches (docs/analytics.md).
+
+collect needs pyarrow, report PySpark and Java 17, synth numpy and pyarrow: all come with the ``spark`` extra and
+are imported inside the commands, so the rest of mqadmin starts without them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from mqadmin_py.errors import MqError, OperationFailed, UsageError
+from mqadmin_py.options import OutputOpt, TimeoutOpt
+from mqadmin_py.output import Output, emit, emit_table
+
+app = typer.Typer(help="Fleet analytics: collect epoch caches across clusters, report on them with PySpark.")
+
+OutOpt = Annotated[Path, typer.Option("--out", help="Dataset directory to append the snapshot to (created).")]
+SPARK_EXTRA = "install the analytics extra: pip install 'mqadmin-py[spark]' (pyspark, pyarrow, pandas)"
+
+
+class MissingDependency(MqError):
+    """The spark extra is not installed (exit 1: nothing was done)."""
+
+
+def _need(module: str) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise MissingDependency(f"this command needs {module}; {SPARK_EXTRA}")
+
+
+@contextmanager
+def _progress(total: int, what: str) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr when it is a terminal (stdout stays clean for -o json); yields advance(n)."""
+    if not sys.stderr.isatty():
+        yield lambda _n: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(what, total=total)
+        yield lambda n: bar.advance(task, n)
+
+
+# --- collect ---------------------------------------------------------------------------------------------
+
+
+def _read_fleet(path: Path) -> dict[str, str]:
+    """The fleet file: a JSON object, cluster name → controller addresses (';'-separated string or a list)."""
+    try:
+        doc = json.loads(path.read_text())
+    except OSError as exc:
+        raise UsageError(f"--fleet {path}: {exc.strerror or exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--fleet {path}: not JSON ({exc})") from exc
+    if not isinstance(doc, dict) or not doc:
+        raise UsageError(f'--fleet {path}: expected a JSON object {{"cluster": "host:port;host:port", ...}}')
+    fleet: dict[str, str] = {}
+    for name, addresses in doc.items():
+        if isinstance(addresses, list) and addresses and all(isinstance(a, str) for a in addresses):
+            addresses = ";".join(addresses)
+        if not isinstance(addresses, str) or not addresses.strip():
+            raise UsageError(f"--fleet {path}: cluster {name!r} needs controller addresses ('h:p;h:p' or a list)")
+        fleet[name] = addresses
+    return fleet
+
+
+def _collect_cluster(snap: Any, cluster: str, controllers: str, timeout: float, advance: Callable[[int], None]) -> None:
+    from mqadmin_py.commands.broker import fetch_broker_epochs
+    from mqadmin_py.commands.common import agent_client, controller_client
+    from mqadmin_py.commands.controller import fetch_sync_state
+    from spark.collect import add_cluster, add_unreachable_cluster
+
+    try:
+        with controller_client(controllers, timeout) as client, agent_client(timeout) as agents:
+            try:
+                sets = fetch_sync_state(client, None, cluster)
+            except OperationFailed as exc:
+                if exc.code != 2008:  # CONTROLLER_BROKER_METADATA_NOT_EXIST: a cluster with no set yet
+                    raise
+                sets = []
+            epochs = fetch_broker_epochs(client, agents, [s["brokerName"] for s in sets], None) if sets else []
+    except MqError as exc:
+        add_unreachable_cluster(snap, cluster, controllers, str(exc))
+    else:
+        add_cluster(snap, cluster, controllers, sets, epochs)
+    advance(1)
+
+
+def collect(
+    out: OutOpt,
+    fleet: Annotated[
+        Path | None, typer.Option("--fleet", help="JSON file: cluster name → controller addresses.", show_default=False)
+    ] = None,
+    controllers: Annotated[
+        str | None,
+        typer.Option(
+            "-a", "--controllerAddress", help="Controllers of one cluster (with --cluster-name).", show_default=False
+        ),
+    ] = None,
+    cluster_name: Annotated[
+        str | None, typer.Option("-c", "--cluster-name", "--clusterName", help="The cluster -a serves.")
+    ] = None,
+    from_stores: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--from-stores", help="Read stopped brokers' store directories instead (repeatable).", show_default=False
+        ),
+    ] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 if any cluster or replica was unreachable.")] = False,
+    output: OutputOpt = Output.table,
+    timeout: TimeoutOpt = 3.0,
+) -> None:
+    """Append one snapshot of every cluster's SyncStateSet data and every replica's epoch cache to a dataset.
+
+    Clusters are asked concurrently (replicas too); an unreachable cluster or replica is recorded as such, not
+    skipped. With --from-stores, epoch files and offsets are read from broker store directories in place (nothing
+    is written to them), for post-mortems when a cluster is down.
+    """
+    sources = sum(x is not None for x in (fleet, cluster_name, from_stores or None))
+    if sources != 1:
+        raise UsageError("give exactly one source: --fleet FILE, -a CONTROLLERS --cluster-name NAME, or --from-stores")
+    if cluster_name is not None and not controllers:
+        raise UsageError("--cluster-name needs -a/--controllerAddress (the cluster's controllers)")
+    _need("pyarrow")
+    from concurrent.futures import ThreadPoolExecutor
+
+    from spark.collect import Snapshot, StoreError, add_stores, find_store_roots, read_store
+    from spark.dataset import now, rows_table, write_snapshot
+
+    snap = Snapshot(now())
+    if from_stores:
+        try:
+            stores = [read_store(root) for root in find_store_roots(from_stores)]
+        except StoreError as exc:
+            raise UsageError(str(exc)) from exc
+        add_stores(snap, stores)
+    else:
+        clusters = _read_fleet(fleet) if fleet is not None else {str(cluster_name): str(controllers)}
+        with _progress(len(clusters), "collecting") as advance, ThreadPoolExecutor(min(8, len(clusters))) as pool:
+            for f in [pool.submit(_collect_cluster, snap, c, a, timeout, advance) for c, a in clusters.items()]:
+                f.result()
+    files = write_snapshot(out, {name: rows_table(name, rows) for name, rows in snap.tables.items()}, snap.ts)
+    doc = _collect_doc(out, snap, files)
+    emit(doc, output, _collect_table)
+    if strict and (doc["unreachableClusters"] or doc["unreachableReplicas"]):
+        raise MqError(
+            f"{doc['unreachableClusters']} cluster(s) and {doc['unreachableReplicas']} replica(s) unreachable "
+            "(recorded in the snapshot)"
+        )
+
+
+def _collect_doc(out: Path, snap: Any, files: dict[str, Path]) -> dict[str, Any]:
+    replicas = snap.tables["replicas"]
+    clusters = [
+        {
+            "cluster": c["cluster"],
+            "reachable": c["reachable"],
+            "error": c["error"],
+            "brokerSets": c["brokerSets"],
+            "replicas": sum(r["cluster"] == c["cluster"] for r in replicas),
+            "unreachableReplicas": sum(r["cluster"] == c["cluster"] and not r["reachable"] for r in replicas),
+        }
+        for c in sorted(snap.tables["clusters"], key=lambda c: c["cluster"])
+    ]
+    return {
+        "out": str(out),
+        "snapshotTs": snap.ts.isoformat(),
+        "clusters": clusters,
+        "unreachableClusters": sum(not c["reachable"] for c in clusters),
+        "unreachableReplicas": sum(not r["reachable"] for r in replicas),
+        "rows": snap.counts(),
+        "files": {name: str(path) for name, path in files.items()},
+    }
+
+
+def _collect_table(doc: dict[str, Any]) -> None:
+    rows = [
+        [c["cluster"], "yes" if c["reachable"] else f"NO: {c['error']}", c["brokerSets"], c["replicas"],
+         c["unreachableReplicas"]]
+        for c in doc["clusters"]
+    ]  # fmt: skip
+    emit_table(f"Snapshot {doc['snapshotTs']} → {doc['out']}", ["Cluster", "Reachable", "Sets", "Replicas",
+               "Unreachable replicas"], rows)  # fmt: skip
+    print("rows: " + ", ".join(f"{name} {n}" for name, n in doc["rows"].items()))
+
+
+# --- report ----------------------------------------------------------------------------------------------
+
+
+def _parse_since(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        value = datetime.fromtimestamp(int(text) / 1000, UTC) if text.isdigit() else datetime.fromisoformat(text)
+    except (ValueError, OverflowError) as exc:
+        hint = "give an ISO-8601 time (2026-11-22T10:00:00Z) or epoch milliseconds"
+        raise UsageError(f"--since {text!r}: {hint}") from exc
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def report(
+    input_dir: Annotated[Path, typer.Option("--input", help="Dataset directory written by collect or synth.")],
+    master: Annotated[
+        str | None, typer.Option("--master", help="Spark master URL (default local[*]: this machine, all cores).")
+    ] = None,
+    since: Annotated[
+        str | None, typer.Option("--since", help="Ignore snapshots before this time (ISO-8601 or epoch ms).")
+    ] = None,
+    top: Annotated[int, typer.Option("--top", help="Broker sets in each worst-N list.", min=1)] = 10,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write the report tables as Parquet here.", show_default=False)
+    ] = None,
+    details: Annotated[bool, typer.Option("--details", help="Include every set and replica in the output.")] = False,
+    output: OutputOpt = Output.table,
+) -> None:
+    """Aggregate the dataset with PySpark: masters, lag, master changes, divergence, predicted truncation (the
+    agents' own truncation code), unclean elections, preferred-master imbalance; per set, cluster and fleet.
+
+    Runs locally on all cores by default; --master spark://… (or yarn, k8s://…) runs the same job on a cluster,
+    as does spark-submit spark/report.py. Definitions: docs/analytics.md.
+    """
+    when = _parse_since(since)
+    _need("pyspark")
+    from spark.dataset import DatasetError, check_dataset
+
+    try:
+        check_dataset(input_dir)  # before paying for a JVM
+    except DatasetError as exc:
+        raise UsageError(str(exc)) from exc
+    if (master is None or master.startswith("local")) and shutil.which("java") is None:
+        raise MissingDependency("the report runs on Spark, which needs Java 17 (java on PATH or JAVA_HOME)")
+    from spark.report import run_report
+    from spark.session import build_session
+
+    session = build_session(master)
+    try:
+        result = run_report(session, input_dir, since=when, top=top)
+        doc = result.summary(details=details)
+        if out is not None:
+            result.write(out)
+    except DatasetError as exc:
+        raise UsageError(str(exc)) from exc
+    finally:
+        session.stop()
+    emit(doc, output, _report_table)
+
+
+_ROLLUP = [
+    ("sets", "Sets"),
+    ("setsWithoutMaster", "No master"),
+    ("replicas", "Replicas"),
+    ("inSyncReplicas", "In sync"),
+    ("unreachableReplicas", "Unreachable"),
+    ("masterChanges", "Master changes"),
+    ("divergentSets", "Divergent sets"),
+    ("replicasTruncating", "Truncating"),
+    ("predictedTruncationBytes", "Truncation bytes"),
+    ("replicasWithoutConsistentPoint", "No consistent point"),
+    ("uncleanElections", "Unclean"),
+    ("preferredImbalance", "Not preferred"),
+    ("maxLag", "Max lag"),
+]
+
+
+def _report_table(doc: dict[str, Any]) -> None:
+    fleet = doc["fleet"]
+    print(f"Fleet report over {doc['snapshots']} snapshot(s), latest {doc['latestSnapshotTs']}: "
+          f"{fleet['clusters']} cluster(s), {fleet['unreachableClusters']} unreachable")  # fmt: skip
+    rows = [[c["cluster"] + ("" if c["reachable"] else " (unreachable)"), *(c[k] for k, _ in _ROLLUP)]
+            for c in doc["clusters"]]  # fmt: skip
+    rows.append(["FLEET", *(fleet[k] for k, _ in _ROLLUP)])
+    emit_table("Per cluster", ["Cluster", *(title for _, title in _ROLLUP)], rows)
+    for measure, items in doc["worst"].items():
+        if items:
+            emit_table(f"Worst by {measure}", ["Cluster", "Broker set", measure],
+                       [[i["cluster"], i["brokerName"], i["value"]] for i in items])  # fmt: skip
+
+
+# --- synth -----------------------------------------------------------------------------------------------
+
+
+def synth(
+    out: OutOpt,
+    clusters: Annotated[int, typer.Option("--clusters", help="Clusters in the fleet.", min=1)] = 4,
+    sets: Annotated[int, typer.Option("--sets", help="Broker sets per cluster.", min=1)] = 50,
+    replicas: Annotated[int, typer.Option("--replicas", help="Replicas per broker set.", min=1)] = 3,
+    epochs: Annotated[int, typer.Option("--epochs", help="Epoch entries per replica.", min=1)] = 20,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same fleet.")] = 1,
+    snapshots: Annotated[int, typer.Option("--snapshots", help="Snapshots to write (one minute apart).", min=1)] = 2,
+    output: OutputOpt = Output.table,
+) -> None:
+    """Write a synthetic fleet with injected anomalies of every kind in known numbers (for tests and benchmarks).
+
+    The manifest (out/manifest.json, also printed) lists the parameters, the rows written, where each anomaly
+    was injected and the exact fleet figures the report must find.
+    """
+    _need("pyarrow")
+    from spark.synth import synthesize
+
+    with _progress(clusters * sets, "generating") as advance:
+        shown = 0
+
+        def progress(done: int, _total: int) -> None:  # synthesize reports the sets done so far
+            nonlocal shown
+            advance(done - shown)
+            shown = done
+
+        try:
+            manifest = synthesize(out, clusters, sets, replicas, epochs, seed, snapshots=snapshots, progress=progress)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
+    emit(manifest.to_dict(), output, _synth_table)
+
+
+def _synth_table(doc: dict[str, Any]) -> None:
+    rows = ", ".join(f"{name} {n}" for name, n in doc["rows"].items())
+    print(f"{doc['params']['clusters']} cluster(s) written; rows: {rows}")
+    emit_table("Expected fleet figures", ["Measure", "Value"], [[k, v] for k, v in doc["expected"]["fleet"].items()])
+
+
+app.command("collect")(collect)
+app.command("report")(report)
+app.command("synth")(synth)

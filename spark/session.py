@@ -1,0 +1,123 @@
+"""The SparkSession the fleet report runs in.
+
+Local mode (the default, ``mqadmin epochs report``) stays on loopback, quiet and small: no UI, no progress bars, a
+few shuffle partitions, and Python workers on this very interpreter (otherwise they take ``python3`` from PATH,
+which lacks pyarrow). On a cluster the report's one Python step imports ``agents.store.epochs`` on the executors,
+so the ``agents`` and ``spark`` packages are shipped with the job as a zip. Timestamps are UTC everywhere.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import os
+import re
+import shutil
+import sys
+import tempfile
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from pyspark import SparkConf
+from pyspark.sql import SparkSession
+
+DEFAULT_MASTER = "local[*]"
+DEFAULT_APP_NAME = "mqadmin-epochs-report"
+SHIPPED_PACKAGES = ("agents", "spark")
+"""What executors need to import for the consistent-point step (``agents.store.epochs`` and this package)."""
+
+_LOCAL = re.compile(r"local(?:\[(\d+|\*)(?:,\s*\d+)?\])?")
+
+
+def is_local(master: str) -> bool:
+    """``local``, ``local[N]``, ``local[*]``, ``local[N,F]``: driver and executors in this process."""
+    return _LOCAL.fullmatch(master) is not None
+
+
+def local_cores(master: str) -> int:
+    """Worker threads of a local master (1 for plain ``local``, all cores for ``local[*]``)."""
+    match = _LOCAL.fullmatch(master)
+    if match is None:
+        raise ValueError(f"{master!r} is not a local master")
+    threads = match.group(1)
+    if threads is None:
+        return 1
+    return (os.cpu_count() or 1) if threads == "*" else int(threads)
+
+
+def build_session(
+    master: str | None = None, app_name: str = DEFAULT_APP_NAME, conf: Mapping[str, str] | None = None
+) -> SparkSession:
+    """A SparkSession for the report; `conf` entries win over the defaults chosen here.
+
+    `master` defaults to the one spark-submit was given, else ``local[*]``. Static settings (driver host, JVM
+    options) only take effect if no session is running yet in this process.
+    """
+    master = master or _submitted_master() or DEFAULT_MASTER
+    local = is_local(master)
+    if local:
+        # Cluster executors have their own interpreter and address: these only make sense on this machine.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    settings = _default_conf(master, local)
+    settings.update(conf or {})
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    session: SparkSession = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    if not local:
+        ship_packages(session)
+    return session
+
+
+def _default_conf(master: str, local: bool) -> dict[str, str]:
+    settings = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC",
+    }
+    if local:
+        partitions = str(2 * local_cores(master))  # 200 by default: mostly empty tasks on a laptop
+        settings |= {
+            "spark.driver.host": "127.0.0.1",
+            "spark.driver.bindAddress": "127.0.0.1",
+            "spark.sql.shuffle.partitions": partitions,
+            "spark.default.parallelism": partitions,
+        }
+    return settings
+
+
+def _submitted_master() -> str | None:
+    """The --master spark-submit passed; None when this process starts the JVM itself (no gateway yet)."""
+    if "PYSPARK_GATEWAY_PORT" not in os.environ:
+        return None
+    master: str | None = SparkConf().get("spark.master", None)
+    return master
+
+
+def ship_packages(session: SparkSession) -> Path:
+    """Zip the installed ``agents`` and ``spark`` packages and add the zip to the job's Python path.
+
+    Executors on other hosts (or spark-submit without the project installed) cannot import them otherwise. The
+    zip lives until this process exits: Spark serves it to executors on demand.
+    """
+    directory = Path(tempfile.mkdtemp(prefix="mqadmin-pyfiles-"))
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    archive = directory / "mqadmin_spark_job.zip"
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name in SHIPPED_PACKAGES:
+            package_dir = Path(_package_file(name)).parent
+            for path in sorted(package_dir.rglob("*.py")):
+                if "__pycache__" not in path.parts:
+                    zf.write(path, path.relative_to(package_dir.parent).as_posix())
+    session.sparkContext.addPyFile(str(archive))
+    return archive
+
+
+def _package_file(name: str) -> str:
+    module = importlib.import_module(name)
+    if module.__file__ is None:
+        raise RuntimeError(f"package {name} has no __init__.py to locate it by")
+    return module.__file__
