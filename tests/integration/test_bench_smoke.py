@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -13,10 +14,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize(
-    "script", ["election_storm.py", "controller_failover.py", "agent_failover.py", "transfer_window.py"]
-)
-def test_benchmark_runs_in_quick_mode(script: str) -> None:
+def run_quick(script: str) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(
         [sys.executable, str(ROOT / "bench" / script), "--quick"],
         cwd=ROOT,
@@ -25,4 +23,18 @@ def test_benchmark_runs_in_quick_mode(script: str) -> None:
         timeout=240,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    assert "controller logs:" in result.stdout
+    return result
+
+
+@pytest.mark.parametrize(
+    "script", ["election_storm.py", "controller_failover.py", "agent_failover.py", "transfer_window.py"]
+)
+def test_benchmark_runs_in_quick_mode(script: str) -> None:
+    assert "controller logs:" in run_quick(script).stdout
+
+
+@pytest.mark.skipif(
+    not all(importlib.util.find_spec(m) for m in ("pyspark", "pyarrow", "pandas")), reason="needs the [spark] extra"
+)
+def test_fleet_report_runs_in_quick_mode() -> None:
+    assert "summaries: identical" in run_quick("fleet_report.py").stdout
