@@ -19,10 +19,12 @@ if __name__ == "__main__" and not __package__:  # spark-submit spark/report.py: 
 
 import argparse
 import json
+import operator
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from functools import reduce
+from typing import TYPE_CHECKING, Any, Literal
 
 import pyarrow as pa
 from pyspark import StorageLevel
@@ -96,12 +98,12 @@ TOTALS = [  # per cluster and fleet, in document order
     "maxLag",
 ]
 NULLABLE_TOTALS = {"masterChanges", "maxLag"}  # null when no set has a value; the other totals are counts
-CLUSTER_COLUMNS = ["cluster", "snapshotTs", "reachable", "error", *TOTALS]
-FLEET_COLUMNS = ["clusters", "unreachableClusters", *TOTALS]
 WORST_MEASURES = ["maxLag", "predictedTruncationBytes", "masterChanges", "divergence"]
 WORST_COLUMNS = ["measure", "rank", *KEYS, "value"]
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+ENTRY = "struct<epoch:int,startOffset:bigint>"  # one epoch cache entry, as the report carries it
+MAX_FILTER_GROUPS = 32  # distinct snapshot times a table is filtered on before a join takes over
 
 CONFIRMED_DATA_LOST = "confirmed data lost"
 NOT_IN_PREVIOUS_SSS = "not in previous SyncStateSet"
@@ -202,7 +204,7 @@ def run_report(spark: SparkSession, input_dir: Path | str, since: datetime | Non
         worst=_worst(sets, top),
         input=str(input_dir),
         since=since,
-        snapshots=_count_snapshots(tables["clusters"]),
+        snapshots=snaps.count,
         latest_snapshot=max(s.latest for s in snaps.rows),
         persisted=[replicas, set_epochs, sets, clusters],
     )
@@ -255,6 +257,9 @@ def _from_micros(micros: int) -> datetime:
 # --- snapshots -----------------------------------------------------------------------------------
 
 
+Which = Literal["latest", "previous"]
+
+
 @dataclass(frozen=True)
 class _Snapshot:
     cluster: str
@@ -272,24 +277,29 @@ class _Snapshots:
 
     rows: list[_Snapshot]
     frame: DataFrame  # cluster, snapshotTs (the latest), reachable, error, prevTs
+    count: int  # distinct snapshotTs in clusters (at or after --since)
 
     def __bool__(self) -> bool:
         return bool(self.rows)
 
-    def times(self, which: str) -> list[datetime]:
-        """Distinct latest (of reachable clusters) or previous snapshot times."""
-        if which == "latest":
-            return sorted({s.latest for s in self.rows if s.reachable})
-        return sorted({s.previous for s in self.rows if s.previous is not None})
+    def clusters_at(self, which: Which) -> dict[datetime, list[str]]:
+        """The reachable clusters by their latest or previous snapshot time (the unreachable ones have no sets)."""
+        groups: dict[datetime, list[str]] = {}
+        for s in self.rows:
+            at = s.latest if which == "latest" else s.previous
+            if s.reachable and at is not None:
+                groups.setdefault(at, []).append(s.cluster)
+        return groups
 
-    def pairs(self, which: str) -> DataFrame:
-        """(cluster, snapshotTs) of the latest snapshots of reachable clusters, or of the previous snapshots."""
-        if which == "latest":
-            return self.frame.where("reachable").select("cluster", "snapshotTs")
-        return self.frame.where(F.col("prevTs").isNotNull()).select("cluster", F.col("prevTs").alias("snapshotTs"))
+    def pairs(self, which: Which) -> DataFrame:
+        """(cluster, snapshotTs) of the latest or previous snapshots of the reachable clusters."""
+        column = "snapshotTs" if which == "latest" else "prevTs"
+        reachable = self.frame.where(F.col("reachable") & F.col(column).isNotNull())
+        return reachable.select("cluster", F.col(column).alias("snapshotTs"))
 
 
 def _snapshots(spark: SparkSession, clusters: DataFrame, sync_state: DataFrame) -> _Snapshots:
+    """Collect each cluster's latest and previous snapshot, and how many snapshots the clusters table holds."""
     latest = clusters.groupBy("cluster").agg(
         F.max_by(F.struct("snapshotTs", "reachable", "error"), "snapshotTs").alias("s")
     )
@@ -301,12 +311,16 @@ def _snapshots(spark: SparkSession, clusters: DataFrame, sync_state: DataFrame) 
         .groupBy("cluster")
         .agg(F.max("snapshotTs").alias("prevTs"))
     )
-    collected = latest.join(earlier, "cluster", "left").select(
-        "cluster", F.unix_micros("latestTs"), "reachable", "error", F.unix_micros("prevTs")
+    count = clusters.agg(F.count_distinct("snapshotTs").alias("snapshots"))  # one row, joined for one job
+    collected = (
+        latest.join(earlier, "cluster", "left")
+        .crossJoin(count)
+        .select("cluster", F.unix_micros("latestTs"), "reachable", "error", F.unix_micros("prevTs"), "snapshots")
+        .collect()
     )
     rows = [
         _Snapshot(c, _from_micros(ts), bool(ok), err, None if prev is None else _from_micros(prev))
-        for c, ts, ok, err, prev in collected.collect()
+        for c, ts, ok, err, prev, _ in collected
     ]
     schema = "cluster string, latest bigint, reachable boolean, error string, prev bigint"
     local = [(s.cluster, _micros(s.latest), s.reachable, s.error, _micros_or_none(s.previous)) for s in rows]
@@ -317,35 +331,36 @@ def _snapshots(spark: SparkSession, clusters: DataFrame, sync_state: DataFrame) 
         "error",
         F.timestamp_micros("prev").alias("prevTs"),
     )
-    return _Snapshots(rows, F.broadcast(frame))
+    return _Snapshots(rows, F.broadcast(frame), int(collected[0]["snapshots"]) if collected else 0)
 
 
 def _micros_or_none(moment: datetime | None) -> int | None:
     return None if moment is None else _micros(moment)
 
 
-def _count_snapshots(clusters: DataFrame) -> int:
-    row = clusters.agg(F.count_distinct("snapshotTs").alias("n")).first()
-    return int(row["n"]) if row is not None else 0
+def _at(table: DataFrame, snaps: _Snapshots, which: Which) -> DataFrame:
+    """`table`'s rows of each reachable cluster's latest or previous snapshot.
 
-
-def _at(table: DataFrame, snaps: _Snapshots, which: str) -> DataFrame:
-    """`table`'s rows of each cluster's latest (reachable) or previous snapshot."""
-    times = snaps.times(which)
-    if not times:
+    A filter on literal times and cluster names: Parquet skips the files of other snapshots, and no row pays for
+    a join. Clusters collected at many different times get a broadcast join instead of a long filter.
+    """
+    groups = snaps.clusters_at(which)
+    if not groups:
         return table.limit(0)
-    wanted = table.where(F.col("snapshotTs").isin(*(_ts_literal(t) for t in times)))  # file pruning
-    return wanted.join(snaps.pairs(which), ["cluster", "snapshotTs"])
+    on_time = F.col("snapshotTs").isin(*(_ts_literal(t) for t in groups))
+    if len(groups) > MAX_FILTER_GROUPS:
+        return table.where(on_time).join(snaps.pairs(which), ["cluster", "snapshotTs"])
+    pairs = [(F.col("snapshotTs") == _ts_literal(t)) & F.col("cluster").isin(*names) for t, names in groups.items()]
+    return table.where(on_time & reduce(operator.or_, pairs))
 
 
 # --- replicas ------------------------------------------------------------------------------------
 
-ENTRY = "struct<epoch:int,startOffset:bigint>"
-
 
 def _prepare_replicas(replicas: DataFrame, entries: DataFrame, snaps: _Snapshots, sets_now: DataFrame) -> DataFrame:
     """Every replica of the latest snapshots with its epoch cache (``entries``, sorted (epoch, startOffset)
-    structs; null without entries), its last entry, and whether its master is known (and the master's maxOffset).
+    structs; null without entries), its last entry, and whether its master is known (with the master's maxOffset
+    and the start of its last epoch entry).
 
     The entries are grouped per replica first: the partial aggregation packs them before the shuffle, the only
     one of the big table. The windows then move one row per replica.
@@ -363,11 +378,12 @@ def _prepare_replicas(replicas: DataFrame, entries: DataFrame, snaps: _Snapshots
     by_set = Window.partitionBy(*KEYS)
     return (
         _at(replicas, snaps, "latest")
-        .join(sets_now.select(*KEYS, "masterBrokerId"), KEYS)
+        .join(sets_now.select(*KEYS, "masterBrokerId", "masterEpoch"), KEYS)
         .join(caches, REPLICA_KEYS, "left")
         .withColumn("isMaster", F.coalesce(F.col("brokerId") == F.col("masterBrokerId"), F.lit(False)))
         .withColumn("masterKnown", F.coalesce(F.bool_or(serving).over(by_set), F.lit(False)))
         .withColumn("masterMax", F.max(F.when(serving, F.col("maxOffset"))).over(by_set))
+        .withColumn("masterLastStart", F.max(F.when(serving, F.col("lastStart"))).over(by_set))
     )
 
 
@@ -396,8 +412,9 @@ def _replica_figures(prepared: DataFrame) -> DataFrame:
         "snapshotTs",
         "isMaster",
         "masterKnown",
-        "lastEpoch",
-        "lastStart",
+        "masterEpoch",
+        "masterLastStart",
+        _confirmed_data_lost().alias("confirmedLost"),
     )
 
 
@@ -458,10 +475,10 @@ def truncation_batches(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame
         for row in zip(
             batch["localEpochs"],
             batch["localStarts"],
-            batch["localMax"],
+            batch["localMax"].tolist(),
             batch["masterEpochs"],
             batch["masterStarts"],
-            batch["masterMax"],
+            batch["masterMax"].tolist(),
             strict=True,
         ):
             point, error = _truncation_point(*row)
@@ -498,13 +515,19 @@ def _truncation_point(
     except EpochError as exc:
         return None, f"master's epoch cache: {exc}"
     try:
-        return truncation_point(local, int(local_max), master, int(master_max)), None
+        return truncation_point(local, local_max, master, master_max), None
     except EpochError as exc:  # a cache ahead of its log (max offset below its last epoch's start)
         return None, str(exc)
 
 
-def _pairs(epochs: Sequence[int], starts: Sequence[int]) -> list[tuple[int, int]]:
-    return [(int(epoch), int(start)) for epoch, start in zip(epochs, starts, strict=True)]
+def _pairs(epochs: Sequence[int], starts: Sequence[int]) -> zip[tuple[int, int]]:
+    """(epoch, start) pairs of plain ints (Arrow hands numpy arrays over: ``tolist`` converts them in C)."""
+    return zip(_ints(epochs), _ints(starts), strict=True)
+
+
+def _ints(values: Sequence[int]) -> list[int]:
+    tolist = getattr(values, "tolist", None)
+    return list(values) if tolist is None else list(tolist())
 
 
 # --- broker sets ---------------------------------------------------------------------------------
@@ -525,20 +548,26 @@ def _set_figures(
         F.sum(F.when(F.col("predictedTruncationBytes") > 0, F.col("predictedTruncationBytes"))).alias("truncBytes"),
         F.count_if("noConsistentPoint").alias("replicasWithoutConsistentPoint"),
         F.bool_or("masterKnown").alias("masterKnown"),
-        F.max(F.when(F.col("isMaster"), F.col("lastStart"))).alias("masterLastStart"),
+        F.max("masterEpoch").alias("currentEpoch"),
+        F.max("masterLastStart").alias("masterLastStart"),
+        F.bool_or("confirmedLost").alias("lostNow"),
     )
     previous = _at(tables["sync_state"], snaps, "previous").select(
         *KEYS, F.col("masterEpoch").alias("prevMasterEpoch"), F.col("syncStateSet").alias("prevSyncStateSet")
     )
-    joined = sets_now.join(counts, KEYS, "left").join(set_epochs, KEYS, "left").join(previous, KEYS, "left")
-    lost = _confirmed_data_lost(joined, replicas, tables, snaps)
-    rows = joined.join(lost, KEYS, "left")
+    rows = (
+        sets_now.join(counts, KEYS, "left")
+        .join(set_epochs, KEYS, "left")
+        .join(previous, KEYS, "left")
+        .join(_lost_before(counts, tables, snaps), KEYS, "left")
+    )
 
     zero = F.lit(0).cast("long")
     master_changes = F.col("masterEpoch") - F.col("prevMasterEpoch")
     known = F.coalesce("masterKnown", F.lit(False))
     new_master = (master_changes > 0) & ~F.array_contains("prevSyncStateSet", F.col("masterBrokerId"))
-    reason = F.when(known & F.coalesce("confirmedLost", F.lit(False)), F.lit(CONFIRMED_DATA_LOST)).when(
+    lost = F.coalesce("lostNow", F.lit(False)) | F.coalesce("lostBefore", F.lit(False))
+    reason = F.when(known & lost, F.lit(CONFIRMED_DATA_LOST)).when(
         known & F.coalesce(new_master, F.lit(False)), F.lit(NOT_IN_PREVIOUS_SSS)
     )
     preferred = F.col("preferredBrokerId")
@@ -569,26 +598,25 @@ def _set_figures(
     )
 
 
-def _confirmed_data_lost(
-    sets: DataFrame, replicas: DataFrame, tables: dict[str, DataFrame], snaps: _Snapshots
-) -> DataFrame:
-    """KEYS, confirmedLost: a replica of the latest or previous snapshot whose last epoch is below masterEpoch
-    has a confirmOffset beyond the start of the master's last epoch entry."""
+def _confirmed_data_lost() -> Column:
+    """Reason 1 of an unclean election, for one replica: its last epoch is below masterEpoch (an empty cache has
+    Java's lastEpoch() of -1), yet it saw data confirmed beyond the start of the master's last epoch entry."""
+    last_epoch = F.coalesce("lastEpoch", F.lit(-1))
+    return (last_epoch < F.col("masterEpoch")) & (F.col("confirmOffset") > F.col("masterLastStart"))
+
+
+def _lost_before(counts: DataFrame, tables: dict[str, DataFrame], snaps: _Snapshots) -> DataFrame:
+    """KEYS, lostBefore: reason 1 seen on a replica of the set's previous snapshot."""
     prev_last = (
         _at(tables["epoch_entries"], snaps, "previous").groupBy(*REPLICA_KEYS).agg(F.max("epoch").alias("lastEpoch"))
     )
-    prev_reps = (
+    masters = counts.select(*KEYS, F.col("currentEpoch").alias("masterEpoch"), "masterLastStart")
+    return (
         _at(tables["replicas"], snaps, "previous")
         .join(prev_last, REPLICA_KEYS, "left")
-        .select(*KEYS, "lastEpoch", "confirmOffset")
-    )
-    candidates = replicas.select(*KEYS, "lastEpoch", "confirmOffset").unionByName(prev_reps)
-    last_epoch = F.coalesce("lastEpoch", F.lit(-1))  # an empty cache: Java's lastEpoch() is -1
-    lost = (last_epoch < F.col("masterEpoch")) & (F.col("confirmOffset") > F.col("masterLastStart"))
-    return (
-        candidates.join(sets.select(*KEYS, "masterEpoch", "masterLastStart"), KEYS)
+        .join(masters, KEYS)
         .groupBy(*KEYS)
-        .agg(F.bool_or(lost).alias("confirmedLost"))
+        .agg(F.bool_or(_confirmed_data_lost()).alias("lostBefore"))
     )
 
 
@@ -639,19 +667,17 @@ def _worst(sets: DataFrame, top: int) -> DataFrame:
         "masterChanges": F.col("masterChanges"),
         "divergence": F.col("conflictingEpochs") + F.col("divergentEntries"),
     }
-    order = F.create_map(*(F.lit(x) for i, name in enumerate(WORST_MEASURES) for x in (name, i)))
-    stacked = sets.select(
-        *KEYS,
-        F.explode(
-            F.array(*(F.struct(F.lit(n).alias("measure"), v.cast("long").alias("value")) for n, v in values.items()))
-        ).alias("m"),
-    ).select("m.measure", *KEYS, "m.value")
+    measures = [
+        F.struct(F.lit(i).alias("order"), F.lit(name).alias("measure"), values[name].cast("long").alias("value"))
+        for i, name in enumerate(WORST_MEASURES)
+    ]
+    stacked = sets.select(*KEYS, F.explode(F.array(*measures)).alias("m")).select(*KEYS, "m.*")
     ranking = Window.partitionBy("measure").orderBy(F.col("value").desc(), *KEYS)
     return (
         stacked.where(F.col("value").isNotNull() & (F.col("value") != 0))
         .withColumn("rank", F.row_number().over(ranking))
         .where(F.col("rank") <= top)
-        .orderBy(order[F.col("measure")], "rank")
+        .orderBy("order", "rank")
         .select(WORST_COLUMNS)
     )
 
@@ -694,13 +720,19 @@ def _parse_since(text: str) -> datetime:
         raise argparse.ArgumentTypeError(f"not an ISO-8601 time: {text!r}") from exc
 
 
+def _count(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"not a count: {text!r}")
+    return int(text)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="spark/report.py", description="Fleet epochs report over a dataset written by 'mqadmin epochs collect'."
     )
     parser.add_argument("--input", required=True, type=Path, help="the dataset directory")
     parser.add_argument("--since", type=_parse_since, help="ignore snapshots before this ISO-8601 time (UTC if naive)")
-    parser.add_argument("--top", type=int, default=10, help="length of each worst-sets list (default 10)")
+    parser.add_argument("--top", type=_count, default=10, help="length of each worst-sets list (default 10)")
     parser.add_argument("--out", type=Path, help="also write every table as Parquet under this directory")
     parser.add_argument("--details", action="store_true", help="list every broker set and replica in the JSON")
     parser.add_argument("--master", help="Spark master (default: spark-submit's, else local[*])")
@@ -708,8 +740,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the report, print its JSON document; exit status 2 for a dataset it cannot read."""
+    """Run the report and print its JSON document; exit status 2 for a dataset it cannot read."""
     args = _parser().parse_args(argv)
+    try:
+        check_dataset(args.input)  # before paying for a JVM
+    except DatasetError as exc:
+        return _fail(exc)
     from spark.session import build_session, ship_packages
 
     running = SparkSession.getActiveSession()  # embedded (tests, a notebook): use it and leave it running
@@ -719,9 +755,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ship_packages(spark)  # spark-submit of this file: workers may not have the project installed
         try:
             report = run_report(spark, args.input, since=args.since, top=args.top)
-        except DatasetError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+        except DatasetError as exc:  # e.g. nothing left after --since
+            return _fail(exc)
         try:
             print(json.dumps(report.summary(details=args.details), indent=2))
             if args.out is not None:
@@ -732,6 +767,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if running is None:
             spark.stop()
+
+
+def _fail(exc: DatasetError) -> int:
+    print(f"error: {exc}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

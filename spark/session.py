@@ -77,6 +77,7 @@ def _default_conf(master: str, local: bool) -> dict[str, str]:
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",
+        "spark.log.level": "ERROR",  # from the context's start (setLogLevel below comes after its INFO lines)
     }
     if local:
         partitions = str(2 * local_cores(master))  # 200 by default: mostly empty tasks on a laptop

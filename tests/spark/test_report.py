@@ -16,9 +16,9 @@ a1  master 1, masterEpoch 2 (T0: 2), SSS {1,2,3}, preferred 1
 a2  master 3, masterEpoch 4 (T0: master 1, masterEpoch 3, SSS {1,2}), SSS {2,3}, preferred 1 -> imbalance
     b3 master (1,0)(4,150)        max 400
     b2 slave  (1,0)(4,150)        max 400  lag 0, point 400, cuts 0 (already truncated and caught up)
-    b1 unreachable                         (no offsets, no cache: every figure null)
-    masterChanges 4 - 3 = 1. Unclean, "confirmed data lost", seen only in T0: b1 (last epoch 3 < 4) had
-    confirmOffset 900 > 150, where the new master's last epoch starts (reason 2 holds too: 3 was not in
+    b1 unreachable                         (no offsets, no cache: every measure null)
+    masterChanges 4 - 3 = 1. Unclean, "confirmed data lost", seen only in T0: b1 and b2 (last epoch 3 < 4)
+    had confirmOffset 900 > 150, where the new master's last epoch starts (reason 2 holds too: 3 was not in
     {1,2}; the first reason wins). epochs {1,4} = 2. maxLag 0.
 a3  no master (T0: master 1), masterEpoch 5 (T0: 5), SSS {}, no preferred
     b1, b2 slaves (1,0)(5,10) max 60: the master is not known, so no lag, point or divergence.
@@ -45,18 +45,22 @@ imbalance a2 a5, maxLag 150.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import os
+import re
+import zipfile
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
 from spark.dataset import DatasetError, rows_table, write_snapshot
-from spark.report import Report, main, run_report
+from spark.report import TRUNCATION_SCHEMA, Report, main, run_report, truncation_batches
+from spark.session import is_local, local_cores, ship_packages
 
 T0 = datetime(2024, 5, 1, 0, 0, tzinfo=UTC)
 T1 = datetime(2024, 5, 1, 1, 0, tzinfo=UTC)
@@ -334,11 +338,12 @@ def test_replicas(doc: dict[str, Any]) -> None:
     ]
     assert got == REPLICAS
     assert [list(r) for r in doc["replicas"]] == [REPLICA_KEYS] * len(REPLICAS)
-    unreachable = doc["replicas"][3]
-    assert unreachable | {"brokerAddr": None} == dict.fromkeys(REPLICA_KEYS) | {
+    assert doc["replicas"][3] == {  # unreachable: nothing known but what the controller says
+        **dict.fromkeys(REPLICA_KEYS),
         "cluster": "alpha",
         "brokerName": "a2",
         "brokerId": 1,
+        "brokerAddr": "10.0.0.1:10911",
         "role": "slave",
         "reachable": False,
         "alive": False,
@@ -407,13 +412,13 @@ def drop_table(root: Path) -> str:
     for path in (root / "epoch_entries").iterdir():
         path.unlink()
     (root / "epoch_entries").rmdir()
-    return rf"table epoch_entries is missing or empty \(expected {root}/epoch_entries/\*\.parquet\)"
+    return f"{root}: table epoch_entries is missing or empty (expected {root}/epoch_entries/*.parquet)"
 
 
 def drop_column(root: Path) -> str:
     (path,) = (root / "replicas").glob("*.parquet")
     pq.write_table(pq.read_table(path).drop_columns(["confirmOffset"]), path)
-    return rf"{path}: column confirmOffset of table replicas is missing"
+    return f"{path}: column confirmOffset of table replicas is missing"
 
 
 def empty(root: Path) -> str:
@@ -421,26 +426,28 @@ def empty(root: Path) -> str:
         for path in table.iterdir():
             path.unlink()
         table.rmdir()
-    return r"table clusters is missing or empty"
+    return f"{root}: table clusters is missing or empty"
 
 
 def corrupt(root: Path) -> str:
     path = root / "sync_state" / "snapshot-garbage.parquet"
     path.write_bytes(b"this is not parquet at all" * 10)
-    return rf"{path}: not a readable Parquet file"
+    return f"{path}: not a readable Parquet file ("
 
 
 @pytest.mark.parametrize("damage", [drop_table, drop_column, empty, corrupt])
-def test_bad_input(damage: Any, spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_input(
+    damage: Callable[[Path], str], spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = small_dataset(tmp_path / "fleet")
     message = damage(root)
-    with pytest.raises(DatasetError, match=message):
+    with pytest.raises(DatasetError, match=re.escape(message)):
         run_report(spark, root)
     out = tmp_path / "out"
     assert main(["--input", str(root), "--out", str(out)]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.startswith("error: ")
+    assert captured.err.startswith(f"error: {message}")
     assert not out.exists()
 
 
@@ -449,6 +456,52 @@ def test_not_a_directory(spark: SparkSession, tmp_path: Path) -> None:
         run_report(spark, tmp_path / "missing")
 
 
-def test_rows_table_accepts_the_fixture() -> None:
-    """The builders produce the dataset schema (a guard for the expected figures above)."""
-    assert isinstance(rows_table("sync_state", [sync("c", "b", None, 1, [], None) | {"snapshotTs": T0}]), pa.Table)
+# --- the Python step and the session helpers, without Spark -----------------------------------------
+
+
+def test_truncation_batches() -> None:
+    """The mapInPandas step: the agents' truncation_point per row; a malformed cache on either side, or one
+    ahead of its log, gives its error and no point; divergentEntries passes through."""
+    import pandas as pd
+
+    rows = [  # localEpochs, localStarts, localMax, masterEpochs, masterStarts, masterMax
+        ([1, 2], [0, 100], 450, [1, 2], [0, 100], 500),  # point 450
+        ([6], [800], 1000, [5, 7], [500, 800], 850),  # no common (epoch, start)
+        ([], [], 70, [1], [0], 100),  # an empty cache copies from scratch: 0
+        ([1], [0], 10, [2, 1], [0, 50], 100),  # the master's epochs descend
+        ([1, 2], [0, 100], 50, [1], [0], 100),  # maxOffset 50 below epoch 2's start
+    ]
+    columns = ["localEpochs", "localStarts", "localMax", "masterEpochs", "masterStarts", "masterMax"]
+    batch = pd.DataFrame(rows, columns=columns).assign(cluster="c", brokerName="b", brokerId=range(5))
+    batch["divergentEntries"] = [0, 1, 0, 0, 1]
+    (out,) = truncation_batches(iter([batch]))
+    assert list(out.columns) == TRUNCATION_SCHEMA.fieldNames()
+    assert out["brokerId"].tolist() == [0, 1, 2, 3, 4]
+    assert out["divergentEntries"].tolist() == [0, 1, 0, 0, 1]
+    assert [None if pd.isna(p) else p for p in out["consistentPoint"]] == [450, None, 0, None, None]
+    assert out["noConsistentPoint"].tolist() == [False, True, False, False, False]
+    assert out["truncationError"].tolist() == [
+        None,
+        None,
+        None,
+        "master's epoch cache: epoch 1 follows epoch 2; epochs must ascend",
+        "cannot end epoch 2 at 50: it starts at 100",
+    ]
+
+
+def test_local_masters() -> None:
+    assert [is_local(m) for m in ("local", "local[2]", "local[*]", "local[4,2]")] == [True] * 4
+    assert [is_local(m) for m in ("local-cluster[1,1,1024]", "yarn", "spark://h:7077", "k8s://h")] == [False] * 4
+    assert (local_cores("local"), local_cores("local[3]"), local_cores("local[3,2]")) == (1, 3, 3)
+    assert local_cores("local[*]") == (os.cpu_count() or 1)
+
+
+def test_ship_packages_zips_what_executors_import() -> None:
+    added: list[str] = []
+    session = SimpleNamespace(sparkContext=SimpleNamespace(addPyFile=added.append))
+    archive = ship_packages(cast(SparkSession, session))
+    assert added == [str(archive)]
+    with zipfile.ZipFile(archive) as zf:
+        names = set(zf.namelist())
+    assert {"agents/__init__.py", "agents/store/epochs.py", "spark/__init__.py", "spark/report.py"} <= names
+    assert not [n for n in names if "__pycache__" in n or not n.endswith(".py")]
