@@ -35,6 +35,8 @@ from mqadmin_py.configkeys import (
     unknown_key,
 )
 from mqadmin_py.properties import PropertiesError, read_properties
+from mqadmin_py.security import SECURITY_KEYS, SecurityConfig, parse_security, resolve_paths, security_properties
+from mqadmin_py.security import validate_security as _validate_security
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +55,7 @@ class BrokerConfig:
     broker_cluster_name: str = "DefaultCluster"
     broker_name: str = ""
     broker_ip1: str = field(default="127.0.0.1", metadata={"key": "brokerIP1"})
+    broker_ip2: str = field(default="", metadata={"key": "brokerIP2"})
     listen_port: int = 10911
     ha_listen_port: int = 10912
     store_path_root_dir: str = ""
@@ -91,8 +94,9 @@ class BrokerConfig:
 
     @property
     def ha_address(self) -> str:
-        """The address slaves replicate from. With haListenPort=0, first replace it by the bound port."""
-        return _address("haListenPort", self.broker_ip1, self.ha_listen_port)
+        """The address slaves replicate from: brokerIP2 (else brokerIP1) and haListenPort, which is bound on
+        brokerIP1. With haListenPort=0, first replace it by the bound port."""
+        return _address("haListenPort", self.broker_ip2 or self.broker_ip1, self.ha_listen_port)
 
     @property
     def broker_identity_path(self) -> Path:
@@ -214,6 +218,8 @@ def _validate_broker(c: BrokerConfig) -> BrokerConfig:
             raise ConfigError(f"{key} {problem}")
     if problem := name_problem(c.broker_ip1):
         raise ConfigError(f"brokerIP1 {problem}")
+    if c.broker_ip2 and (problem := name_problem(c.broker_ip2)):
+        raise ConfigError(f"brokerIP2 {problem}")
     if not c.store_root.is_absolute():
         raise ConfigError(f"storePathRootDir must be an absolute path, got {c.store_path_root_dir!r}")
     _check_port("listenPort", c.listen_port)
@@ -303,12 +309,15 @@ class AgentConfig:
     enable_controller_in_agent: bool = False
     controller_config: ControllerConfig | None = field(default=None, metadata={"key": None})
     """The embedded controller's config when enableControllerInAgent=true (its keys sit in agent.conf)."""
+    security: SecurityConfig = field(default=SecurityConfig(), metadata={"key": None})
+    """TLS and access control of every port of the agent and of its calls (``SECURITY_KEYS``); an embedded
+    controller shares it."""
 
     def to_properties(self) -> dict[str, str]:
-        """Java-named text of every key, the embedded controller's included (for -p)."""
+        """Java-named text of every key, the embedded controller's included, secrets masked (for -p)."""
         own = {key: format_value(getattr(self, name)) for key, name in AGENT_KEYS.items()}
         embedded = controller_config.to_properties(self.controller_config) if self.controller_config else {}
-        return embedded | own
+        return embedded | own | security_properties(self.security)
 
 
 def _parse_paths(_key: str, text: str) -> tuple[Path, ...]:
@@ -334,7 +343,7 @@ AGENT_KEYS: dict[str, str] = java_keys(AgentConfig)
 
 
 def _embedded_keys() -> frozenset[str]:
-    return frozenset(controller_config.KEYS) - AGENT_KEYS.keys()
+    return frozenset(controller_config.KEYS) - AGENT_KEYS.keys() - SECURITY_KEYS.keys()
 
 
 def _validate_agent(c: AgentConfig) -> AgentConfig:
@@ -350,6 +359,7 @@ def _validate_agent(c: AgentConfig) -> AgentConfig:
         raise ConfigError(f"metricsPromExporterPort must differ from listenPort (both {c.listen_port})")
     if len(set(c.broker_config_paths)) != len(c.broker_config_paths):
         raise ConfigError("brokerConfigPaths lists the same file twice")
+    _validate_security(c.security)
     return c
 
 
@@ -357,18 +367,21 @@ def parse_agent(values: Mapping[str, str], base_dir: Path) -> AgentConfig:
     """A validated agent config; relative paths are resolved against `base_dir` (the agent.conf directory)."""
     embedded_keys = _embedded_keys()
     for key in values:
-        if key not in AGENT_KEYS and key not in embedded_keys:
-            raise unknown_key(key, [*AGENT_KEYS, *embedded_keys])
+        if key not in AGENT_KEYS and key not in embedded_keys and key not in SECURITY_KEYS:
+            raise unknown_key(key, [*AGENT_KEYS, *embedded_keys, *SECURITY_KEYS])
     own = {k: v for k, v in values.items() if k in AGENT_KEYS}
     config = replace(AgentConfig(), **parse_fields(AgentConfig, own, _AGENT_PARSERS))
+    security = parse_security(SecurityConfig(), {k: v for k, v in values.items() if k in SECURITY_KEYS})
     config = replace(
         config,
         broker_config_paths=tuple(base_dir / p.expanduser() for p in config.broker_config_paths),
         agent_store_path=base_dir / config.agent_store_path.expanduser(),
+        security=resolve_paths(security, base_dir),
     )
     embedded = {k: v for k, v in values.items() if k in embedded_keys}
     if config.enable_controller_in_agent:
         controller = controller_config.with_overrides(ControllerConfig(), embedded)
+        controller = replace(controller, security=config.security)
         config = replace(config, controller_config=controller_config.validate(controller))
     elif embedded:
         raise ConfigError(f"{', '.join(sorted(embedded))}: controller keys need enableControllerInAgent=true")

@@ -16,6 +16,12 @@ _mqadmin() {
         -*)
             opt=$word
             case $path in
+            '')
+                case $word in
+                '--accessKey' | '--secretKey' | '--credentialsFile' | '--tlsCaFile' | '--tlsCertFile' |\
+                    '--tlsKeyFile') need=1 ;;
+                esac
+                ;;
             'addBroker' | 'add-broker')
                 case $word in
                 '-c' | '--brokerContainerAddr' | '-b' | '--brokerConfigPath' | '-o' | '--output' | '--timeout') need=1 ;;
@@ -164,6 +170,11 @@ _mqadmin() {
     if ((need > 0)); then
         [[ $cur == = ]] && cur=''
         case $path in
+        '')
+            case $opt in
+            '--credentialsFile' | '--tlsCaFile' | '--tlsCertFile' | '--tlsKeyFile') gen=(-f) ;;
+            esac
+            ;;
         'addBroker' | 'add-broker')
             case $opt in
             '-b' | '--brokerConfigPath') gen=(-f) ;;
@@ -208,12 +219,13 @@ _mqadmin() {
         esac
     elif [[ $cur == -* ]]; then
         case $path in
-        '' | 'epochs' | 'sandbox' | 'wait') gen=(-W '--help') ;;
+        '') gen=(-W '--accessKey --secretKey --credentialsFile --tls --tlsCaFile --tlsCertFile --tlsKeyFile --help') ;;
         'addBroker' | 'add-broker') gen=(-W '-c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout --help') ;;
         'assign-preferred-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --clear --wait --timeout -o --output --help') ;;
         'cleanBrokerMetadata' | 'clean-broker-metadata') gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean -c --clusterName -l --cleanLivingBroker -o --output --timeout --help') ;;
         'consumeMessage' | 'consume-message') gen=(-W '-a --controllerAddress -t --topic -bn --brokerName -q --queueId --offset -n --max -b --brokerAddr -o --output --timeout --help') ;;
         'electMaster' | 'elect-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout --help') ;;
+        'epochs' | 'sandbox' | 'wait') gen=(-W '--help') ;;
         'epochs collect') gen=(-W '--out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores --strict -o --output --timeout --help') ;;
         'epochs report') gen=(-W '--input --master --since --top --out --details -o --output --help') ;;
         'epochs synth') gen=(-W '--out --clusters --sets --replicas --epochs --seed --snapshots -o --output --help') ;;
@@ -226,7 +238,7 @@ _mqadmin() {
         'sandbox down') gen=(-W '--dir --purge -o --output --help') ;;
         'sandbox kill') gen=(-W '--dir --signal -bn --brokerName -o --output --help') ;;
         'sandbox start' | 'sandbox status' | 'sandbox stop') gen=(-W '--dir -o --output --help') ;;
-        'sandbox up') gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output --help') ;;
+        'sandbox up') gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout --secure -o --output --help') ;;
         'sendMessage' | 'send-message') gen=(-W '-a --controllerAddress -t --topic -p --body -k --keys -bn --brokerName -q --queueId -n --count -o --output --timeout --help') ;;
         'transferMaster' | 'transfer-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output --help') ;;
         'updateControllerConfig' | 'update-controller-config') gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout --help') ;;
@@ -259,7 +271,7 @@ _mqadmin() {
         'sandbox down|'*) gen=(-W '--dir --purge -o --output --help') ;;
         'sandbox kill|'*) gen=(-W '--dir --signal -bn --brokerName -o --output --help') ;;
         'sandbox start|'* | 'sandbox status|'* | 'sandbox stop|'*) gen=(-W '--dir -o --output --help') ;;
-        'sandbox up|'*) gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output --help') ;;
+        'sandbox up|'*) gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout --secure -o --output --help') ;;
         'sendMessage|'* | 'send-message|'*) gen=(-W '-a --controllerAddress -t --topic -p --body -k --keys -bn --brokerName -q --queueId -n --count -o --output --timeout --help') ;;
         'transferMaster|'* | 'transfer-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output --help') ;;
         'updateControllerConfig|'* | 'update-controller-config|'*) gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout --help') ;;

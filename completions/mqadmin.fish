@@ -14,6 +14,8 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
         switch $word
             case '-*'
                 switch $path
+                    case 'mqadmin'
+                        contains -- $word --accessKey --secretKey --credentialsFile --tlsCaFile --tlsCertFile --tlsKeyFile; and set need 1
                     case 'mqadmin addBroker' 'mqadmin add-broker'
                         contains -- $word -c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout; and set need 1
                     case 'mqadmin assign-preferred-master' 'mqadmin transferMaster' 'mqadmin transfer-master'
@@ -112,6 +114,13 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sendMessage -d 'Send
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a transferMaster -d 'Move a broker set\'s master role to an in-sync replica without losing or...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateControllerConfig -d 'Change a runtime config key on every listed controller node (persisted...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a wait -d 'Block until a broker set has a master, a full SyncStateSet, or the...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l accessKey -x -d 'Access key of the admin credential.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l secretKey -x -d 'Its secret key (visible in ps: prefer the env or file).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l credentialsFile -r -F -d 'Credentials file, mode 0600 [~/.mqadmin/credentials].'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l tls -d 'Connect with TLS (implied by --tlsCaFile/--tlsCertFile).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l tlsCaFile -r -F -d 'CA certificate(s) to trust servers.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l tlsCertFile -r -F -d 'Client certificate (mTLS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l tlsKeyFile -r -F -d 'The client certificate\'s key.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l help -d 'Show this message and exit.'
 
 # mqadmin addBroker
@@ -288,6 +297,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l cluster-n
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l broker-conf -x -d 'Extra broker key=value (repeatable).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l controller-conf -x -d 'Extra controller key=value (repeatable).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l timeout -x -d 'Seconds to wait until everything serves.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l secure -d 'TLS (client certificates required), credentials and an encrypted Raft.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l help -d 'Show this message and exit.'
 

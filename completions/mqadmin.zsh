@@ -6,6 +6,13 @@ _mqadmin() {
   local curcontext=$curcontext state state_descr line ret=1
   local -A opt_args
   _arguments -C \
+    '(--accessKey)--accessKey[Access key of the admin credential.]:accessKey: ' \
+    '(--secretKey)--secretKey[Its secret key (visible in ps: prefer the env or file).]:secretKey: ' \
+    '(--credentialsFile)--credentialsFile[Credentials file, mode 0600 \[~/.mqadmin/credentials\].]:credentialsFile:_files' \
+    '(--tls)--tls[Connect with TLS (implied by --tlsCaFile/--tlsCertFile).]' \
+    '(--tlsCaFile)--tlsCaFile[CA certificate(s) to trust servers.]:tlsCaFile:_files' \
+    '(--tlsCertFile)--tlsCertFile[Client certificate (mTLS).]:tlsCertFile:_files' \
+    '(--tlsKeyFile)--tlsKeyFile[The client certificate'\''s key.]:tlsKeyFile:_files' \
     '(--help)--help[Show this message and exit.]' \
     ': :->command' \
     '*:: :->argument' && ret=0
@@ -375,6 +382,7 @@ _mqadmin__sandbox__up() {
     '*--broker-conf[Extra broker key=value (repeatable).]:broker-conf: ' \
     '*--controller-conf[Extra controller key=value (repeatable).]:controller-conf: ' \
     '(--timeout)--timeout[Seconds to wait until everything serves.]:timeout: ' \
+    '(--secure)--secure[TLS (client certificates required), credentials and an encrypted Raft.]' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--help)--help[Show this message and exit.]'

@@ -6,22 +6,32 @@ are milliseconds, as in Java. ``controllerPeers`` lists every node as
 ``n0-127.0.0.1:9878:9876;n1-127.0.0.1:9868:9866;n2-127.0.0.1:9858:9856``.
 
 A config file with an unknown key or a bad value is refused with a message
-naming the key; nothing starts on a config that is half understood.
+naming the key; nothing starts on a config that is half understood. The TLS and
+access-control keys are shared with the agent (``mqadmin_py.security``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from mqadmin_py.configkeys import ConfigError as ConfigError
 from mqadmin_py.configkeys import camel as _camel
+from mqadmin_py.configkeys import java_keys, unknown_key
 from mqadmin_py.configkeys import parse_bool as _parse_bool
 from mqadmin_py.configkeys import parse_int as _parse_int
-from mqadmin_py.configkeys import unknown_key
 from mqadmin_py.properties import PropertiesError, read_properties
+from mqadmin_py.security import (
+    SECURITY_KEYS,
+    SecurityConfig,
+    mask_secrets,
+    parse_security,
+    resolve_paths,
+    security_properties,
+    validate_security,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +114,10 @@ class ControllerConfig:
     raft_log_compaction_min_time_ms: int = 300_000
     metrics_exporter_type: str = "DISABLE"
     metrics_prom_exporter_port: int = 5557
+    raft_password: str = field(default="", repr=False)
+    """Authenticates and encrypts Raft traffic between the nodes (pysyncobj ``password``); empty: plaintext."""
+    security: SecurityConfig = field(default=SecurityConfig(), metadata={"key": None})
+    """TLS and access control of the gRPC port (its keys are ``SECURITY_KEYS``)."""
 
     @property
     def self_peer(self) -> Peer:
@@ -137,8 +151,8 @@ _PARSERS: dict[type | str, Callable[[str, str], Any]] = {
     "tuple[Peer, ...]": lambda _k, t: parse_peers(t),
 }
 
-KEYS: dict[str, str] = {_camel(f.name): f.name for f in fields(ControllerConfig)}
-"""Java key name → dataclass field name."""
+KEYS: dict[str, str] = java_keys(ControllerConfig)
+"""Java key name → dataclass field name; the security keys are ``SECURITY_KEYS`` (a nested SecurityConfig)."""
 
 RUNTIME_KEYS = frozenset(
     {
@@ -169,10 +183,15 @@ def with_overrides(config: ControllerConfig, values: Mapping[str, str]) -> Contr
     """A copy of `config` with Java-named `values` parsed and applied."""
     changes: dict[str, Any] = {}
     for key, text in values.items():
+        if key in SECURITY_KEYS:
+            continue
         if key not in KEYS:
-            raise unknown_key(key, KEYS)
+            raise unknown_key(key, [*KEYS, *SECURITY_KEYS])
         name = KEYS[key]
         changes[name] = _PARSERS[_field_type(name)](key, text)
+    security = {k: v for k, v in values.items() if k in SECURITY_KEYS}
+    if security:
+        changes["security"] = parse_security(config.security, security)
     return replace(config, **changes)
 
 
@@ -210,11 +229,12 @@ def validate(config: ControllerConfig) -> ControllerConfig:
         )
     if c.metrics_prom_exporter_port > 65535:
         raise ConfigError(f"metricsPromExporterPort {c.metrics_prom_exporter_port} is out of range 0-65535")
+    validate_security(c.security)
     return config
 
 
 def to_properties(config: ControllerConfig) -> dict[str, str]:
-    """Java-named string values of every key (for -p and GetControllerConfig)."""
+    """Java-named string values of every key, secrets masked (for -p and GetControllerConfig)."""
     out: dict[str, str] = {}
     for key, name in KEYS.items():
         value = getattr(config, name)
@@ -224,13 +244,14 @@ def to_properties(config: ControllerConfig) -> dict[str, str]:
             out[key] = ";".join(str(p) for p in value)
         else:
             out[key] = str(value)
-    return out
+    return mask_secrets(out) | security_properties(config.security)
 
 
 def load(path: str | Path) -> ControllerConfig:
     """Read a config file, overlay the persisted runtime changes, and validate."""
     try:
         config = with_overrides(ControllerConfig(), read_properties(path))
+        config = replace(config, security=resolve_paths(config.security, Path(path).expanduser().absolute().parent))
         persisted = config.effective_config_store_path
         if persisted.exists():
             saved = read_properties(persisted)

@@ -66,7 +66,9 @@ def _epoch(value: int, field: str) -> int:
 
 def _address(value: str, field: str = "brokerAddress") -> str:
     host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536 or len(value) > MAX_NAME:
+    # ASCII digits, at most 5: str.isdigit() admits "²", which int() refuses, and int() refuses 4301+ digits.
+    valid_port = port.isascii() and port.isdigit() and len(port) <= 5 and 0 < int(port) < 65536
+    if not sep or not host or not valid_port or len(value) > MAX_NAME:
         raise InvalidRequest(f"{field} must be host:port, got {value!r}")
     return value
 

@@ -28,11 +28,13 @@ from controller.metrics import ControllerMetrics, NodeSample
 from controller.proposer import Proposer
 from controller.raft import RaftNode
 from controller.requests import ElectMasterRequest, Request, Result, TransferMasterRequest
-from controller.service import SERVICE_NAME, BrokerStreams, ControllerServicer, RequestMetrics
+from controller.service import POLICY, SERVICE, SERVICE_NAME, BrokerStreams, ControllerServicer, RequestMetrics
 from controller.transferer import Transferer
+from mqadmin_py.grpc_guard import AioDecodeGuard
 from mqadmin_py.properties import write_properties_atomic
 from mqadmin_py.proto import common_pb2 as common
 from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
+from mqadmin_py.security import AioServerGuard, Guard, SecurityError, add_port
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +181,13 @@ class ControllerNode:
         if handle_signals:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, self._stop.set)
-        interceptors = [RequestMetrics(self.metrics.observe_request)] if self.metrics is not None else []
+        interceptors: list[Any] = [RequestMetrics(self.metrics.observe_request)] if self.metrics is not None else []
+        # Inside the metrics (an undecodable request counts as code="error"), outside the access check (it has no
+        # body whose signature could be checked).
+        interceptors.append(AioDecodeGuard())
+        security = self.config.security
+        if security.acl_enable:  # inside the metrics interceptor, so refusals are counted too
+            interceptors.append(AioServerGuard(Guard(security, SERVICE, POLICY, time.time)))
         server = grpc.aio.server(interceptors=interceptors, options=[("grpc.so_reuseport", 0)])
         pb_grpc.add_ControllerServiceServicer_to_server(ControllerServicer(self), server)
         health_servicer = health.aio.HealthServicer()
@@ -189,8 +197,8 @@ class ControllerNode:
         )
         address = self.config.self_peer.grpc_address
         try:
-            port = server.add_insecure_port(address)
-        except RuntimeError as exc:
+            port = add_port(server, address, security)
+        except (RuntimeError, SecurityError) as exc:
             raise GrpcBindError(f"cannot bind gRPC port {address}: {exc}") from exc
         if port == 0:
             raise GrpcBindError(f"cannot bind gRPC port {address}: address in use?")
@@ -200,8 +208,10 @@ class ControllerNode:
         await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
         self.proposer.start()
         detector = asyncio.ensure_future(self._detect(health_servicer))
-        log.info("controller %s serving gRPC on %s, Raft on %s", self.config.controller_self_id, address,
-                 self.config.self_peer.raft_address)  # fmt: skip
+        log.info("controller %s serving gRPC on %s (%s, %s), Raft on %s (%s)", self.config.controller_self_id,
+                 address, "TLS" if security.tls_enable else "plaintext", "ACL" if security.acl_enable else "no ACL",
+                 self.config.self_peer.raft_address, "encrypted" if self.config.raft_password else "plaintext",
+                 )  # fmt: skip
         if ready is not None:
             ready(port)
         try:

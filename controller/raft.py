@@ -22,6 +22,7 @@ import base64
 import json
 import logging
 import os
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,6 +109,32 @@ class _ReplicatedController(SyncObj):  # type: ignore[misc]
             raise RaftStartError(f"cannot read Raft snapshot {file_name}: {exc}") from exc
 
 
+_JOURNAL_HEADER = struct.Struct("<24s8sII")
+_JOURNAL_RECORD = struct.Struct("<IQQ")
+
+
+def _journal_problem(data: bytes) -> str | None:
+    """What is wrong with pysyncobj journal bytes (see ``RaftNode._check_journal``), or None."""
+    if len(data) < _JOURNAL_HEADER.size:
+        return f"{len(data)} bytes, shorter than the {_JOURNAL_HEADER.size}-byte header"
+    name, _version, fmt, end = _JOURNAL_HEADER.unpack_from(data)
+    if name.rstrip(b"\0") != b"PYSYNCOBJ" or fmt != 1:
+        return "not a pysyncobj journal of format 1"
+    if not _JOURNAL_HEADER.size <= end <= len(data):
+        return f"the header says the records end at byte {end}, the file has {len(data)}"
+    at, previous = _JOURNAL_HEADER.size, None
+    while at < end:
+        if at + _JOURNAL_RECORD.size > end:
+            return f"a record at byte {at} is cut off"
+        size, index, term = _JOURNAL_RECORD.unpack_from(data, at)
+        if size < 16 or at + 4 + size + 4 > end or data[at + 4 + size : at + 8 + size] != data[at : at + 4]:
+            return f"the record at byte {at} is torn (its two size fields disagree or it runs past the end)"
+        if previous is not None and (index != previous[0] + 1 or term < previous[1]):
+            return f"the record at byte {at} has index {index}, term {term} after {previous[0]}, term {previous[1]}"
+        previous, at = (index, term), at + 8 + size
+    return None
+
+
 def _encode_entry(entry: tuple[bytes, int, int]) -> list[Any]:
     command, index, term = entry
     return [base64.b64encode(command).decode(), index, term]
@@ -135,6 +162,7 @@ def _conf(config: ControllerConfig, store: Path) -> SyncObjConf:
         bindRetryTime=0.2,
         commandsWaitLeader=False,
         dynamicMembershipChange=False,
+        password=config.raft_password or None,  # authenticates and encrypts peer traffic (needs `cryptography`)
     )
 
 
@@ -145,6 +173,7 @@ class RaftNode:
         store = config.node_store_dir
         store.mkdir(parents=True, exist_ok=True)
         self._check_snapshot(store / "raft.snapshot")
+        self._check_journal(store / "raft.journal")
         me = config.self_peer
         partners = [p.raft_address for p in config.controller_peers if p.node_id != me.node_id]
         self._by_raft_address = {p.raft_address: p for p in config.controller_peers}
@@ -161,6 +190,25 @@ class RaftNode:
             raise RaftStartError(f"cannot bind Raft port {me.raft_address}: {exc}") from exc
 
     @staticmethod
+    def _check_journal(path: Path) -> None:
+        """Refuse to start on a damaged journal: pysyncobj reads it without any check, so a truncated header reads
+        as an empty log and a torn or flipped record as other entries, and the node would vote and serve on them.
+
+        pysyncobj's layout: a 40-byte header (name, version, format 1, end offset u32 LE), then records
+        ``size u32 | index u64 | term u64 | command | size u32`` up to the end offset; indexes follow on by one
+        and terms never decrease.
+        """
+        if not path.exists():
+            return
+        data = path.read_bytes()
+        problem = _journal_problem(data)
+        if problem is not None:
+            raise RaftStartError(
+                f"the Raft journal {path} is damaged ({problem}). Stop this node, clear its store directory "
+                f"{path.parent} (move it away) and start it again: it catches up from its peers"
+            )
+
+    @staticmethod
     def _check_snapshot(path: Path) -> None:
         """Refuse to start on a damaged snapshot rather than serve wrong (empty) state."""
         if not path.exists():
@@ -172,7 +220,7 @@ class RaftNode:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise RaftStartError(
                 f"the Raft snapshot {path} is damaged ({exc}); move it and the journal next to it away "
-                "to let this node catch up from its peers"
+                f"(or clear the store directory {path.parent}) to let this node catch up from its peers"
             ) from exc
 
     @property

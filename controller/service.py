@@ -26,13 +26,30 @@ from controller.transferer import not_registered
 from mqadmin_py.proto import common_pb2 as common
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
+from mqadmin_py.security import Role
 
 if TYPE_CHECKING:
     from controller.daemon import ControllerNode
 
 log = logging.getLogger(__name__)
 
-SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ControllerService"].full_name
+SERVICE = pb.DESCRIPTOR.services_by_name["ControllerService"]
+SERVICE_NAME = SERVICE.full_name
+_BROKER, _ADMIN = frozenset({Role.BROKER}), frozenset({Role.ADMIN})
+POLICY: dict[str, frozenset[Role]] = {
+    "ApplyBrokerId": _BROKER,
+    "RegisterBroker": _BROKER,
+    "AlterSyncStateSet": _BROKER,
+    "BrokerHeartbeat": _BROKER,
+    "HeartbeatStream": _BROKER,  # a forged beat would keep a dead master "alive" and block its failover
+    "ElectMaster": _BROKER | _ADMIN,  # brokers ask for an election; admins designate a master
+    "CleanBrokerData": _ADMIN,
+    "AssignPreferredMaster": _ADMIN,
+    "TransferMaster": _ADMIN,
+    "UpdateControllerConfig": _ADMIN,
+}
+"""With aclEnable=true, the calls that need a credential of these roles. The reads stay open (GetNextBrokerId,
+GetReplicaInfo, GetSyncStateData, GetControllerMetadata, GetControllerConfig, whose secrets are masked)."""
 
 M = TypeVar("M")
 Outbox = asyncio.Queue[common.RoleChangeNotification | None]

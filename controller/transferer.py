@@ -204,7 +204,7 @@ class Transferer:
         token = uuid.uuid4().hex[:16]
         lease_s = timeout_s + LEASE_MARGIN_S
         ref = apb.BrokerRef(broker_name=name, broker_id=master_id)
-        with AgentClient(timeout=timeout_s + 1.0) as agents:
+        with AgentClient(timeout=timeout_s + 1.0, security=self._config().security.client()) as agents:
             try:
                 ready = agents.call(master_address, "PrepareTransfer", apb.PrepareTransferRequest(
                     broker=ref, target_broker_id=record.to_id, target_address=target_address,

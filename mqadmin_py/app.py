@@ -6,6 +6,16 @@ import typer
 
 from mqadmin_py.commands import broker, container, controller, epochs, messages, preferred, sandbox, transfer, wait
 from mqadmin_py.commands.common import AliasGroup, add_commands
+from mqadmin_py.options import (
+    DEFAULT_CREDENTIALS_FILE,
+    AccessKeyOpt,
+    CredentialsOpt,
+    SecretKeyOpt,
+    TlsCaOpt,
+    TlsCertOpt,
+    TlsKeyOpt,
+    TlsOpt,
+)
 
 app = typer.Typer(
     name="mqadmin",
@@ -13,12 +23,32 @@ app = typer.Typer(
     add_completion=False,  # completions/ holds static scripts; typer's would start Python on every TAB
     help="Admin toolkit for RocketMQ controller mode: controller group, broker sets, SyncStateSet, elections.\n\n"
     "Every command also answers to its kebab-case spelling (get-sync-state-set). Controllers: -a or "
-    "MQADMIN_CONTROLLERS. Output: -o table|json|legacy.\n\n"
+    "MQADMIN_CONTROLLERS. Output: -o table|json|legacy. TLS and credentials: the options below, before the "
+    "command, their env vars, or ~/.mqadmin/credentials (docs/security.md).\n\n"
     "Exit codes: 0 ok or no-op, 1 operation failed, 2 usage, 3 timed out, 4 refused, 5 no leader/unreachable.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
     rich_markup_mode=None,
 )
+
+
+@app.callback()
+def security(
+    ctx: typer.Context,
+    access_key: AccessKeyOpt = "",
+    secret_key: SecretKeyOpt = "",
+    credentials_file: CredentialsOpt = DEFAULT_CREDENTIALS_FILE,
+    tls: TlsOpt = False,
+    tls_ca_file: TlsCaOpt = "",
+    tls_cert_file: TlsCertOpt = "",
+    tls_key_file: TlsKeyOpt = "",
+) -> None:
+    """Kept raw: a command's first client reads the credentials file (commands without one never do)."""
+    explicit = {"accessKey": access_key, "secretKey": secret_key, "tlsCaFile": tls_ca_file,
+                "tlsCertFile": tls_cert_file, "tlsKeyFile": tls_key_file}  # fmt: skip
+    ctx.obj = {"explicit": explicit, "tls": tls, "credentialsFile": credentials_file}
+
+
 controller.register(app)
 add_commands(
     app,

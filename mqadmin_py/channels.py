@@ -2,7 +2,8 @@
 
 DEADLINE_EXCEEDED becomes TimedOut (exit 3); every other status becomes the
 caller's "unavailable" error (exit 5): the controller and broker clients
-differ only in which stub they use and how they name the peer.
+differ only in which stub they use and how they name the peer. Channels are
+TLS or plaintext, and sign their calls, as their ``ClientSecurity`` says.
 """
 
 from __future__ import annotations
@@ -16,21 +17,25 @@ os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 import grpc
 
 from mqadmin_py.errors import MqError, TimedOut
+from mqadmin_py.security import PLAINTEXT, ClientSecurity, open_channel, transport_hint
 
 
 class Channels:
-    """Insecure channels cached per address; `invoke` runs one RPC with the shared timeout."""
+    """Channels cached per address; `invoke` runs one RPC with the shared timeout."""
 
-    def __init__(self, timeout: float, unavailable: type[MqError], peer: str) -> None:
+    def __init__(
+        self, timeout: float, unavailable: type[MqError], peer: str, security: ClientSecurity = PLAINTEXT
+    ) -> None:
         self.timeout = timeout
         self._unavailable = unavailable
         self._peer = peer
+        self._security = security
         self._channels: dict[str, grpc.Channel] = {}
 
     def channel(self, address: str) -> grpc.Channel:
         channel = self._channels.get(address)
         if channel is None:
-            channel = self._channels[address] = grpc.insecure_channel(address)
+            channel = self._channels[address] = open_channel(address, self._security)
         return channel
 
     def invoke(self, address: str, stub_type: Callable[[grpc.Channel], Any], method: str, request: Any) -> Any:
@@ -42,6 +47,8 @@ class Channels:
             if code == grpc.StatusCode.DEADLINE_EXCEEDED:
                 raise TimedOut(f"{method} to {self._peer} {address} timed out after {self.timeout:.3g} s") from exc
             detail = code.name if code else str(exc)
+            if code == grpc.StatusCode.UNAVAILABLE:
+                detail += f"; {transport_hint(self._security)}"
             raise self._unavailable(f"{self._peer} {address} unreachable ({detail})") from exc
 
     def close(self) -> None:

@@ -14,6 +14,7 @@ from mqadmin_py.channels import Channels
 from mqadmin_py.errors import BrokerUnavailable, ControllerUnavailable, TimedOut
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
+from mqadmin_py.security import PLAINTEXT, ClientSecurity
 
 MAX_REDIRECTS = 3
 
@@ -33,11 +34,13 @@ def parse_addresses(text: str | Iterable[str]) -> list[str]:
 class ControllerClient:
     """Calls controller RPCs on the leader, wherever it is."""
 
-    def __init__(self, addresses: str | Iterable[str], timeout: float = 3.0) -> None:
+    def __init__(
+        self, addresses: str | Iterable[str], timeout: float = 3.0, security: ClientSecurity = PLAINTEXT
+    ) -> None:
         self.addresses = parse_addresses(addresses)
         if not self.addresses:
             raise ControllerUnavailable("no controller address given (use -a host:port;host:port)")
-        self._channels = Channels(timeout, ControllerUnavailable, "controller")
+        self._channels = Channels(timeout, ControllerUnavailable, "controller", security)
         self._leader: str | None = None
 
     @property
@@ -103,8 +106,8 @@ class ControllerClient:
 class AgentClient:
     """Calls AgentService RPCs on broker agents (a broker's own listen port, or an agent's container port)."""
 
-    def __init__(self, timeout: float = 3.0) -> None:
-        self._channels = Channels(timeout, BrokerUnavailable, "broker")
+    def __init__(self, timeout: float = 3.0, security: ClientSecurity = PLAINTEXT) -> None:
+        self._channels = Channels(timeout, BrokerUnavailable, "broker", security)
 
     def call(self, address: str, method: str, request: Any) -> Any:
         from mqadmin_py.proto import agent_pb2_grpc  # only agent commands pay for these stubs

@@ -42,14 +42,20 @@ def parse_bool(key: str, text: str) -> bool:
     raise ConfigError(f"{key} must be true or false, got {text!r}")
 
 
+INT64_MAX = 2**63 - 1
+"""The largest value of any integer key: Java keeps them in a long, and larger ones overflow float arithmetic."""
+
+
 def parse_int(key: str, text: str) -> int:
-    """A non-negative integer: no key of ours has a meaning for negative values."""
+    """A non-negative integer that fits a Java long: no key of ours has a meaning for negative values."""
     try:
         value = int(text.strip())
     except ValueError as exc:
         raise ConfigError(f"{key} must be an integer, got {text!r}") from exc
     if value < 0:
         raise ConfigError(f"{key} must not be negative, got {value}")
+    if value > INT64_MAX:
+        raise ConfigError(f"{key} must be at most {INT64_MAX}, got {text.strip()[:40]!r}")
     return value
 
 

@@ -7,7 +7,9 @@ every broker set has an alive master and a full SyncStateSet. Agent ``aK``
 hosts replica K of every broker set (a RIP-31 container). ``down()`` stops
 exactly the processes whose pid files it wrote, checking that each pid still
 runs our command line before signalling it (a recycled pid is never killed).
-Ports are ephemeral ones the OS hands out.
+Ports are ephemeral ones the OS hands out. ``up(secure=True)`` also makes TLS certificates, credentials and
+a Raft password (``mqadmin_py.sandbox_secure``) and turns every security switch on; the sandbox's own calls
+then use its credentials file.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 from mqadmin_py.client import ControllerClient
 from mqadmin_py.errors import ControllerUnavailable, MqError, TimedOut, UsageError
 from mqadmin_py.properties import write_properties_atomic
+from mqadmin_py.security import PLAINTEXT, ClientSecurity, client_security
 
 STATE_FILE = "sandbox.json"
 DEFAULT_CLUSTER = "DefaultCluster"
@@ -175,6 +178,19 @@ class Sandbox:
     def addresses(self) -> str:
         return ";".join(c.address for c in self.controllers())
 
+    @property
+    def credentials_file(self) -> Path | None:
+        """The mqadmin credentials file of a secure sandbox (None: security is off)."""
+        from mqadmin_py.sandbox_secure import CREDENTIALS_FILE
+
+        path = self.dir / CREDENTIALS_FILE
+        return path if path.exists() else None
+
+    def security(self) -> ClientSecurity:
+        """How to call this sandbox's processes: its credentials file's TLS and admin key, or plaintext."""
+        path = self.credentials_file
+        return PLAINTEXT if path is None else client_security({}, False, path)
+
     def broker_sets(self) -> list[str]:
         return sorted({b.brokerName for a in self.agents() for b in a.brokers})
 
@@ -208,11 +224,13 @@ class Sandbox:
         cluster_name: str = DEFAULT_CLUSTER,
         broker_config: Mapping[str, str] | None = None,
         progress: Progress | None = None,
+        secure: bool = False,
     ) -> None:
         """Create the sandbox (or start what is stopped of an existing one) and wait until it serves.
 
         The shape arguments apply only when the sandbox is created; an existing one restarts as it was.
-        `broker_sets=0` makes a controller-only sandbox.
+        `broker_sets=0` makes a controller-only sandbox. `secure`: TLS (client certificates required), the ACL
+        and an encrypted Raft, with material made under the directory.
         """
         say = progress or (lambda _text: None)
         if not self._state_path().exists():
@@ -221,7 +239,7 @@ class Sandbox:
             if broker_sets < 0 or not 1 <= replicas <= 9:
                 raise UsageError("broker sets must be 0 or more, and replicas per set 1 to 9")
             self._create(controllers, dict(extra_config or {}), broker_sets, replicas, cluster_name,
-                         dict(broker_config or {}))  # fmt: skip
+                         dict(broker_config or {}), secure)  # fmt: skip
         say(f"starting {len(self.controllers())} controller(s) in {self.dir}")
         for node in self.controllers():
             self.start(node.id)
@@ -235,13 +253,22 @@ class Sandbox:
             self.wait_for_brokers(timeout, say)
 
     def _create(self, count: int, extra: dict[str, str], sets: int, replicas: int, cluster: str,
-                broker_extra: dict[str, str]) -> None:  # fmt: skip
+                broker_extra: dict[str, str], secure: bool) -> None:  # fmt: skip
         agents = replicas if sets else 0
+        security: dict[str, str] = {}
+        raft: dict[str, str] = {}
+        if secure:
+            from mqadmin_py.sandbox_secure import create
+
+            (self.dir / "conf").mkdir(parents=True, exist_ok=True)
+            (self.dir / "conf").chmod(0o700)  # the configs hold secrets
+            material = create(self.dir)
+            security, raft = material.process_keys(), {"raftPassword": material.raft_password}
         ports = iter(free_ports(2 * count + agents * (1 + 2 * sets)))
         ids = [f"n{i}" for i in range(count)]
-        raft = {i: f"127.0.0.1:{next(ports)}" for i in ids}
+        raft_addr = {i: f"127.0.0.1:{next(ports)}" for i in ids}
         grpc_addr = {i: f"127.0.0.1:{next(ports)}" for i in ids}
-        peers = ";".join(f"{i}-{raft[i]}:{grpc_addr[i].rsplit(':', 1)[1]}" for i in ids)
+        peers = ";".join(f"{i}-{raft_addr[i]}:{grpc_addr[i].rsplit(':', 1)[1]}" for i in ids)
         nodes = []
         for node_id in ids:
             conf = self.dir / "conf" / f"{node_id}.conf"
@@ -251,10 +278,12 @@ class Sandbox:
                 "controllerSelfId": node_id,
                 "controllerStorePath": str(self.dir / "store"),
                 **CONTROLLER_DEFAULTS,
+                **security,
+                **raft,
                 **extra,
             }
             write_properties_atomic(conf, values, "mqadmin sandbox controller")
-            nodes.append(ControllerProcess(node_id, grpc_addr[node_id], raft[node_id], str(conf),
+            nodes.append(ControllerProcess(node_id, grpc_addr[node_id], raft_addr[node_id], str(conf),
                                            str(self.dir / "logs" / f"{node_id}.log")))  # fmt: skip
         controller_addr = ";".join(grpc_addr.values())
         agent_docs = []
@@ -285,11 +314,15 @@ class Sandbox:
                 "listenPort": str(port),
                 "brokerConfigPaths": ";".join(b.configFile for b in brokers),
                 "agentStorePath": str(self.dir / "store" / agent_id / "agent"),
+                **security,
             }
             write_properties_atomic(agent_conf, values, f"mqadmin sandbox agent {agent_id}")
             agent = AgentProcess(agent_id, f"127.0.0.1:{port}", str(agent_conf),
                                  str(self.dir / "logs" / f"{agent_id}.log"), tuple(brokers))  # fmt: skip
             agent_docs.append({**asdict(agent), "brokers": [asdict(b) for b in brokers]})
+        if secure:
+            for path in (self.dir / "conf").rglob("*.conf"):
+                path.chmod(0o600)
         (self.dir / "logs").mkdir(parents=True, exist_ok=True)
         (self.dir / "run").mkdir(parents=True, exist_ok=True)
         for doc in agent_docs:
@@ -371,7 +404,7 @@ class Sandbox:
         """Block until some node serves as leader; returns its id."""
         deadline = time.monotonic() + timeout
         last = "no node answered"
-        with ControllerClient(self.addresses(), timeout=1.0) as client:
+        with ControllerClient(self.addresses(), timeout=1.0, security=self.security()) as client:
             while time.monotonic() < deadline:
                 for node in self.controllers():
                     try:
@@ -395,7 +428,7 @@ class Sandbox:
                   for name in self.broker_sets()}  # fmt: skip
         deadline = time.monotonic() + timeout
         last = "no answer yet"
-        with ControllerClient(self.addresses(), timeout=1.0) as client:
+        with ControllerClient(self.addresses(), timeout=1.0, security=self.security()) as client:
             while time.monotonic() < deadline:
                 try:
                     reply = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=list(wanted)))
@@ -429,7 +462,7 @@ class Sandbox:
         name = broker_name or sets[0]
         if name not in sets:
             raise UsageError(f"the sandbox has no broker set {name!r} (it has {', '.join(sets)})")
-        with ControllerClient(self.addresses(), timeout=2.0) as client:
+        with ControllerClient(self.addresses(), timeout=2.0, security=self.security()) as client:
             reply = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=[name]))
         master = next((i.master_address for i in reply.replicas_info if i.HasField("master_address")), None)
         for agent in self.agents():

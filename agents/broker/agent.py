@@ -18,6 +18,7 @@ import asyncio
 import logging
 import socket
 import threading
+import time
 from concurrent import futures
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -28,14 +29,16 @@ from grpc_reflection.v1alpha import reflection
 
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
-from agents.broker.service import AgentServicer, BrokerNotFound
+from agents.broker.service import POLICY, SERVICE, AgentServicer, BrokerNotFound
 from agents.config import AgentConfig, load_broker, with_overrides
 from agents.store.checkpoint import atomic_write
 from controller.config import ControllerConfig
 from controller.daemon import ControllerNode, GrpcBindError, MetricsBindError
 from controller.raft import RaftStartError
+from mqadmin_py.grpc_guard import DecodeGuard
 from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.proto import agent_pb2_grpc as pb_grpc
+from mqadmin_py.security import Guard, SecurityConfig, SecurityError, ServerGuard, add_port
 
 log = logging.getLogger(__name__)
 
@@ -65,17 +68,25 @@ def free_port(host: str) -> int:
         return int(s.getsockname()[1])
 
 
-def serve(servicer: AgentServicer, address: str) -> tuple[grpc.Server, int]:
-    """A started AgentService server (with health and reflection) on `address`; returns it and its port."""
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="agent-rpc"))
+def serve(servicer: AgentServicer, address: str, security: SecurityConfig) -> tuple[grpc.Server, int]:
+    """A started AgentService server (with health and reflection) on `address`; returns it and its port.
+
+    TLS and the access check as `security` says (aclEnable: ``POLICY``'s calls need a credential).
+    """
+    # A request that does not parse is refused (INVALID_ARGUMENT) before the access check: it has nothing to verify.
+    guards = [ServerGuard(Guard(security, SERVICE, POLICY, time.time))] if security.acl_enable else []
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="agent-rpc"),
+        interceptors=[DecodeGuard(), *guards],
+    )
     pb_grpc.add_AgentServiceServicer_to_server(servicer, server)
     checker = health.HealthServicer()
     checker.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     try:
-        port = server.add_insecure_port(address)
-    except RuntimeError as exc:
+        port = add_port(server, address, security)
+    except (RuntimeError, SecurityError) as exc:
         raise AgentStartError(f"cannot listen on {address}: {exc}") from exc
     if port == 0:
         raise AgentStartError(f"cannot listen on {address} (in use?)")
@@ -151,7 +162,9 @@ class Agent:
             self._controller.start()
         if self.metrics is not None:
             self._serve_metrics(self.metrics)
-        self._server, self.port = serve(AgentServicer(self), f"{self.config.listen_host}:{self.config.listen_port}")
+        self._server, self.port = serve(
+            AgentServicer(self), f"{self.config.listen_host}:{self.config.listen_port}", self.config.security
+        )
         log.info("agent serving on %s", self.address)
         for path in [*map(str, self.config.broker_config_paths), *self._remembered()]:
             try:
@@ -234,9 +247,11 @@ class Agent:
             config = replace(config, ha_listen_port=free_port(config.broker_ip1))
         own: list[ReplicasManager] = []  # filled once the port is bound and the manager exists
         server, port = serve(
-            AgentServicer(self, only=lambda: own[0] if own else None), f"{config.broker_ip1}:{config.listen_port}"
+            AgentServicer(self, only=lambda: own[0] if own else None),
+            f"{config.broker_ip1}:{config.listen_port}",
+            self.config.security,
         )
-        own.append(ReplicasManager(replace(config, listen_port=port)))
+        own.append(ReplicasManager(replace(config, listen_port=port), security=self.config.security))
         hosted = Hosted(config_path, own[0], server)
         with self._lock:
             self._hosted.append(hosted)

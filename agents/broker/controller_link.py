@@ -3,7 +3,8 @@
 Unary calls go to the leader (``ControllerClient`` follows NOT_LEADER redirects). Heartbeats go to **every**
 controller node over a long-lived ``HeartbeatStream`` each (Java #5712: followers must know the broker is
 alive too, so a new leader does not expire it); a node that goes away is reconnected to every
-``RECONNECT_S``. The controller pushes role changes back over those streams; they reach ``on_push``.
+``RECONNECT_S``. The controller pushes role changes back over those streams; they reach ``on_push``. Every
+channel is TLS or plaintext and signs its calls as the agent's ``ClientSecurity`` says.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from mqadmin_py.client import ControllerClient
 from mqadmin_py.proto import common_pb2
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
+from mqadmin_py.security import PLAINTEXT, ClientSecurity, open_channel
 
 log = logging.getLogger(__name__)
 
@@ -36,12 +38,14 @@ class ControllerLink:
         on_push: Callable[[common_pb2.RoleChangeNotification], None],
         interval_s: Callable[[], float],
         call_timeout_s: float = 3.0,
+        security: ClientSecurity = PLAINTEXT,
     ) -> None:
         self.addresses = addresses
         self._beat = beat
         self._on_push = on_push
         self._interval_s = interval_s
-        self._client = ControllerClient(addresses, timeout=call_timeout_s)
+        self._security = security
+        self._client = ControllerClient(addresses, timeout=call_timeout_s, security=security)
         self._stopped = threading.Event()
         self._lock = threading.Lock()
         self._calls: dict[str, Any] = {}
@@ -75,7 +79,7 @@ class ControllerLink:
 
     def _stream_loop(self, address: str) -> None:
         while not self._stopped.is_set():
-            channel = grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
+            channel = open_channel(address, self._security, _CHANNEL_OPTIONS)
             done = threading.Event()
             call = pb_grpc.ControllerServiceStub(channel).HeartbeatStream(self._beats(done))
             with self._lock:
@@ -86,8 +90,11 @@ class ControllerLink:
                 for note in call:
                     self._on_push(note)
             except grpc.RpcError as exc:
-                if not self._stopped.is_set():
-                    log.debug("heartbeat stream to %s ended: %s", address, exc.code() if hasattr(exc, "code") else exc)
+                code = exc.code() if hasattr(exc, "code") else None
+                if code == grpc.StatusCode.PERMISSION_DENIED:  # retried: the controller's keys may be fixed
+                    log.warning("heartbeat stream to %s refused: %s", address, exc.details())
+                elif not self._stopped.is_set():
+                    log.debug("heartbeat stream to %s ended: %s", address, code or exc)
             finally:
                 done.set()
                 with self._lock:

@@ -33,14 +33,18 @@ from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Loca
 from agents.broker.roles import View as ControllerView
 from agents.config import BrokerConfig
 from agents.ha.master_service import PutResult
+from agents.ha.master_session import admit_slave
 from agents.ha.replica import Replica, StaleEpoch
 from agents.ha.sync_state import PutStatus
 from agents.identity import Identity, IdentityError, IdentityFiles, check
+from agents.store.commitlog import CommitLogError
+from agents.store.epoch_file import EpochFileError
 from agents.store.record import Message
 from controller.codes import ResponseCode
 from mqadmin_py.errors import MqError
 from mqadmin_py.proto import common_pb2
 from mqadmin_py.proto import controller_pb2 as pb
+from mqadmin_py.security import SecurityConfig
 
 log = logging.getLogger(__name__)
 
@@ -93,8 +97,19 @@ class Status:
 class ReplicasManager:
     """Registers one broker, keeps its role in line with the controller, and guards its writes."""
 
-    def __init__(self, config: BrokerConfig, *, on_role_change: Callable[[ReplicasManager], None] | None = None):
+    def __init__(
+        self,
+        config: BrokerConfig,
+        *,
+        on_role_change: Callable[[ReplicasManager], None] | None = None,
+        security: SecurityConfig | None = None,
+    ):
+        """`security`: the agent's TLS and credentials for the controllers; with aclEnable, this broker's HA
+        port admits only ids the controller registered in its set."""
         self.config = config
+        self._check_slaves = security is not None and security.acl_enable
+        self._members: frozenset[int] | None = None  # the set's registered ids, as last learnt (aclEnable)
+        self._members_wanted = threading.Event()
         self.replica: Replica | None = None
         self.broker_id = -1
         self._files = IdentityFiles(config.store_root)
@@ -115,6 +130,7 @@ class ReplicasManager:
             self._heartbeat,
             lambda note: self._events.put(("push", note)),
             interval_s=lambda: self.config.broker_heartbeat_interval / 1000,
+            security=(security or SecurityConfig()).client(),
         )
         self._worker = threading.Thread(target=self._run, name=f"replicas-{config.broker_name}", daemon=True)
         self._watchdog = threading.Thread(target=self._watch, name=f"watchdog-{config.broker_name}", daemon=True)
@@ -269,8 +285,8 @@ class ReplicasManager:
         try:
             if not self._register():
                 return
-        except (RegistrationError, IdentityError, OSError, ValueError) as exc:
-            self._set_error(f"cannot start: {exc}")
+        except (RegistrationError, IdentityError, OSError, ValueError, CommitLogError, EpochFileError) as exc:
+            self._set_error(f"cannot start: {exc}")  # ValueError includes a damaged checkpoint (CheckpointError)
             log.error("%s: %s", self._name(), self._error)
             return
         self._link.start()
@@ -290,6 +306,8 @@ class ReplicasManager:
                 elif kind == "poll":
                     self._poll()
                     next_poll = time.monotonic() + self.config.sync_broker_metadata_period / 1000
+                elif kind == "members":
+                    self._learn_members()
             except MqError as exc:
                 log.info("%s: controller unavailable for %s: %s", self._name(), kind, exc)
             except StaleEpoch as exc:
@@ -351,6 +369,7 @@ class ReplicasManager:
         if applied.code != ResponseCode.SUCCESS:
             log.info("%s: ApplyBrokerId(%d) answered %d (%s); asking for a new id",
                      self._name(), temp.identity.broker_id, applied.code, applied.remark)  # fmt: skip
+            self._set_error(f"ApplyBrokerId answered {applied.code}: {applied.remark}")  # e.g. NO_PERMISSION
             self._files.clear_temp()
             return None
         self._files.commit(temp.identity)
@@ -403,9 +422,12 @@ class ReplicasManager:
         assert replica is not None
         match decision:
             case BecomeMaster(epoch=epoch, sync_state_set=members, sync_state_set_epoch=sss_epoch):
+                if self._check_slaves:
+                    self._learn_members()  # before the HA port opens, so the slaves' first handshakes pass
                 replica.change_to_master(
-                    epoch, members, sss_epoch, lambda s: self._events.put(("propose", s)), self.config.ha_listen_port
-                )
+                    epoch, members, sss_epoch, lambda s: self._events.put(("propose", s)), self.config.ha_listen_port,
+                    admit=self._admit_slave if self._check_slaves else None,
+                )  # fmt: skip
                 self._set_role(Role.MASTER, epoch, sss_epoch, view)
             case BecomeSlave(epoch=epoch, master_ha_address=ha):
                 if not ha:
@@ -424,6 +446,32 @@ class ReplicasManager:
             case Stay():
                 with self._lock:
                     self._master = (view.master_id, view.master_address, view.master_ha_address)
+
+    def _admit_slave(self, slave_id: int) -> str | None:
+        """HA admission, on an HA connection thread: a refusal asks the worker to learn the ids again (the
+        slave may have registered since), and the slave's next connection attempt is decided on those."""
+        refused = admit_slave(slave_id, self.broker_id, self._members)
+        if refused is not None and not self._members_wanted.is_set():
+            self._members_wanted.set()
+            self._events.put(("members", None))
+        return refused
+
+    def _learn_members(self) -> None:
+        """Ask the controller which ids are registered in this broker set (GetSyncStateData lists them all).
+
+        Best effort: without an answer the last ids learnt stay, and a refused slave asks again.
+        """
+        self._members_wanted.clear()
+        name = self.config.broker_name
+        try:
+            response = self._link.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=[name]))
+        except MqError as exc:
+            log.info("%s: cannot learn the broker set's ids: %s", self._name(), exc)
+            return
+        for info in response.replicas_info:
+            if info.broker_name == name:
+                replicas = [*info.in_sync_replicas, *info.not_in_sync_replicas]
+                self._members = frozenset(r.broker_id for r in replicas)
 
     def _elect(self) -> None:
         c = self.config

@@ -21,15 +21,34 @@ from agents.store.commitlog import OffsetTooSmall
 from agents.store.epochs import MAX_OFFSET
 from agents.store.record import Message, RecordError, blank_size_at, header_at
 from controller.codes import ResponseCode
+from mqadmin_py.configkeys import address_problem
 from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.proto import agent_pb2_grpc as pb_grpc
 from mqadmin_py.proto import common_pb2
+from mqadmin_py.security import Role as CallerRole
 
 log = logging.getLogger(__name__)
 
 QUEUES_PER_TOPIC = 4
 """Queues a send with queue_id -1 spreads over (the default topic's readQueueNums/writeQueueNums is 4 in Java)."""
 MAX_PULL = 1024
+MAX_TRANSFER_WAIT_MS = 60_000
+"""The longest PrepareTransfer wait (the controller's transferMasterTimeoutMs allows 100..60000 ms)."""
+MAX_TRANSFER_LEASE_MS = 600_000
+"""The longest write pause a PrepareTransfer may ask for (the controller asks for the wait plus 2 s)."""
+SERVICE = pb.DESCRIPTOR.services_by_name["AgentService"]
+_ADMIN, _MEMBER = frozenset({CallerRole.ADMIN}), frozenset({CallerRole.BROKER})
+POLICY: dict[str, frozenset[CallerRole]] = {
+    "UpdateBrokerConfig": _ADMIN,
+    "ResetMasterFlushOffset": _ADMIN,
+    "AddBroker": _ADMIN,
+    "RemoveBroker": _ADMIN,
+    "NotifyBrokerRoleChanged": _MEMBER,  # the controller's calls: cluster members sign with the broker credential
+    "PrepareTransfer": _MEMBER,
+    "ResumeWrites": _MEMBER,
+}
+"""With aclEnable=true, the calls that need a credential of these roles. Reads stay open, and so does the data
+plane (SendMessage, SendMessages, PullMessage): who may connect at all is TLS client authentication's job."""
 
 STATUS_CODES = {
     PutStatus.PUT_OK: ResponseCode.SUCCESS,
@@ -129,6 +148,10 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             result = manager.put(batch)
         except RecordError as exc:
             return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=str(exc))
+        except OSError as exc:  # a full disk (ENOSPC, EFBIG): a failed append writes nothing, a failed flush may
+            log.error("%s: put failed: %s", manager.config.broker_name, exc)
+            remark = f"the store cannot write ({exc.strerror or exc}); the message may not be stored: retry later"
+            return pb.SendMessageResponse(code=ResponseCode.SYSTEM_ERROR, remark=remark)
         if self._host.metrics is not None:
             self._host.metrics.observe_put(manager, time.monotonic() - started, result.status.value)
         response = pb.SendMessageResponse(
@@ -266,6 +289,11 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         manager = self._manager(pb.BrokerRef(broker_name=request.broker_name), pb.AgentResponse)
         if not isinstance(manager, ReplicasManager):
             return manager  # type: ignore[no-any-return]
+        problem = notification_problem(request, manager.config.broker_cluster_name)
+        if problem is not None:
+            return pb.AgentResponse(
+                code=ResponseCode.CONTROLLER_INVALID_REQUEST, remark=f"role change refused: {problem}"
+            )
         manager.notify(request)
         return pb.AgentResponse(code=ResponseCode.SUCCESS)
 
@@ -292,10 +320,17 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         manager = self._manager(request.broker, pb.PrepareTransferResponse)
         if not isinstance(manager, ReplicasManager):
             return manager  # type: ignore[no-any-return]
-        if not request.token or request.timeout_millis <= 0 or request.lease_millis <= request.timeout_millis:
+        timeout, lease = request.timeout_millis, request.lease_millis
+        if (
+            not request.token
+            or request.target_broker_id < 1
+            or not 0 < timeout <= MAX_TRANSFER_WAIT_MS
+            or not timeout < lease <= MAX_TRANSFER_LEASE_MS
+        ):
             return pb.PrepareTransferResponse(
                 code=ResponseCode.CONTROLLER_INVALID_REQUEST,
-                remark="token, timeout_millis > 0 and lease_millis > timeout_millis are required",
+                remark=f"token, target_broker_id >= 1, timeout_millis 1..{MAX_TRANSFER_WAIT_MS} and lease_millis "
+                f"above timeout_millis, at most {MAX_TRANSFER_LEASE_MS}, are required",
             )
         ready = manager.prepare_transfer(
             request.target_broker_id,
@@ -369,6 +404,25 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
                 error=status.error,
             )
         return response
+
+
+def notification_problem(note: common_pb2.RoleChangeNotification, cluster_name: str) -> str | None:
+    """Why a pushed role change is malformed, or None. Acting on one would make the broker follow an address
+    that cannot exist, in an epoch no real election can ever exceed (a role changes only for a higher epoch)."""
+    if note.cluster_name and note.cluster_name != cluster_name:
+        return f"clusterName {note.cluster_name!r} is not this broker's cluster {cluster_name!r}"
+    if note.master_epoch < 1 or note.sync_state_set_epoch < 0:  # a push follows an election: epoch 1 or later
+        return f"masterEpoch {note.master_epoch} (must be 1 or more), syncStateSetEpoch {note.sync_state_set_epoch}"
+    if any(broker_id < 1 for broker_id in note.sync_state_set):
+        return f"syncStateSet {list(note.sync_state_set)} holds an id below 1"
+    if not note.master_address:
+        return None  # no alive master: nothing to follow
+    if note.master_broker_id < 1:
+        return f"masterBrokerId {note.master_broker_id} is below 1"
+    for field, value in (("masterAddress", note.master_address), ("masterHaAddress", note.master_ha_address)):
+        if value and (problem := address_problem(value)):
+            return f"{field} {problem}"
+    return None
 
 
 def placements(data: bytes, start: int) -> list[pb.SendResult]:

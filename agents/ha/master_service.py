@@ -5,7 +5,8 @@ One thread accepts connections; each slave connection runs its own thread
 then waits on a condition until the acknowledgement rule holds or
 ``syncFlushTimeout`` passes. SyncStateSet changes are proposed through
 ``on_propose``; the owner reports the controller's answer with ``confirm`` or
-``abandon`` (they apply only then).
+``abandon`` (they apply only then). With an ``admit`` check (aclEnable), a handshake whose broker id it
+refuses closes the connection before anything is sent or counted.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from agents.ha.sync_state import (
     expand,
     shrink,
 )
-from agents.protocol.frames import FrameError, FrameFromSlave, FrameReader
+from agents.protocol.frames import FrameError, FrameFromSlave, FrameReader, SlaveHandshake
 from agents.store.epochs import EpochCache
 from agents.store.record import Message
 
@@ -81,8 +82,11 @@ class HAMaster:
         config: HAConfig,
         on_propose: Callable[[frozenset[int]], None],
         clock: Callable[[], float] = time.monotonic,
+        admit: Callable[[int], str | None] | None = None,
     ) -> None:
+        """`admit(slave_id)`: why a slave's handshake is refused, or None; without it every slave is served."""
         self._store = store
+        self._admit = admit
         self._epochs = epochs
         self._config = config
         self._on_propose = on_propose
@@ -337,6 +341,11 @@ class HAMaster:
         self, conn: net.Connection, session: MasterSession, reader: FrameReader[FrameFromSlave]
     ) -> str | None:
         for frame in reader.frames():
+            if self._admit is not None and isinstance(frame, SlaveHandshake):
+                refused = self._admit(frame.slave_broker_id)
+                if refused is not None:
+                    log.warning("HA: refused a slave handshake: %s", refused)
+                    return f"refused: {refused}"
             for action in session.on_frame(frame, self.view(), self._clock()):
                 if isinstance(action, Close):
                     return action.reason

@@ -8,7 +8,8 @@ epoch boundary, and carry the epoch, its start and the confirmOffset in their
 header. With nothing to send, a heartbeat (empty batch) goes out once per
 heartbeat interval. A batch also stops at a segment boundary, so the shell can
 send it with one sendfile from one file. Every acknowledgement becomes a ``SlaveAcked`` for the HA
-service, which keeps the SyncStateSet and confirmOffset.
+service, which keeps the SyncStateSet and confirmOffset. ``admit_slave`` decides whether a handshake's broker id
+may replicate at all (with aclEnable: only ids the controller registered in this broker set).
 """
 
 from __future__ import annotations
@@ -18,6 +19,21 @@ from dataclasses import dataclass
 from agents.ha.actions import Action, Close, Send, SendTransfer, SlaveAcked
 from agents.protocol.frames import HAState, MasterHandshake, SlaveAck, SlaveHandshake, encode, encode_transfer_header
 from agents.store.epochs import MAX_OFFSET, EpochCache
+
+
+def admit_slave(slave_id: int, master_id: int, registered: frozenset[int] | None) -> str | None:
+    """Why the master refuses a slave that says it is `slave_id`, or None; `registered` None: not learnt yet.
+
+    Refusing while the ids are unknown keeps a stranger out of a master that just started; a genuine slave
+    retries its connection and is admitted once the master has asked the controller.
+    """
+    if slave_id == master_id:
+        return f"broker id {slave_id} is this master's own id"
+    if registered is None:
+        return "this master has not yet learnt its broker set's registered ids from the controller"
+    if slave_id not in registered:
+        return f"broker id {slave_id} is not registered in this broker set (registered: {sorted(registered)})"
+    return None
 
 
 @dataclass(frozen=True, slots=True)

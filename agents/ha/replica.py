@@ -68,8 +68,9 @@ class Replica:
         self.broker_id = broker_id
         self.config = config
         self.ha_host = ha_host
-        self.store = MessageStore(self.root / STORE_DIR, segment_size)
+        # The epoch file first: when no copy of it is usable, the store is not opened (nothing written, nothing leaked).
         self.epochs = EpochFileBook(self.root / EPOCH_FILE)
+        self.store = MessageStore(self.root / STORE_DIR, segment_size)
         self._trim_epochs_to_log()
         self.role = Role.FENCED
         self.master_epoch = self.epochs.cache.last_epoch()
@@ -100,8 +101,9 @@ class Replica:
         sync_state_set_epoch: int,
         on_propose: Callable[[frozenset[int]], None],
         ha_port: int = 0,
+        admit: Callable[[int], str | None] | None = None,
     ) -> int:
-        """Become master in `epoch`; returns the HA port slaves connect to."""
+        """Become master in `epoch`; returns the HA port slaves connect to. `admit`: see ``HAMaster``."""
         with self._lock:
             self._check_epoch(epoch)
             if self.role is Role.MASTER and self.master_epoch == epoch and self._master is not None:
@@ -117,7 +119,7 @@ class Replica:
             if cache.last_epoch() != epoch:
                 self.epochs.replace(cache.append(epoch, self.store.max_offset))
             state = SyncState(self.broker_id, frozenset(sync_state_set | {self.broker_id}), sync_state_set_epoch)
-            self._master = HAMaster(self.store, lambda: self.epochs.cache, state, self.config, on_propose)
+            self._master = HAMaster(self.store, lambda: self.epochs.cache, state, self.config, on_propose, admit=admit)
             port = self._master.start(self.ha_host, ha_port)
             self.master_epoch = epoch
             self.role = Role.MASTER

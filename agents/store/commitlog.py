@@ -187,6 +187,25 @@ def _scan_segments(
             pos += size
 
 
+def _valid_end(directory: Path, fds: Mapping[int, int], segment_size: int, start: int, limit: int) -> int:
+    """Recovery's scan: the end of the last valid record from boundary `start`.
+
+    A record whose CRCs match but which breaks the format (``RecordError``) cannot come from a torn write, only
+    from another format or a bug, so it is not cut as garbage: the log is refused (CommitLogError).
+    """
+    end = start
+    try:
+        for pos, _, size in _scan_segments(fds, segment_size, start, limit, next_record):
+            end = pos + size
+    except RecordError as exc:
+        raise CommitLogError(
+            f"{directory}: the record at offset {end} passes its CRCs but breaks the record format ({exc}), so it "
+            "is not a torn write; refusing to open a log this release did not write. Move the commit log away to "
+            "let the replica copy it from the master again"
+        ) from exc
+    return end
+
+
 def read_only_bounds(directory: Path, recover_from: int = 0) -> tuple[int, int]:
     """(min offset, end of the last valid record) of the log in `directory`, opened read-only: no recovery, no
     cut, no file created. For post-mortems of a stopped broker (``mqadmin epochs collect --from-stores``); the
@@ -205,9 +224,7 @@ def read_only_bounds(directory: Path, recover_from: int = 0) -> tuple[int, int]:
     try:
         last_end = starts[-1] + segment_size
         begin = recover_from if starts[0] <= recover_from < last_end else starts[0]
-        end = begin
-        for pos, _, size in _scan_segments(fds, segment_size, begin, last_end, next_record):
-            end = pos + size
+        end = _valid_end(Path(directory), fds, segment_size, begin, last_end)
     finally:
         for fd in fds.values():
             os.close(fd)
@@ -229,21 +246,26 @@ class CommitLog:
         self.directory = Path(directory)
         self.segment_size = segment_size
         self._fds: dict[int, int] = {}  # segment start -> fd, in ascending order
+        self._written_to = 0  # how far the current append wrote (to take it back if it fails)
         self.directory.mkdir(parents=True, exist_ok=True)
         self._open_segments()
-        intent = self._intent_path()
-        if intent.exists():
-            target = decode_intent(intent.read_bytes())
-            log.warning("commit log %s: completing an interrupted truncation to offset %d", self.directory, target)
-            self._apply_cut(target)
-            self._remove_intent()
-            if recover_from is not None and recover_from > target:  # the hint predates the truncation
-                recover_from = None
-        self._max = self._boundary = self._flushed = self._flushed_boundary = self.min_offset
-        self._tail = b""  # the bytes from the boundary to max_offset: a replica's partial last record
-        self._generation = 0  # counts truncations and restarts, which void a flush in progress
-        self._created = self._created_synced = 0  # segments the appends created / whose creation a flush synced
-        self._recover(recover_from)
+        try:
+            intent = self._intent_path()
+            if intent.exists():
+                target = decode_intent(intent.read_bytes())
+                log.warning("commit log %s: completing an interrupted truncation to offset %d", self.directory, target)
+                self._apply_cut(target)
+                self._remove_intent()
+                if recover_from is not None and recover_from > target:  # the hint predates the truncation
+                    recover_from = None
+            self._max = self._boundary = self._flushed = self._flushed_boundary = self.min_offset
+            self._tail = b""  # the bytes from the boundary to max_offset: a replica's partial last record
+            self._generation = 0  # counts truncations and restarts, which void a flush in progress
+            self._created = self._created_synced = 0  # segments the appends created / whose creation a flush synced
+            self._recover(recover_from)
+        except BaseException:  # a log that cannot be opened keeps no descriptor open
+            self.close()
+            raise
 
     # --- properties ---------------------------------------------------------------------------------
 
@@ -285,19 +307,25 @@ class CommitLog:
         if any(size + BLANK_SIZE > self.segment_size for size in sizes):
             raise RecordError(f"a record of {max(sizes)} bytes does not fit a segment of {self.segment_size} bytes")
         view, i, k, first = memoryview(data), 0, 0, None
-        while k < len(sizes):
-            room = self._segment_start(self._max) + self.segment_size - self._max
-            j = i
-            while k < len(sizes) and j - i + sizes[k] + BLANK_SIZE <= room:
-                j, k = j + sizes[k], k + 1
-            if j == i:
-                self._write(self._max, encode_blank(room))
-                self._advance(self._max + room)
-                continue
-            first = self._max if first is None else first
-            self._write(self._max, view[i:j])
-            self._advance(self._max + j - i)
-            self._boundary, i = self._max, j
+        start, start_boundary = self._max, self._boundary
+        self._written_to = start
+        try:
+            while k < len(sizes):
+                room = self._segment_start(self._max) + self.segment_size - self._max
+                j = i
+                while k < len(sizes) and j - i + sizes[k] + BLANK_SIZE <= room:
+                    j, k = j + sizes[k], k + 1
+                if j == i:
+                    self._write(self._max, encode_blank(room))
+                    self._advance(self._max + room)
+                    continue
+                first = self._max if first is None else first
+                self._write(self._max, view[i:j])
+                self._advance(self._max + j - i)
+                self._boundary, i = self._max, j
+        except OSError:
+            self._undo_append(start, start_boundary)
+            raise
         return self._max if first is None else first
 
     def scan_replicated(self, offset: int, data: bytes | memoryview) -> Scan:
@@ -476,29 +504,53 @@ class CommitLog:
     def _write(self, offset: int, data: bytes | memoryview) -> None:
         start = self._segment_start(offset)
         fd, view, pos = self._fds[start], memoryview(data), offset - start
-        while view:
-            n = os.pwrite(fd, view, pos)
-            view, pos = view[n:], pos + n
+        try:
+            while view:
+                n = os.pwrite(fd, view, pos)
+                view, pos = view[n:], pos + n
+        finally:
+            self._written_to = max(self._written_to, start + pos)
+
+    def _undo_append(self, start: int, boundary: int) -> None:
+        """Take back an append that failed half-way (a full disk: EFBIG, ENOSPC), so that it wrote nothing.
+
+        The log ends at `start` again (invariant 1) and the bytes the append wrote past it are zeroed
+        (invariant 2), so the next append after space returns goes exactly where this one would have.
+        """
+        segment = self._segment_start(start)
+        for later in [s for s in self._fds if s > segment]:
+            self._delete_segment(later)
+        written = min(self._written_to, segment + self.segment_size) - start
+        if written > 0:
+            os.pwrite(self._fds[segment], bytes(written), start - segment)  # overwrites: needs no new space
+        self._max, self._boundary = start, boundary
 
     def _advance(self, new_max: int) -> None:
-        """Move the end; open the next segment as soon as one fills (invariant 1).
+        """Move the end; open the next segment as soon as one fills (invariant 1). If the new segment cannot be
+        created, the end does not move.
 
         The new file and its directory entry are made durable by the next flush, not here: the writer does not
         wait for two fsyncs queued behind a flush of the previous segment. Until then only bytes no checkpoint
         claims depend on the file; if a power loss takes it, recovery finds the previous segment full and
         creates it again.
         """
-        self._max = new_max
         if new_max == next(reversed(self._fds)) + self.segment_size:
             self._create_segment(new_max, sync=False)
             self._created += 1
+        self._max = new_max
 
     def _create_segment(self, start: int, *, sync: bool = True) -> None:
-        fd = os.open(self.directory / segment_name(start), os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-        os.ftruncate(fd, self.segment_size)
-        if sync:
-            os.fsync(fd)
-            fsync_dir(self.directory)
+        path = self.directory / segment_name(start)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        try:
+            os.ftruncate(fd, self.segment_size)
+            if sync:
+                os.fsync(fd)
+                fsync_dir(self.directory)
+        except OSError:  # a full disk: leave no half-made segment behind to trip the next attempt
+            os.close(fd)
+            path.unlink()
+            raise
         self._fds[start] = fd
 
     def _delete_segment(self, start: int) -> None:
@@ -533,9 +585,7 @@ class CommitLog:
         start = self.min_offset
         if recover_from is not None and start <= recover_from < last_end:
             start = recover_from
-        end = start
-        for pos, _, size in self._scan(start, last_end, next_record):
-            end = pos + size
+        end = _valid_end(self.directory, self._fds, self.segment_size, start, last_end)
         if end == last_end:  # the blank closing the last segment was written, the next file not yet
             self._create_segment(end)
         else:

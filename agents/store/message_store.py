@@ -38,6 +38,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -51,6 +52,8 @@ from agents.store.record import Entry, Message, Scan, decode_at, encode
 log = logging.getLogger(__name__)
 
 DEFAULT_CQ_ENTRIES_PER_FILE = 300_000  # Java mappedFileSizeConsumeQueue / 20 bytes per entry
+FSYNC_DELAY_S = float(os.environ.get("MQAGENT_TEST_FSYNC_DELAY_MS", "0")) / 1000
+"""Testing knob (fault injection: a slow disk): every flush waits this long before its fsyncs. Read once, at start."""
 
 
 def clamp_confirm(offset: int, min_offset: int, boundary: int) -> int:
@@ -219,6 +222,8 @@ class MessageStore:
                     raise
                 data = CheckpointData(self._log.last_message_boundary(), self._confirm, self._dispatched)
             try:
+                if FSYNC_DELAY_S:
+                    time.sleep(FSYNC_DELAY_S)
                 log_part.sync()
                 for _, _, fds in queue_parts:
                     for fd in fds:

@@ -13,7 +13,7 @@ import typer
 from typer import _click as click
 from typer.core import TyperGroup
 
-from mqadmin_py.errors import MqError, OperationFailed, OperationRefused
+from mqadmin_py.errors import MqError, OperationFailed, OperationRefused, UsageError
 from mqadmin_py.output import Output, emit
 
 NO_PERMISSION = 16
@@ -51,16 +51,36 @@ def add_commands(app: typer.Typer, commands: dict[str, Callable[..., None]]) -> 
         app.command(name)(fn)
 
 
+def client_security() -> Any:
+    """The TLS and credential the root options, their env vars and the credentials file give (once per run)."""
+    from pathlib import Path
+
+    from typer._click.globals import get_current_context
+
+    from mqadmin_py.security import PLAINTEXT, SecurityError, client_security
+
+    ctx = get_current_context(silent=True)
+    root = ctx.find_root().obj if ctx is not None else None
+    if not isinstance(root, dict):  # not run through the root command (a test calling a command directly)
+        return PLAINTEXT
+    if "resolved" not in root:
+        try:
+            root["resolved"] = client_security(root["explicit"], root["tls"], Path(root["credentialsFile"]))
+        except SecurityError as exc:
+            raise UsageError(str(exc)) from exc
+    return root["resolved"]
+
+
 def controller_client(addresses: str, timeout: float) -> Any:
     from mqadmin_py.client import ControllerClient
 
-    return ControllerClient(addresses, timeout)
+    return ControllerClient(addresses, timeout, client_security())
 
 
 def agent_client(timeout: float) -> Any:
     from mqadmin_py.client import AgentClient
 
-    return AgentClient(timeout)
+    return AgentClient(timeout, client_security())
 
 
 def code_name(code: int) -> str:

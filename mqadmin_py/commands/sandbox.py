@@ -19,8 +19,10 @@ app = typer.Typer(help="Run a real local cluster on loopback (controllers and br
 
 
 def _doc(sandbox: Any) -> dict[str, Any]:
+    credentials = sandbox.credentials_file
     return {
         "dir": str(sandbox.dir),
+        "credentialsFile": str(credentials) if credentials else None,
         "controllers": [
             {"id": c.id, "address": c.address, "raftAddress": c.raftAddress, "pid": c.pid, "logFile": c.logFile}
             for c in sandbox.controllers()
@@ -56,6 +58,8 @@ def _table(doc: dict[str, Any]) -> None:
     if doc["controllers"]:
         addresses = ";".join(c["address"] for c in doc["controllers"])
         typer.echo(f"export MQADMIN_CONTROLLERS='{addresses}'")
+    if doc["credentialsFile"]:
+        typer.echo(f"export MQADMIN_CREDENTIALS_FILE='{doc['credentialsFile']}'")
 
 
 def _sandbox(directory: str) -> Any:
@@ -106,11 +110,16 @@ def up(
         list[str] | None, typer.Option("--controller-conf", help="Extra controller key=value (repeatable).")
     ] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait until everything serves.")] = 90.0,
+    secure: Annotated[
+        bool,
+        typer.Option("--secure", help="TLS (client certificates required), credentials and an encrypted Raft."),
+    ] = False,
     output: OutputOpt = Output.table,
 ) -> None:
     """Start the sandbox and wait until every broker set has a master and a full SyncStateSet.
 
     Shape options apply when the sandbox is created; an existing sandbox starts what is stopped, as it was.
+    With --secure, export the printed MQADMIN_CREDENTIALS_FILE to reach it with mqadmin.
     """
     sandbox = _sandbox(directory)
     with _status() as progress:
@@ -123,6 +132,7 @@ def up(
             cluster_name=cluster_name,
             broker_config=_pairs(broker_conf, "--broker-conf"),
             progress=progress,
+            secure=secure,
         )
     emit(_doc(sandbox), output, _table)
 

@@ -7,7 +7,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,19 @@ def wait_for(pred: Callable[[], Any], timeout: float, what: str, interval: float
         time.sleep(interval)
 
 
+def stop_process(proc: subprocess.Popen[bytes]) -> None:
+    """SIGCONT (it may be stopped), SIGTERM, then SIGKILL if it does not exit within 15 s."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGCONT)
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
 class AgentProcess:
     """One mqagent with one broker replica per entry of `brokers` (broker name → extra broker keys)."""
 
@@ -97,13 +110,14 @@ class AgentProcess:
         self.proc: subprocess.Popen[bytes] | None = None
         self._channels: dict[int, grpc.Channel] = {}
 
-    def start(self) -> AgentProcess:
+    def start(self, env: Mapping[str, str] | None = None) -> AgentProcess:
+        """Start the process; `env` adds environment variables (the chaos tests' fault-injection knobs)."""
         log = open(self.dir / "agent.log", "ab")  # noqa: SIM115 - the child owns it
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "agents", "-c", str(self.conf), "--log-level", "INFO"],
             stdout=log,
             stderr=log,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
             cwd=ROOT,
         )
         log.close()
@@ -127,15 +141,8 @@ class AgentProcess:
 
     def stop(self) -> None:
         """SIGTERM, then SIGKILL if it does not exit."""
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGCONT)
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
+        if self.proc is not None:
+            stop_process(self.proc)
 
     def close(self) -> None:
         self.stop()

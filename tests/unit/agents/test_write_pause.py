@@ -398,6 +398,9 @@ def prepare_request(**fields: Any) -> pb.PrepareTransferRequest:
         pytest.param({"timeout_millis": -5}, id="negative_timeout"),
         pytest.param({"lease_millis": 1000}, id="lease_equal_to_timeout"),
         pytest.param({"lease_millis": 10}, id="lease_shorter_than_timeout"),
+        pytest.param({"target_broker_id": -1}, id="negative_target"),
+        pytest.param({"timeout_millis": 2**63 - 1, "lease_millis": 2**63 - 1}, id="huge_timeout"),
+        pytest.param({"lease_millis": 2**62}, id="huge_lease"),
     ],
 )
 def test_prepare_transfer_requests_are_validated_before_anything_pauses(
@@ -406,7 +409,7 @@ def test_prepare_transfer_requests_are_validated_before_anything_pauses(
     become_master(manager)
     r = servicer_for(manager).PrepareTransfer(prepare_request(**fields), None)
     assert r.code == ResponseCode.CONTROLLER_INVALID_REQUEST
-    assert r.remark == "token, timeout_millis > 0 and lease_millis > timeout_millis are required"
+    assert r.remark.startswith("token, target_broker_id >= 1, timeout_millis 1..60000 and lease_millis")
     assert manager.write_pause is None
 
 

@@ -1,0 +1,213 @@
+"""The fault schedule: kinds, timings and targets drawn from one seeded ``random.Random``.
+
+Every step draws the same numbers whatever the cluster looks like (the kind, how long it lasts, the pause
+before the next one, the link mode, the fsync delay, a broker set and a target pick), so one seed always
+gives the same sequence of kinds and timings. Targets named by role ("the master of set-b", "the controller
+leader") are resolved against the live cluster when the fault starts, and are printed.
+
+At most ``MAX_ACTIVE`` faults are active at a time, on distinct processes. Each ends ("heals") after its
+hold time: a killed process is started again, a stopped one continued, a link passes again, a slow disk is
+replaced by a normal one (graceful restart).
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mqadmin_py.errors import MqError
+from tests.chaos.cluster import ChaosCluster
+from tests.chaos.history import Fault, Recorder
+from tests.chaos.proxy import Mode
+from tests.integration.agents_cluster import AgentProcess
+
+KINDS = (
+    "kill-master",
+    "kill-slave",
+    "stop-master",
+    "stop-slave",
+    "kill-controller-leader",
+    "kill-controller-follower",
+    "stop-controller-leader",
+    "stop-controller-follower",
+    "partition-master-controllers",
+    "partition-master-slaves",
+    "partition-controller-leader",
+    "slow-disk",
+)
+MAX_ACTIVE = 2
+HOLD_S = (1.0, 6.0)
+GAP_S = (0.5, 3.0)
+FSYNC_DELAYS_MS = (20, 50, 150)
+
+
+@dataclass
+class Active:
+    kind: str
+    target: str
+    until: float
+    heal: Callable[[], None]
+
+
+class FaultScheduler:
+    def __init__(self, cluster: ChaosCluster, recorder: Recorder, seed: int, say: Callable[[str], None]) -> None:
+        self.cluster = cluster
+        self.recorder = recorder
+        self.rng = random.Random(seed)
+        self.say = say
+        self.active: list[Active] = []
+        self.cuts: dict[str, list[Mode]] = {}
+        """Link → the modes of the active faults that cut it (two partitions can share a link)."""
+        self.started = time.monotonic()
+
+    def run(self, duration_s: float) -> None:
+        """Inject and heal faults for `duration_s`; every fault is healed before returning."""
+        end = time.monotonic() + duration_s
+        next_at = time.monotonic() + 1.0
+        try:
+            while time.monotonic() < end:
+                self._heal_due(time.monotonic())
+                if time.monotonic() >= next_at and len(self.active) < MAX_ACTIVE:
+                    kind = self.rng.choice(KINDS)
+                    hold = self.rng.uniform(*HOLD_S)
+                    gap = self.rng.uniform(*GAP_S)
+                    mode = self.rng.choice((Mode.DROP, Mode.BLACKHOLE))
+                    delay_ms = self.rng.choice(FSYNC_DELAYS_MS)
+                    broker_set = self.rng.choice(self.cluster.sets)
+                    pick = self.rng.randrange(1 << 30)
+                    self._inject(kind, hold, mode, delay_ms, broker_set, pick)
+                    next_at = time.monotonic() + gap
+                time.sleep(0.1)
+        finally:
+            self.heal_all()
+
+    def heal_all(self) -> None:
+        for fault in list(self.active):
+            self._heal(fault)
+        self.cluster.hub.heal_all()
+        for c in self.cluster.controllers.values():
+            if c.running():
+                c.signal(signal.SIGCONT)
+            else:
+                c.start()
+        for a in self.cluster.agents:
+            if a.proc is not None and a.proc.poll() is None:
+                a.signal(signal.SIGCONT)
+            else:
+                self.cluster.start_agent(a)
+
+    # --- internals -------------------------------------------------------------------------------
+
+    def _record(self, kind: str, target: str, detail: str = "") -> None:
+        at = time.monotonic() - self.started
+        self.recorder.fault(Fault(at, kind, target, detail))
+        self.say(f"  t={at:6.1f}s {kind:<28} {target} {detail}".rstrip())
+
+    def _busy(self) -> set[str]:
+        return {f.target for f in self.active}
+
+    def _heal_due(self, now: float) -> None:
+        for fault in [f for f in self.active if f.until <= now]:
+            self._heal(fault)
+
+    def _heal(self, fault: Active) -> None:
+        self.active.remove(fault)
+        fault.heal()
+        self._record(f"heal {fault.kind}", fault.target)
+
+    def _agents_in_role(self, broker_set: str, role: str) -> list[AgentProcess]:
+        busy = self._busy()
+        return [
+            a
+            for a in self.cluster.agents
+            if a.name not in busy and a.proc is not None and a.proc.poll() is None and a.role(broker_set) == role
+        ]
+
+    def _controller_leader(self) -> str | None:
+        try:
+            leader = self.cluster.leader()
+        except MqError:
+            return None
+        return leader if leader not in self._busy() else None
+
+    def _inject(self, kind: str, hold: float, mode: Mode, delay_ms: int, broker_set: str, pick: int) -> None:
+        until = time.monotonic() + hold
+        if kind.endswith("-controller-leader") or kind.endswith("-controller-follower"):
+            leader = self._controller_leader()
+            if leader is None:
+                return self._record(f"skip {kind}", "-", "no controller leader now")
+            if kind.endswith("-leader"):
+                node = leader
+            else:
+                others = sorted(
+                    n
+                    for n, c in self.cluster.controllers.items()
+                    if n != leader and n not in self._busy() and c.running()
+                )
+                if not others:
+                    return self._record(f"skip {kind}", "-", "no free follower")
+                node = others[pick % len(others)]
+            return self._controller_fault(kind, node, mode, until)
+        role = "slave" if kind in ("kill-slave", "stop-slave", "slow-disk") else "master"
+        candidates = self._agents_in_role(broker_set, role)
+        if kind == "slow-disk":
+            candidates = self._agents_in_role(broker_set, "master") + candidates
+        if not candidates:
+            return self._record(f"skip {kind}", broker_set, f"no free {role}")
+        agent = candidates[pick % len(candidates)]
+        label = f"{agent.name} ({role} of {broker_set})"
+        if kind.startswith("kill-"):
+            agent.kill()
+            self._record(kind, label)
+            self.active.append(Active(kind, agent.name, until, lambda: self.cluster.start_agent(agent)))
+        elif kind.startswith("stop-"):
+            agent.signal(signal.SIGSTOP)
+            self._record(kind, label)
+            self.active.append(Active(kind, agent.name, until, lambda: agent.signal(signal.SIGCONT)))
+        elif kind == "slow-disk":
+            agent.kill()
+            self.cluster.start_agent(agent, delay_ms)
+            self._record(kind, label, f"fsync delayed {delay_ms} ms")
+
+            def normal_disk() -> None:
+                agent.stop()
+                self.cluster.start_agent(agent)
+
+            self.active.append(Active(kind, agent.name, until, normal_disk))
+        elif kind == "partition-master-controllers":
+            links = [self.cluster.links.grpc[(agent.name, c)] for c in self.cluster.controllers]
+            self._cut(kind, label, agent.name, links, mode, until)
+        else:  # partition-master-slaves
+            self._cut(kind, label, agent.name, [self.cluster.links.ha[(agent.name, broker_set)]], mode, until)
+        return None
+
+    def _controller_fault(self, kind: str, node: str, mode: Mode, until: float) -> None:
+        proc = self.cluster.controllers[node]
+        label = f"controller {node}"
+        if kind.startswith("kill-"):
+            proc.kill()
+            self._record(kind, label)
+            self.active.append(Active(kind, node, until, proc.start))
+        elif kind.startswith("stop-"):
+            proc.signal(signal.SIGSTOP)
+            self._record(kind, label)
+            self.active.append(Active(kind, node, until, lambda: proc.signal(signal.SIGCONT)))
+        else:  # partition-controller-leader
+            links = [name for pair, name in self.cluster.links.raft.items() if node in pair]
+            self._cut(kind, label, node, links, mode, until)
+
+    def _cut(self, kind: str, label: str, target: str, links: list[str], mode: Mode, until: float) -> None:
+        for link in links:
+            self.cuts.setdefault(link, []).append(mode)
+            self.cluster.set_mode(link, mode)
+        self._record(kind, label, f"{mode.value}: {', '.join(links)}")
+
+        def heal() -> None:
+            for link in links:
+                self.cuts[link].remove(mode)
+                self.cluster.set_mode(link, self.cuts[link][-1] if self.cuts[link] else Mode.PASS)
+
+        self.active.append(Active(kind, target, until, heal))

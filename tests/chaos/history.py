@@ -1,0 +1,151 @@
+"""What a chaos run records: plain, immutable facts that the invariant checkers read (no I/O here).
+
+The harness fills a ``History`` while the run goes on (``Recorder`` is its thread-safe front) and at the
+end (final logs, replica files, controller states); ``invariants.py`` only reads it, so the checkers can be
+tested with hand-made histories.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Ack:
+    """A send the producer saw acknowledged (PUT_OK)."""
+
+    broker_set: str
+    payload: str
+    broker_id: int
+    broker_address: str
+    master_epoch: int
+    queue_id: int
+    queue_offset: int
+    commit_log_offset: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A message a consumer read during the run."""
+
+    broker_set: str
+    queue_id: int
+    queue_offset: int
+    payload: str
+    node: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class RoleChange:
+    """A role change an agent logged ("<cluster>/<set>: broker <id> is <role> in epoch <e> (master <id>)")."""
+
+    broker_set: str
+    broker_id: int
+    role: str
+    epoch: int
+    node: str
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerView:
+    """What one controller node said about one broker set (live poll) or held after one log entry (offline)."""
+
+    node: str
+    broker_set: str
+    master_epoch: int
+    sync_state_set_epoch: int
+    master_id: int | None
+    sync_state_set: tuple[int, ...]
+    seq: float
+    """Time of the poll, or the Raft index for views rebuilt from a node's journal."""
+    source: str = "poll"
+
+
+@dataclass(frozen=True, slots=True)
+class FinalLog:
+    """A broker set's messages as the final master serves them, and its commit log decoded from disk."""
+
+    master_node: str
+    at_queue_offset: dict[tuple[int, int], str]
+    """(queue id, queue offset) → payload, from PullMessage on the final master."""
+    at_commit_log_offset: dict[int, str]
+    """commit-log offset → payload of every record in the final master's log on disk."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaFiles:
+    """One replica's state on disk after healing."""
+
+    node: str
+    broker_id: int
+    is_master: bool
+    confirm_offset: int
+    min_offset: int
+    log: bytes
+    """The commit log from ``min_offset`` up to its max offset."""
+    epochs: tuple[tuple[int, int], ...]
+    """(epoch, start offset) entries of the epoch file."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One injected fault (or heal), as printed and counted."""
+
+    at: float
+    kind: str
+    target: str
+    detail: str = ""
+
+
+@dataclass
+class History:
+    acks: list[Ack] = field(default_factory=list)
+    seen: list[Seen] = field(default_factory=list)
+    role_changes: list[RoleChange] = field(default_factory=list)
+    controller_views: list[ControllerView] = field(default_factory=list)
+    final_logs: dict[str, FinalLog] = field(default_factory=dict)
+    replicas: dict[str, list[ReplicaFiles]] = field(default_factory=dict)
+    controller_states: dict[str, dict[str, ControllerView]] = field(default_factory=dict)
+    """node → broker set → that node's final view (rebuilt offline from its journal and snapshot)."""
+    faults: list[Fault] = field(default_factory=list)
+    send_attempts: int = 0
+    send_failures: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    """Things that are not invariant violations but explain a run (a set that did not converge in time, ...)."""
+
+
+class Recorder:
+    """Thread-safe appends to a ``History`` from the producer, consumer, poller and fault threads."""
+
+    def __init__(self, history: History) -> None:
+        self.history = history
+        self._lock = threading.Lock()
+
+    def ack(self, ack: Ack) -> None:
+        with self._lock:
+            self.history.acks.append(ack)
+            self.history.send_attempts += 1
+
+    def failed_send(self, status: str) -> None:
+        with self._lock:
+            self.history.send_attempts += 1
+            self.history.send_failures[status] = self.history.send_failures.get(status, 0) + 1
+
+    def seen(self, items: list[Seen]) -> None:
+        with self._lock:
+            self.history.seen.extend(items)
+
+    def controller_view(self, view: ControllerView) -> None:
+        with self._lock:
+            self.history.controller_views.append(view)
+
+    def fault(self, fault: Fault) -> None:
+        with self._lock:
+            self.history.faults.append(fault)
+
+    def note(self, text: str) -> None:
+        with self._lock:
+            self.history.notes.append(text)

@@ -1,0 +1,236 @@
+"""The invariants of a chaos run, as pure functions over a recorded ``History``.
+
+Each checker returns the violations it found, each naming the invariant, the broker set and the facts
+(epoch, offset, payload, nodes) that break it; an empty list means the invariant held. Numbering follows the
+issue:
+
+1. every acknowledged message is present, once, at its offsets, in the final master's log;
+2. at most one broker accepted writes in a given masterEpoch of a broker set;
+3. after healing, a set's replicas are byte-identical up to the confirmOffset and their epoch files agree on
+   every common epoch;
+4. masterEpoch and syncStateSetEpoch never go backwards on any controller node, and every node holds the same
+   state after healing;
+5. a consumer never saw a message that was later truncated.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tests.chaos.history import Ack, ControllerView, FinalLog, History, ReplicaFiles, RoleChange, Seen
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    invariant: int
+    broker_set: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"[invariant {self.invariant}] {self.broker_set}: {self.text}"
+
+
+def _describe(ack: Ack) -> str:
+    return (
+        f"payload {ack.payload} (acked by broker {ack.broker_id} at {ack.broker_address} in epoch "
+        f"{ack.master_epoch}, queue {ack.queue_id} offset {ack.queue_offset}, commit-log offset "
+        f"{ack.commit_log_offset})"
+    )
+
+
+def check_acked_present(acks: Iterable[Ack], final_logs: dict[str, FinalLog]) -> list[Violation]:
+    """Invariant 1: each ack's payload is at its queue offset and its commit-log offset, and nowhere else."""
+    out: list[Violation] = []
+    counts = {name: Counter(log.at_queue_offset.values()) for name, log in final_logs.items()}
+    log_counts = {name: Counter(log.at_commit_log_offset.values()) for name, log in final_logs.items()}
+    for ack in acks:
+        final = final_logs.get(ack.broker_set)
+        if final is None:
+            out.append(Violation(1, ack.broker_set, f"no final master to check {_describe(ack)}"))
+            continue
+        found = final.at_queue_offset.get((ack.queue_id, ack.queue_offset))
+        if found != ack.payload:
+            held = f"holds {found}" if found else "holds nothing"
+            out.append(
+                Violation(
+                    1,
+                    ack.broker_set,
+                    f"{_describe(ack)} is missing on {final.master_node}: queue "
+                    f"{ack.queue_id} offset {ack.queue_offset} {held}",
+                )
+            )
+        record = final.at_commit_log_offset.get(ack.commit_log_offset)
+        if record != ack.payload:
+            held = f"a record of {record}" if record else "no record"
+            out.append(
+                Violation(
+                    1,
+                    ack.broker_set,
+                    f"{_describe(ack)}: the commit log of {final.master_node} "
+                    f"has {held} at offset {ack.commit_log_offset}",
+                )
+            )
+        for what, counter in (("queue", counts), ("commit log", log_counts)):
+            n = counter[ack.broker_set][ack.payload]
+            if n > 1:
+                out.append(Violation(1, ack.broker_set, f"{_describe(ack)} is stored {n} times in the {what}"))
+    return out
+
+
+def check_single_writer(acks: Iterable[Ack], role_changes: Iterable[RoleChange]) -> list[Violation]:
+    """Invariant 2: per (set, masterEpoch), the brokers that acked writes or became master are at most one."""
+    writers: dict[tuple[str, int], dict[int, str]] = defaultdict(dict)
+    for ack in acks:
+        writers[(ack.broker_set, ack.master_epoch)].setdefault(ack.broker_id, f"acked {ack.payload}")
+    for change in role_changes:
+        if change.role == "master":
+            writers[(change.broker_set, change.epoch)].setdefault(
+                change.broker_id, f"logged becoming master on {change.node}"
+            )
+    return [
+        Violation(
+            2,
+            name,
+            f"masterEpoch {epoch} had {len(who)} writers: "
+            + "; ".join(f"broker {b} {why}" for b, why in sorted(who.items())),
+        )
+        for (name, epoch), who in sorted(writers.items())
+        if len(who) > 1
+    ]
+
+
+def check_replicas_identical(replicas: dict[str, list[ReplicaFiles]]) -> list[Violation]:
+    """Invariant 3: every replica holds the master's bytes up to the master's confirmOffset; epochs agree."""
+    out: list[Violation] = []
+    for name, group in sorted(replicas.items()):
+        masters = [r for r in group if r.is_master]
+        if len(masters) != 1:
+            out.append(Violation(3, name, f"{len(masters)} replicas are master after healing"))
+            continue
+        master = masters[0]
+        confirm = master.confirm_offset
+        start = max(r.min_offset for r in group)
+        reference = master.log[start - master.min_offset : confirm - master.min_offset]
+        for r in group:
+            if r is master:
+                continue
+            end = r.min_offset + len(r.log)
+            if end < confirm:
+                out.append(
+                    Violation(
+                        3,
+                        name,
+                        f"broker {r.broker_id} on {r.node} holds {end} bytes, below the "
+                        f"confirmOffset {confirm} of master {master.broker_id}",
+                    )
+                )
+                continue
+            mine = r.log[start - r.min_offset : confirm - r.min_offset]
+            if mine != reference:
+                first = next(i for i, (a, b) in enumerate(zip(mine, reference, strict=True)) if a != b)
+                out.append(
+                    Violation(
+                        3,
+                        name,
+                        f"broker {r.broker_id} on {r.node} differs from master "
+                        f"{master.broker_id} at offset {start + first} (confirmOffset "
+                        f"{confirm})",
+                    )
+                )
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                ea, eb = dict(a.epochs), dict(b.epochs)
+                for epoch in sorted(ea.keys() & eb.keys()):
+                    if ea[epoch] != eb[epoch]:
+                        out.append(
+                            Violation(
+                                3,
+                                name,
+                                f"epoch {epoch} starts at {ea[epoch]} on broker {a.broker_id} "
+                                f"({a.node}) but at {eb[epoch]} on broker {b.broker_id} "
+                                f"({b.node})",
+                            )
+                        )
+    return out
+
+
+def check_controller_monotonic(views: Iterable[ControllerView]) -> list[Violation]:
+    """Invariant 4a: on each node, a set's masterEpoch and syncStateSetEpoch never go backwards."""
+    out: list[Violation] = []
+    series: dict[tuple[str, str, str], list[ControllerView]] = defaultdict(list)
+    for v in views:
+        series[(v.node, v.broker_set, v.source)].append(v)
+    for (node, name, source), items in sorted(series.items()):
+        items.sort(key=lambda v: v.seq)
+        for prev, cur in itertools.pairwise(items):
+            for what, before, after in (
+                ("masterEpoch", prev.master_epoch, cur.master_epoch),
+                ("syncStateSetEpoch", prev.sync_state_set_epoch, cur.sync_state_set_epoch),
+            ):
+                if after < before:
+                    out.append(
+                        Violation(
+                            4,
+                            name,
+                            f"{what} went back from {before} to {after} on controller {node} "
+                            f"({source} {prev.seq:g} → {cur.seq:g})",
+                        )
+                    )
+    return out
+
+
+def _state_of(v: ControllerView) -> tuple[int, int, int | None, tuple[int, ...]]:
+    return v.master_epoch, v.sync_state_set_epoch, v.master_id, tuple(sorted(v.sync_state_set))
+
+
+def check_controllers_agree(states: dict[str, dict[str, ControllerView]]) -> list[Violation]:
+    """Invariant 4b: after healing every controller node holds the same state for every set."""
+    out: list[Violation] = []
+    names = sorted({name for per_node in states.values() for name in per_node})
+    for name in names:
+        seen = {node: _state_of(per_node[name]) if name in per_node else None for node, per_node in states.items()}
+        if len(set(seen.values())) > 1:
+            shown = "; ".join(
+                f"{node}: "
+                + (
+                    "no such set"
+                    if s is None
+                    else f"masterEpoch {s[0]}, syncStateSetEpoch {s[1]}, master {s[2]}, SyncStateSet {list(s[3])}"
+                )
+                for node, s in sorted(seen.items())
+            )
+            out.append(Violation(4, name, f"controller nodes disagree after healing: {shown}"))
+    return out
+
+
+def check_seen_kept(seen: Iterable[Seen], final_logs: dict[str, FinalLog]) -> list[Violation]:
+    """Invariant 5: whatever a consumer read is still at the same queue offset in the final log."""
+    out: list[Violation] = []
+    for s in seen:
+        final = final_logs.get(s.broker_set)
+        found = final.at_queue_offset.get((s.queue_id, s.queue_offset)) if final else None
+        if found != s.payload:
+            now = f"now holds {found}" if found else "no longer exists"
+            out.append(
+                Violation(
+                    5,
+                    s.broker_set,
+                    f"a consumer read {s.payload} at queue {s.queue_id} offset "
+                    f"{s.queue_offset} from {s.node}; that offset {now}",
+                )
+            )
+    return out
+
+
+def check_all(history: History) -> list[Violation]:
+    return [
+        *check_acked_present(history.acks, history.final_logs),
+        *check_single_writer(history.acks, history.role_changes),
+        *check_replicas_identical(history.replicas),
+        *check_controller_monotonic(history.controller_views),
+        *check_controllers_agree(history.controller_states),
+        *check_seen_kept(history.seen, history.final_logs),
+    ]

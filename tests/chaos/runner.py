@@ -1,0 +1,275 @@
+"""One chaos run: start the cluster, run the clients under a fault schedule, heal, collect, check.
+
+Phases (``run_chaos``):
+
+1. start 3 controllers and 3 agents through the proxies; wait until every set has a master and a full
+   SyncStateSet;
+2. start the producer, the consumer and the controller poller; inject faults for ``duration_s``;
+3. heal everything, let the producer run ``AFTER_HEAL_S`` more, stop the clients, and wait until every set
+   has one master, 3 replicas in sync and equal max and confirm offsets on all of them;
+4. read every set's messages from its final master, stop the agents, wait until the controller nodes have
+   applied the same Raft index, stop them;
+5. read the files (commit logs, epoch files, controller journals and snapshots) and the agents' role-change
+   log lines, and run the invariant checkers.
+
+Every process is stopped by pid in a ``finally``, whatever happens.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mqadmin_py.client import AgentClient
+from mqadmin_py.errors import MqError
+from mqadmin_py.proto import agent_pb2 as pb
+from mqadmin_py.sandbox import broker_set_names
+from tests.chaos.cluster import AGENT_HOST, ChaosCluster, records, views_of
+from tests.chaos.faults import FaultScheduler
+from tests.chaos.history import FinalLog, History, Recorder
+from tests.chaos.invariants import Violation, check_all
+from tests.chaos.workload import QUEUES, Consumer, ControllerPoller, Producer, pull_request
+from tests.integration.agents_cluster import AgentProcess
+
+READY_S = 90.0
+AFTER_HEAL_S = 3.0
+CONVERGE_S = 90.0
+SHOW_PER_INVARIANT = 20
+
+
+@dataclass
+class Report:
+    seed: int
+    duration_s: float
+    sets: int
+    history: History
+    violations: list[Violation] = field(default_factory=list)
+    elapsed_s: float = 0.0
+    proxied: dict[str, int] = field(default_factory=dict)
+    """Connections each kind of link carried (raft, grpc, ha)."""
+
+    def faults_by_kind(self) -> Counter[str]:
+        return Counter(f.kind for f in self.history.faults if not f.kind.startswith("heal "))
+
+    def text(self) -> str:
+        h = self.history
+        lines = [
+            f"seed {self.seed}, {self.duration_s:g} s of faults, {self.sets} broker set(s), "
+            f"{self.elapsed_s:.0f} s in all",
+            "faults injected: " + (", ".join(f"{k} {n}" for k, n in sorted(self.faults_by_kind().items())) or "none"),
+            f"sends: {h.send_attempts} attempts, {len(h.acks)} acknowledged; not acknowledged: "
+            + (", ".join(f"{k} {n}" for k, n in sorted(h.send_failures.items())) or "none"),
+            f"consumer reads during the run: {len(h.seen)}; controller answers polled: {len(h.controller_views)}; "
+            f"role changes logged: {len(h.role_changes)}",
+            "checked: "
+            + "; ".join(
+                f"{name}: {len(log.at_queue_offset)} messages served by the final master {log.master_node}, "
+                f"{len(log.at_commit_log_offset)} records in its log"
+                for name, log in sorted(h.final_logs.items())
+            ),
+            "checked: "
+            + "; ".join(
+                f"{name}: {len(group)} replicas compared up to {max(r.confirm_offset for r in group)}"
+                for name, group in sorted(h.replicas.items())
+            )
+            + f"; controller states of {len(h.controller_states)} nodes rebuilt from their journals",
+            "connections through the proxies: " + ", ".join(f"{k} {n}" for k, n in sorted(self.proxied.items())),
+            *(f"note: {n}" for n in h.notes),
+            f"violations: {len(self.violations)}"
+            + "".join(
+                f", invariant {i}: {n}" for i, n in sorted(Counter(v.invariant for v in self.violations).items())
+            ),
+        ]
+        shown: Counter[int] = Counter()
+        for v in self.violations:
+            shown[v.invariant] += 1
+            if shown[v.invariant] <= SHOW_PER_INVARIANT:
+                lines.append(f"  {v}")
+        lines += [
+            f"  ... and {n - SHOW_PER_INVARIANT} more of invariant {i}"
+            for i, n in sorted(shown.items())
+            if n > SHOW_PER_INVARIANT
+        ]
+        return "\n".join(lines)
+
+
+def run_chaos(
+    directory: Path,
+    seed: int,
+    duration_s: float,
+    sets: int = 1,
+    say: Callable[[str], None] = print,
+    broker_config: dict[str, str] | None = None,
+) -> Report:
+    """One run (see the module docstring); `broker_config` overrides broker keys (e.g. an unsafe setting)."""
+    started = time.monotonic()
+    history = History()
+    recorder = Recorder(history)
+    cluster = ChaosCluster(directory, broker_set_names(sets), broker_config)
+    say(f"chaos seed {seed}: {duration_s:g} s, {sets} broker set(s), files in {directory}")
+    try:
+        cluster.start()
+        _wait_ready(cluster, READY_S)
+        clients = [
+            Producer(cluster, recorder, seed),
+            Consumer(cluster, recorder, seed),
+            ControllerPoller(cluster, recorder),
+        ]
+        for t in clients:
+            t.start()
+        try:
+            FaultScheduler(cluster, recorder, seed, say).run(duration_s)
+            time.sleep(AFTER_HEAL_S)
+        finally:
+            for t in clients:
+                t.stopped.set()
+            for t in clients:
+                t.join(30)
+        masters = _converge(cluster, recorder, CONVERGE_S)
+        confirm = _collect_live(cluster, history, masters)
+        for a in cluster.agents:
+            a.stop()
+        last_index = _controllers_settle(cluster, recorder)
+        for c in cluster.controllers.values():
+            c.stop()
+        _collect_files(cluster, history, masters, confirm, last_index)
+        history.role_changes = cluster.role_changes()
+    finally:
+        cluster.close()
+    proxied = Counter[str]()
+    for link in cluster.hub.links.values():
+        proxied[link.name.split()[0]] += link.accepted
+    return Report(seed, duration_s, sets, history, check_all(history), time.monotonic() - started, dict(proxied))
+
+
+def _wait_ready(cluster: ChaosCluster, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    last = "no answer"
+    while time.monotonic() < deadline:
+        try:
+            state = cluster.sync_state()
+        except MqError as exc:
+            last = str(exc)
+        else:
+            ready = [
+                n
+                for n, info in state.items()
+                if info.HasField("master_address") and sum(r.alive for r in info.in_sync_replicas) == 3
+            ]
+            if len(ready) == len(cluster.sets):
+                return
+            last = f"ready: {ready}"
+        time.sleep(0.2)
+    raise AssertionError(f"the cluster did not start within {timeout:g} s ({last}); see {cluster.dir}")
+
+
+def _status(agent: AgentProcess, broker_set: str) -> pb.GetHAStatusResponse | None:
+    try:
+        return agent.ha_status(broker_set)
+    except Exception:  # grpc.RpcError while it restarts
+        return None
+
+
+def _converge(cluster: ChaosCluster, recorder: Recorder, timeout: float) -> dict[str, AgentProcess]:
+    """Wait until each set has one master, all in its SyncStateSet and equal offsets; set → master agent."""
+    deadline = time.monotonic() + timeout
+    pending: dict[str, str] = {}
+    masters: dict[str, AgentProcess] = {}
+    while time.monotonic() < deadline:
+        pending.clear()
+        for name in cluster.sets:
+            statuses = {a.name: _status(a, name) for a in cluster.agents}
+            roles = [s.role if s else "down" for s in statuses.values()]
+            leaders = [a for a in cluster.agents if (s := statuses[a.name]) is not None and s.role == "master"]
+            if len(leaders) != 1 or roles.count("slave") != 2:
+                pending[name] = f"roles {roles}"
+                continue
+            m = statuses[leaders[0].name]
+            assert m is not None
+            offsets = {(s.max_offset, s.confirm_offset) for s in statuses.values() if s is not None}
+            if len(m.sync_state_set) != 3 or len(offsets) != 1:
+                pending[name] = f"SyncStateSet {list(m.sync_state_set)}, (max, confirm) offsets {sorted(offsets)}"
+                continue
+            masters[name] = leaders[0]
+        if not pending:
+            return masters
+        time.sleep(0.3)
+    recorder.note(f"not converged {timeout:g} s after healing: " + "; ".join(f"{k}: {v}" for k, v in pending.items()))
+    for name in pending:  # check what there is: the agent that says it is master, if one does
+        m2 = next((a for a in cluster.agents if (s := _status(a, name)) is not None and s.role == "master"), None)
+        if m2 is not None:
+            masters[name] = m2
+    return masters
+
+
+def _collect_live(cluster: ChaosCluster, history: History, masters: dict[str, AgentProcess]) -> dict[str, int]:
+    """Read every set's messages from its final master; returns set → the master's confirmOffset."""
+    confirm: dict[str, int] = {}
+    with AgentClient(timeout=10) as agents:
+        for name, master in masters.items():
+            address = f"{AGENT_HOST}:{master.broker_ports[name]}"
+            at: dict[tuple[int, int], str] = {}
+            for queue_id in range(QUEUES):
+                offset = 0
+                while True:
+                    r = agents.call(address, "PullMessage", pull_request(name, queue_id, offset, 256))
+                    if r.code != 0 or not r.messages:
+                        break
+                    for m in r.messages:
+                        at[(queue_id, m.queue_offset)] = m.message.body.decode(errors="replace")
+                    offset = r.next_offset
+            status = _status(master, name)
+            confirm[name] = status.confirm_offset if status is not None else 0
+            history.final_logs[name] = FinalLog(master.name, at, {})
+    return confirm
+
+
+def _controllers_settle(cluster: ChaosCluster, recorder: Recorder, timeout: float = 30.0) -> int:
+    """Wait until every node has applied the same Raft index (stable for a second); returns it."""
+    deadline = time.monotonic() + timeout
+    stable_since, last = time.monotonic(), (-1,)
+    while time.monotonic() < deadline:
+        indexes = []
+        for address in cluster.controller_addresses.values():
+            try:
+                meta = cluster.client.metadata(address)
+                indexes.append(meta.raft.last_applied)
+            except MqError:
+                indexes.append(-1)
+        now = tuple(indexes)
+        if now != last:
+            stable_since, last = time.monotonic(), now
+        elif len(set(now)) == 1 and now[0] > 0 and time.monotonic() - stable_since >= 1.0:
+            return now[0]
+        time.sleep(0.1)
+    recorder.note(f"controller nodes did not settle on one applied index: {last}")
+    return min(i for i in last if i > 0) if any(i > 0 for i in last) else 0
+
+
+def _collect_files(
+    cluster: ChaosCluster, history: History, masters: dict[str, AgentProcess], confirm: dict[str, int], last_index: int
+) -> None:
+    for name in cluster.sets:
+        group = []
+        for a in cluster.agents:
+            ids = (a.dir / name / "brokerIdentity").read_text().strip().rsplit("#", 1)
+            group.append(cluster.replica_files(a, name, int(ids[1]), masters.get(name) is a, confirm.get(name, 0)))
+        history.replicas[name] = group
+        master = next((r for r in group if r.is_master), None)
+        if master is not None and name in history.final_logs:
+            bodies = records(master.log, master.min_offset)
+            final = history.final_logs[name]
+            history.final_logs[name] = FinalLog(
+                final.master_node, final.at_queue_offset, {o: b.decode(errors="replace") for o, b in bodies.items()}
+            )
+    for node in cluster.controllers:
+        steps = cluster.controller_history(node, last_index)
+        for index, state in steps:
+            history.controller_views.extend(views_of(node, state, index, "journal"))
+        if steps:
+            history.controller_states[node] = {v.broker_set: v for v in views_of(node, steps[-1][1], 0, "final")}
+        else:
+            history.controller_states[node] = {}

@@ -1,0 +1,190 @@
+"""The invariant checkers on hand-made histories: each one finds the violation it exists for, and only that."""
+
+from __future__ import annotations
+
+from tests.chaos.history import Ack, ControllerView, FinalLog, History, ReplicaFiles, RoleChange, Seen
+from tests.chaos.invariants import (
+    check_acked_present,
+    check_all,
+    check_controller_monotonic,
+    check_controllers_agree,
+    check_replicas_identical,
+    check_seen_kept,
+    check_single_writer,
+)
+
+SET = "broker-a"
+
+
+def ack(payload: str, queue_offset: int, commit_log_offset: int, broker_id: int = 1, epoch: int = 1) -> Ack:
+    return Ack(SET, payload, broker_id, f"127.0.0.1:{1000 + broker_id}", epoch, 0, queue_offset, commit_log_offset, 0.0)
+
+
+def final(at: dict[tuple[int, int], str], records: dict[int, str]) -> dict[str, FinalLog]:
+    return {SET: FinalLog("agent0", at, records)}
+
+
+GOOD_LOG = final({(0, 0): "p0", (0, 1): "p1"}, {0: "p0", 100: "p1"})
+GOOD_ACKS = [ack("p0", 0, 0), ack("p1", 1, 100)]
+
+
+def replica(
+    node: str,
+    broker_id: int,
+    log: bytes,
+    *,
+    master: bool = False,
+    epochs: tuple[tuple[int, int], ...] = ((1, 0),),
+    confirm: int = 8,
+) -> ReplicaFiles:
+    return ReplicaFiles(node, broker_id, master, confirm, 0, log, epochs)
+
+
+def view(node: str, master_epoch: int, sss_epoch: int, seq: float, master: int | None = 1) -> ControllerView:
+    return ControllerView(node, SET, master_epoch, sss_epoch, master, (1, 2, 3), seq)
+
+
+# --- 1: acknowledged messages are present, once, at their offsets --------------------------------
+
+
+def test_a_consistent_history_has_no_violation() -> None:
+    history = History(
+        acks=GOOD_ACKS,
+        seen=[Seen(SET, 0, 1, "p1", "agent1", 0.0)],
+        role_changes=[RoleChange(SET, 1, "master", 1, "agent0"), RoleChange(SET, 2, "slave", 1, "agent1")],
+        controller_views=[view("n0", 1, 1, 0.0), view("n0", 1, 2, 1.0), view("n1", 2, 3, 2.0)],
+        final_logs=GOOD_LOG,
+        replicas={SET: [replica("agent0", 1, b"abcdefgh", master=True), replica("agent1", 2, b"abcdefghXY")]},
+        controller_states={"n0": {SET: view("n0", 2, 3, 0)}, "n1": {SET: view("n1", 2, 3, 0)}},
+    )
+    assert check_all(history) == []
+
+
+def test_a_lost_acknowledged_message_is_reported_with_its_offsets() -> None:
+    violations = check_acked_present(GOOD_ACKS, final({(0, 0): "p0"}, {0: "p0"}))
+    assert [v.invariant for v in violations] == [1, 1]
+    assert "payload p1" in violations[0].text and "queue 0 offset 1 holds nothing" in violations[0].text
+    assert "no record at offset 100" in violations[1].text
+
+
+def test_an_acknowledged_message_overwritten_at_its_offset_is_reported() -> None:
+    violations = check_acked_present(GOOD_ACKS, final({(0, 0): "p0", (0, 1): "other"}, {0: "p0", 100: "p1"}))
+    assert len(violations) == 1 and "holds other" in violations[0].text
+
+
+def test_an_acknowledged_message_stored_twice_is_reported() -> None:
+    log = final({(0, 0): "p0", (0, 1): "p1", (0, 2): "p1"}, {0: "p0", 100: "p1", 200: "p1"})
+    texts = [v.text for v in check_acked_present(GOOD_ACKS, log)]
+    assert any("stored 2 times in the queue" in t for t in texts)
+    assert any("stored 2 times in the commit log" in t for t in texts)
+
+
+def test_a_set_without_a_final_master_is_reported() -> None:
+    assert check_acked_present(GOOD_ACKS, {})[0].text.startswith("no final master")
+
+
+# --- 2: one writer per masterEpoch -----------------------------------------------------------------
+
+
+def test_two_brokers_acknowledging_in_one_epoch_is_reported() -> None:
+    violations = check_single_writer(
+        [ack("p0", 0, 0, broker_id=1, epoch=3), ack("p1", 1, 100, broker_id=2, epoch=3)], []
+    )
+    assert len(violations) == 1
+    assert "masterEpoch 3 had 2 writers" in violations[0].text and "broker 2 acked p1" in violations[0].text
+
+
+def test_an_ack_from_a_broker_that_was_not_the_epochs_master_is_reported() -> None:
+    violations = check_single_writer([ack("p0", 0, 0, broker_id=1, epoch=4)], [RoleChange(SET, 2, "master", 4, "a1")])
+    assert len(violations) == 1 and "logged becoming master on a1" in violations[0].text
+
+
+def test_two_brokers_logging_master_in_one_epoch_is_reported() -> None:
+    changes = [RoleChange(SET, 1, "master", 2, "a0"), RoleChange(SET, 3, "master", 2, "a2")]
+    assert [v.invariant for v in check_single_writer([], changes)] == [2]
+
+
+def test_one_broker_master_in_successive_epochs_is_fine() -> None:
+    changes = [
+        RoleChange(SET, 1, "master", 1, "a0"),
+        RoleChange(SET, 1, "master", 2, "a0"),
+        RoleChange(SET, 2, "slave", 2, "a1"),
+    ]
+    assert check_single_writer([ack("p0", 0, 0, broker_id=1, epoch=2)], changes) == []
+
+
+# --- 3: replicas identical up to the confirmOffset, epoch files agree ------------------------------
+
+
+def test_a_replica_differing_below_the_confirm_offset_is_reported_at_the_first_byte() -> None:
+    group = [replica("agent0", 1, b"abcdefgh", master=True), replica("agent1", 2, b"abcXefgh")]
+    violations = check_replicas_identical({SET: group})
+    assert len(violations) == 1 and "differs from master 1 at offset 3" in violations[0].text
+
+
+def test_a_difference_past_the_confirm_offset_is_allowed() -> None:
+    group = [replica("agent0", 1, b"abcdefgh", master=True, confirm=4), replica("agent1", 2, b"abcdXXXX")]
+    assert check_replicas_identical({SET: group}) == []
+
+
+def test_a_replica_short_of_the_confirm_offset_is_reported() -> None:
+    group = [replica("agent0", 1, b"abcdefgh", master=True), replica("agent1", 2, b"abc")]
+    assert "holds 3 bytes, below the confirmOffset 8" in check_replicas_identical({SET: group})[0].text
+
+
+def test_epoch_files_disagreeing_on_a_common_epoch_are_reported() -> None:
+    group = [
+        replica("agent0", 1, b"abcdefgh", master=True, epochs=((1, 0), (2, 4))),
+        replica("agent1", 2, b"abcdefgh", epochs=((1, 0), (2, 6))),
+    ]
+    violations = check_replicas_identical({SET: group})
+    assert len(violations) == 1 and "epoch 2 starts at 4 on broker 1" in violations[0].text
+
+
+def test_no_single_master_after_healing_is_reported() -> None:
+    group = [replica("agent0", 1, b"ab"), replica("agent1", 2, b"ab")]
+    assert "0 replicas are master" in check_replicas_identical({SET: group})[0].text
+
+
+# --- 4: controller epochs monotonic per node, nodes agree after healing -----------------------------
+
+
+def test_a_master_epoch_going_back_on_one_node_is_reported() -> None:
+    violations = check_controller_monotonic([view("n0", 3, 5, 1.0), view("n0", 2, 6, 2.0), view("n1", 1, 1, 3.0)])
+    assert len(violations) == 1
+    assert "masterEpoch went back from 3 to 2 on controller n0" in violations[0].text
+
+
+def test_a_sync_state_set_epoch_going_back_is_reported_even_when_polled_out_of_order() -> None:
+    violations = check_controller_monotonic([view("n1", 3, 7, 2.0), view("n1", 3, 8, 1.0)])
+    assert len(violations) == 1 and "syncStateSetEpoch went back from 8 to 7" in violations[0].text
+
+
+def test_different_nodes_may_lag_each_other() -> None:
+    assert check_controller_monotonic([view("n0", 5, 9, 1.0), view("n1", 4, 8, 2.0)]) == []
+
+
+def test_controller_nodes_that_disagree_after_healing_are_reported() -> None:
+    states = {"n0": {SET: view("n0", 4, 6, 0)}, "n1": {SET: view("n1", 4, 6, 0)}, "n2": {SET: view("n2", 4, 5, 0)}}
+    violations = check_controllers_agree(states)
+    assert len(violations) == 1 and "n2: masterEpoch 4, syncStateSetEpoch 5" in violations[0].text
+
+
+def test_a_node_missing_a_set_after_healing_is_reported() -> None:
+    states = {"n0": {SET: view("n0", 1, 1, 0)}, "n1": {}}
+    assert "n1: no such set" in check_controllers_agree(states)[0].text
+
+
+# --- 5: nothing a consumer saw is truncated later ---------------------------------------------------
+
+
+def test_a_consumed_message_that_was_truncated_is_reported() -> None:
+    seen = [Seen(SET, 0, 1, "p1", "agent1", 0.0), Seen(SET, 0, 2, "p2", "agent2", 0.0)]
+    violations = check_seen_kept(seen, GOOD_LOG)
+    assert len(violations) == 1
+    assert violations[0].invariant == 5 and "read p2 at queue 0 offset 2 from agent2" in violations[0].text
+
+
+def test_a_consumed_offset_that_now_holds_another_message_is_reported() -> None:
+    violations = check_seen_kept([Seen(SET, 0, 0, "old", "agent0", 0.0)], GOOD_LOG)
+    assert len(violations) == 1 and "now holds p0" in violations[0].text

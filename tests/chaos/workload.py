@@ -1,0 +1,169 @@
+"""The clients of a chaos run, each a thread of the test process recording what it saw.
+
+* ``Producer``: sends one message at a time to each set's master through the agents' real gRPC send path
+  (``mqadmin sendMessage``'s ``_send_one``: it follows a refusing broker's hint, and retries only refusals
+  that stored nothing), and records every PUT_OK. Every payload is unique and never re-sent after an
+  ambiguous outcome, so a payload stored twice is a bug, not at-least-once delivery.
+* ``Consumer``: every ``CONSUME_EVERY_S`` pulls, from a randomly chosen replica of each set (master or
+  slave), whatever follows the offsets it has read so far, and records each message (invariant 5).
+* ``ControllerPoller``: asks every controller node directly (no redirect) for the sets' SyncStateSet data;
+  the leader answers, followers refuse (NOT_LEADER); every answer is recorded (invariant 4).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+from mqadmin_py.client import AgentClient, ControllerClient
+from mqadmin_py.commands.messages import _send_one
+from mqadmin_py.errors import MqError
+from mqadmin_py.proto import agent_pb2 as pb
+from mqadmin_py.proto import controller_pb2 as cpb
+from tests.chaos.cluster import AGENT_HOST, ChaosCluster
+from tests.chaos.history import Ack, ControllerView, Recorder, Seen
+
+TOPIC = "Chaos"
+QUEUES = 4  # queue_id -1: the agent spreads messages over queues 0..3
+SEND_BUDGET_S = 2.0
+CONSUME_EVERY_S = 0.5
+POLL_EVERY_S = 0.3
+
+
+def pull_request(broker_name: str, queue_id: int, offset: int, max_messages: int) -> pb.PullMessageRequest:
+    """A pull of the test topic's `queue_id` from `offset` on."""
+    return pb.PullMessageRequest(
+        broker=pb.BrokerRef(broker_name=broker_name),
+        topic=TOPIC,
+        queue_id=queue_id,
+        queue_offset=offset,
+        max_messages=max_messages,
+    )
+
+
+class Producer(threading.Thread):
+    def __init__(self, cluster: ChaosCluster, recorder: Recorder, seed: int) -> None:
+        super().__init__(name="chaos-producer", daemon=True)
+        self.cluster = cluster
+        self.recorder = recorder
+        self.prefix = f"s{seed}-"
+        self.stopped = threading.Event()
+        self._targets: dict[str, str | None] = dict.fromkeys(cluster.sets)
+
+    def run(self) -> None:
+        n = 0
+        with AgentClient(timeout=SEND_BUDGET_S + 3) as agents:
+            while not self.stopped.is_set():
+                for name in self.cluster.sets:
+                    address = self._targets[name] or self._find(name)
+                    if address is None:
+                        self.recorder.failed_send("NO_MASTER")
+                        self.stopped.wait(0.1)
+                        continue
+                    payload = f"{self.prefix}{n:07d}"
+                    n += 1
+                    message = pb.Message(topic=TOPIC, queue_id=-1, body=payload.encode())
+                    try:
+                        result, address = _send_one(agents, name, address, message, SEND_BUDGET_S)
+                    except MqError:
+                        self.recorder.failed_send("UNREACHABLE")
+                        self._targets[name] = None
+                        continue
+                    if result["code"] != 0:
+                        self.recorder.failed_send(str(result["status"]))
+                        self._targets[name] = None
+                        self.stopped.wait(0.05)
+                        continue
+                    self._targets[name] = address
+                    self.recorder.ack(
+                        Ack(
+                            name,
+                            payload,
+                            result["brokerId"],
+                            address,
+                            result["masterEpoch"],
+                            result["queueId"],
+                            result["queueOffset"],
+                            result["commitLogOffset"],
+                            time.monotonic(),
+                        )
+                    )
+
+    def _find(self, name: str) -> str | None:
+        try:
+            info = self.cluster.sync_state().get(name)
+        except MqError:
+            return None
+        return info.master_address if info is not None and info.HasField("master_address") else None
+
+
+class Consumer(threading.Thread):
+    def __init__(self, cluster: ChaosCluster, recorder: Recorder, seed: int) -> None:
+        super().__init__(name="chaos-consumer", daemon=True)
+        self.cluster = cluster
+        self.recorder = recorder
+        self.rng = random.Random(seed ^ 0x5EED)  # its own stream: the fault schedule must not depend on it
+        self.stopped = threading.Event()
+        self.cursor: dict[tuple[str, int], int] = {}
+
+    def run(self) -> None:
+        with AgentClient(timeout=1.0) as agents:
+            while not self.stopped.wait(CONSUME_EVERY_S):
+                for name in self.cluster.sets:
+                    agent = self.rng.choice(self.cluster.agents)
+                    address = f"{AGENT_HOST}:{agent.broker_ports[name]}"
+                    for queue_id in range(QUEUES):
+                        try:
+                            self._pull(agents, name, agent.name, address, queue_id)
+                        except MqError:
+                            break  # down or stopped: try another replica next round
+
+    def _pull(self, agents: AgentClient, name: str, node: str, address: str, queue_id: int) -> None:
+        offset = self.cursor.get((name, queue_id), 0)
+        response = agents.call(address, "PullMessage", pull_request(name, queue_id, offset, 64))
+        if response.code != 0 or not response.messages:
+            return
+        now = time.monotonic()
+        self.recorder.seen(
+            [
+                Seen(name, queue_id, m.queue_offset, m.message.body.decode(errors="replace"), node, now)
+                for m in response.messages
+            ]
+        )
+        self.cursor[(name, queue_id)] = response.next_offset
+
+
+class ControllerPoller(threading.Thread):
+    def __init__(self, cluster: ChaosCluster, recorder: Recorder) -> None:
+        super().__init__(name="chaos-poller", daemon=True)
+        self.cluster = cluster
+        self.recorder = recorder
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        request = cpb.GetSyncStateDataRequest(broker_names=self.cluster.sets)
+        with ControllerClient(list(self.cluster.controller_addresses.values()), timeout=1.0) as client:
+            while not self.stopped.wait(POLL_EVERY_S):
+                for node, address in self.cluster.controller_addresses.items():
+                    if not self.cluster.controllers[node].running():
+                        continue
+                    try:
+                        reply = client.call_at(address, "GetSyncStateData", request)
+                    except MqError:
+                        continue
+                    if reply.code != 0:
+                        continue
+                    now = time.monotonic()
+                    for info in reply.replicas_info:
+                        self.recorder.controller_view(
+                            ControllerView(
+                                node,
+                                info.broker_name,
+                                info.master_epoch,
+                                info.sync_state_set_epoch,
+                                info.master_broker_id if info.HasField("master_broker_id") else None,
+                                tuple(sorted(r.broker_id for r in info.in_sync_replicas)),
+                                now,
+                            )
+                        )
