@@ -142,7 +142,6 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=str(exc))
         if not batch:
             return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark="no message to send")
-        status = manager.status()
         started = time.monotonic()
         try:
             result = manager.put(batch)
@@ -154,12 +153,13 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             return pb.SendMessageResponse(code=ResponseCode.SYSTEM_ERROR, remark=remark)
         if self._host.metrics is not None:
             self._host.metrics.observe_put(manager, time.monotonic() - started, result.status.value)
+        status = manager.status()  # after the put: a refusal names the master the broker knows now
         response = pb.SendMessageResponse(
             code=STATUS_CODES[result.status],
             remark=REMARKS[result.status],
             status=result.status.value,
             broker_id=status.broker_id,
-            master_epoch=status.master_epoch,
+            master_epoch=result.epoch if result.epoch >= 0 else status.master_epoch,  # the epoch of the write
             master_address=status.master_address,
         )
         pause = manager.write_pause

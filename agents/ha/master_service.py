@@ -66,9 +66,12 @@ class MasterStore(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class PutResult:
+    """What a put did; `epoch` is the master epoch the append was made in (-1 when nothing was appended)."""
+
     status: PutStatus
     start_offset: int = -1
     end_offset: int = -1
+    epoch: int = -1
 
 
 class HAMaster:
@@ -88,6 +91,8 @@ class HAMaster:
         self._store = store
         self._admit = admit
         self._epochs = epochs
+        self.epoch = epochs().last_epoch()
+        """The epoch this master serves: a new master is made after its epoch is appended, one per epoch."""
         self._config = config
         self._on_propose = on_propose
         self._clock = clock
@@ -194,6 +199,8 @@ class HAMaster:
         share the next one (group commit). confirmOffset never passes what a flush here made durable.
         """
         with self._lock:
+            if self._stopped.is_set():  # a role change stopped this master: its epoch is over, write nothing
+                return PutResult(PutStatus.SERVICE_NOT_AVAILABLE)
             if self._writes_paused:
                 return PutResult(PutStatus.MASTER_TRANSFERRING)
             status = admit_put(self._sync, self._config.min_in_sync_replicas)
@@ -210,9 +217,9 @@ class HAMaster:
             while not self._acked(end):
                 remaining = deadline - self._clock()
                 if remaining <= 0 or self._stopped.is_set():
-                    return PutResult(PutStatus.FLUSH_SLAVE_TIMEOUT, start, end)
+                    return PutResult(PutStatus.FLUSH_SLAVE_TIMEOUT, start, end, self.epoch)
                 self._lock.wait(remaining)
-        return PutResult(PutStatus.PUT_OK, start, end)
+        return PutResult(PutStatus.PUT_OK, start, end, self.epoch)
 
     def _acked(self, end: int) -> bool:
         cfg = self._config

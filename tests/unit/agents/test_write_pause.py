@@ -437,3 +437,25 @@ def test_a_send_during_the_pause_is_refused_with_14_and_the_target_address(manag
     resumed = service.ResumeWrites(pb.ResumeWritesRequest(token="t1", reason="test"), None)
     assert (resumed.code, resumed.remark) == (ResponseCode.SUCCESS, "")
     assert service.SendMessage(send, None).code == ResponseCode.SUCCESS
+
+
+def test_a_put_reports_the_epoch_of_the_master_that_wrote_it(store: MessageStore) -> None:
+    """The epoch in a send's answer is the writing master's, fixed when it was made (a role change in between
+    cannot relabel the write: chaos invariant 2 counts writers per epoch from these answers)."""
+    cache = EpochCache.from_pairs([(1, 0), (4, 1)])
+    master = HAMaster(store, lambda: cache, SyncState(1, frozenset({1}), 1), HAConfig(), on_propose=lambda _s: None)
+    cache = EpochCache.from_pairs([(1, 0), (4, 1), (5, 2)])  # the book moves on; this master stays epoch 4's
+    try:
+        result = master.put([msg()])
+        assert (result.status, result.epoch) == (PutStatus.PUT_OK, 4)
+    finally:
+        master.stop()
+
+
+def test_a_stopped_master_refuses_puts_and_appends_nothing(master: HAMaster, store: MessageStore) -> None:
+    """A put that reaches a master after a role change stopped it must not write in the epoch that ended."""
+    master.put([msg(0)])
+    end = store.max_offset
+    master.stop()
+    assert master.put([msg(1)]) == PutResult(PutStatus.SERVICE_NOT_AVAILABLE)
+    assert store.max_offset == end
