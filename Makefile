@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: demo test lint stubs completions clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py agents/store/_fastscan.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,spark]'
@@ -31,4 +31,4 @@ completions: $(STAMP)
 	$(PY) -m mqadmin_py.completions
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache build *.egg-info agents/store/_fastscan*.so

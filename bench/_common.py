@@ -17,7 +17,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Coroutine, Iterable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -51,9 +51,12 @@ def machine_note() -> str:
 # --- command line, stats, output -------------------------------------------------------------------
 
 
-def parse_args(doc: str | None) -> argparse.Namespace:
+def parse_args(doc: str | None, extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
+    """``--quick`` and whatever options `extra` adds to the parser."""
     parser = argparse.ArgumentParser(description=(doc or "").strip().splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smoke run: finishes in under 30 s")
+    if extra is not None:
+        extra(parser)
     return parser.parse_args()
 
 

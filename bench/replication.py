@@ -24,6 +24,7 @@ the runs (a copy reused the pages of the copy before it; a slave mostly did not)
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import shutil
@@ -186,8 +187,16 @@ def config_label(cfg: HAConfig) -> str:
     return f"batch {cfg.batch_size // 1024} KiB, {cap}"
 
 
+def options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--bodies", help="message sizes in KiB, comma-separated (default 4,1,16,64; the first runs every config)"
+    )
+    parser.add_argument("--fastest-only", action="store_true", help="only the fastest config (1 MiB batches, no cap)")
+
+
 def main() -> None:
-    args = parse_args(__doc__)
+    args = parse_args(__doc__, options)
+    bodies = tuple(int(kib) * 1024 for kib in args.bodies.split(",")) if args.bodies else None
     size = (32 if args.quick else 256) * MB
     timeout = 60.0 if args.quick else 180.0
     reps = 1 if args.quick else 3
@@ -210,7 +219,7 @@ def main() -> None:
                 out.append(copies[reps // 2])
             return out
 
-        for body in QUICK_BODIES if args.quick else BODIES:
+        for body in bodies or (QUICK_BODIES if args.quick else BODIES):
             master = cluster.replica(1, default, name=f"master-{body}")
             cluster.start_master(master)
             per_put = PUT_BYTES // body
@@ -221,7 +230,8 @@ def main() -> None:
             if not files:
                 files = segment_files(master, end)
                 before = baselines()
-            for i, cfg in enumerate(every if body == BODIES[0] else [default, fastest]):
+            first = body == (bodies or BODIES)[0]
+            for i, cfg in enumerate([fastest] if args.fastest_only else every if first else [default, fastest]):
                 cluster.drop(master, delete=False)  # reopen the same log with this configuration
                 master = cluster.replica(1, cfg, name=f"master-{body}")
                 cluster.start_master(master)
@@ -231,7 +241,7 @@ def main() -> None:
                         tries.append(replicate(cluster, master, n, f"{body}-{i}-{n}-{k}", timeout))
                         time.sleep(0.2)  # let the master's connection threads notice the slaves left
                     runs.append((body, cfg, sorted(tries, key=lambda r: r.seconds)[reps // 2]))
-            if body != BODIES[0]:
+            if not first:
                 cluster.drop(master)
         after = baselines()
     copied = sum(size for _, size in files)

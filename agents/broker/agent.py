@@ -31,6 +31,7 @@ from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
 from agents.broker.service import POLICY, SERVICE, AgentServicer, BrokerNotFound
 from agents.config import AgentConfig, load_broker, with_overrides
+from agents.store import fastpath
 from agents.store.checkpoint import atomic_write
 from controller.config import ControllerConfig
 from controller.daemon import ControllerNode, GrpcBindError, MetricsBindError
@@ -166,6 +167,7 @@ class Agent:
             AgentServicer(self), f"{self.config.listen_host}:{self.config.listen_port}", self.config.security
         )
         log.info("agent serving on %s", self.address)
+        fastpath.report(log)
         for path in [*map(str, self.config.broker_config_paths), *self._remembered()]:
             try:
                 self._start_broker(path)

@@ -101,17 +101,31 @@ class ConsumeQueue:
                     break
         if problem is not None:
             raise ConsumeQueueError(problem)
-        if entries[0][2] != self._max:
-            self._skip_to(entries[0][2])
-        i = 0
-        while i < len(entries):
+        self._write(first, b"".join([ENTRY.pack(offset, size) for offset, size, _ in entries]))
+
+    def append_packed(self, commit_log_offset: int, queue_offset: int, packed: bytes) -> None:
+        """``append_many`` for entries already packed (``ENTRY`` each) and numbered from `queue_offset` on, the
+        first one for the record at `commit_log_offset`: what dispatch's compiled grouping produces."""
+        if len(packed) % ENTRY.size:
+            raise ValueError(f"{len(packed)} bytes are not whole consume-queue entries")
+        problem = self.refusal(commit_log_offset, queue_offset)
+        if problem is not None:
+            raise ConsumeQueueError(problem)
+        self._write(queue_offset, packed)
+
+    def _write(self, first: int, packed: bytes) -> None:
+        """Write the packed entries numbered from `first` (checked by the caller), one ``pwrite`` per file."""
+        if first != self._max:
+            self._skip_to(first)
+        view = memoryview(packed)
+        i, count = 0, len(packed) // ENTRY.size
+        while i < count:
             last = next(reversed(self._fds))
             if self._max == last + self.entries_per_file:
                 self._create_file(self._max)
                 last = self._max
-            n = min(len(entries) - i, last + self.entries_per_file - self._max)
-            blob = b"".join([ENTRY.pack(offset, size) for offset, size, _ in entries[i : i + n]])
-            os.pwrite(self._fds[last], blob, (self._max - last) * ENTRY.size)
+            n = min(count - i, last + self.entries_per_file - self._max)
+            os.pwrite(self._fds[last], view[i * ENTRY.size : (i + n) * ENTRY.size], (self._max - last) * ENTRY.size)
             self._dirty.add(last)
             self._max += n
             i += n

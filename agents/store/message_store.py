@@ -44,6 +44,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from agents.store import fastpath
 from agents.store.checkpoint import Checkpoint, CheckpointData
 from agents.store.commitlog import CommitLog, CommitLogError, OffsetTooSmall, PendingFlush
 from agents.store.consume_queue import ConsumeQueue, ConsumeQueueError
@@ -54,6 +55,9 @@ log = logging.getLogger(__name__)
 DEFAULT_CQ_ENTRIES_PER_FILE = 300_000  # Java mappedFileSizeConsumeQueue / 20 bytes per entry
 FSYNC_DELAY_S = float(os.environ.get("MQAGENT_TEST_FSYNC_DELAY_MS", "0")) / 1000
 """Testing knob (fault injection: a slow disk): every flush waits this long before its fsyncs. Read once, at start."""
+
+
+_group_entries = fastpath.compiled.group_entries if fastpath.compiled is not None else None
 
 
 def clamp_confirm(offset: int, min_offset: int, boundary: int) -> int:
@@ -359,6 +363,8 @@ class MessageStore:
                 (offset, size, h.topic, h.queue_id, h.queue_offset)
                 for offset, h, size in self._log.iter_headers(self._dispatched, self._confirm)
             )
+        if isinstance(entries, list) and self._dispatch_grouped(entries):
+            return
         batches: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
         problem = None
         dispatched = self._dispatched
@@ -385,6 +391,26 @@ class MessageStore:
         self._counted = max(self._counted, self._dispatched)
         if problem is not None:
             raise ConsumeQueueError(problem)
+
+    def _dispatch_grouped(self, entries: list[Entry]) -> bool:
+        """``_dispatch``'s loop in one call to the compiled grouping (``fastpath``), when it is built and every
+        entry follows on in its queue; False (nothing done) otherwise, and the loop, which names any problem, runs.
+        """
+        if _group_entries is None or not entries:
+            return False
+        runs, reached = _group_entries(entries)
+        if reached < len(entries):
+            return False
+        for topic, queue_id, first_offset, first_queue_offset, _, _, _ in runs:
+            if self._queue(topic, queue_id).refusal(first_offset, first_queue_offset) is not None:
+                return False
+        for topic, queue_id, first_offset, first_queue_offset, count, last_offset, packed in runs:
+            if last_offset >= self._counted:  # records below _counted were numbered by put already
+                self._next_queue_offset[(topic, queue_id)] = first_queue_offset + count
+            self._queues[(topic, queue_id)].append_packed(first_offset, first_queue_offset, packed)
+        self._dispatched = entries[-1][0] + entries[-1][1]
+        self._counted = max(self._counted, self._dispatched)
+        return True
 
     def _take_scanned(self, limit: int) -> list[Entry]:
         """Pop the kept entries of the records ending at or below `limit`."""

@@ -36,13 +36,15 @@ but whose content breaks the format rules, which a torn write cannot produce.
 
 from __future__ import annotations
 
+import logging
 import re
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import NamedTuple
 
+from agents.store import fastpath
 from agents.store.crc import crc32
 
 MESSAGE_MAGIC = 0x4D514D32  # "MQM2" (layout 2: with queueOffset); not Java's value: the layout is not Java's
@@ -66,6 +68,30 @@ MAX_RECORD_SIZE = _FIXED.size + MAX_TOPIC_BYTES + _LEN.size + MAX_PROPERTIES_BYT
 _TOPIC = re.compile(r"[%|a-zA-Z0-9_-]{1,127}")  # RocketMQ TopicValidator; also safe as a directory name
 _NAME_SEP, _PAIR_SEP = "\x01", "\x02"
 _INT32_MAX, _INT64_MAX = 2**31 - 1, 2**63 - 1
+
+
+_log = logging.getLogger(__name__)
+
+
+def _load_fast_scan() -> Callable[..., tuple[int, int]] | None:
+    """The compiled fast path of ``_scan_records`` if it was built for this layout, else None: then every record
+    is checked in Python, correctly but several times slower for small messages."""
+    module = fastpath.compiled
+    if module is None:
+        return None
+    if (MESSAGE_MAGIC, _FIXED.size, _LEN.size, BLANK_SIZE) != (
+        module.MESSAGE_MAGIC,
+        module.FIXED_SIZE,
+        module.LEN_SIZE,
+        module.BLANK_SIZE,
+    ):
+        _log.warning("agents/store/_fastscan was built for another record layout: not used (reinstall to rebuild)")
+        return None
+    scan: Callable[..., tuple[int, int]] = module.scan
+    return scan
+
+
+_fast_scan = _load_fast_scan()
 
 
 class RecordError(ValueError):
@@ -330,58 +356,19 @@ def _scan_records(
     """Check every complete record of ``view[i:]`` (commit-log offset `pos`) and add the entries of its messages;
     returns where the first incomplete record starts (index, offset). RecordError for the first bad record.
 
-    The checks of ``_complete_size`` and ``_check_record`` (which the rarer cases still take: blanks, the last
-    few bytes), inlined into one loop for the common case, a message record: the per-record Python work is most
-    of what a slave spends on small messages.
+    The compiled fast path (``_fastscan.scan``) takes the run of ordinary message records it accepts; every
+    record it stops at (a blank, a new topic, the incomplete tail, damage) is judged here, by the same checks
+    without it.
     """
     n = len(view)
-    fixed, length, crc, add = _FIXED.unpack_from, _LEN.unpack_from, crc32, entries.append
-    fixed_size, len_size = _FIXED.size, _LEN.size
-    last_raw: object = None  # the topic bytes of the last message (None: none yet), and its checked name
-    last_topic = ""
-    while n - i >= fixed_size:
-        total, magic, header_crc, body_crc, queue_id, queue_offset, _, topic_len = fixed(view, i)
-        if magic != MESSAGE_MAGIC:  # a blank, or an error _complete_size names
-            need = _complete_size(view, i, pos, segment_size)
-            if need is None or i + need > n:
-                return i, pos
-            i, pos = i + need, pos + need
-            continue
-        if not MIN_RECORD_SIZE <= total <= MAX_RECORD_SIZE:
-            raise RecordError(f"record at offset {pos} has an impossible size {total}")
-        if total + BLANK_SIZE > segment_size - pos % segment_size:
-            raise RecordError(f"record of {total} bytes at offset {pos} leaves no room for a blank in its segment")
-        end = i + total
-        if end > n:
+    while True:
+        if _fast_scan is not None:
+            i, pos = _fast_scan(view, i, pos, segment_size, MIN_RECORD_SIZE, MAX_RECORD_SIZE, entries, topics, crc32)
+        need = _complete_size(view, i, pos, segment_size)
+        if need is None or i + need > n:
             return i, pos
-        # The framing and both CRCs, as _layout checks them.
-        props_at = i + fixed_size + topic_len
-        body_at = -1
-        if props_at + len_size <= end:
-            (props_len,) = length(view, props_at)
-            body_len_at = props_at + len_size + props_len
-            if props_len >= 0 and body_len_at + len_size <= end:
-                (body_len,) = length(view, body_len_at)
-                if body_len == end - body_len_at - len_size:
-                    body_at = body_len_at + len_size
-        if (
-            body_at < 0
-            or crc(view[i + 12 : body_at], crc(view[i : i + 8])) != header_crc
-            or crc(view[body_at:end]) != body_crc
-        ):
-            raise RecordError(f"record at offset {pos} fails its CRC")
-        if queue_id < 0 or queue_offset < 0:
-            raise RecordError(f"record at offset {pos} has a negative queue id or queue offset")
-        raw = view[i + fixed_size : props_at]
-        if raw != last_raw:  # most batches name one topic or a few: compare in place before copying
-            last_raw = key = bytes(raw)
-            last_topic = topics.get(key) or topics.setdefault(key, _topic(key, pos))
-        add((pos, total, last_topic, queue_id, queue_offset))
-        i, pos = end, pos + total
-    while (need := _complete_size(view, i, pos, segment_size)) is not None and i + need <= n:  # the last bytes
         _check_record(view, i, pos, segment_size, entries, topics)
         i, pos = i + need, pos + need
-    return i, pos
 
 
 def _complete_size(buf: bytes | memoryview, i: int, pos: int, segment_size: int) -> int | None:

@@ -1,0 +1,24 @@
+"""Stub of the compiled fast path of record.py's replication scan (_fastscan.c)."""
+
+from collections.abc import Callable
+
+MESSAGE_MAGIC: int
+FIXED_SIZE: int
+LEN_SIZE: int
+BLANK_SIZE: int
+
+def scan(
+    view: memoryview,
+    i: int,
+    pos: int,
+    segment_size: int,
+    min_record: int,
+    max_record: int,
+    entries: list[tuple[int, int, str, int, int]],
+    topics: dict[bytes, str],
+    crc: Callable[[memoryview], int],
+    /,
+) -> tuple[int, int]: ...
+def group_entries(
+    entries: list[tuple[int, int, str, int, int]], /
+) -> tuple[list[tuple[str, int, int, int, int, int, bytes]], int]: ...

@@ -1,0 +1,155 @@
+"""The compiled fast paths (``agents/store/_fastscan.c``) against the Python code they speed up: the replication
+scan (``record._scan_records``) and dispatch's grouping (``MessageStore._dispatch``). Same input: the same
+entries, the same consume-queue files, the same error message."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agents.store import fastpath, message_store, record
+from agents.store.consume_queue import ConsumeQueueError
+from agents.store.message_store import MessageStore
+from agents.store.record import BLANK_SIZE, Entry, Message, RecordError, encode, encode_blank, scan_replicated
+
+compiled_only = pytest.mark.skipif(fastpath.compiled is None, reason="agents/store/_fastscan was not built")
+same_inputs = settings(
+    max_examples=250,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+SEGMENT = 900
+TOPICS = ("T", "Orders", "%RETRY%group-1")
+specs = st.lists(
+    st.tuples(st.integers(0, len(TOPICS) - 1), st.integers(0, 2), st.integers(0, 200)), min_size=1, max_size=14
+)
+
+
+def log_bytes(records: list[tuple[int, int, int]], skew: int | None = None) -> bytes:
+    """A master's log of (topic index, queue id, body size) records, each queue numbered from 0; record `skew`
+    gets a queue offset one too high (a log its consume queues cannot take)."""
+    out, counters = bytearray(), {}
+    for i, (t, queue_id, size) in enumerate(records):
+        key = (TOPICS[t], queue_id)
+        counters[key] = counters.get(key, -1) + 1
+        queue_offset = counters[key] + (i == skew)
+        rec = encode(
+            Message(TOPICS[t], queue_id, bytes([i % 251]) * size, {"k": str(i)}, 1_700_000_000 + i, queue_offset)
+        )
+        room = SEGMENT - len(out) % SEGMENT
+        if len(rec) + BLANK_SIZE > room:
+            out += encode_blank(room) + bytes(room - BLANK_SIZE)
+        out += rec
+    return bytes(out)
+
+
+def scan_outcome(stream: bytes, cuts: list[int]) -> tuple[str, object, list[Entry]]:
+    """Scan `stream` as batches split at `cuts`, as the commit log does: ("ok", boundary, entries) or
+    ("refused", the RecordError's message, the entries of the batches before)."""
+    tail, boundary, entries, start = b"", 0, [], 0
+    try:
+        for end in [*sorted(set(cuts)), len(stream)]:
+            scan = scan_replicated(tail, stream[start:end], boundary, SEGMENT)
+            tail, boundary, start = scan.tail, scan.boundary, end
+            entries += scan.entries
+    except RecordError as exc:
+        return "refused", str(exc), entries
+    return "ok", boundary, entries
+
+
+def test_the_compiled_module_is_built_where_ci_requires_it() -> None:
+    if os.environ.get("MQADMIN_REQUIRE_FASTPATH") and fastpath.compiled is None:
+        pytest.fail("agents/store/_fastscan was not built: `pip install -e .` needs gcc, zlib.h and Python.h")
+
+
+@compiled_only
+@same_inputs
+@given(specs, st.data())
+def test_the_compiled_scan_answers_as_the_python_checks(
+    records: list[tuple[int, int, int]], data: st.DataObject
+) -> None:
+    stream = bytearray(log_bytes(records))
+    for _ in range(data.draw(st.integers(0, 2))):
+        stream[data.draw(st.integers(0, len(stream) - 1))] ^= data.draw(st.integers(1, 255))
+    cuts = data.draw(st.lists(st.integers(0, len(stream)), max_size=4))
+    compiled = scan_outcome(bytes(stream), cuts)
+    with mock.patch.object(record, "_fast_scan", None):
+        assert compiled == scan_outcome(bytes(stream), cuts)
+
+
+@compiled_only
+def test_a_crc_valid_record_the_compiled_scan_rejects_gets_the_python_message() -> None:
+    raw = bytearray(encode(Message("T", 1, b"body", {}, 1, 0)))
+    raw[16:20] = (-1).to_bytes(4, "big", signed=True)  # queue id -1, CRCs made to match
+    raw[8:12] = record._header_crc(raw[: -len(b"body")]).to_bytes(4, "big")
+    before = log_bytes([(0, 0, 10)])
+    with pytest.raises(RecordError, match=f"record at offset {len(before)} has a negative queue id or queue offset"):
+        scan_replicated(b"", before + bytes(raw), 0, 1 << 20)
+
+
+def replicate(root: Path, stream: bytes, cuts: list[int], confirms: list[int]) -> tuple[object, ...]:
+    """Replicate `stream` into a new store in batches, raising the confirmOffset after each; what a consumer can
+    see afterwards, and the dispatch error if there was one."""
+    problem = ""
+    with MessageStore(root, SEGMENT, cq_entries_per_file=4) as store:
+        start = 0
+        for end, confirm in zip([*sorted(set(cuts)), len(stream)], confirms, strict=False):
+            store.append_replica(start, stream[start:end])
+            start = end
+            try:
+                store.set_confirm_offset(confirm)
+            except ConsumeQueueError as exc:
+                problem = str(exc).replace(str(root), "ROOT")
+                break
+        queues = {(t, q): store.queue_range(t, q) for t in TOPICS for q in range(3)}
+        seen = {key: store.consume(*key, low, 100) for key, (low, high) in queues.items() if high > low}
+        return store.confirm_offset, queues, seen, problem
+
+
+@compiled_only
+@same_inputs
+@given(specs, st.data())
+def test_the_compiled_grouping_dispatches_as_the_python_loop(
+    tmp_path_factory: pytest.TempPathFactory, records: list[tuple[int, int, int]], data: st.DataObject
+) -> None:
+    skew = data.draw(st.none() | st.integers(0, len(records) - 1))
+    stream = log_bytes(records, skew)
+    cuts = data.draw(st.lists(st.integers(0, len(stream)), max_size=4))
+    confirms = data.draw(st.lists(st.integers(0, len(stream)), min_size=len(cuts) + 1, max_size=len(cuts) + 1))
+    base = tmp_path_factory.mktemp("dispatch")
+    compiled = replicate(base / "compiled", stream, cuts, confirms)
+    with mock.patch.object(message_store, "_group_entries", None):
+        python = replicate(base / "python", stream, cuts, confirms)
+    assert compiled == python
+    for queue_dir in sorted((base / "python" / "consumequeue").glob("*/*")):
+        twin = base / "compiled" / queue_dir.relative_to(base / "python")
+        assert sorted(os.listdir(queue_dir)) == sorted(os.listdir(twin))
+        for name in os.listdir(queue_dir):
+            assert (queue_dir / name).read_bytes() == (twin / name).read_bytes()
+
+
+@compiled_only
+def test_group_entries_stops_at_the_first_entry_that_does_not_follow_on() -> None:
+    entries = [(0, 50, "T", 0, 0), (50, 60, "T", 1, 7), (110, 50, "T", 0, 1), (160, 70, "T", 0, 3), (230, 5, "T", 1, 8)]
+    runs, reached = fastpath.compiled.group_entries(entries)  # type: ignore[union-attr]
+    assert reached == 3
+    assert runs == [
+        (
+            "T",
+            0,
+            0,
+            0,
+            2,
+            110,
+            (0).to_bytes(8, "big") + (50).to_bytes(4, "big") + (110).to_bytes(8, "big") + (50).to_bytes(4, "big"),
+        ),
+        ("T", 1, 50, 7, 1, 50, (50).to_bytes(8, "big") + (60).to_bytes(4, "big")),
+    ]
