@@ -1,6 +1,6 @@
 """Sockets for HA replication: the only module of ``agents`` that owns sockets.
 
-Blocking sockets driven by ``select`` with a self-pipe to wake a connection
+Blocking sockets driven by ``poll`` with a self-pipe to wake a connection
 when there is new data to send, and ``os.sendfile`` to move commit-log bytes
 from the segment file to the socket without copying them through Python.
 OS errors are translated to ``ConnectionLost`` here and nowhere else.
@@ -9,6 +9,7 @@ OS errors are translated to ``ConnectionLost`` here and nowhere else.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import select
 import socket
@@ -21,8 +22,20 @@ class ConnectionLost(Exception):
     """The peer went away or the socket failed; the message says how."""
 
 
+def _readable(fds: list[int], timeout: float) -> set[int]:
+    """The descriptors of `fds` that are readable (or hung up, or failed) within `timeout` seconds.
+
+    ``poll``, not ``select``: a broker holds a descriptor per consume-queue file, so with a thousand queues its
+    sockets get numbers above select's limit of 1024, and select refuses them (ValueError).
+    """
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    return {fd for fd, _ in poller.poll(math.ceil(max(timeout, 0.0) * 1000))}
+
+
 class Wakeup:
-    """A self-pipe: ``notify()`` from any thread makes ``select`` on ``fileno()`` return."""
+    """A self-pipe: ``notify()`` from any thread makes a poll on ``fileno()`` return."""
 
     def __init__(self) -> None:
         self._r, self._w = os.pipe()
@@ -63,8 +76,7 @@ def listen(host: str, port: int) -> socket.socket:
 def accept(server: socket.socket, timeout: float) -> socket.socket | None:
     """Accept one connection, or None after `timeout` seconds (or when the server socket closed)."""
     try:
-        ready, _, _ = select.select([server], [], [], timeout)
-        if not ready:
+        if not _readable([server.fileno()], timeout):
             return None
         conn, _ = server.accept()
     except (OSError, ValueError):
@@ -87,14 +99,14 @@ def connect(address: str, timeout: float) -> socket.socket:
 
 def wait_readable(sock: socket.socket, wakeup: Wakeup | None, timeout: float) -> bool:
     """Block until the socket is readable (True), the wakeup fired or the timeout passed (False)."""
-    watched: list[socket.socket | Wakeup] = [sock] if wakeup is None else [sock, wakeup]
+    watched = [sock.fileno()] if wakeup is None else [sock.fileno(), wakeup.fileno()]
     try:
-        ready, _, _ = select.select(watched, [], [], max(timeout, 0.0))
+        ready = _readable(watched, timeout)
     except (OSError, ValueError) as exc:
-        raise ConnectionLost(f"select failed: {exc}") from exc
-    if wakeup is not None and wakeup in ready:
+        raise ConnectionLost(f"poll failed: {exc}") from exc
+    if wakeup is not None and wakeup.fileno() in ready:
         wakeup.drain()
-    return sock in ready
+    return watched[0] in ready
 
 
 def receive(sock: socket.socket, limit: int = 1 << 20) -> bytes:

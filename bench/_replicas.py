@@ -129,10 +129,13 @@ class Child:
         self._proc.stdin.flush()
 
     def _expect(self, word: str) -> list[str]:
-        """The child's next line, which must start with `word` (a line is written whole, so select then read)."""
+        """The child's next line, which must start with `word` (a line is written whole, so poll then read; poll,
+        not select: a master with thousands of queue files holds descriptors above select's limit)."""
         out = self._proc.stdout
         assert out is not None
-        ready, _, _ = select.select([out], [], [], self._timeout)
+        poller = select.poll()
+        poller.register(out, select.POLLIN)
+        ready = poller.poll(self._timeout * 1000)
         fields = out.readline().split() if ready else []
         if not fields or fields[0] != word:
             raise RuntimeError(f"child {self._command!r} said {fields or 'nothing'} instead of {word!r}")
@@ -165,21 +168,22 @@ def wait_until(predicate: Callable[[], bool], timeout: float, what: str, interva
     return time.perf_counter() - start
 
 
-def messages(count: int, body_size: int, first: int = 0) -> list[Message]:
-    """`count` messages of `body_size` bytes over 8 queues."""
+def messages(count: int, body_size: int, first: int = 0, queues: int = 8) -> list[Message]:
+    """`count` messages of `body_size` bytes, message i in queue i mod `queues`."""
     body = bytes(range(256)) * (body_size // 256) + b"x" * (body_size % 256)
     now = int(time.time() * 1000)
-    return [Message(TOPIC, (first + i) % 8, body, {"KEYS": f"k{first + i}"}, now) for i in range(count)]
+    return [Message(TOPIC, (first + i) % queues, body, {"KEYS": f"k{first + i}"}, now) for i in range(count)]
 
 
-def preload(replica: Replica, total_bytes: int, body_size: int, per_put: int, timeout: float) -> int:
-    """Put messages on a lone master until its log holds `total_bytes`; returns the number of puts."""
-    batch, puts = messages(per_put, body_size), 0
+def preload(replica: Replica, total_bytes: int, body_size: int, per_put: int, timeout: float, queues: int = 8) -> int:
+    """Put messages on a lone master until its log holds `total_bytes`, round-robin over `queues` queues;
+    returns the number of puts."""
+    puts = 0
     deadline = time.perf_counter() + timeout
     while replica.store.max_offset < total_bytes:
         if time.perf_counter() >= deadline:
             raise TimeoutError(f"preload reached only {replica.store.max_offset} of {total_bytes} bytes")
-        result = replica.put(batch)
+        result = replica.put(messages(per_put, body_size, puts * per_put, queues))
         if result.status.name != "PUT_OK":
             raise RuntimeError(f"preload put failed: {result.status}")
         puts += 1

@@ -192,6 +192,9 @@ def options(parser: argparse.ArgumentParser) -> None:
         "--bodies", help="message sizes in KiB, comma-separated (default 4,1,16,64; the first runs every config)"
     )
     parser.add_argument("--fastest-only", action="store_true", help="only the fastest config (1 MiB batches, no cap)")
+    parser.add_argument(
+        "--queues", type=int, default=8, help="consume queues the messages are spread over, round-robin (default 8)"
+    )
 
 
 def main() -> None:
@@ -224,9 +227,10 @@ def main() -> None:
             cluster.start_master(master)
             per_put = PUT_BYTES // body
             with cpu_window() as w:
-                puts = preload(master, size, body, per_put, timeout)
+                puts = preload(master, size, body, per_put, timeout, args.queues)
             end = master.store.max_offset
-            print(f"preloaded {end / MB:.1f} MB ({puts} puts of {per_put} x {body} B) in {w['wall']:.1f} s")
+            shape = f"{puts} puts of {per_put} x {body} B, {args.queues} queues"
+            print(f"preloaded {end / MB:.1f} MB ({shape}) in {w['wall']:.1f} s")
             if not files:
                 files = segment_files(master, end)
                 before = baselines()

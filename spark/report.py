@@ -2,7 +2,7 @@
 
 The definitions are those of ``docs/analytics.md``. Everything runs in Spark SQL functions and window functions,
 except the consistent point: that is ``agents.store.epochs.truncation_point``, the very code a slave runs on its
-HA handshake, called per slave from ``mapInPandas`` (Arrow batches) rather than re-implemented here. Only small
+HA handshake, called per slave from ``mapInArrow`` (Arrow batches) rather than re-implemented here. Only small
 results reach the driver (the summary, the worst lists; ``details`` adds every set and replica).
 
 Run it with ``spark-submit spark/report.py --input DIR`` on any cluster, or ``python -m spark.report --input DIR``
@@ -24,7 +24,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import reduce
-from typing import TYPE_CHECKING, Any, Literal
+from itertools import pairwise
+from typing import Any, Literal
 
 import pyarrow as pa
 from pyspark import StorageLevel
@@ -35,9 +36,6 @@ from pyspark.sql import types as T
 from agents.store.epochs import EpochCache, EpochError, truncation_point
 from spark.dataset import DatasetError, check_dataset
 from spark.schema import TABLES
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 KEYS = ["cluster", "brokerName"]
 REPLICA_KEYS = [*KEYS, "brokerId"]
@@ -451,7 +449,7 @@ def _against_master(prepared: DataFrame) -> DataFrame:
             F.transform(theirs, lambda e: e["startOffset"]).alias("masterStarts"),
             "masterMax",
         )
-        .mapInPandas(truncation_batches, TRUNCATION_SCHEMA)
+        .mapInArrow(truncation_batches, TRUNCATION_SCHEMA)
     )
 
 
@@ -465,69 +463,81 @@ def _set_epochs(prepared: DataFrame) -> DataFrame:
     )
 
 
-def truncation_batches(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-    """``mapInPandas`` step: the handshake's truncation point for each slave row (output: ``TRUNCATION_SCHEMA``)."""
-    import pandas as pd
+def truncation_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` step: the handshake's truncation point for each slave row (output: ``TRUNCATION_SCHEMA``).
 
+    Stays in Arrow: the list columns become Python ints in one C conversion per batch, and a set's master cache
+    is built once for all of that set's slaves, as the pandas report does.
+    """
     for batch in batches:
+        local_epochs, local_starts, master_epochs, master_starts = (
+            _lists(batch.column(name)) for name in ("localEpochs", "localStarts", "masterEpochs", "masterStarts")
+        )
+        masters: dict[tuple[str, str], EpochCache | str] = {}
         points: list[int | None] = []
         errors: list[str | None] = []
-        for row in zip(
-            batch["localEpochs"],
-            batch["localStarts"],
-            batch["localMax"].tolist(),
-            batch["masterEpochs"],
-            batch["masterStarts"],
-            batch["masterMax"].tolist(),
+        rows = zip(
+            batch.column("cluster").to_pylist(),
+            batch.column("brokerName").to_pylist(),
+            local_epochs,
+            local_starts,
+            batch.column("localMax").to_pylist(),
+            master_epochs,
+            master_starts,
+            batch.column("masterMax").to_pylist(),
             strict=True,
-        ):
-            point, error = _truncation_point(*row)
+        )
+        for cluster, name, l_epochs, l_starts, l_max, m_epochs, m_starts, m_max in rows:
+            master = masters.get((cluster, name))
+            if master is None:  # one master per set: its cache (or why it has none) serves every slave
+                master = masters[cluster, name] = _master_cache(m_epochs, m_starts)
+            point, error = _truncation_point(l_epochs, l_starts, l_max, master, m_max)
             points.append(point)
             errors.append(error)
-        yield pd.DataFrame(
-            {
-                "cluster": batch["cluster"],
-                "brokerName": batch["brokerName"],
-                "brokerId": batch["brokerId"],
-                "divergentEntries": batch["divergentEntries"],  # computed in Spark, passed through
-                "consistentPoint": pd.array(points, dtype="Int64"),
-                "noConsistentPoint": [p is None and e is None for p, e in zip(points, errors, strict=True)],
-                "truncationError": pd.Series(errors, dtype=object),
-            }
+        yield pa.RecordBatch.from_arrays(
+            [
+                batch.column("cluster"),
+                batch.column("brokerName"),
+                batch.column("brokerId"),
+                batch.column("divergentEntries"),  # computed in Spark, passed through
+                pa.array(points, pa.int64()),
+                pa.array([p is None and e is None for p, e in zip(points, errors, strict=True)], pa.bool_()),
+                pa.array(errors, pa.string()),
+            ],
+            names=TRUNCATION_SCHEMA.fieldNames(),
         )
 
 
-def _truncation_point(
-    local_epochs: Sequence[int],
-    local_starts: Sequence[int],
-    local_max: int,
-    master_epochs: Sequence[int],
-    master_starts: Sequence[int],
-    master_max: int,
-) -> tuple[int | None, str | None]:
-    """(point, None), (None, None) without a consistent point, or (None, why) for a malformed epoch cache."""
+def _lists(column: pa.Array) -> list[list[int]]:
+    """A list<int> column as Python lists: one conversion of the flat values, then slices."""
+    flat = column.flatten().to_numpy(zero_copy_only=False).tolist()
+    offsets = column.offsets.to_numpy()
+    offsets = (offsets - offsets[0]).tolist()
+    return [flat[a:b] for a, b in pairwise(offsets)]
+
+
+def _master_cache(epochs: list[int], starts: list[int]) -> EpochCache | str:
     try:
-        local = EpochCache.from_pairs(_pairs(local_epochs, local_starts))
+        return EpochCache.from_pairs(zip(epochs, starts, strict=True))
+    except EpochError as exc:
+        return f"master's epoch cache: {exc}"
+
+
+def _truncation_point(
+    local_epochs: list[int], local_starts: list[int], local_max: int, master: EpochCache | str, master_max: int
+) -> tuple[int | None, str | None]:
+    """(point, None), (None, None) without a consistent point, or (None, why) for a malformed epoch cache
+    (`master` is that message when the master's cache is the malformed one)."""
+    try:
+        local = EpochCache.from_pairs(zip(local_epochs, local_starts, strict=True))
     except EpochError as exc:
         return None, f"replica's epoch cache: {exc}"
-    try:
-        master = EpochCache.from_pairs(_pairs(master_epochs, master_starts))
-    except EpochError as exc:
-        return None, f"master's epoch cache: {exc}"
+    if isinstance(master, str):
+        return None, master
     try:
         return truncation_point(local, local_max, master, master_max), None
     except EpochError as exc:  # a cache ahead of its log (max offset below its last epoch's start)
         return None, str(exc)
-
-
-def _pairs(epochs: Sequence[int], starts: Sequence[int]) -> zip[tuple[int, int]]:
-    """(epoch, start) pairs of plain ints (Arrow hands numpy arrays over: ``tolist`` converts them in C)."""
-    return zip(_ints(epochs), _ints(starts), strict=True)
-
-
-def _ints(values: Sequence[int]) -> list[int]:
-    tolist = getattr(values, "tolist", None)
-    return list(values) if tolist is None else list(tolist())
 
 
 # --- broker sets ---------------------------------------------------------------------------------

@@ -17,6 +17,11 @@ Recovery trusts only the entries of records below ``keep_below``, the checkpoint
 were fsynced before the checkpoint said so). It drops everything after them (torn entries, zeros, entries
 dispatched but never checkpointed) and the caller dispatches those records again from the commit log, in
 the same order, so they get the same queue offsets back.
+
+Directory entries (a new queue's directories, a new file, recovery's cuts) are made durable by the next flush,
+with the entries, not when they are made: the checkpoint claims entries only after that flush, and until then
+recovery does not trust them anyway. A catching-up replica creates queues by the thousand; an fsync of three
+directories for each, on the thread that receives the log, would queue behind every flush.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import re
 import struct
 from bisect import bisect_left
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from agents.store.checkpoint import duplicates, fsync_dir
@@ -51,6 +57,30 @@ def kept_entries(blob: bytes, keep_below: int) -> int:
     return n
 
 
+@dataclass(frozen=True)
+class PendingQueueFlush:
+    """What ``ConsumeQueue.flush_begin`` took: the files to fdatasync (their first queue offsets and duplicate
+    descriptors) and the directories to fsync."""
+
+    starts: list[int]
+    fds: tuple[int, ...]
+    dirs: set[Path]
+
+    def sync(self) -> None:
+        self.sync_files()
+        for directory in self.dirs:
+            fsync_dir(directory)
+
+    def sync_files(self) -> None:
+        """Only the files: a store syncs the directories of all its queues at once (they share parents)."""
+        for fd in self.fds:
+            os.fdatasync(fd)
+
+    def close(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+
+
 class ConsumeQueue:
     """The consume queue stored in `directory` (created if missing)."""
 
@@ -61,10 +91,10 @@ class ConsumeQueue:
         self.entries_per_file = entries_per_file
         self._fds: dict[int, int] = {}  # first queue offset -> fd, ascending
         self._dirty: set[int] = set()
-        if not self.directory.exists():
-            self.directory.mkdir(parents=True)
-            fsync_dir(self.directory.parent)
-            fsync_dir(self.directory.parent.parent)
+        # The directories whose entries the next flush makes durable: this one and its parents, always, because
+        # a crash of the previous run may have left their entries unsynced (they are shared, the store dedupes).
+        self._dirty_dirs = {self.directory, self.directory.parent, self.directory.parent.parent}
+        self.directory.mkdir(parents=True, exist_ok=True)
         self._open_files()
         self._max = self._recover(keep_below)
         self._min = self._first_at_or_after(commit_log_min)
@@ -183,30 +213,29 @@ class ConsumeQueue:
         self._min = max(self._min, self._first_at_or_after(commit_log_min))
 
     def flush(self) -> None:
-        """fsync the entries appended since the last flush."""
-        starts, fds = self.flush_begin()
+        """fsync the entries appended and the directory entries made since the last flush."""
+        pending = self.flush_begin()
         try:
-            for fd in fds:
-                os.fdatasync(fd)
+            pending.sync()
         except OSError:
-            self.mark_dirty(starts)
+            self.mark_dirty(pending)
             raise
         finally:
-            for fd in fds:
-                os.close(fd)
+            pending.close()
 
-    def flush_begin(self) -> tuple[list[int], tuple[int, ...]]:
+    def flush_begin(self) -> PendingQueueFlush:
         """What ``flush`` syncs, taken now so the fsyncs need not block appends: the files written since the last
-        flush (no longer marked) and a duplicate descriptor of each, which the caller fdatasyncs and closes. If a
-        sync fails, the caller marks the files again (``mark_dirty``) so the next flush retries them."""
+        flush (no longer marked) with a duplicate descriptor of each, and the directories to fsync. The caller
+        syncs and closes it; if a sync fails, it marks everything again (``mark_dirty``) for the next flush."""
         starts = sorted(self._dirty & self._fds.keys())
-        fds = duplicates(self._fds[start] for start in starts)
-        self._dirty.clear()
-        return starts, fds
+        pending = PendingQueueFlush(starts, duplicates(self._fds[start] for start in starts), self._dirty_dirs)
+        self._dirty, self._dirty_dirs = set(), set()
+        return pending
 
-    def mark_dirty(self, starts: list[int]) -> None:
-        """The files starting at `starts` still need an fsync (a failed ``flush_begin`` sync)."""
-        self._dirty.update(start for start in starts if start in self._fds)
+    def mark_dirty(self, pending: PendingQueueFlush) -> None:
+        """What `pending` held still needs its fsyncs (its sync failed)."""
+        self._dirty.update(start for start in pending.starts if start in self._fds)
+        self._dirty_dirs |= pending.dirs
 
     def close(self) -> None:
         fds, self._fds = self._fds, {}
@@ -271,13 +300,13 @@ class ConsumeQueue:
                 continue
             if kept * ENTRY.size != len(blob):
                 os.ftruncate(fd, kept * ENTRY.size)
-            fsync_dir(self.directory)
-            return start + kept
+            return start + kept  # the cuts need no fsync: after a crash, recovery makes them again
 
     def _create_file(self, start: int) -> None:
-        fd = os.open(self.directory / f"{start:020d}", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-        fsync_dir(self.directory)
-        self._fds[start] = fd
+        self._fds[start] = os.open(
+            self.directory / f"{start:020d}", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644
+        )
+        self._dirty_dirs.add(self.directory)
 
     def _delete_file(self, start: int) -> None:
         self._dirty.discard(start)

@@ -45,9 +45,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from agents.store import fastpath
-from agents.store.checkpoint import Checkpoint, CheckpointData
+from agents.store.checkpoint import Checkpoint, CheckpointData, fsync_dir
 from agents.store.commitlog import CommitLog, CommitLogError, OffsetTooSmall, PendingFlush
-from agents.store.consume_queue import ConsumeQueue, ConsumeQueueError
+from agents.store.consume_queue import ConsumeQueue, ConsumeQueueError, PendingQueueFlush
 from agents.store.record import Entry, Message, Scan, decode_at, encode
 
 log = logging.getLogger(__name__)
@@ -66,16 +66,15 @@ def clamp_confirm(offset: int, min_offset: int, boundary: int) -> int:
 
 
 def _release(
-    log_part: PendingFlush, queue_parts: list[tuple[ConsumeQueue, list[int], tuple[int, ...]]], *, failed: bool
+    log_part: PendingFlush, queue_parts: list[tuple[ConsumeQueue, PendingQueueFlush]], *, failed: bool
 ) -> None:
-    """Close the descriptors a flush took; if it `failed`, mark the consume-queue files dirty again (the commit
-    log's flushed offset simply stays where it was) so the next flush syncs them."""
+    """Close the descriptors a flush took; if it `failed`, mark the consume queues' files and directories dirty
+    again (the commit log's flushed offset simply stays where it was) so the next flush syncs them."""
     log_part.close()
-    for queue, starts, fds in queue_parts:
-        for fd in fds:
-            os.close(fd)
+    for queue, pending in queue_parts:
+        pending.close()
         if failed:
-            queue.mark_dirty(starts)
+            queue.mark_dirty(pending)
 
 
 class MessageStore:
@@ -215,12 +214,12 @@ class MessageStore:
         not written, and the next flush syncs again what this one did not finish.
         """
         with self._flush_lock:
-            queue_parts: list[tuple[ConsumeQueue, list[int], tuple[int, ...]]] = []
+            queue_parts: list[tuple[ConsumeQueue, PendingQueueFlush]] = []
             with self._lock:
                 log_part = self._log.flush_begin()
                 try:
                     for queue in self._queues.values():
-                        queue_parts.append((queue, *queue.flush_begin()))
+                        queue_parts.append((queue, queue.flush_begin()))
                 except OSError:  # no descriptor left to duplicate: give back what was taken
                     _release(log_part, queue_parts, failed=True)
                     raise
@@ -229,9 +228,10 @@ class MessageStore:
                 if FSYNC_DELAY_S:
                     time.sleep(FSYNC_DELAY_S)
                 log_part.sync()
-                for _, _, fds in queue_parts:
-                    for fd in fds:
-                        os.fdatasync(fd)
+                for _, pending in queue_parts:
+                    pending.sync_files()
+                for directory in set().union(*(pending.dirs for _, pending in queue_parts)):  # shared parents once
+                    fsync_dir(directory)
             except OSError:
                 with self._lock:
                     _release(log_part, queue_parts, failed=True)

@@ -7,6 +7,8 @@ tested on its own (the agent issue wires the real controller).
 
 from __future__ import annotations
 
+import os
+import resource
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -105,6 +107,31 @@ def test_slave_replicates_many_messages_and_joins_the_sync_state_set(make_replic
     assert [e.pairs() for e in (slave.epochs.cache, master.epochs.cache)] == [((1, 0),), ((1, 0),)]
     wait_until(lambda: slave.store.confirm_offset == end, what="slave confirm offset")
     assert len(slave.store.consume("TopicA", 0, 0, 1000)) == 150
+
+
+def test_replication_works_with_descriptors_above_1024(make_replica: Callable[..., Replica]) -> None:
+    """A broker holds a descriptor per consume-queue file: with a thousand queues its sockets get numbers above
+    select()'s limit of 1024. The master must still accept and serve the slave (select refused such numbers with
+    ValueError: the slave never got a byte)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 2048:
+        pytest.skip(f"the descriptor limit {hard} is too low to go above 1024")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 2048), hard))
+    filler = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        controller = Controller()
+        master, slave = make_replica(1), make_replica(2)
+        address = start_master(master, controller, epoch=1)
+        assert master.put([msg(j) for j in range(40)]).status is PutStatus.PUT_OK
+        slave.change_to_slave(address, epoch=1)
+        wait_until(lambda: slave.store.max_offset == master.store.max_offset, what="slave caught up")
+        wait_until(lambda: 2 in master.master.sync_state.local, what="slave joined")  # type: ignore[union-attr]
+        assert master.put([msg(40)]).status is PutStatus.PUT_OK
+        wait_until(lambda: slave.store.max_offset == master.store.max_offset, what="slave follows")
+    finally:
+        for fd in filler:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def test_all_ack_times_out_without_the_slave_and_failover_drops_the_unconfirmed_message(

@@ -54,6 +54,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
@@ -460,33 +461,43 @@ def test_not_a_directory(spark: SparkSession, tmp_path: Path) -> None:
 
 
 def test_truncation_batches() -> None:
-    """The mapInPandas step: the agents' truncation_point per row; a malformed cache on either side, or one
-    ahead of its log, gives its error and no point; divergentEntries passes through."""
-    import pandas as pd
-
-    rows = [  # localEpochs, localStarts, localMax, masterEpochs, masterStarts, masterMax
-        ([1, 2], [0, 100], 450, [1, 2], [0, 100], 500),  # point 450
-        ([6], [800], 1000, [5, 7], [500, 800], 850),  # no common (epoch, start)
-        ([], [], 70, [1], [0], 100),  # an empty cache copies from scratch: 0
-        ([1], [0], 10, [2, 1], [0, 50], 100),  # the master's epochs descend
-        ([1, 2], [0, 100], 50, [1], [0], 100),  # maxOffset 50 below epoch 2's start
+    """The mapInArrow step: the agents' truncation_point per row; a malformed cache on either side, or one
+    ahead of its log, gives its error and no point; divergentEntries passes through; a set's master cache is
+    shared by its slaves (rows of two sets interleave here)."""
+    rows = [  # brokerName, localEpochs, localStarts, localMax, masterEpochs, masterStarts, masterMax
+        ("a", [1, 2], [0, 100], 450, [1, 2], [0, 100], 500),  # point 450
+        ("b", [6], [800], 1000, [5, 7], [500, 800], 850),  # no common (epoch, start)
+        ("a", [], [], 70, [1, 2], [0, 100], 500),  # an empty cache copies from scratch: 0
+        ("c", [1], [0], 10, [2, 1], [0, 50], 100),  # the master's epochs descend
+        ("a", [1, 2], [0, 100], 50, [1, 2], [0, 100], 500),  # maxOffset 50 below epoch 2's start
+        ("b", [5, 6], [500, 600], 700, [5, 7], [500, 800], 850),  # row 1's master: 600, where epoch 6 began
     ]
-    columns = ["localEpochs", "localStarts", "localMax", "masterEpochs", "masterStarts", "masterMax"]
-    batch = pd.DataFrame(rows, columns=columns).assign(cluster="c", brokerName="b", brokerId=range(5))
-    batch["divergentEntries"] = [0, 1, 0, 0, 1]
+    names = ["brokerName", "localEpochs", "localStarts", "localMax", "masterEpochs", "masterStarts", "masterMax"]
+    table = pa.Table.from_pylist([dict(zip(names, row, strict=True)) for row in rows])
+    batch = (
+        table.append_column("cluster", pa.array(["c"] * len(rows)))
+        .append_column("brokerId", pa.array(range(len(rows)), pa.int64()))
+        .append_column("divergentEntries", pa.array([0, 1, 0, 0, 1, 0], pa.int64()))
+        .slice(0)  # a zero-offset view; the sliced case follows
+        .to_batches()[0]
+    )
     (out,) = truncation_batches(iter([batch]))
-    assert list(out.columns) == TRUNCATION_SCHEMA.fieldNames()
-    assert out["brokerId"].tolist() == [0, 1, 2, 3, 4]
-    assert out["divergentEntries"].tolist() == [0, 1, 0, 0, 1]
-    assert [None if pd.isna(p) else p for p in out["consistentPoint"]] == [450, None, 0, None, None]
-    assert out["noConsistentPoint"].tolist() == [False, True, False, False, False]
-    assert out["truncationError"].tolist() == [
+    assert out.schema.names == TRUNCATION_SCHEMA.fieldNames()
+    got = out.to_pydict()
+    assert got["brokerId"] == [0, 1, 2, 3, 4, 5]
+    assert got["divergentEntries"] == [0, 1, 0, 0, 1, 0]
+    assert got["consistentPoint"] == [450, None, 0, None, None, 600]
+    assert got["noConsistentPoint"] == [False, True, False, False, False, False]
+    assert got["truncationError"] == [
         None,
         None,
         None,
         "master's epoch cache: epoch 1 follows epoch 2; epochs must ascend",
         "cannot end epoch 2 at 50: it starts at 100",
+        None,
     ]
+    (tail,) = truncation_batches(iter([batch.slice(4)]))  # list offsets not starting at 0
+    assert tail.to_pydict()["consistentPoint"] == [None, 600]
 
 
 def test_local_masters() -> None:

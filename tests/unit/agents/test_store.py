@@ -554,3 +554,52 @@ def test_flush_syncs_duplicates_so_a_segment_closed_meanwhile_is_harmless(root: 
     s._log.flush_end(pending)
     assert s._log.flushed_offset == s.max_offset
     s.close()
+
+
+class FsyncLog:
+    """os.fsync that records the path of each descriptor it syncs and can fail for the paths in `failing`."""
+
+    def __init__(self, real: Callable[[int], None]) -> None:
+        self.real = real
+        self.paths: list[Path] = []
+        self.failing: set[Path] = set()
+
+    def __call__(self, fd: int) -> None:
+        path = Path(os.readlink(f"/proc/self/fd/{fd}"))
+        if path in self.failing:
+            raise OSError(5, "Input/output error")
+        self.paths.append(path)
+        self.real(fd)
+
+
+def test_new_queue_directories_are_synced_by_the_flush_before_the_checkpoint(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dispatch creates queues without waiting for directory fsyncs; the next flush makes the directory entries
+    durable (each shared parent once) before the checkpoint claims the entries, and a failed directory fsync
+    leaves the checkpoint as it was and is retried."""
+    s = open_store(root)
+    s.flush()
+    fsyncs = FsyncLog(os.fsync)
+    monkeypatch.setattr(os, "fsync", fsyncs)
+    s.put([msg(i) for i in range(9)])  # queues 0, 1 and 2 of a new topic
+    before = Checkpoint(root / "checkpoint").load()
+    s.set_confirm_offset(s.max_offset)
+    assert len(s.consume("Orders", 1, 0, 10)) == 3
+    assert fsyncs.paths == [], "dispatch waited for a directory fsync"
+    cq = root.resolve() / "consumequeue"
+    queue_dirs = {cq / "Orders" / str(q) for q in range(3)}
+    fsyncs.failing = {cq / "Orders" / "2"}
+    with pytest.raises(OSError, match="Input/output"):
+        s.flush()
+    assert Checkpoint(root / "checkpoint").load() == before
+    fsyncs.failing, fsyncs.paths = set(), []
+    s.flush()
+    synced = fsyncs.paths
+    checkpoint_sync = next(i for i, p in enumerate(synced) if p.name.startswith("checkpoint"))
+    directories = synced[:checkpoint_sync]
+    assert queue_dirs | {cq / "Orders", cq} <= set(directories), "the retry syncs every directory again"
+    assert len(directories) == len(set(directories)), "a shared parent is synced once per flush"
+    saved = Checkpoint(root / "checkpoint").load()
+    assert saved.consume_queue_offset == s.max_offset
+    s.close()
