@@ -46,8 +46,8 @@ from pathlib import Path
 
 from agents.store import fastpath
 from agents.store.checkpoint import Checkpoint, CheckpointData, fsync_dir
-from agents.store.commitlog import CommitLog, CommitLogError, OffsetTooSmall, PendingFlush
-from agents.store.consume_queue import ConsumeQueue, ConsumeQueueError, PendingQueueFlush
+from agents.store.commitlog import CommitLog, CommitLogError, OffsetTooSmall
+from agents.store.consume_queue import ConsumeQueue, ConsumeQueueError
 from agents.store.record import Entry, Message, Scan, decode_at, encode
 
 log = logging.getLogger(__name__)
@@ -63,18 +63,6 @@ _group_entries = fastpath.compiled.group_entries if fastpath.compiled is not Non
 def clamp_confirm(offset: int, min_offset: int, boundary: int) -> int:
     """A confirmOffset within what the log holds: ``[min_offset, boundary]``."""
     return min(max(offset, min_offset), boundary)
-
-
-def _release(
-    log_part: PendingFlush, queue_parts: list[tuple[ConsumeQueue, PendingQueueFlush]], *, failed: bool
-) -> None:
-    """Close the descriptors a flush took; if it `failed`, mark the consume queues' files and directories dirty
-    again (the commit log's flushed offset simply stays where it was) so the next flush syncs them."""
-    log_part.close()
-    for queue, pending in queue_parts:
-        pending.close()
-        if failed:
-            queue.mark_dirty(pending)
 
 
 class MessageStore:
@@ -210,35 +198,34 @@ class MessageStore:
         """Make everything written before the call durable, then checkpoint the offsets.
 
         The store lock is held only to take what to sync and to record it: appends, dispatch and reads go on
-        during the fsyncs, and what they add is left to the next flush. On an error (OSError) the checkpoint is
+        while the consume queues' buffered entries are written and everything is synced, and what they add is left
+        to the next flush. On an error (OSError) the checkpoint is
         not written, and the next flush syncs again what this one did not finish.
         """
         with self._flush_lock:
-            queue_parts: list[tuple[ConsumeQueue, PendingQueueFlush]] = []
             with self._lock:
                 log_part = self._log.flush_begin()
-                try:
-                    for queue in self._queues.values():
-                        queue_parts.append((queue, queue.flush_begin()))
-                except OSError:  # no descriptor left to duplicate: give back what was taken
-                    _release(log_part, queue_parts, failed=True)
-                    raise
+                queue_parts = [(queue, queue.flush_begin()) for queue in self._queues.values()]
                 data = CheckpointData(self._log.last_message_boundary(), self._confirm, self._dispatched)
             try:
                 if FSYNC_DELAY_S:
                     time.sleep(FSYNC_DELAY_S)
                 log_part.sync()
-                for _, pending in queue_parts:
-                    pending.sync_files()
+                for queue, pending in queue_parts:
+                    queue.flush_write(pending)
                 for directory in set().union(*(pending.dirs for _, pending in queue_parts)):  # shared parents once
                     fsync_dir(directory)
             except OSError:
+                log_part.close()  # the commit log's flushed offset stays where it was
                 with self._lock:
-                    _release(log_part, queue_parts, failed=True)
+                    for queue, pending in queue_parts:
+                        queue.mark_dirty(pending)
                 raise
-            _release(log_part, queue_parts, failed=False)
+            log_part.close()
             with self._lock:
                 self._log.flush_end(log_part)
+                for queue, pending in queue_parts:
+                    queue.flush_end(pending)
             self._save(data)  # the checkpoint is the flush lock's: only flush, truncate and __init__ write it
 
     def truncate(self, offset: int) -> None:
@@ -268,12 +255,15 @@ class MessageStore:
 
     def delete_before(self, offset: int) -> int:
         """Retention: delete commit-log segments wholly below `offset` (never undispatched ones) and the queue
-        entries pointing into them; returns the new minimum offset."""
-        with self._flush_lock, self._lock:
-            new_min = self._log.delete_segments_before(min(offset, self._dispatched))
-            for queue in self._queues.values():
-                queue.delete_before(new_min)
-            return new_min
+        entries pointing into them; returns the new minimum offset. Flushes first: a queue deletes only files that
+        hold all their entries."""
+        with self._flush_lock:
+            self.flush()
+            with self._lock:
+                new_min = self._log.delete_segments_before(min(offset, self._dispatched))
+                for queue in self._queues.values():
+                    queue.delete_before(new_min)
+                return new_min
 
     def close(self) -> None:
         """Flush and close (idempotent)."""

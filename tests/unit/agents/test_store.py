@@ -603,3 +603,90 @@ def test_new_queue_directories_are_synced_by_the_flush_before_the_checkpoint(
     saved = Checkpoint(root / "checkpoint").load()
     assert saved.consume_queue_offset == s.max_offset
     s.close()
+
+
+class QueueWrites:
+    """os.pwrite that records the consume-queue files written and can fail the `fail_at`-th such write, either
+    with ENOSPC or (``short``) by writing half and returning the short count, as a full disk may."""
+
+    def __init__(self, real: Callable[[int, bytes, int], int], fail_at: int | None = None, short: bool = False):
+        self.real, self.fail_at, self.short = real, fail_at, short
+        self.files: list[Path] = []
+
+    def __call__(self, fd: int, data: bytes, offset: int) -> int:
+        path = Path(os.readlink(f"/proc/self/fd/{fd}"))
+        if "consumequeue" not in path.parts:
+            return self.real(fd, data, offset)
+        if len(self.files) == self.fail_at:
+            self.fail_at = None
+            if not self.short:
+                raise OSError(28, "No space left on device")
+            return self.real(fd, bytes(data)[: len(data) // 2], offset)
+        self.files.append(path)
+        return self.real(fd, data, offset)
+
+
+def test_dispatch_buffers_queue_entries_and_the_flush_writes_them(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dispatch touches no queue file (a catching-up replica dispatches to thousands of queues per batch): reads
+    answer from memory until the flush writes the entries, one write per file, syncs and checkpoints them."""
+    s = open_store(root)
+    writes = QueueWrites(os.pwrite)
+    monkeypatch.setattr(os, "pwrite", writes)
+    s.put([msg(i) for i in range(9)])
+    s.set_confirm_offset(s.max_offset)
+    assert bodies(s.consume("Orders", 1, 0, 10)) == [(0, b"m1"), (1, b"m4"), (2, b"m7")]
+    assert writes.files == [] and not (root / "consumequeue" / "Orders").exists()
+    s.flush()
+    assert sorted(p.parent.name for p in writes.files) == ["0", "1", "2"]
+    assert Checkpoint(root / "checkpoint").load().consume_queue_offset == s.max_offset
+    offsets = [0, *ends(0, [msg(i) for i in range(9)])]
+    stored = (root / "consumequeue" / "Orders" / "1" / f"{0:020d}").read_bytes()
+    assert [o for o, _ in ENTRY.iter_unpack(stored)] == [offsets[1], offsets[4], offsets[7]]
+    assert bodies(s.consume("Orders", 1, 1, 10)) == [(1, b"m4"), (2, b"m7")]  # now from the file
+    s.close()
+
+
+@pytest.mark.parametrize("short", [False, True], ids=["enospc", "short-write"])
+def test_a_failed_queue_write_keeps_the_entries_and_the_next_flush_writes_them(
+    root: Path, monkeypatch: pytest.MonkeyPatch, short: bool
+) -> None:
+    s = open_store(root)
+    s.put([msg(i, queue_id=0) for i in range(6)])  # two files of CQ_FILE = 4 entries
+    s.set_confirm_offset(s.max_offset)
+    before = Checkpoint(root / "checkpoint").load()
+    monkeypatch.setattr(os, "pwrite", QueueWrites(os.pwrite, fail_at=1, short=short))  # the second file's write
+    with pytest.raises(OSError, match=rf"short write to .*/Orders/0/{4:020d}" if short else "No space left"):
+        s.flush()
+    assert Checkpoint(root / "checkpoint").load() == before
+    expected = [(i, f"m{i}".encode()) for i in range(8)]
+    assert bodies(s.consume("Orders", 0, 0, 10)) == expected[:6]
+    s.put([msg(i, queue_id=0) for i in range(6, 8)])
+    s.set_confirm_offset(s.max_offset)
+    s.flush()
+    assert Checkpoint(root / "checkpoint").load().consume_queue_offset == s.max_offset
+    queue_dir = root / "consumequeue" / "Orders" / "0"
+    assert [len(p.read_bytes()) // ENTRY.size for p in sorted(queue_dir.iterdir())] == [4, 4]
+    crash(s)
+    with open_store(root) as again:
+        assert bodies(again.consume("Orders", 0, 0, 10)) == expected
+
+
+def test_truncation_cuts_buffered_and_written_queue_entries(root: Path) -> None:
+    messages = [msg(i, queue_id=0) for i in range(10)]
+    offsets = ends(0, messages)
+    queue_dir = root / "consumequeue" / "Orders" / "0"
+    with open_store(root) as s:
+        s.put(messages[:6])
+        s.set_confirm_offset(s.max_offset)
+        s.flush()  # entries 0-5 in two files
+        s.put(messages[6:])
+        s.set_confirm_offset(s.max_offset)  # entries 6-9 buffered
+        s.truncate(offsets[7])  # within the buffer
+        assert s.queue_range("Orders", 0) == (0, 8)
+        s.truncate(offsets[2])  # below what the files hold: the second file goes, the first is cut
+        assert s.queue_range("Orders", 0) == (0, 3)
+        assert [len(p.read_bytes()) // ENTRY.size for p in sorted(queue_dir.iterdir())] == [3]
+        s.put([msg(20, queue_id=0)])
+        s.set_confirm_offset(s.max_offset)
+    with open_store(root) as s:
+        assert bodies(s.consume("Orders", 0, 0, 10)) == [(0, b"m0"), (1, b"m1"), (2, b"m2"), (3, b"m20")]
