@@ -341,18 +341,25 @@ class CommitLog:
         The bytes are copied as they are (blanks, padding, a partial last record), split only at segment ends,
         so the replica's files are byte-identical to the master's. `scan` is what ``scan_replicated`` said of
         them just before (it is redone if it was not of these bytes at this log's end); nothing is written if
-        they fail it (RecordError).
+        they fail it (RecordError), and nothing stays written if a write fails half-way (OSError: a full disk),
+        as for ``append``.
         """
         if offset != self._max:
             raise ValueError(f"replicated bytes start at {offset}, but the log ends at {self._max}")
         if scan is None or (scan.start, scan.end) != (self._boundary, offset + len(data)):
             scan = self.scan_replicated(offset, data)
         view, i = memoryview(data).cast("B"), 0
-        while i < len(view):
-            n = min(len(view) - i, self._segment_start(self._max) + self.segment_size - self._max)
-            self._write(self._max, view[i : i + n])
-            self._advance(self._max + n)
-            i += n
+        start, start_boundary = self._max, self._boundary
+        self._written_to = start
+        try:
+            while i < len(view):
+                n = min(len(view) - i, self._segment_start(self._max) + self.segment_size - self._max)
+                self._write(self._max, view[i : i + n])
+                self._advance(self._max + n)
+                i += n
+        except OSError:
+            self._undo_append(start, start_boundary)
+            raise
         self._boundary, self._tail = scan.boundary, scan.tail
         return scan
 

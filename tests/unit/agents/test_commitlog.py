@@ -314,6 +314,40 @@ def test_append_at_copies_the_master_byte_for_byte(tmp_path: Path, seed: int) ->
     assert segment_bytes(tmp_path / "replica") == segment_bytes(tmp_path / "master")
 
 
+def test_a_replicated_batch_that_fails_half_way_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk in the middle of a replicated batch (here in its second segment) takes the whole batch back:
+    the log ends where it did, the bytes written past it are zeros again, the segment it opened is gone, and the
+    same batch goes in once space returns."""
+    with CommitLog(tmp_path / "master", SEG) as master, CommitLog(tmp_path / "replica", SEG) as replica:
+        fill(master, 60)
+        first = master.read(0, SEG // 2)
+        replica.append_at(0, first)
+        boundary = replica.last_message_boundary()
+        batch = master.read(len(first), 2 * SEG)
+        real, calls = os.pwrite, []
+
+        def full_disk(fd: int, data: bytes, offset: int) -> int:
+            calls.append(offset)
+            if len(calls) == 2:
+                raise OSError(28, "No space left on device")
+            return real(fd, data, offset)
+
+        monkeypatch.setattr(os, "pwrite", full_disk)
+        with pytest.raises(OSError, match="No space left"):
+            replica.append_at(len(first), batch)
+        monkeypatch.undo()
+        assert (replica.max_offset, replica.last_message_boundary()) == (len(first), boundary)
+        assert sorted(p.name for p in (tmp_path / "replica").iterdir()) == [segment_name(0)]
+        assert (tmp_path / "replica" / segment_name(0)).read_bytes()[len(first) :] == bytes(SEG - len(first))
+        replica.append_at(len(first), batch)
+        rest = master.read(replica.max_offset, master.max_offset - replica.max_offset)
+        replica.append_at(replica.max_offset, rest)
+        assert list(replica.iter_messages(0)) == list(master.iter_messages(0))
+        master.flush()
+        replica.flush()
+    assert segment_bytes(tmp_path / "replica") == segment_bytes(tmp_path / "master")
+
+
 def test_a_replica_holding_a_partial_record_must_cut_it_before_writing_its_own(clog: CommitLog) -> None:
     rec = encode(msg(1))
     clog.append_at(0, rec + rec[:9])
