@@ -152,7 +152,8 @@ def run_child(engine: str, dataset: Path, timeout_s: float, args: argparse.Names
     """Run one child (`engine`: spark or pandas) on `dataset`, polling its process tree's memory."""
     result_file = Path(tempfile.mkstemp(prefix=f"fleet-{engine}-", suffix=".json")[1])
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", engine, "--input", str(dataset),
-           "--result", str(result_file), "--pandas-cap-gib", str(args.pandas_cap_gib)]  # fmt: skip
+           "--result", str(result_file), "--pandas-cap-gib", str(args.pandas_cap_gib),
+           "--driver-memory", args.driver_memory, f"--java-options={args.java_options}"]  # fmt: skip
     if args.quick:
         cmd.append("--quick")
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1")
@@ -226,16 +227,18 @@ def report_version() -> str:
     return hashlib.sha1((ROOT / "spark" / "report.py").read_bytes()).hexdigest()[:10]
 
 
-def child_spark(dataset: Path, result: Path, quick: bool) -> int:
+def child_spark(dataset: Path, result: Path, quick: bool, driver_memory: str, java_options: str) -> int:
     """Session, report, summary; times each and scans the plan for row-at-a-time Python UDFs."""
     started = time.perf_counter()
     version = report_version()
     from spark.report import run_report
     from spark.session import build_session
 
-    conf = {"spark.driver.memory": DRIVER_MEMORY}
+    conf = {"spark.driver.memory": driver_memory}
     if quick:
         conf |= QUICK_CONF
+    if java_options:
+        conf["spark.driver.extraJavaOptions"] = java_options
     spark = build_session(app_name="fleet-report-bench", conf=conf)
     ready = time.perf_counter()
     report = run_report(spark, str(dataset))
@@ -407,6 +410,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--pandas-cap-gib", type=float, default=12.0, help="RLIMIT_AS of the pandas child")
     parser.add_argument("--timeout", type=float, default=3600.0, help="per child run, seconds")
     parser.add_argument("--skip", default="", help="engines not to run: spark, pandas")
+    parser.add_argument("--driver-memory", default=DRIVER_MEMORY, help=f"spark.driver.memory (default {DRIVER_MEMORY})")
+    parser.add_argument("--java-options", default="", help="spark.driver.extraJavaOptions, as --java-options=-XX:...")
     parser.add_argument("--child", choices=["spark", "pandas"], help=argparse.SUPPRESS)
     parser.add_argument("--input", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
@@ -416,7 +421,7 @@ def parse_args() -> argparse.Namespace:
 def main() -> int:
     args = parse_args()
     if args.child == "spark":
-        return child_spark(args.input, args.result, args.quick)
+        return child_spark(args.input, args.result, args.quick, args.driver_memory, args.java_options)
     if args.child == "pandas":
         return child_pandas(args.input, args.result, args.pandas_cap_gib)
     labels = ["100k"] if args.quick else [s.strip() for s in args.sizes.split(",") if s.strip()]
@@ -426,8 +431,9 @@ def main() -> int:
     temp = args.data is None
     args.data = Path(tempfile.mkdtemp(prefix="mqbench-fleet-")) if temp else args.data
     args.data.mkdir(parents=True, exist_ok=True)
-    quick = f", JVM options {QUICK_CONF['spark.driver.extraJavaOptions']}" if args.quick else ""
-    print(f"machine at the start: {machine_note()}; Spark driver memory {DRIVER_MEMORY}{quick}, pandas capped at "
+    java = args.java_options or (QUICK_CONF["spark.driver.extraJavaOptions"] if args.quick else "")
+    java = f", JVM options {java}" if java else ""
+    print(f"machine at the start: {machine_note()}; Spark driver memory {args.driver_memory}{java}, pandas capped at "
           f"{args.pandas_cap_gib:g} GiB (RLIMIT_AS); spark/report.py sha1 {report_version()}", flush=True)  # fmt: skip
     results = []
     try:

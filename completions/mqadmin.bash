@@ -59,7 +59,7 @@ _mqadmin() {
                 ;;
             'epochs report')
                 case $word in
-                '--input' | '--master' | '--since' | '--top' | '--out' | '-o' | '--output') need=1 ;;
+                '--input' | '--master' | '--since' | '--top' | '--out' | '--conf' | '-o' | '--output') need=1 ;;
                 esac
                 ;;
             'epochs synth')
@@ -227,7 +227,7 @@ _mqadmin() {
         'electMaster' | 'elect-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout --help') ;;
         'epochs' | 'sandbox' | 'wait') gen=(-W '--help') ;;
         'epochs collect') gen=(-W '--out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores --strict -o --output --timeout --help') ;;
-        'epochs report') gen=(-W '--input --master --since --top --out --details -o --output --help') ;;
+        'epochs report') gen=(-W '--input --master --since --top --out --details --conf -o --output --help') ;;
         'epochs synth') gen=(-W '--out --clusters --sets --replicas --epochs --seed --snapshots -o --output --help') ;;
         'getBrokerEpoch' | 'getSyncStateSet' | 'get-broker-epoch' | 'get-sync-state-set') gen=(-W '-a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count --help') ;;
         'getControllerConfig' | 'getControllerMetaData' | 'get-controller-config' | 'get-controller-meta-data') gen=(-W '-a --controllerAddress -o --output --timeout --help') ;;
@@ -259,7 +259,7 @@ _mqadmin() {
         'consumeMessage|'* | 'consume-message|'*) gen=(-W '-a --controllerAddress -t --topic -bn --brokerName -q --queueId --offset -n --max -b --brokerAddr -o --output --timeout --help') ;;
         'electMaster|'* | 'elect-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout --help') ;;
         'epochs collect|'*) gen=(-W '--out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores --strict -o --output --timeout --help') ;;
-        'epochs report|'*) gen=(-W '--input --master --since --top --out --details -o --output --help') ;;
+        'epochs report|'*) gen=(-W '--input --master --since --top --out --details --conf -o --output --help') ;;
         'epochs synth|'*) gen=(-W '--out --clusters --sets --replicas --epochs --seed --snapshots -o --output --help') ;;
         'getBrokerEpoch|'* | 'getSyncStateSet|'* | 'get-broker-epoch|'* | 'get-sync-state-set|'*) gen=(-W '-a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count --help') ;;
         'getControllerConfig|'* | 'getControllerMetaData|'* | 'get-controller-config|'* |\

@@ -29,7 +29,7 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                     case 'mqadmin epochs collect'
                         contains -- $word --out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores -o --output --timeout; and set need 1
                     case 'mqadmin epochs report'
-                        contains -- $word --input --master --since --top --out -o --output; and set need 1
+                        contains -- $word --input --master --since --top --out --conf -o --output; and set need 1
                     case 'mqadmin epochs synth'
                         contains -- $word --out --clusters --sets --replicas --epochs --seed --snapshots -o --output; and set need 1
                     case 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' \
@@ -196,6 +196,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l since 
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l top -x -d 'Broker sets in each worst-N list.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l out -r -F -d 'Also write the report tables as Parquet here.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l details -d 'Include every set and replica in the output.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l conf -x -d 'Spark setting KEY=VALUE, repeatable, as spark-submit --conf (e.g....'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l help -d 'Show this message and exit.'
 

@@ -205,6 +205,7 @@ _mqadmin__epochs__report() {
     '(--top)--top[Broker sets in each worst-N list.]:top: ' \
     '(--out)--out[Also write the report tables as Parquet here.]:out:_files' \
     '(--details)--details[Include every set and replica in the output.]' \
+    '*--conf[Spark setting KEY=VALUE, repeatable, as spark-submit --conf (e.g....]:conf: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--help)--help[Show this message and exit.]'

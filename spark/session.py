@@ -86,6 +86,10 @@ def _default_conf(master: str, local: bool) -> dict[str, str]:
             "spark.driver.bindAddress": "127.0.0.1",
             "spark.sql.shuffle.partitions": partitions,
             "spark.default.parallelism": partitions,
+            # The throughput collector, not G1: in local mode the executors live in the driver's JVM, and G1's own
+            # native structures pushed a 3g driver past 4 GiB at 100 M rows (4.05 GiB; 3.68 with this, and 12 %
+            # faster: docs/benchmarks.md, "Fleet report"). --conf spark.driver.extraJavaOptions=... replaces it.
+            "spark.driver.extraJavaOptions": "-XX:+UseParallelGC",
         }
     return settings
 

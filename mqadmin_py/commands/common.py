@@ -83,6 +83,18 @@ def agent_client(timeout: float) -> Any:
     return AgentClient(timeout, client_security())
 
 
+def key_values(values: list[str] | None, option: str) -> dict[str, str]:
+    """The ``key=value`` items of a repeatable `option` as a dict (later keys win); UsageError naming the option
+    for an item without ``=`` or key."""
+    out = {}
+    for item in values or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"{option} takes key=value, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
 def code_name(code: int) -> str:
     from controller.codes import ResponseCode
 

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
+from mqadmin_py.commands.common import key_values
 from mqadmin_py.errors import MqError, OperationFailed, UsageError
 from mqadmin_py.options import OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table
@@ -222,6 +223,15 @@ def report(
         Path | None, typer.Option("--out", help="Also write the report tables as Parquet here.", show_default=False)
     ] = None,
     details: Annotated[bool, typer.Option("--details", help="Include every set and replica in the output.")] = False,
+    conf: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--conf",
+            help="Spark setting KEY=VALUE, repeatable, as spark-submit --conf (e.g. spark.driver.memory=3g: the "
+            "default 1g is too small for ~100 M epoch rows in local mode).",
+            show_default=False,
+        ),
+    ] = None,
     output: OutputOpt = Output.table,
 ) -> None:
     """Aggregate the dataset with PySpark: masters, lag, master changes, divergence, predicted truncation (the
@@ -231,6 +241,7 @@ def report(
     as does spark-submit spark/report.py. Definitions: docs/analytics.md.
     """
     when = _parse_since(since)
+    settings = key_values(conf, "--conf")
     _need("pyspark")
     from spark.dataset import DatasetError, check_dataset
 
@@ -243,7 +254,7 @@ def report(
     from spark.report import run_report
     from spark.session import build_session
 
-    session = build_session(master)
+    session = build_session(master, conf=settings)
     try:
         result = run_report(session, input_dir, since=when, top=top)
         doc = result.summary(details=details)

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from mqadmin_py.commands.common import key_values
 from mqadmin_py.errors import UsageError
 from mqadmin_py.options import DEFAULT_SANDBOX_DIR, OutputOpt, SandboxDirOpt
 from mqadmin_py.output import Output, emit, emit_table
@@ -68,16 +69,6 @@ def _sandbox(directory: str) -> Any:
     return Sandbox(directory)
 
 
-def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
-    out = {}
-    for item in values or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"{option} takes key=value, got {item!r}")
-        out[key.strip()] = value.strip()
-    return out
-
-
 @contextmanager
 def _status() -> Iterator[Callable[[str], None]]:
     """Progress lines for long waits: a spinner on a terminal, nothing otherwise (stdout stays clean)."""
@@ -125,12 +116,12 @@ def up(
     with _status() as progress:
         sandbox.up(
             controllers,
-            _pairs(controller_conf, "--controller-conf"),
+            key_values(controller_conf, "--controller-conf"),
             timeout,
             broker_sets=broker_sets,
             replicas=replicas,
             cluster_name=cluster_name,
-            broker_config=_pairs(broker_conf, "--broker-conf"),
+            broker_config=key_values(broker_conf, "--broker-conf"),
             progress=progress,
             secure=secure,
         )

@@ -507,6 +507,14 @@ def test_local_masters() -> None:
     assert local_cores("local[*]") == (os.cpu_count() or 1)
 
 
+def test_local_sessions_default_to_the_throughput_collector() -> None:
+    """G1's native overhead took a 3g driver past 4 GiB at 100 M rows; a cluster's JVM options are its own."""
+    from spark.session import _default_conf
+
+    assert _default_conf("local[*]", True)["spark.driver.extraJavaOptions"] == "-XX:+UseParallelGC"
+    assert "spark.driver.extraJavaOptions" not in _default_conf("yarn", False)
+
+
 def test_ship_packages_zips_what_executors_import() -> None:
     added: list[str] = []
     session = SimpleNamespace(sparkContext=SimpleNamespace(addPyFile=added.append))

@@ -11,9 +11,8 @@ from typer.main import get_command
 from mqadmin_py.app import app
 from mqadmin_py.commands import messages
 from mqadmin_py.commands.broker import _epochs_legacy, _ha_legacy
-from mqadmin_py.commands.common import AliasGroup, check, kebab, run
+from mqadmin_py.commands.common import AliasGroup, check, kebab, key_values, run
 from mqadmin_py.commands.container import parse_broker_identity
-from mqadmin_py.commands.sandbox import _pairs
 from mqadmin_py.errors import OperationFailed, OperationRefused, TimedOut, UsageError
 from mqadmin_py.output import Output
 from mqadmin_py.proto import agent_pb2 as pb
@@ -49,10 +48,10 @@ def test_broker_identity_parsing() -> None:
 
 
 def test_key_value_options() -> None:
-    assert _pairs(["a=1", " b = x=y "], "--broker-conf") == {"a": "1", "b": "x=y"}
-    assert _pairs(None, "--broker-conf") == {}
+    assert key_values(["a=1", " b = x=y "], "--broker-conf") == {"a": "1", "b": "x=y"}
+    assert key_values(None, "--broker-conf") == {}
     with pytest.raises(UsageError, match="--broker-conf takes key=value"):
-        _pairs(["novalue"], "--broker-conf")
+        key_values(["novalue"], "--broker-conf")
 
 
 def test_broker_set_names_are_unique_and_ordered() -> None:

@@ -21,7 +21,7 @@ from agents.store.epochs import EpochCache  # noqa: E402
 from agents.store.message_store import MessageStore  # noqa: E402
 from agents.store.record import Message  # noqa: E402
 from mqadmin_py.app import app  # noqa: E402
-from mqadmin_py.errors import MqError  # noqa: E402
+from mqadmin_py.errors import MqError, UsageError  # noqa: E402
 from spark.collect import Snapshot, StoreError, add_cluster, add_stores, find_store_roots, read_store  # noqa: E402
 from spark.dataset import DatasetError, check_dataset, now, rows_table, write_snapshot  # noqa: E402
 
@@ -252,3 +252,43 @@ def test_an_unreachable_cluster_is_recorded_and_strict_fails(tmp_path: Path) -> 
     strict = invoke("--out", str(out), "--fleet", str(fleet), "--timeout", "0.5", "--strict", "-o", "json")
     assert strict.code == 1
     assert len(pq.read_table(out / "clusters")) == 2  # the strict run still recorded its snapshot
+
+
+# --- epochs report: options checked before a JVM starts --------------------------------------------------------
+
+
+def report_dataset(root: Path) -> Path:
+    snap = Snapshot(now())
+    add_cluster(snap, "c1", "a:1", [SYNC_DOC], [epoch_doc(1, [(1, 0)], 100)])
+    write_snapshot(root, {n: rows_table(n, rows) for n, rows in snap.tables.items()}, snap.ts)
+    return root
+
+
+def test_report_conf_must_be_key_value(tmp_path: Path) -> None:
+    dataset = report_dataset(tmp_path / "fleet")
+    result = runner.invoke(app, ["epochs", "report", "--input", str(dataset), "--conf", "spark.driver.memory"])
+    assert isinstance(result.exception, UsageError) and result.exception.exit_code == 2
+    assert "--conf takes key=value, got 'spark.driver.memory'" in str(result.exception)
+
+
+def test_report_conf_reaches_the_spark_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The settings go to ``build_session`` (which applies them over its defaults: tests/spark), the last of a
+    repeated key winning, as with spark-submit."""
+    pytest.importorskip("pyspark")
+    import spark.session
+
+    seen: dict[str, Any] = {}
+
+    class Stop(Exception):
+        pass
+
+    def build_session(master: str | None = None, **kwargs: Any) -> None:
+        seen.update(master=master, **kwargs)
+        raise Stop
+
+    monkeypatch.setattr(spark.session, "build_session", build_session)
+    dataset = report_dataset(tmp_path / "fleet")
+    args = ["--conf", "spark.driver.memory=1g", "--conf", " spark.driver.memory = 3g ", "--conf", "spark.x=a=b"]
+    result = runner.invoke(app, ["epochs", "report", "--input", str(dataset), *args])
+    assert isinstance(result.exception, Stop)
+    assert seen == {"master": None, "conf": {"spark.driver.memory": "3g", "spark.x": "a=b"}}

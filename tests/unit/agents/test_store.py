@@ -13,7 +13,7 @@ import pytest
 
 from agents.store.checkpoint import SIZE, Checkpoint, CheckpointData, CheckpointError, decode, encode
 from agents.store.commitlog import INTENT_FILE, OffsetTooSmall
-from agents.store.consume_queue import ENTRY, ConsumeQueueError, kept_entries
+from agents.store.consume_queue import ENTRY, ConsumeQueue, ConsumeQueueError, kept_entries
 from agents.store.message_store import MessageStore, clamp_confirm
 from agents.store.record import Message, RecordError
 from agents.store.record import encode as encode_record
@@ -690,3 +690,27 @@ def test_truncation_cuts_buffered_and_written_queue_entries(root: Path) -> None:
         s.set_confirm_offset(s.max_offset)
     with open_store(root) as s:
         assert bodies(s.consume("Orders", 0, 0, 10)) == [(0, b"m0"), (1, b"m1"), (2, b"m2"), (3, b"m20")]
+
+
+def test_a_queue_that_continues_further_on_syncs_the_deletion_of_its_old_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A queue left with no readable entry (retention took them all) deletes its files to continue at a later file;
+    the deletion is synced at once, so a crash cannot bring the old files back next to the one the flush creates
+    (the queue would no longer open: "does not follow on")."""
+    directory = tmp_path / "cq" / "Orders" / "0"
+    queue = ConsumeQueue(directory, CQ_FILE, keep_below=0, commit_log_min=0)
+    queue.append_many([(100 * i, 10, i) for i in range(6)])  # two files
+    queue.flush()
+    queue.delete_before(10_000)  # keeps the last file, whose entries are no longer readable
+    assert queue.min_offset == queue.max_offset == 6
+    fsyncs = FsyncLog(os.fsync)
+    monkeypatch.setattr(os, "fsync", fsyncs)
+    queue.append_packed(20_000, 13, ENTRY.pack(20_000, 10))  # a replica's log starting mid-queue, file 12
+    assert fsyncs.paths == [directory.resolve()] and list(directory.iterdir()) == []
+    queue.flush()
+    assert sorted(p.name for p in directory.iterdir()) == [f"{12:020d}"]
+    queue.close()
+    reopened = ConsumeQueue(directory, CQ_FILE, keep_below=30_000, commit_log_min=0)
+    assert (reopened.min_offset, reopened.max_offset) == (13, 14) and reopened.read(13, 5) == [(20_000, 10)]
+    reopened.close()
