@@ -199,8 +199,8 @@ class MessageStore:
 
         The store lock is held only to take what to sync and to record it: appends, dispatch and reads go on
         while the consume queues' buffered entries are written and everything is synced, and what they add is left
-        to the next flush. On an error (OSError) the checkpoint is
-        not written, and the next flush syncs again what this one did not finish.
+        to the next flush. On an error (OSError) the checkpoint is not written, and the next flush writes and syncs
+        again what this one did not finish.
         """
         with self._flush_lock:
             with self._lock:
