@@ -167,7 +167,7 @@ class ConsumeQueue:
 
     def read(self, queue_offset: int, max_entries: int) -> list[tuple[int, int]]:
         """Up to `max_entries` (commit-log offset, size) entries from `queue_offset` (at least ``min_offset``)."""
-        return [(int(o), int(s)) for o, s in ENTRY.iter_unpack(self._packed(queue_offset, queue_offset + max_entries))]
+        return list(ENTRY.iter_unpack(self._packed(queue_offset, queue_offset + max_entries)))
 
     def truncate_from(self, commit_log_offset: int) -> None:
         """Drop the entries of records at or past `commit_log_offset`."""
@@ -287,11 +287,11 @@ class ConsumeQueue:
         """The packed entries from `queue_offset` (at least ``min_offset``) up to `end` (at most ``max_offset``):
         from the files below ``stored``, from the buffer at and past it."""
         end = min(end, self._max)
-        parts: list[bytes] = []
+        parts: list[bytes | bytearray] = []
         while queue_offset < end:
             if queue_offset >= self._stored:
                 begin = (queue_offset - self._stored) * ENTRY.size
-                parts.append(bytes(self._tail[begin : (end - self._stored) * ENTRY.size]))
+                parts.append(self._tail[begin : (end - self._stored) * ENTRY.size])
                 break
             start = self._file_of(queue_offset)
             n = min(end, start + self.entries_per_file, self._stored) - queue_offset
@@ -303,15 +303,11 @@ class ConsumeQueue:
         """The entry at `queue_offset`; (0, 0) in the zero hole in front of a mid-queue start, which is in the files
         only once the first entry after it is."""
         if queue_offset >= self._stored:
-            offset, size = ENTRY.unpack_from(self._tail, (queue_offset - self._stored) * ENTRY.size)
-            return int(offset), int(size)
+            return ENTRY.unpack_from(self._tail, (queue_offset - self._stored) * ENTRY.size)
         start = self._file_of(queue_offset)
         fd = self._fds.get(start)
         blob = os.pread(fd, ENTRY.size, (queue_offset - start) * ENTRY.size) if fd is not None else b""
-        if len(blob) < ENTRY.size:
-            return 0, 0
-        offset, size = ENTRY.unpack(blob)
-        return int(offset), int(size)
+        return ENTRY.unpack(blob) if len(blob) == ENTRY.size else (0, 0)
 
     def _first_at_or_after(self, commit_log_offset: int) -> int:
         """The queue offset of the first stored entry whose record starts at or after `commit_log_offset`."""
