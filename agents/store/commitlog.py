@@ -36,6 +36,7 @@ import re
 import struct
 import zlib
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from itertools import pairwise
 from pathlib import Path
 from typing import NamedTuple, TypeVar
@@ -307,9 +308,7 @@ class CommitLog:
         if any(size + BLANK_SIZE > self.segment_size for size in sizes):
             raise RecordError(f"a record of {max(sizes)} bytes does not fit a segment of {self.segment_size} bytes")
         view, i, k, first = memoryview(data), 0, 0, None
-        start, start_boundary = self._max, self._boundary
-        self._written_to = start
-        try:
+        with self._all_or_nothing():
             while k < len(sizes):
                 room = self._segment_start(self._max) + self.segment_size - self._max
                 j = i
@@ -323,9 +322,6 @@ class CommitLog:
                 self._write(self._max, view[i:j])
                 self._advance(self._max + j - i)
                 self._boundary, i = self._max, j
-        except OSError:
-            self._undo_append(start, start_boundary)
-            raise
         return self._max if first is None else first
 
     def scan_replicated(self, offset: int, data: bytes | memoryview) -> Scan:
@@ -349,17 +345,12 @@ class CommitLog:
         if scan is None or (scan.start, scan.end) != (self._boundary, offset + len(data)):
             scan = self.scan_replicated(offset, data)
         view, i = memoryview(data).cast("B"), 0
-        start, start_boundary = self._max, self._boundary
-        self._written_to = start
-        try:
+        with self._all_or_nothing():
             while i < len(view):
                 n = min(len(view) - i, self._segment_start(self._max) + self.segment_size - self._max)
                 self._write(self._max, view[i : i + n])
                 self._advance(self._max + n)
                 i += n
-        except OSError:
-            self._undo_append(start, start_boundary)
-            raise
         self._boundary, self._tail = scan.boundary, scan.tail
         return scan
 
@@ -517,6 +508,17 @@ class CommitLog:
                 view, pos = view[n:], pos + n
         finally:
             self._written_to = max(self._written_to, start + pos)
+
+    @contextmanager
+    def _all_or_nothing(self) -> Iterator[None]:
+        """An append inside takes itself back if a write fails half-way (``_undo_append``), then re-raises."""
+        start, boundary = self._max, self._boundary
+        self._written_to = start
+        try:
+            yield
+        except OSError:
+            self._undo_append(start, boundary)
+            raise
 
     def _undo_append(self, start: int, boundary: int) -> None:
         """Take back an append that failed half-way (a full disk: EFBIG, ENOSPC), so that it wrote nothing.
