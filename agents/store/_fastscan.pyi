@@ -6,7 +6,9 @@ MESSAGE_MAGIC: int
 FIXED_SIZE: int
 LEN_SIZE: int
 BLANK_SIZE: int
+BODY_CRC: str  # "pclmulqdq" (computed in C) or "callable" (scan's crc argument)
 
+def crc32(data: bytes | memoryview, value: int = 0, /) -> int: ...
 def scan(
     view: memoryview,
     i: int,

@@ -25,7 +25,11 @@ compiled = _load()
 def report(logger: logging.Logger) -> None:
     """Log which path replicated records take: a missing build costs small-message throughput, not correctness."""
     if compiled is not None:
-        logger.info("replicated records are scanned and dispatched by the compiled fast path (agents/store/_fastscan)")
+        logger.info(
+            "replicated records are scanned and dispatched by the compiled fast path (agents/store/_fastscan, "
+            "body CRCs by %s)",
+            compiled.BODY_CRC,
+        )
     else:
         logger.warning(
             "replicated records are scanned and dispatched in pure Python, several times slower for small messages: "

@@ -5,6 +5,8 @@ entries, the same consume-queue files, the same error message."""
 from __future__ import annotations
 
 import os
+import platform
+import zlib
 from pathlib import Path
 from unittest import mock
 
@@ -68,6 +70,46 @@ def scan_outcome(stream: bytes, cuts: list[int]) -> tuple[str, object, list[Entr
 def test_the_compiled_module_is_built_where_ci_requires_it() -> None:
     if os.environ.get("MQADMIN_REQUIRE_FASTPATH") and fastpath.compiled is None:
         pytest.fail("agents/store/_fastscan was not built: `pip install -e .` needs gcc, zlib.h and Python.h")
+
+
+def cpu_flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    return {flag for line in text.splitlines() if line.startswith("flags") for flag in line.split(":", 1)[1].split()}
+
+
+@compiled_only
+def test_body_crcs_take_the_carry_less_multiplication_where_the_cpu_has_it() -> None:
+    has_clmul = {"pclmulqdq", "sse4_1"} <= cpu_flags() and platform.machine() == "x86_64"
+    body_crc = fastpath.compiled.BODY_CRC  # type: ignore[union-attr]
+    assert body_crc == ("pclmulqdq" if has_clmul else "callable")
+
+
+@compiled_only
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(st.binary(max_size=70_000), st.integers(0, 15), st.integers(0, 2**32 - 1))
+def test_the_compiled_crc_is_zlibs(data: bytes, skip: int, value: int) -> None:
+    view = memoryview(data)[skip:]  # unaligned starts, every length mod 16 and the 64-byte blocks
+    assert fastpath.compiled.crc32(view, value) == zlib.crc32(view, value)  # type: ignore[union-attr]
+    assert fastpath.compiled.crc32(view) == zlib.crc32(view)  # type: ignore[union-attr]
+
+
+@compiled_only
+@pytest.mark.parametrize("size", [63, 64, 65, 1024, 4096, 65_536 + 7])
+def test_a_flipped_bit_anywhere_in_a_large_body_is_refused_with_the_python_message(size: int) -> None:
+    body = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    raw = encode(Message("T", 0, body, {}, 1, 0))
+    for at in (len(raw) - size, len(raw) - size // 2, len(raw) - 1):
+        damaged = bytearray(raw)
+        damaged[at] ^= 0x10
+        with pytest.raises(RecordError, match="fails its CRC") as compiled:
+            scan_replicated(b"", bytes(damaged), 0, 1 << 20)
+        with mock.patch.object(record, "_fast_scan", None), pytest.raises(RecordError) as python:
+            scan_replicated(b"", bytes(damaged), 0, 1 << 20)
+        assert str(compiled.value) == str(python.value)
+    assert scan_replicated(b"", raw, 0, 1 << 20).boundary == len(raw)
 
 
 @compiled_only
