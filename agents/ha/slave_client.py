@@ -1,9 +1,11 @@
 """The slave's HA client: connects to the master, truncates to the consistent point, applies the stream.
 
-Two threads: ``ha-slave`` connects, receives, checks and applies; ``ha-slave-flush`` fsyncs what was applied
-every ``FLUSH_INTERVAL_S`` (``MessageStore.flush`` does not hold the store lock while it waits for the disk, so
-receiving goes on meanwhile). Any error (connection, malformed frame, a refused action, a failed flush) closes
-the connection, logs why, and reconnects with exponential back-off; nothing of a bad packet is applied.
+Three threads: ``ha-slave`` connects, receives, checks and applies; ``ha-slave-write`` writes the checked batches
+into the commit log while ``ha-slave`` checks the ones received with them (``appender.py``); ``ha-slave-flush``
+fsyncs what was applied every ``FLUSH_INTERVAL_S`` (``MessageStore.flush`` does not hold the store lock while it
+waits for the disk, so receiving goes on meanwhile). Any error (connection, malformed frame, a refused action, a
+failed write or flush) closes the connection, logs why, and reconnects with exponential back-off; nothing of a bad
+packet is applied.
 
 An ack reports the end of what was written to the commit log (the page cache), not what was fsynced, as in
 Java: the flusher makes it durable within about ``FLUSH_INTERVAL_S``.
@@ -19,6 +21,7 @@ from typing import Protocol
 
 from agents import net
 from agents.ha.actions import Action, Append, Close, RecordEpoch, Send, SetConfirm, StartAt, Truncate
+from agents.ha.appender import Appender
 from agents.ha.config import HAConfig
 from agents.ha.slave_session import LocalView, SlaveSession
 from agents.protocol.frames import FrameError, FrameFromMaster, FrameReader
@@ -31,6 +34,7 @@ FLUSH_INTERVAL_S = 0.2
 """How often a slave fsyncs what it replicated (and its confirmOffset); acks do not wait for it, as in Java."""
 
 FLUSH_THREAD = "ha-slave-flush"
+WRITE_THREAD = "ha-slave-write"
 
 
 class SlaveStore(Protocol):
@@ -40,7 +44,7 @@ class SlaveStore(Protocol):
     def max_offset(self) -> int: ...
     def truncate(self, offset: int) -> None: ...
     def start_at(self, offset: int) -> None: ...
-    def scan_replica(self, offset: int, data: bytes | memoryview) -> Scan: ...
+    def scan_replica(self, offset: int, data: bytes | memoryview, after: Scan | None = None) -> Scan: ...
     def append_replica(self, offset: int, data: bytes | memoryview, scan: Scan | None = None) -> None: ...
     def set_confirm_offset(self, offset: int) -> None: ...
     def flush(self) -> None: ...
@@ -75,6 +79,8 @@ class HASlave:
         self._changed = net.Wakeup()
         self._thread = threading.Thread(target=self._run, name="ha-slave", daemon=True)
         self._flusher = threading.Thread(target=self._flush_loop, name=FLUSH_THREAD, daemon=True)
+        self._appender = Appender(store, WRITE_THREAD)
+        self._pending: Scan | None = None  # the last batch handed to the appender, until drained
         self._flush_failure: str | None = None  # set by the flusher, taken (and reported) by the receiving thread
         self._flush_failure_lock = threading.Lock()
         self.last_error = ""
@@ -84,6 +90,7 @@ class HASlave:
 
     def start(self, master_address: str) -> None:
         self._master = master_address
+        self._appender.start()
         self._flusher.start()
         self._thread.start()
 
@@ -98,6 +105,7 @@ class HASlave:
         self._stopped.set()
         self._changed.notify()
         self._thread.join(timeout=5)
+        self._appender.close()
         if self._flusher.is_alive():
             self._flusher.join(timeout=5)
         self._changed.close()
@@ -120,7 +128,13 @@ class HASlave:
         return failure
 
     def _local(self) -> LocalView:
-        return LocalView(self._epochs.cache, self._store.max_offset)
+        """The log as the session must see it: ending where the batches handed to the appender end."""
+        return LocalView(self._epochs.cache, self._pending.end if self._pending else self._store.max_offset)
+
+    def _written(self) -> None:
+        """Wait until the batches handed to the appender are in the log; raises the failure of one."""
+        self._pending = None
+        self._appender.drain()
 
     def _run(self) -> None:
         first, longest = self._config.reconnect_backoff_s
@@ -145,6 +159,10 @@ class HASlave:
             finally:
                 self.connected = False
                 net.close(conn)
+            try:
+                self._written()  # the next connection's handshake compares the log as written
+            except (OSError, ValueError) as exc:
+                reason = f"{reason}; writing its last batches failed: {exc}"
             self.last_error = reason
             log.info("HA connection to master %s closed: %s", address, reason)
             if self._master != address:  # a new master (a role change): go there at once
@@ -173,11 +191,14 @@ class HASlave:
                 reader.received(net.receive_into(conn, reader.receive_buffer()))
                 last_read = self._clock()
                 for frame in reader.frames():
-                    reason = self._apply(conn, session.on_frame(frame, self._local(), self._clock()))
+                    overlap = reader.ready > 0  # another frame of this receive follows: check it during the write
+                    reason = self._apply(conn, session.on_frame(frame, self._local(), self._clock()), overlap)
                     if reason is not None:
                         return reason
-            # After a receive: one ack for all its frames (of what was written), then, also once per receive
-            # rather than per frame, the confirmOffset (dispatch then writes each queue once for many batches).
+            # After a receive: once its batches are written, one ack for all its frames, then, also once per
+            # receive rather than per frame, the confirmOffset (dispatch then writes each queue once for many
+            # batches). The next receive may reuse the memory of these batches, so it waits for them too.
+            self._written()
             reason = self._apply(conn, session.on_tick(self._local(), self._clock(), self._config.heartbeat_interval_s))
             if reason is not None:
                 return reason
@@ -189,17 +210,20 @@ class HASlave:
                 return f"nothing read for {self._config.housekeeping_s:g} s"
         return "stopped" if self._stopped.is_set() else "master changed"
 
-    def _apply(self, conn: net.Connection, actions: list[Action]) -> str | None:
+    def _apply(self, conn: net.Connection, actions: list[Action], overlap: bool = False) -> str | None:
         """Execute session actions in order; returns a close reason or None.
 
         Replicated bytes are checked (every record's CRCs, in one pass that also finds what dispatch needs)
         before any action of the frame runs, so a damaged batch changes nothing: not the log, not the epoch file.
+        With `overlap` (more frames of the same receive follow) a checked batch goes to the appender, to be
+        written while the next one is checked; else it is written here, after those handed over before. Whatever
+        must see the log as written waits for the appender first.
         """
         scans: dict[int, Scan] = {}
         for action in actions:
             if isinstance(action, Append):
                 try:
-                    scans[id(action)] = self._store.scan_replica(action.offset, action.data)
+                    scans[id(action)] = self._store.scan_replica(action.offset, action.data, self._pending)
                 except RecordError as exc:
                     return f"refusing replicated bytes at {action.offset}: {exc}"
         for action in actions:
@@ -209,16 +233,24 @@ class HASlave:
                 case Send(data=data):
                     net.send_all(conn, data)
                 case Truncate(offset=offset):
+                    self._written()
                     log.warning("truncating the local log from %d to the consistent point %d",
                                 self._store.max_offset, offset)  # fmt: skip
                     self._store.truncate(offset)
                     self._confirm = -1
                     self._epochs.replace(self._epochs.cache.truncate_suffix_by_offset(offset))
                 case StartAt(offset=offset):
+                    self._written()
                     self._store.start_at(offset)
                 case RecordEpoch(epoch=epoch, start_offset=start):
+                    self._written()  # an epoch never starts past the log as written
                     self._epochs.replace(self._epochs.cache.append(epoch, start))
+                case Append(offset=offset, data=data) if overlap:
+                    self._pending = scans[id(action)]
+                    self._appender.submit(offset, data, self._pending)
+                    self._progressed = True
                 case Append(offset=offset, data=data):
+                    self._written()
                     self._store.append_replica(offset, data, scans[id(action)])
                     self._progressed = True
                 case SetConfirm(offset=offset):

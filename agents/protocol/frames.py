@@ -460,6 +460,11 @@ class FrameReader(Generic[_F]):
         """Bytes received but not yet part of a complete frame."""
         return self._end - self._start
 
+    @property
+    def ready(self) -> int:
+        """Complete frames received and not yet taken from ``frames()``."""
+        return len(self._ready)
+
     def feed(self, data: bytes | bytearray | memoryview) -> None:
         """Add bytes from the peer; never raises for bad input (``frames()`` reports it)."""
         if self._error is not None:

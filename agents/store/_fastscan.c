@@ -129,37 +129,33 @@ PyDoc_STRVAR(scan_doc,
              "Walk the ordinary message records of view[i:] (commit-log offset pos), appending each one's entry to\n"
              "`entries`, and return where the first record it does not accept starts. Never raises for bad data.");
 
-static PyObject *scan(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
-    if (nargs != 9) {
-        PyErr_SetString(PyExc_TypeError, "scan() takes 9 arguments");
-        return NULL;
-    }
-    Py_ssize_t i = PyLong_AsSsize_t(args[1]);
-    long long pos = PyLong_AsLongLong(args[2]);
-    long long segment_size = PyLong_AsLongLong(args[3]);
-    long long min_record = PyLong_AsLongLong(args[4]);
-    long long max_record = PyLong_AsLongLong(args[5]);
-    if (PyErr_Occurred()) return NULL;
-    PyObject *entries = args[6], *topics = args[7], *crc = args[8];
-    if (!PyList_Check(entries) || !PyDict_Check(topics) || segment_size <= 0 || i < 0 || pos < 0) {
-        PyErr_SetString(PyExc_ValueError, "scan(): bad arguments");
-        return NULL;
-    }
-    Py_buffer buffer;
-    if (PyObject_GetBuffer(args[0], &buffer, PyBUF_SIMPLE) < 0) return NULL;
-    const unsigned char *buf = buffer.buf;
-    const Py_ssize_t n = buffer.len;
-    const unsigned char *last_raw = NULL; /* the last message's topic bytes (inside buf) and its name */
-    Py_ssize_t last_len = 0;
-    PyObject *last_topic = NULL; /* borrowed from `topics`, which outlives the call */
-    int failed = 0;
+/* A record that passed every check but its topic's: where it starts in the buffer and its entry's numbers. */
+typedef struct {
+    Py_ssize_t at;
+    long long total, queue_offset;
+    long queue_id;
+    Py_ssize_t topic_len;
+} Checked;
 
-    while (i <= n - FIXED_SIZE) {
+typedef struct {
+    long long segment_size, min_record, max_record;
+} Limits;
+
+#define CHECK_CHUNK 4096             /* records checked per pass (a bounded array, not one per possible record) */
+#define RELEASE_GIL_FROM (64 * 1024) /* bytes left to scan from which the checks run without the GIL */
+
+/* The records from buf[i:] (commit-log offset pos) that pass every check but the topic's, at most `cap`, into
+ * `out`; returns how many, or -1 with an exception set if the crc callable failed. Touches no Python object
+ * when use_clmul is set, so it may run without the GIL: a replicating slave writes the batch before on another
+ * thread meanwhile (agents/ha/appender.py). */
+static Py_ssize_t check_records(const unsigned char *buf, Py_ssize_t n, Py_ssize_t i, long long pos,
+                                const Limits *lim, PyObject *crc, Checked *out, Py_ssize_t cap) {
+    Py_ssize_t count = 0;
+    while (count < cap && i <= n - FIXED_SIZE) {
         const unsigned char *p = buf + i;
         long long total = (int32_t)be32(p);
-        if (be32(p + 4) != MESSAGE_MAGIC || total < min_record || total > max_record) break;
-        if (total + BLANK_SIZE > segment_size - pos % segment_size || total > n - i) break;
+        if (be32(p + 4) != MESSAGE_MAGIC || total < lim->min_record || total > lim->max_record) break;
+        if (total + BLANK_SIZE > lim->segment_size - pos % lim->segment_size || total > n - i) break;
         const Py_ssize_t end = i + (Py_ssize_t)total;
         const uint32_t header_crc = be32(p + 8), body_crc = be32(p + 12);
         const long queue_id = (int32_t)be32(p + 16);
@@ -176,39 +172,90 @@ static PyObject *scan(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         const uint32_t header = crc32_of(crc32_of(0, p, 8), p + 12, (size_t)(body_at - i - 12));
         if (header != header_crc) break;
         const int body_ok = body_crc_matches(crc, buf + body_at, (Py_ssize_t)body_len, body_crc);
-        if (body_ok < 0) {
-            failed = 1;
-            break;
-        }
+        if (body_ok < 0) return -1;
         if (!body_ok) break;
-        const unsigned char *raw = p + FIXED_SIZE;
-        if (last_topic == NULL || topic_len != last_len || memcmp(raw, last_raw, (size_t)topic_len) != 0) {
-            PyObject *key = PyBytes_FromStringAndSize((const char *)raw, topic_len);
-            if (key == NULL) {
-                failed = 1;
-                break;
-            }
-            PyObject *topic = PyDict_GetItemWithError(topics, key);
-            Py_DECREF(key);
-            if (topic == NULL) {
-                failed = PyErr_Occurred() != NULL;
-                break; /* a topic record.py has not checked yet: it checks it, then this goes on */
-            }
-            last_topic = topic;
-            last_raw = raw;
-            last_len = topic_len;
-        }
-        PyObject *item = entry(pos, (long)total, last_topic, queue_id, queue_offset);
-        if (item == NULL || PyList_Append(entries, item) < 0) {
-            Py_XDECREF(item);
-            failed = 1;
-            break;
-        }
-        Py_DECREF(item);
+        out[count++] = (Checked){i, total, queue_offset, queue_id, topic_len};
         i = end;
         pos += total;
     }
+    return count;
+}
+
+static PyObject *scan(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "scan() takes 9 arguments");
+        return NULL;
+    }
+    Py_ssize_t i = PyLong_AsSsize_t(args[1]);
+    long long pos = PyLong_AsLongLong(args[2]);
+    const Limits lim = {PyLong_AsLongLong(args[3]), PyLong_AsLongLong(args[4]), PyLong_AsLongLong(args[5])};
+    if (PyErr_Occurred()) return NULL;
+    PyObject *entries = args[6], *topics = args[7], *crc = args[8];
+    if (!PyList_Check(entries) || !PyDict_Check(topics) || lim.segment_size <= 0 || i < 0 || pos < 0) {
+        PyErr_SetString(PyExc_ValueError, "scan(): bad arguments");
+        return NULL;
+    }
+    Checked *checked = PyMem_Malloc(CHECK_CHUNK * sizeof(Checked));
+    if (checked == NULL) return PyErr_NoMemory();
+    Py_buffer buffer;
+    if (PyObject_GetBuffer(args[0], &buffer, PyBUF_SIMPLE) < 0) {
+        PyMem_Free(checked);
+        return NULL;
+    }
+    const unsigned char *buf = buffer.buf;
+    const Py_ssize_t n = buffer.len;
+    const unsigned char *last_raw = NULL; /* the last message's topic bytes (inside buf) and its name */
+    Py_ssize_t last_len = 0;
+    PyObject *last_topic = NULL; /* borrowed from `topics`, which outlives the call */
+    int failed = 0, stopped = 0;
+
+    while (!failed && !stopped) {
+        Py_ssize_t count;
+        if (use_clmul && n - i >= RELEASE_GIL_FROM) {
+            Py_BEGIN_ALLOW_THREADS count = check_records(buf, n, i, pos, &lim, crc, checked, CHECK_CHUNK);
+            Py_END_ALLOW_THREADS
+        } else {
+            count = check_records(buf, n, i, pos, &lim, crc, checked, CHECK_CHUNK);
+        }
+        if (count < 0) {
+            failed = 1;
+            break;
+        }
+        stopped = count < CHECK_CHUNK;
+        for (Py_ssize_t k = 0; k < count; k++) {
+            const Checked *c = &checked[k];
+            const unsigned char *raw = buf + c->at + FIXED_SIZE;
+            if (last_topic == NULL || c->topic_len != last_len || memcmp(raw, last_raw, (size_t)c->topic_len) != 0) {
+                PyObject *key = PyBytes_FromStringAndSize((const char *)raw, c->topic_len);
+                if (key == NULL) {
+                    failed = 1;
+                    break;
+                }
+                PyObject *topic = PyDict_GetItemWithError(topics, key);
+                Py_DECREF(key);
+                if (topic == NULL) {
+                    failed = PyErr_Occurred() != NULL;
+                    stopped = 1;
+                    break; /* a topic record.py has not checked yet: it checks it, then this goes on */
+                }
+                last_topic = topic;
+                last_raw = raw;
+                last_len = c->topic_len;
+            }
+            PyObject *item = entry(pos, (long)c->total, last_topic, c->queue_id, c->queue_offset);
+            if (item == NULL || PyList_Append(entries, item) < 0) {
+                Py_XDECREF(item);
+                failed = 1;
+                break;
+            }
+            Py_DECREF(item);
+            i = c->at + (Py_ssize_t)c->total;
+            pos += c->total;
+        }
+    }
     PyBuffer_Release(&buffer);
+    PyMem_Free(checked);
     if (failed) return NULL;
     return Py_BuildValue("(nL)", i, pos);
 }

@@ -48,7 +48,7 @@ from agents.store import fastpath
 from agents.store.checkpoint import Checkpoint, CheckpointData, fsync_dir
 from agents.store.commitlog import CommitLog, CommitLogError, OffsetTooSmall
 from agents.store.consume_queue import ConsumeQueue, ConsumeQueueError
-from agents.store.record import Entry, Message, Scan, decode_at, encode
+from agents.store.record import Entry, Message, Scan, decode_at, encode, scan_replicated
 
 log = logging.getLogger(__name__)
 
@@ -153,8 +153,17 @@ class MessageStore:
             self._counted = self._log.last_message_boundary()
             return start, self._log.max_offset
 
-    def scan_replica(self, offset: int, data: bytes | memoryview) -> Scan:
-        """Check replicated bytes before anything is applied (``CommitLog.scan_replicated``); RecordError if bad."""
+    def scan_replica(self, offset: int, data: bytes | memoryview, after: Scan | None = None) -> Scan:
+        """Check replicated bytes before anything is applied (``CommitLog.scan_replicated``); RecordError if bad.
+
+        `after`: the scan of the batch just before, handed to ``append_replica`` but perhaps not written yet (the
+        slave's ``Appender``). These bytes are then checked as its continuation, without the store lock, which a
+        write in progress holds.
+        """
+        if after is not None:
+            if offset != after.end:
+                raise ValueError(f"replicated bytes start at {offset}, but the batch before ends at {after.end}")
+            return scan_replicated(after.tail, data, after.boundary, self._log.segment_size)
         with self._lock:
             return self._log.scan_replicated(offset, data)
 

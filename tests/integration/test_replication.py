@@ -337,6 +337,30 @@ def test_a_body_with_a_bad_crc_closes_the_connection_and_appends_nothing(
     assert slave.epochs.cache.pairs() == (), "not even the epoch of the refused batch was recorded"
 
 
+def test_batches_received_together_are_written_up_to_a_damaged_one_and_none_after_it(
+    make_replica: Callable[..., Replica],
+) -> None:
+    """The slave writes a checked batch on its writing thread while it checks the next: a damaged batch in the
+    middle of one receive leaves exactly the batches before it in the log, in order, and none after it."""
+    from agents.protocol.frames import MasterTransfer, encode
+    from agents.store.record import encode as encode_record
+
+    batches = [b"".join(encode_record(msg(i)) for i in range(k * 40, k * 40 + 40)) for k in range(4)]
+    damaged = bytearray(batches[2])
+    damaged[len(damaged) // 2] ^= 0x01
+    sent = [batches[0], batches[1], bytes(damaged), batches[3]]
+    starts = [sum(map(len, batches[:k])) for k in range(4)]
+    frames = b"".join(encode(MasterTransfer(start, 1, 0, 0, body)) for start, body in zip(starts, sent, strict=True))
+    port, thread, _ = scripted_master(lambda _ack: [frames])
+    slave = make_replica(2)
+    slave.change_to_slave(f"127.0.0.1:{port}", epoch=1)
+    wait_until(lambda: "fails its CRC" in (slave.slave.last_error if slave.slave else ""), what="CRC refusal")
+    thread.join(timeout=5)
+    assert slave.store.max_offset == starts[2], "the two batches before the damaged one, and nothing after"
+    assert slave.store.read(0, starts[2]) == batches[0] + batches[1]
+    assert slave.epochs.cache.pairs() == ((1, 0),)
+
+
 def test_retention_trims_the_epoch_prefix_and_a_slave_below_it_is_refused_with_a_reason(
     make_replica: Callable[..., Replica], tmp_path: Path
 ) -> None:
@@ -422,7 +446,8 @@ def test_the_slave_flushes_on_its_own_thread_and_what_it_acked_becomes_durable(
     assert set(flushers) == {"ha-slave-flush"}, "the receiving thread never waits for the disk"
     assert slave.store._log.flushed_offset == end
     slave.close()
-    assert not [t for t in threading.enumerate() if t.name in ("ha-slave", "ha-slave-flush")], "stop joins both"
+    stopped = [t for t in threading.enumerate() if t.name in ("ha-slave", "ha-slave-write", "ha-slave-flush")]
+    assert not stopped, "stop joins all three"
 
 
 def test_a_failed_flush_closes_the_connection_with_its_reason_and_the_next_flush_retries(

@@ -35,7 +35,7 @@ specs = st.lists(
 )
 
 
-def log_bytes(records: list[tuple[int, int, int]], skew: int | None = None) -> bytes:
+def log_bytes(records: list[tuple[int, int, int]], skew: int | None = None, segment: int = SEGMENT) -> bytes:
     """A master's log of (topic index, queue id, body size) records, each queue numbered from 0; record `skew`
     gets a queue offset one too high (a log its consume queues cannot take)."""
     out, counters = bytearray(), {}
@@ -46,20 +46,20 @@ def log_bytes(records: list[tuple[int, int, int]], skew: int | None = None) -> b
         rec = encode(
             Message(TOPICS[t], queue_id, bytes([i % 251]) * size, {"k": str(i)}, 1_700_000_000 + i, queue_offset)
         )
-        room = SEGMENT - len(out) % SEGMENT
+        room = segment - len(out) % segment
         if len(rec) + BLANK_SIZE > room:
             out += encode_blank(room) + bytes(room - BLANK_SIZE)
         out += rec
     return bytes(out)
 
 
-def scan_outcome(stream: bytes, cuts: list[int]) -> tuple[str, object, list[Entry]]:
+def scan_outcome(stream: bytes, cuts: list[int], segment: int = SEGMENT) -> tuple[str, object, list[Entry]]:
     """Scan `stream` as batches split at `cuts`, as the commit log does: ("ok", boundary, entries) or
     ("refused", the RecordError's message, the entries of the batches before)."""
     tail, boundary, entries, start = b"", 0, [], 0
     try:
         for end in [*sorted(set(cuts)), len(stream)]:
-            scan = scan_replicated(tail, stream[start:end], boundary, SEGMENT)
+            scan = scan_replicated(tail, stream[start:end], boundary, segment)
             tail, boundary, start = scan.tail, scan.boundary, end
             entries += scan.entries
     except RecordError as exc:
@@ -125,6 +125,22 @@ def test_the_compiled_scan_answers_as_the_python_checks(
     compiled = scan_outcome(bytes(stream), cuts)
     with mock.patch.object(record, "_fast_scan", None):
         assert compiled == scan_outcome(bytes(stream), cuts)
+
+
+@compiled_only
+@pytest.mark.parametrize("damage_at", [None, 0.3, 0.97])
+def test_a_long_batch_is_scanned_in_passes_without_the_gil_as_the_python_checks_do(damage_at: float | None) -> None:
+    """Past 64 KiB the compiled scan checks up to 4096 records per pass without the GIL, then adds their entries;
+    a new topic or damaged record in a later pass must stop it where the Python checks stop."""
+    records = [(i % 7 // 3, i % 3, 20 + i % 50) for i in range(9000)]  # > 2 passes, topics change every few
+    stream = bytearray(log_bytes(records, segment=1 << 20))
+    if damage_at is not None:
+        stream[int(len(stream) * damage_at)] ^= 0x40
+    compiled = scan_outcome(bytes(stream), [], segment=1 << 20)
+    with mock.patch.object(record, "_fast_scan", None):
+        assert compiled == scan_outcome(bytes(stream), [], segment=1 << 20)
+    assert compiled[0] == ("ok" if damage_at is None else "refused")
+    assert len(compiled[2]) == (9000 if damage_at is None else 0)
 
 
 @compiled_only

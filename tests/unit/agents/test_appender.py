@@ -1,0 +1,128 @@
+"""The slave's writing thread (``agents/ha/appender.py``) over a real store, and the chained scans it relies on
+(``MessageStore.scan_replica(..., after=)``): order, all-or-nothing after a failure, and the bytes on disk."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agents.ha.appender import Appender
+from agents.store.message_store import MessageStore
+from agents.store.record import BLANK_SIZE, Message, RecordError, Scan, encode, encode_blank
+
+SEGMENT = 4096
+
+
+def log(count: int) -> bytes:
+    """A master's log of `count` messages (one queue), blanks at segment ends as the master writes them."""
+    with_blanks = bytearray()
+    for i in range(count):
+        record = encode(Message("T", 0, bytes([i % 256]) * (40 + i % 90), {}, 1_700_000_000 + i, i))
+        room = SEGMENT - len(with_blanks) % SEGMENT
+        if len(record) + BLANK_SIZE > room:
+            with_blanks += encode_blank(room) + bytes(room - BLANK_SIZE)
+        with_blanks += record
+    return bytes(with_blanks)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[MessageStore]:
+    with MessageStore(tmp_path / "s", SEGMENT) as opened:
+        yield opened
+
+
+@pytest.fixture
+def appender(store: MessageStore) -> Iterator[Appender]:
+    made = Appender(store, "test-write")
+    made.start()
+    yield made
+    made.close()
+
+
+def chained_scans(store: MessageStore, stream: bytes, cuts: list[int]) -> list[tuple[int, bytes, Scan]]:
+    """(offset, bytes, scan) of `stream` cut at `cuts`, each scanned as the continuation of the one before, none
+    of them written yet: what the receiving thread hands the appender."""
+    out: list[tuple[int, bytes, Scan]] = []
+    after: Scan | None = None
+    for start, end in zip([0, *cuts], [*cuts, len(stream)], strict=True):
+        scan = store.scan_replica(start, stream[start:end], after)
+        out.append((start, stream[start:end], scan))
+        after = scan
+    return out
+
+
+def test_chained_scans_find_what_one_scan_of_the_whole_finds(store: MessageStore) -> None:
+    stream = log(200)
+    cuts = [1, 37, 2000, 4096, 4100, 9000]
+    scans = chained_scans(store, stream, cuts)
+    whole = store.scan_replica(0, stream)
+    assert [entry for _, _, scan in scans for entry in scan.entries] == whole.entries
+    assert (scans[-1][2].boundary, scans[-1][2].tail) == (whole.boundary, whole.tail)
+    assert store.max_offset == 0, "scanning writes nothing"
+
+
+def test_a_chained_scan_refuses_bytes_that_do_not_follow_the_batch_before(store: MessageStore) -> None:
+    stream = log(20)
+    first = store.scan_replica(0, stream[:100])
+    with pytest.raises(ValueError, match="start at 101, but the batch before ends at 100"):
+        store.scan_replica(101, stream[101:], first)
+    damaged = bytearray(stream[100:])
+    damaged[200] ^= 0x08
+    with pytest.raises(RecordError):
+        store.scan_replica(100, bytes(damaged), first)
+
+
+def test_batches_are_written_in_order_and_drain_waits_for_all_of_them(store: MessageStore, appender: Appender) -> None:
+    stream = log(300)
+    for offset, data, scan in chained_scans(store, stream, list(range(997, len(stream), 997))):
+        appender.submit(offset, data, scan)
+    appender.drain()
+    assert store.max_offset == len(stream)
+    assert store.read(0, len(stream)) == stream
+    store.set_confirm_offset(len(stream))
+    assert store.queue_range("T", 0) == (0, 300)
+
+
+def test_after_a_failed_batch_nothing_more_is_written_until_drain_reports_it(
+    store: MessageStore, appender: Appender
+) -> None:
+    stream = log(100)
+    (o1, d1, s1), (o2, d2, s2), (o3, d3, s3) = chained_scans(store, stream, [1500, 3000])
+    appender.submit(o1, d1, s1)
+    appender.submit(o2 + 1, d2, s2)  # not where the log ends: append_replica refuses it
+    appender.submit(o3, d3, s3)  # would follow on from the refused one: must not be written
+    with pytest.raises(ValueError, match="replicated bytes start at 1501, but the log ends at 1500"):
+        appender.drain()
+    assert store.max_offset == 1500
+    assert store.read(0, 1500) == stream[:1500]
+    appender.drain()  # the failure was reported once
+    appender.submit(o2, d2, s2)  # the appender takes batches again
+    appender.submit(o3, d3, s3)
+    appender.drain()
+    assert store.read(0, len(stream)) == stream
+
+
+def test_drain_with_nothing_submitted_returns_and_a_closed_appender_takes_nothing(
+    store: MessageStore, appender: Appender
+) -> None:
+    appender.drain()
+    appender.close()
+    (offset, data, scan) = chained_scans(store, log(3), [])[0]
+    with pytest.raises(RuntimeError, match="closed"):
+        appender.submit(offset, data, scan)
+    assert store.max_offset == 0
+
+
+def test_drain_writes_the_batches_the_thread_has_not_taken(store: MessageStore) -> None:
+    """With every core busy the writing thread may not run for a while: drain then writes what is queued itself,
+    in order (here the thread never starts)."""
+    idle = Appender(store, "never-started")
+    stream = log(120)
+    for offset, data, scan in chained_scans(store, stream, [700, 1400, 5000]):
+        idle.submit(offset, data, scan)
+    assert store.max_offset == 0
+    idle.drain()
+    assert store.read(0, len(stream)) == stream
+    idle.close()
