@@ -57,9 +57,14 @@ def _start_in_foreground(config_file: str) -> subprocess.CompletedProcess[str]:
 
 
 def _tear(path: Path) -> None:
-    """A torn journal: its header still claims records the file no longer holds in full."""
+    """A torn journal: its header still claims records the file no longer holds in full.
+
+    Cut within the records, not within the file: pysyncobj grows the file ahead of them, and a cut in that zeroed
+    room would leave every record intact (the node would rightly start and serve)."""
     data = path.read_bytes()
-    path.write_bytes(data[: 40 + (len(data) - 40) // 3])
+    end = int.from_bytes(data[36:40], "little")  # the header's end of the records (u32 LE after name and version)
+    assert 40 < end <= len(data), f"{path} holds no records to tear"
+    path.write_bytes(data[: 40 + (end - 40) // 3])
 
 
 def _flip_record_size(path: Path) -> None:
