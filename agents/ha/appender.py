@@ -26,6 +26,8 @@ from agents.store.record import Scan
 
 
 class AppendTarget(Protocol):
+    """The store the batches go to (``MessageStore``)."""
+
     def append_replica(self, offset: int, data: bytes | memoryview, scan: Scan | None = None) -> None: ...
 
 
@@ -82,12 +84,12 @@ class Appender:
     def _run(self) -> None:
         with self._changed:
             while True:
-                while (not self._queue or self._busy) and not self._closed:
-                    self._changed.wait()
-                if not self._queue:
-                    return
-                if not self._busy:
+                if self._queue and not self._busy:
                     self._write_next()
+                elif self._closed and not self._queue:
+                    return
+                else:  # nothing to write, or drain is writing a batch
+                    self._changed.wait()
 
     def _write_next(self) -> None:
         """Write the oldest batch (called holding the condition, which is released during the write)."""

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -126,3 +127,14 @@ def test_drain_writes_the_batches_the_thread_has_not_taken(store: MessageStore) 
     idle.drain()
     assert store.read(0, len(stream)) == stream
     idle.close()
+
+
+def test_close_writes_what_was_submitted_before_the_thread_stops(store: MessageStore) -> None:
+    started = Appender(store, "closing")
+    started.start()
+    stream = log(200)
+    for offset, data, scan in chained_scans(store, stream, list(range(500, len(stream), 500))):
+        started.submit(offset, data, scan)
+    started.close()
+    assert store.read(0, len(stream)) == stream
+    assert not [t for t in threading.enumerate() if t.name == "closing"]
