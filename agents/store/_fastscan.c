@@ -14,7 +14,7 @@
  * Per 4 KiB record the Python loop took ~5 us (most of it interpreter work around the CRC calls); this takes the
  * body's CRC plus well under a microsecond. The body CRC is computed here by carry-less multiplication (PCLMULQDQ,
  * the folding of Intel's "Fast CRC Computation for Generic Polynomials" and Linux's crc32-pclmul) where the CPU
- * has it: calling back into Python for ISA-L's cost ~0.2 us per record, a fifth of a 1 KiB record's scan.
+ * has it: calling back into Python for ISA-L's cost ~0.2 us per record, a third of a 1 KiB record's scan.
  * Elsewhere it goes through the `crc` callable it is given (ISA-L's). Both give zlib's CRC-32 values.
  *
  * `group_entries` does MessageStore._dispatch's grouping: the entries a scan kept, in log order, become one run
