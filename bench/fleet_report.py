@@ -15,6 +15,11 @@ child (process start → exit: imports, JVM and session start included). Memory:
 the JVM's VmHWM plus the Python driver's; "tree" is the greatest sum of VmRSS over the whole tree at one poll
 (Spark's Python workers included). The summaries of both children are compared: the fleet section must be
 identical at every size where both finish. Medians of --runs runs (default 3; 1 at 100 M).
+
+``--connect`` runs the Spark side as clients of one Spark Connect server (``spark.connect``, what ``mqadmin epochs
+serve`` runs) started for the whole benchmark with the same driver memory and JVM options: a warm JVM, as a
+long-running server has. Its first report at each size is a warm-up, shown apart and left out of the medians;
+"driver" is then the server JVM's VmHWM (its peak since it started) plus the client's.
 """
 
 from __future__ import annotations
@@ -157,6 +162,8 @@ def run_child(engine: str, dataset: Path, timeout_s: float, args: argparse.Names
     if args.quick:
         cmd.append("--quick")
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1")
+    if engine == "spark" and args.server is not None:
+        env |= args.server.client_env()
     run = Run(engine)
     hwm: dict[int, tuple[str, int]] = {}
     tree_peak = 0
@@ -188,6 +195,8 @@ def run_child(engine: str, dataset: Path, timeout_s: float, args: argparse.Names
     if rusage is not None:
         own = max(own, rusage.ru_maxrss * 1024)
     jvm = sum(h for pid, (name, h) in hwm.items() if name == "java")
+    if engine == "spark" and args.server is not None:
+        jvm += sum(h for _name, h in _tree_hwm(args.server.pid).values() if _name == "java")
     run.driver_gib = (own + jvm) / GIB
     try:
         doc = json.loads(result_file.read_text() or "{}")
@@ -222,9 +231,26 @@ def _poll_tree(root: int, hwm: dict[int, tuple[str, int]]) -> int:
     return total
 
 
+def _tree_hwm(root: int) -> dict[int, tuple[str, int]]:
+    """(name, VmHWM) of `root` and its descendants: the Connect server's peak so far."""
+    hwm: dict[int, tuple[str, int]] = {}
+    _poll_tree(root, hwm)
+    return hwm
+
+
 def report_version() -> str:
     """sha1 of spark/report.py as it is now: every run records it, so a run of a changed report stands out."""
     return hashlib.sha1((ROOT / "spark" / "report.py").read_bytes()).hexdigest()[:10]
+
+
+def jvm_conf(quick: bool, driver_memory: str, java_options: str) -> dict[str, str]:
+    """The driver settings of the Spark side: those of a local session, or of the Connect server."""
+    conf = {"spark.driver.memory": driver_memory}
+    if quick:
+        conf |= QUICK_CONF
+    if java_options:
+        conf["spark.driver.extraJavaOptions"] = java_options
+    return conf
 
 
 def child_spark(dataset: Path, result: Path, quick: bool, driver_memory: str, java_options: str) -> int:
@@ -234,20 +260,19 @@ def child_spark(dataset: Path, result: Path, quick: bool, driver_memory: str, ja
     from spark.report import run_report
     from spark.session import build_session
 
-    conf = {"spark.driver.memory": driver_memory}
-    if quick:
-        conf |= QUICK_CONF
-    if java_options:
-        conf["spark.driver.extraJavaOptions"] = java_options
-    spark = build_session(app_name="fleet-report-bench", conf=conf)
+    remote = os.environ.get("SPARK_REMOTE")
+    spark = build_session(app_name="fleet-report-bench", conf=None if remote else jvm_conf(quick, driver_memory,
+                                                                                             java_options))  # fmt: skip
     ready = time.perf_counter()
     report = run_report(spark, str(dataset))
     summary = report.summary()
     done = time.perf_counter()
     doc: dict[str, Any] = {"session_s": ready - started, "report_s": done - ready, "summary": summary}
     doc["report_version"] = version
-    doc["jvm_max_heap_gib"] = round(spark.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory() / GIB, 2)
+    if not remote:  # a Connect client has no JVM of its own
+        doc["jvm_max_heap_gib"] = round(spark.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory() / GIB, 2)
     doc["python_udf_nodes"] = _udf_nodes(report)
+    report.unpersist()
     result.write_text(json.dumps(doc, default=str))
     spark.stop()
     return 0
@@ -337,6 +362,12 @@ def bench_size(label: str, rows: int, runs: int, args: argparse.Namespace) -> di
           f"; {machine_note()}", flush=True)  # fmt: skip
     spark_runs: list[Run] = []
     pandas_runs: list[Run] = []
+    warmup: Run | None = None
+    if args.server is not None and "spark" not in args.skip:
+        warmup = run_child("spark", dataset, args.timeout, args)
+        print(f"  warm-up spark (the server's first report at this size, not in the medians): wall "
+              f"{fmt(warmup.wall_s)} s, report {fmt(warmup.report_s)} s: {'ok' if warmup.ok else warmup.error}",
+              flush=True)  # fmt: skip
     for i in range(runs):
         for engine, into in (("spark", spark_runs), ("pandas", pandas_runs)):
             if engine in args.skip:
@@ -350,10 +381,12 @@ def bench_size(label: str, rows: int, runs: int, args: argparse.Namespace) -> di
                   f"{fmt(r.driver_gib, 2)} GiB, tree {fmt(r.tree_gib, 2)} GiB: {state}", flush=True)  # fmt: skip
     s_report, p_report = med(spark_runs, "report_s"), med(pandas_runs, "report_s")
     s_wall, p_wall = med(spark_runs, "wall_s"), med(pandas_runs, "wall_s")
+    where = " on the warm Connect server" if args.server is not None else ""
     rows_out = [
-        ["Spark (report only: session ready → summary)", fmt(s_report), fmt(med(spark_runs, "driver_gib"), 2),
+        [f"Spark{where} (report only: session ready → summary)", fmt(s_report), fmt(med(spark_runs, "driver_gib"), 2),
          fmt(med(spark_runs, "tree_gib"), 2), fmt(s_report / p_report, 2)],
-        ["Spark (process: JVM + session start included)", fmt(s_wall), "", "", fmt(s_wall / p_wall, 2)],
+        [f"Spark{where} (process: {'client' if where else 'JVM'} + session start included)", fmt(s_wall), "", "",
+         fmt(s_wall / p_wall, 2)],
         ["  of which build_session", fmt(med(spark_runs, "session_s")), "", "", ""],
         ["pandas (report: read → summary)", fmt(p_report), fmt(med(pandas_runs, "driver_gib"), 2),
          fmt(med(pandas_runs, "tree_gib"), 2), "1"],
@@ -373,6 +406,9 @@ def bench_size(label: str, rows: int, runs: int, args: argparse.Namespace) -> di
     versions = sorted({r.extra.get("report_version", "?") for r in spark_runs})
     print(f"summaries: {verdict}\nPython nodes in the report's plans: {udfs}\nspark/report.py sha1: "
           f"{', '.join(versions)}{' (CHANGED between runs)' if len(versions) > 1 else ''}", flush=True)  # fmt: skip
+    if warmup is not None and warmup.ok:
+        print(f"warm-up (the server's first report at this size) / pandas report = "
+              f"{fmt(warmup.report_s / p_report, 2)}", flush=True)  # fmt: skip
     return {"label": label, "rows": info["epochRows"], "spark": spark_runs, "pandas": pandas_runs,
             "ratio": s_report / p_report, "verdict": verdict, "udfs": udfs}  # fmt: skip
 
@@ -412,10 +448,28 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--skip", default="", help="engines not to run: spark, pandas")
     parser.add_argument("--driver-memory", default=DRIVER_MEMORY, help=f"spark.driver.memory (default {DRIVER_MEMORY})")
     parser.add_argument("--java-options", default="", help="spark.driver.extraJavaOptions, as --java-options=-XX:...")
+    parser.add_argument(
+        "--connect",
+        action="store_true",
+        help="Spark reports as clients of one warm Spark Connect server (see the module doc)",
+    )
     parser.add_argument("--child", choices=["spark", "pandas"], help=argparse.SUPPRESS)
     parser.add_argument("--input", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
     return parser.parse_args()
+
+
+def start_connect_server(args: argparse.Namespace, log: Any) -> Any:
+    """The benchmark's Connect server (a free port, the Spark side's driver settings); its log's tail on failure."""
+    from spark.connect import ConnectServerError, start_server
+
+    try:
+        server = start_server(0, conf=jvm_conf(args.quick, args.driver_memory, args.java_options), log=log)
+    except ConnectServerError as exc:
+        log.seek(0)
+        raise SystemExit(f"{exc}\n" + log.read().decode(errors="replace")[-2000:]) from exc
+    print(f"Spark Connect server: pid {server.pid}, {server.url}", flush=True)
+    return server
 
 
 def main() -> int:
@@ -436,10 +490,15 @@ def main() -> int:
     print(f"machine at the start: {machine_note()}; Spark driver memory {args.driver_memory}{java}, pandas capped at "
           f"{args.pandas_cap_gib:g} GiB (RLIMIT_AS); spark/report.py sha1 {report_version()}", flush=True)  # fmt: skip
     results = []
+    args.server = None
     try:
-        for label in labels:
-            runs = 1 if args.quick or SIZES[label] >= 100_000_000 else args.runs
-            results.append(bench_size(label, SIZES[label], runs, args))
+        with contextlib.ExitStack() as stack:
+            if args.connect:
+                args.server = start_connect_server(args, stack.enter_context(tempfile.TemporaryFile()))
+                stack.callback(args.server.stop)
+            for label in labels:
+                runs = 1 if args.quick or SIZES[label] >= 100_000_000 else args.runs
+                results.append(bench_size(label, SIZES[label], runs, args))
     finally:
         if temp:
             shutil.rmtree(args.data, ignore_errors=True)

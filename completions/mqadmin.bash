@@ -59,7 +59,12 @@ _mqadmin() {
                 ;;
             'epochs report')
                 case $word in
-                '--input' | '--master' | '--since' | '--top' | '--out' | '--conf' | '-o' | '--output') need=1 ;;
+                '--input' | '--master' | '--remote' | '--since' | '--top' | '--out' | '--conf' | '-o' | '--output') need=1 ;;
+                esac
+                ;;
+            'epochs serve')
+                case $word in
+                '--port' | '--master' | '--conf' | '--start-timeout' | '-o' | '--output') need=1 ;;
                 esac
                 ;;
             'epochs synth')
@@ -156,9 +161,9 @@ _mqadmin() {
                 '|get-broker-epoch' | '|get-controller-config' | '|get-controller-meta-data' |\
                 '|get-sync-state-set' | '|ha-status' | '|list-brokers' | '|remove-broker' |\
                 '|reset-master-flush-offset' | '|send-message' | '|transfer-master' | '|update-controller-config' |\
-                'epochs|collect' | 'epochs|report' | 'epochs|synth' | 'sandbox|down' | 'sandbox|kill' |\
-                'sandbox|start' | 'sandbox|status' | 'sandbox|stop' | 'sandbox|up' | 'wait|insync' | 'wait|master' |\
-                'wait|quorum') path=${path:+$path }$word pos=0 ;;
+                'epochs|collect' | 'epochs|report' | 'epochs|serve' | 'epochs|synth' | 'sandbox|down' |\
+                'sandbox|kill' | 'sandbox|start' | 'sandbox|status' | 'sandbox|stop' | 'sandbox|up' | 'wait|insync' |\
+                'wait|master' | 'wait|quorum') path=${path:+$path }$word pos=0 ;;
             *) pos=$((pos + 1)) ;;
             esac
             ;;
@@ -181,13 +186,13 @@ _mqadmin() {
             '-o' | '--output') gen=(-W 'table json legacy') ;;
             esac
             ;;
-        'assign-preferred-master' | 'cleanBrokerMetadata' | 'consumeMessage' | 'electMaster' | 'getBrokerEpoch' |\
-            'getControllerConfig' | 'getControllerMetaData' | 'getSyncStateSet' | 'haStatus' | 'listBrokers' |\
-            'removeBroker' | 'resetMasterFlushOffset' | 'sendMessage' | 'transferMaster' | 'updateControllerConfig' |\
-            'wait insync' | 'wait master' | 'wait quorum' | 'clean-broker-metadata' | 'consume-message' |\
-            'elect-master' | 'get-broker-epoch' | 'get-controller-config' | 'get-controller-meta-data' |\
-            'get-sync-state-set' | 'ha-status' | 'list-brokers' | 'remove-broker' | 'reset-master-flush-offset' |\
-            'send-message' | 'transfer-master' | 'update-controller-config')
+        'assign-preferred-master' | 'cleanBrokerMetadata' | 'consumeMessage' | 'electMaster' | 'epochs serve' |\
+            'getBrokerEpoch' | 'getControllerConfig' | 'getControllerMetaData' | 'getSyncStateSet' | 'haStatus' |\
+            'listBrokers' | 'removeBroker' | 'resetMasterFlushOffset' | 'sendMessage' | 'transferMaster' |\
+            'updateControllerConfig' | 'wait insync' | 'wait master' | 'wait quorum' | 'clean-broker-metadata' |\
+            'consume-message' | 'elect-master' | 'get-broker-epoch' | 'get-controller-config' |\
+            'get-controller-meta-data' | 'get-sync-state-set' | 'ha-status' | 'list-brokers' | 'remove-broker' |\
+            'reset-master-flush-offset' | 'send-message' | 'transfer-master' | 'update-controller-config')
             case $opt in
             '-o' | '--output') gen=(-W 'table json legacy') ;;
             esac
@@ -227,7 +232,8 @@ _mqadmin() {
         'electMaster' | 'elect-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout --help') ;;
         'epochs' | 'sandbox' | 'wait') gen=(-W '--help') ;;
         'epochs collect') gen=(-W '--out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores --strict -o --output --timeout --help') ;;
-        'epochs report') gen=(-W '--input --master --since --top --out --details --conf -o --output --help') ;;
+        'epochs report') gen=(-W '--input --master --remote --since --top --out --details --conf -o --output --help') ;;
+        'epochs serve') gen=(-W '--port --master --conf --start-timeout -o --output --help') ;;
         'epochs synth') gen=(-W '--out --clusters --sets --replicas --epochs --seed --snapshots -o --output --help') ;;
         'getBrokerEpoch' | 'getSyncStateSet' | 'get-broker-epoch' | 'get-sync-state-set') gen=(-W '-a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count --help') ;;
         'getControllerConfig' | 'getControllerMetaData' | 'get-controller-config' | 'get-controller-meta-data') gen=(-W '-a --controllerAddress -o --output --timeout --help') ;;
@@ -249,7 +255,7 @@ _mqadmin() {
     else
         case "$path|$pos" in
         '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata consumeMessage electMaster epochs getBrokerEpoch getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset sandbox sendMessage transferMaster updateControllerConfig wait') ;;
-        'epochs|0') gen=(-W 'collect report synth') ;;
+        'epochs|0') gen=(-W 'collect report serve synth') ;;
         'sandbox|0') gen=(-W 'down kill start status stop up') ;;
         'sandbox kill|0' | 'sandbox start|0' | 'sandbox stop|0') ;;
         'wait|0') gen=(-W 'insync master quorum') ;;
@@ -259,7 +265,8 @@ _mqadmin() {
         'consumeMessage|'* | 'consume-message|'*) gen=(-W '-a --controllerAddress -t --topic -bn --brokerName -q --queueId --offset -n --max -b --brokerAddr -o --output --timeout --help') ;;
         'electMaster|'* | 'elect-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout --help') ;;
         'epochs collect|'*) gen=(-W '--out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores --strict -o --output --timeout --help') ;;
-        'epochs report|'*) gen=(-W '--input --master --since --top --out --details --conf -o --output --help') ;;
+        'epochs report|'*) gen=(-W '--input --master --remote --since --top --out --details --conf -o --output --help') ;;
+        'epochs serve|'*) gen=(-W '--port --master --conf --start-timeout -o --output --help') ;;
         'epochs synth|'*) gen=(-W '--out --clusters --sets --replicas --epochs --seed --snapshots -o --output --help') ;;
         'getBrokerEpoch|'* | 'getSyncStateSet|'* | 'get-broker-epoch|'* | 'get-sync-state-set|'*) gen=(-W '-a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count --help') ;;
         'getControllerConfig|'* | 'getControllerMetaData|'* | 'get-controller-config|'* |\

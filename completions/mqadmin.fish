@@ -29,7 +29,9 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                     case 'mqadmin epochs collect'
                         contains -- $word --out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores -o --output --timeout; and set need 1
                     case 'mqadmin epochs report'
-                        contains -- $word --input --master --since --top --out --conf -o --output; and set need 1
+                        contains -- $word --input --master --remote --since --top --out --conf -o --output; and set need 1
+                    case 'mqadmin epochs serve'
+                        contains -- $word --port --master --conf --start-timeout -o --output; and set need 1
                     case 'mqadmin epochs synth'
                         contains -- $word --out --clusters --sets --replicas --epochs --seed --snapshots -o --output; and set need 1
                     case 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' \
@@ -77,8 +79,8 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         'mqadmin|get-controller-meta-data' 'mqadmin|get-sync-state-set' 'mqadmin|ha-status' \
                         'mqadmin|list-brokers' 'mqadmin|remove-broker' 'mqadmin|reset-master-flush-offset' \
                         'mqadmin|send-message' 'mqadmin|transfer-master' 'mqadmin|update-controller-config' \
-                        'mqadmin epochs|collect' 'mqadmin epochs|report' 'mqadmin epochs|synth' \
-                        'mqadmin sandbox|down' 'mqadmin sandbox|kill' 'mqadmin sandbox|start' \
+                        'mqadmin epochs|collect' 'mqadmin epochs|report' 'mqadmin epochs|serve' \
+                        'mqadmin epochs|synth' 'mqadmin sandbox|down' 'mqadmin sandbox|kill' 'mqadmin sandbox|start' \
                         'mqadmin sandbox|status' 'mqadmin sandbox|stop' 'mqadmin sandbox|up' 'mqadmin wait|insync' \
                         'mqadmin wait|master' 'mqadmin wait|quorum'
                         set path "$path $word"
@@ -175,6 +177,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin ele
 # mqadmin epochs
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -a collect -d 'Append one snapshot of every cluster\'s SyncStateSet data and every replica\'s...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -a report -d 'Aggregate the dataset with PySpark: masters, lag, master changes,...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -a serve -d 'Run a Spark Connect server for \'epochs report --remote\' until Ctrl-C or SIGTERM.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -a synth -d 'Write a synthetic fleet with injected anomalies of every kind in known...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -l help -d 'Show this message and exit.'
 
@@ -192,6 +195,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -l help 
 # mqadmin epochs report
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l input -r -F -d 'Dataset directory written by collect or synth.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l master -x -d 'Spark master URL (default local[*]: this machine, all cores).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l remote -x -d 'Spark Connect server to run on instead, sc://host:port (e.g. one \'mqadmin...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l since -x -d 'Ignore snapshots before this time (ISO-8601 or epoch ms).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l top -x -d 'Broker sets in each worst-N list.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l out -r -F -d 'Also write the report tables as Parquet here.'
@@ -199,6 +203,14 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l detail
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l conf -x -d 'Spark setting KEY=VALUE, repeatable, as spark-submit --conf (e.g....'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l help -d 'Show this message and exit.'
+
+# mqadmin epochs serve
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs serve'" -l port -x -d 'Port on 127.0.0.1 (0: any free one).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs serve'" -l master -x -d 'Spark master the server runs its jobs on (default: this machine).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs serve'" -l conf -x -d 'Server Spark setting KEY=VALUE, repeatable (e.g. spark.driver.memory=3g for...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs serve'" -l start-timeout -x -d 'Seconds to wait for the server to listen.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs serve'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs serve'" -l help -d 'Show this message and exit.'
 
 # mqadmin epochs synth
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l out -r -F -d 'Dataset directory to append the snapshot to (created).'

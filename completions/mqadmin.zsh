@@ -164,6 +164,7 @@ _mqadmin__epochs() {
     local -a commands=(
       'collect:Append one snapshot of every cluster'\''s SyncStateSet data and every replica'\''s...'
       'report:Aggregate the dataset with PySpark: masters, lag, master changes,...'
+      'serve:Run a Spark Connect server for '\''epochs report --remote'\'' until Ctrl-C or SIGTERM.'
       'synth:Write a synthetic fleet with injected anomalies of every kind in known...'
     )
     _describe -t commands 'mqadmin epochs command' commands && ret=0
@@ -173,6 +174,7 @@ _mqadmin__epochs() {
     case $words[1] in
     (collect) _mqadmin__epochs__collect && ret=0 ;;
     (report) _mqadmin__epochs__report && ret=0 ;;
+    (serve) _mqadmin__epochs__serve && ret=0 ;;
     (synth) _mqadmin__epochs__synth && ret=0 ;;
     esac
     ;;
@@ -201,11 +203,23 @@ _mqadmin__epochs__report() {
   _arguments \
     '(--input)--input[Dataset directory written by collect or synth.]:input:_files' \
     '(--master)--master[Spark master URL (default local\[*\]: this machine, all cores).]:master: ' \
+    '(--remote)--remote[Spark Connect server to run on instead, sc://host:port (e.g. one '\''mqadmin...]:remote: ' \
     '(--since)--since[Ignore snapshots before this time (ISO-8601 or epoch ms).]:since: ' \
     '(--top)--top[Broker sets in each worst-N list.]:top: ' \
     '(--out)--out[Also write the report tables as Parquet here.]:out:_files' \
     '(--details)--details[Include every set and replica in the output.]' \
     '*--conf[Spark setting KEY=VALUE, repeatable, as spark-submit --conf (e.g....]:conf: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--help)--help[Show this message and exit.]'
+}
+
+_mqadmin__epochs__serve() {
+  _arguments \
+    '(--port)--port[Port on 127.0.0.1 (0: any free one).]:port: ' \
+    '(--master)--master[Spark master the server runs its jobs on (default: this machine).]:master: ' \
+    '*--conf[Server Spark setting KEY=VALUE, repeatable (e.g. spark.driver.memory=3g for...]:conf: ' \
+    '(--start-timeout)--start-timeout[Seconds to wait for the server to listen.]:start-timeout: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--help)--help[Show this message and exit.]'

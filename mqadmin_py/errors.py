@@ -7,7 +7,8 @@ MqError (exit 1: the operation failed)
 ├── TimedOut (3)           an RPC or a wait ran out of time
 ├── Refused (4)            refused as unsafe, or a precondition is not met
 ├── ControllerUnavailable (5)  no controller answered, or no leader could be found
-└── BrokerUnavailable (5)      a broker agent did not answer
+├── BrokerUnavailable (5)      a broker agent did not answer
+└── SparkUnavailable (5)       the Spark Connect server did not answer, or did not start
 """
 
 from __future__ import annotations
@@ -52,4 +53,8 @@ class ControllerUnavailable(MqError):
 
 
 class BrokerUnavailable(MqError):
+    exit_code = 5
+
+
+class SparkUnavailable(MqError):
     exit_code = 5

@@ -745,7 +745,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--top", type=_count, default=10, help="length of each worst-sets list (default 10)")
     parser.add_argument("--out", type=Path, help="also write every table as Parquet under this directory")
     parser.add_argument("--details", action="store_true", help="list every broker set and replica in the JSON")
-    parser.add_argument("--master", help="Spark master (default: spark-submit's, else local[*])")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--master", help="Spark master (default: spark-submit's, else local[*])")
+    where.add_argument("--remote", help="Spark Connect server URL, sc://host:port (default: $SPARK_REMOTE)")
     return parser
 
 
@@ -759,7 +761,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from spark.session import build_session, ship_packages
 
     running = SparkSession.getActiveSession()  # embedded (tests, a notebook): use it and leave it running
-    spark = running or build_session(master=args.master)
+    spark = running or build_session(master=args.master, remote=args.remote)
     try:
         if __name__ == "__main__" and not __package__:
             ship_packages(spark)  # spark-submit of this file: workers may not have the project installed

@@ -3,7 +3,8 @@
 Local mode (the default, ``mqadmin epochs report``) stays on loopback, quiet and small: no UI, no progress bars, a
 few shuffle partitions, and Python workers on this very interpreter (otherwise they take ``python3`` from PATH,
 which lacks pyarrow). On a cluster the report's one Python step imports ``agents.store.epochs`` on the executors,
-so the ``agents`` and ``spark`` packages are shipped with the job as a zip. Timestamps are UTC everywhere.
+so the ``agents`` and ``spark`` packages are shipped with the job as a zip; so they are to a Spark Connect server
+(``remote``, a warm JVM kept by ``spark.connect``). Timestamps are UTC everywhere.
 """
 
 from __future__ import annotations
@@ -47,21 +48,33 @@ def local_cores(master: str) -> int:
 
 
 def build_session(
-    master: str | None = None, app_name: str = DEFAULT_APP_NAME, conf: Mapping[str, str] | None = None
+    master: str | None = None,
+    app_name: str = DEFAULT_APP_NAME,
+    conf: Mapping[str, str] | None = None,
+    remote: str | None = None,
 ) -> SparkSession:
     """A SparkSession for the report; `conf` entries win over the defaults chosen here.
 
     `master` defaults to the one spark-submit was given, else ``local[*]``. Static settings (driver host, JVM
     options) only take effect if no session is running yet in this process.
+
+    `remote` (``sc://host:port``; ``$SPARK_REMOTE``, PySpark's own variable, when neither is given) makes this a
+    Spark Connect client of a running server (``spark.connect``): the server's settings are its own, `conf` may only
+    hold runtime SQL settings, and the process stays a Connect client for good (PySpark: no classic session after a
+    remote one). ValueError for both a master and a URL.
     """
+    remote = remote or os.environ.get("SPARK_REMOTE")
+    if remote:
+        if master is not None:
+            raise ValueError("give a Spark master or a Spark Connect URL (--remote, $SPARK_REMOTE), not both")
+        return _remote_session(remote, app_name, conf or {})
     master = master or _submitted_master() or DEFAULT_MASTER
     local = is_local(master)
     if local:
         # Cluster executors have their own interpreter and address: these only make sense on this machine.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    settings = _default_conf(master, local)
-    settings.update(conf or {})
+    settings = default_conf(master) | dict(conf or {})
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in settings.items():
         builder = builder.config(key, value)
@@ -72,14 +85,24 @@ def build_session(
     return session
 
 
-def _default_conf(master: str, local: bool) -> dict[str, str]:
+def _remote_session(url: str, app_name: str, conf: Mapping[str, str]) -> SparkSession:
+    builder = SparkSession.builder.remote(url).appName(app_name)
+    for key, value in ({"spark.sql.session.timeZone": "UTC"} | dict(conf)).items():
+        builder = builder.config(key, value)
+    session: SparkSession = builder.getOrCreate()
+    ship_packages(session)  # the server's Python workers may not have this project installed
+    return session
+
+
+def default_conf(master: str) -> dict[str, str]:
+    """The settings a session on `master` starts with (more of them for a local master, whose driver is here)."""
     settings = {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",
         "spark.log.level": "ERROR",  # from the context's start (setLogLevel below comes after its INFO lines)
     }
-    if local:
+    if is_local(master):
         partitions = str(2 * local_cores(master))  # 200 by default: mostly empty tasks on a laptop
         settings |= {
             "spark.driver.host": "127.0.0.1",
@@ -105,8 +128,9 @@ def _submitted_master() -> str | None:
 def ship_packages(session: SparkSession) -> Path:
     """Zip the installed ``agents`` and ``spark`` packages and add the zip to the job's Python path.
 
-    Executors on other hosts (or spark-submit without the project installed) cannot import them otherwise. The
-    zip lives until this process exits: Spark serves it to executors on demand.
+    Executors on other hosts (or spark-submit without the project installed, or a Spark Connect server) cannot
+    import them otherwise. The zip lives until this process exits: Spark serves it to executors on demand (a
+    Connect client uploads it to the server, which keeps it for this session only).
     """
     directory = Path(tempfile.mkdtemp(prefix="mqadmin-pyfiles-"))
     atexit.register(shutil.rmtree, directory, ignore_errors=True)
@@ -117,8 +141,15 @@ def ship_packages(session: SparkSession) -> Path:
             for path in sorted(package_dir.rglob("*.py")):
                 if "__pycache__" not in path.parts:
                     zf.write(path, path.relative_to(package_dir.parent).as_posix())
-    session.sparkContext.addPyFile(str(archive))
+    if _is_connect(session):
+        session.addArtifacts(str(archive), pyfile=True)
+    else:
+        session.sparkContext.addPyFile(str(archive))
     return archive
+
+
+def _is_connect(session: SparkSession) -> bool:
+    return type(session).__module__.startswith("pyspark.sql.connect")
 
 
 def _package_file(name: str) -> str:

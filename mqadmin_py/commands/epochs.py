@@ -7,7 +7,9 @@ are imported inside the commands, so the rest of mqadmin starts without them.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,7 +20,7 @@ from typing import Annotated, Any
 import typer
 
 from mqadmin_py.commands.common import key_values
-from mqadmin_py.errors import MqError, OperationFailed, UsageError
+from mqadmin_py.errors import MqError, OperationFailed, SparkUnavailable, UsageError
 from mqadmin_py.options import OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table
 
@@ -35,7 +37,11 @@ class MissingDependency(MqError):
 def _need(module: str) -> None:
     import importlib.util
 
-    if importlib.util.find_spec(module) is None:
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent package is missing
+        found = False
+    if not found:
         raise MissingDependency(f"this command needs {module}; {SPARK_EXTRA}")
 
 
@@ -215,6 +221,16 @@ def report(
     master: Annotated[
         str | None, typer.Option("--master", help="Spark master URL (default local[*]: this machine, all cores).")
     ] = None,
+    remote: Annotated[
+        str | None,
+        typer.Option(
+            "--remote",
+            envvar="SPARK_REMOTE",
+            help="Spark Connect server to run on instead, sc://host:port (e.g. one 'mqadmin epochs serve' keeps warm; "
+            "its token from $SPARK_CONNECT_AUTHENTICATE_TOKEN).",
+            show_default=False,
+        ),
+    ] = None,
     since: Annotated[
         str | None, typer.Option("--since", help="Ignore snapshots before this time (ISO-8601 or epoch ms).")
     ] = None,
@@ -238,10 +254,17 @@ def report(
     agents' own truncation code), unclean elections, preferred-master imbalance; per set, cluster and fleet.
 
     Runs locally on all cores by default; --master spark://… (or yarn, k8s://…) runs the same job on a cluster,
-    as does spark-submit spark/report.py. Definitions: docs/analytics.md.
+    as does spark-submit spark/report.py; --remote runs it on a Spark Connect server, which stays warm between
+    reports. Definitions: docs/analytics.md.
     """
     when = _parse_since(since)
     settings = key_values(conf, "--conf")
+    if master is not None and remote is not None:
+        raise UsageError("--master and --remote (or $SPARK_REMOTE) both given: choose one")
+    server_side = sorted(key for key in settings if remote is not None and not key.startswith("spark.sql."))
+    if server_side:
+        raise UsageError(f"--conf {', '.join(server_side)}: a Spark Connect session takes only spark.sql.* settings; "
+                         "give the others to the server ('mqadmin epochs serve --conf ...')")  # fmt: skip
     _need("pyspark")
     from spark.dataset import DatasetError, check_dataset
 
@@ -249,22 +272,67 @@ def report(
         check_dataset(input_dir)  # before paying for a JVM
     except DatasetError as exc:
         raise UsageError(str(exc)) from exc
-    if (master is None or master.startswith("local")) and shutil.which("java") is None:
-        raise MissingDependency("the report runs on Spark, which needs Java 17 (java on PATH or JAVA_HOME)")
+    if remote is None:
+        _need_java(master or "local[*]")
+    else:
+        _need_connect()
     from spark.report import run_report
     from spark.session import build_session
 
-    session = build_session(master, conf=settings)
+    session = _connected(lambda: build_session(master, conf=settings, remote=remote), remote)
     try:
         result = run_report(session, input_dir, since=when, top=top)
-        doc = result.summary(details=details)
-        if out is not None:
-            result.write(out)
+        try:
+            doc = result.summary(details=details)
+            if out is not None:
+                result.write(out)
+        finally:
+            result.unpersist()  # a Connect server outlives this client: leave nothing cached on it
     except DatasetError as exc:
         raise UsageError(str(exc)) from exc
     finally:
         session.stop()
     emit(doc, output, _report_table)
+
+
+def _need_java(master: str) -> None:
+    if master.startswith("local") and shutil.which("java") is None:
+        raise MissingDependency("the report runs on Spark, which needs Java 17 (java on PATH or JAVA_HOME)")
+
+
+def _need_connect() -> None:
+    for module in ("grpc_status", "google.rpc", "zstandard"):
+        _need(module)
+
+
+def _connected(build: Callable[[], Any], remote: str | None) -> Any:
+    """`build()`, with a Connect server that cannot be reached turned into an error that says what to check."""
+    if remote is None:
+        return build()
+    import grpc
+    from pyspark.errors import PySparkException
+
+    from spark.connect import ConnectServerError, check_reachable
+
+    hint = "Is it running ('mqadmin epochs serve'), and is $SPARK_CONNECT_AUTHENTICATE_TOKEN its token?"
+    try:
+        check_reachable(remote)
+        return build()
+    except (ConnectServerError, PySparkException, ValueError, grpc.RpcError) as exc:
+        raise SparkUnavailable(f"cannot use the Spark Connect server at {remote}: {_why(exc)}. {hint}") from exc
+
+
+def _why(exc: BaseException) -> str:
+    """The gRPC status behind `exc` if there is one (PySpark wraps it: a wrong token is UNAUTHENTICATED), else
+    the first line of its message."""
+    import grpc
+
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, grpc.Call):
+            return f"{cause.code().name}: {cause.details()}"
+        cause = cause.__cause__ or cause.__context__
+    return (str(exc).strip() or type(exc).__name__).splitlines()[0]
 
 
 _ROLLUP = [
@@ -296,6 +364,79 @@ def _report_table(doc: dict[str, Any]) -> None:
         if items:
             emit_table(f"Worst by {measure}", ["Cluster", "Broker set", measure],
                        [[i["cluster"], i["brokerName"], i["value"]] for i in items])  # fmt: skip
+
+
+# --- serve -----------------------------------------------------------------------------------------------
+
+
+def serve(
+    port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1 (0: any free one).", min=0, max=65535)] = 15002,
+    master: Annotated[
+        str, typer.Option("--master", help="Spark master the server runs its jobs on (default: this machine).")
+    ] = "local[*]",
+    conf: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--conf",
+            help="Server Spark setting KEY=VALUE, repeatable (e.g. spark.driver.memory=3g for ~100 M epoch rows).",
+            show_default=False,
+        ),
+    ] = None,
+    start_timeout: Annotated[
+        float, typer.Option("--start-timeout", help="Seconds to wait for the server to listen.", min=1)
+    ] = 180.0,
+    output: OutputOpt = Output.table,
+) -> None:
+    """Run a Spark Connect server for 'epochs report --remote' until Ctrl-C or SIGTERM.
+
+    A one-shot report starts a JVM and warms it up (the JIT) every time; this server does that once, so repeated
+    reports (dashboards, runbooks) run on a warm JVM. It listens on 127.0.0.1 only and requires a token: the one in
+    $SPARK_CONNECT_AUTHENTICATE_TOKEN, else a new one, printed. The server's output goes to stderr.
+    """
+    settings = key_values(conf, "--conf")
+    _need("pyspark")
+    _need_java(master)
+    from spark.connect import TOKEN_ENV, ConnectServerError, start_server
+
+    generated = not os.environ.get(TOKEN_ENV)
+    try:
+        server = start_server(port, master, settings, ready_timeout=start_timeout)
+    except (ConnectServerError, ValueError) as exc:
+        raise SparkUnavailable(str(exc)) from exc
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        doc = {
+            "url": server.url,
+            "port": server.port,
+            "pid": server.pid,
+            "master": master,
+            "tokenEnv": TOKEN_ENV,
+            "token": server.token if generated else None,  # never echo a token the operator chose
+        }
+        emit(doc, output, _serve_table)
+        sys.stdout.flush()
+        status = server.process.wait()
+    except KeyboardInterrupt:
+        return
+    finally:
+        server.stop()
+        signal.signal(signal.SIGTERM, previous)
+    raise SparkUnavailable(f"the Spark Connect server (pid {server.pid}) exited on its own with status {status}")
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _serve_table(doc: dict[str, Any]) -> None:
+    token = doc["token"] if doc["token"] is not None else f"${doc['tokenEnv']} (yours)"
+    print(f"Spark Connect server ready at {doc['url']} (pid {doc['pid']}, master {doc['master']}); token: {token}")
+    print("Reports from other shells:")
+    print(f"  export SPARK_REMOTE={doc['url']}")
+    if doc["token"] is not None:
+        print(f"  export {doc['tokenEnv']}={doc['token']}")
+    print("  mqadmin epochs report --input DIR")
+    print("Ctrl-C stops it.")
 
 
 # --- synth -----------------------------------------------------------------------------------------------
@@ -342,4 +483,5 @@ def _synth_table(doc: dict[str, Any]) -> None:
 
 app.command("collect")(collect)
 app.command("report")(report)
+app.command("serve")(serve)
 app.command("synth")(synth)

@@ -509,10 +509,10 @@ def test_local_masters() -> None:
 
 def test_local_sessions_default_to_the_throughput_collector() -> None:
     """G1's native overhead took a 3g driver past 4 GiB at 100 M rows; a cluster's JVM options are its own."""
-    from spark.session import _default_conf
+    from spark.session import default_conf
 
-    assert _default_conf("local[*]", True)["spark.driver.extraJavaOptions"] == "-XX:+UseParallelGC"
-    assert "spark.driver.extraJavaOptions" not in _default_conf("yarn", False)
+    assert default_conf("local[*]")["spark.driver.extraJavaOptions"] == "-XX:+UseParallelGC"
+    assert "spark.driver.extraJavaOptions" not in default_conf("yarn")
 
 
 def test_ship_packages_zips_what_executors_import() -> None:

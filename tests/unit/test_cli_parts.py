@@ -130,3 +130,14 @@ def test_interval_loop_survives_a_failed_run_and_exits_as_the_last_run(capsys: p
         run(fetch, Output.json, lambda _d: None, None, interval=0.1, count=2)
     assert ended.value.exit_code == 3
     assert capsys.readouterr().err.count("last run timed out") == 1  # printed once, not again on exit
+
+
+def test_a_missing_analytics_dependency_says_what_to_install() -> None:
+    from mqadmin_py.commands.epochs import MissingDependency, _need, _why
+
+    _need("json")
+    for absent in ("no_such_module_xyz", "no_such_package_xyz.sub"):  # a dotted name must not crash find_spec
+        with pytest.raises(MissingDependency, match=r"needs no_such_.*pip install 'mqadmin-py\[spark\]'"):
+            _need(absent)
+    assert _why(ValueError("first line\nsecond")) == "first line"
+    assert _why(RuntimeError()) == "RuntimeError"
