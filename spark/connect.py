@@ -33,20 +33,29 @@ LOOPBACK = "127.0.0.1"
 APP_NAME = "mqadmin-epochs-connect"
 
 
+RESERVED = {
+    "spark.connect.grpc.binding.address": "the server binds 127.0.0.1 only",
+    "spark.connect.grpc.binding.port": "the port is the port argument (--port)",
+    "spark.connect.authenticate.token": f"a token goes in ${TOKEN_ENV}, not on a command line that ps shows",
+}
+"""Settings `conf` may not hold, and why."""
+
+
 class ConnectServerError(RuntimeError):
-    """The server did not come up (its output's last lines say why), or could not be started at all."""
+    """The server did not come up (its own output says why), or could not be started at all."""
 
 
 def server_command(spark_home: Path, port: int, master: str, conf: Mapping[str, str] | None = None) -> list[str]:
     """The spark-submit command line of a Connect server on ``127.0.0.1:port``; `conf` wins over the defaults
-    (those of a local report session when `master` is local, see ``spark.session``)."""
+    (those of a local report session when `master` is local, see ``spark.session``). ValueError for a port out
+    of range or a RESERVED setting in `conf`."""
     if not 0 < port < 65536:
         raise ValueError(f"port must be 1-65535, not {port}")
-    settings = default_conf(master) | {
-        "spark.connect.grpc.binding.address": LOOPBACK,
-        "spark.connect.grpc.binding.port": str(port),
-    }
-    settings |= dict(conf or {})
+    for key in conf or {}:
+        if key in RESERVED:
+            raise ValueError(f"{key} cannot be set: {RESERVED[key]}")
+    settings = default_conf(master) | dict(conf or {})
+    settings |= {"spark.connect.grpc.binding.address": LOOPBACK, "spark.connect.grpc.binding.port": str(port)}
     command = [str(spark_home / "bin" / "spark-submit"), "--class", SERVER_CLASS, "--master", master]
     command += ["--name", APP_NAME]
     for key, value in settings.items():
@@ -105,15 +114,17 @@ def start_server(
 
     `port` 0 picks a free port. `token` defaults to ``$SPARK_CONNECT_AUTHENTICATE_TOKEN``, else a new random one.
     `log` receives the server's output (default: this process's stderr). ConnectServerError if the server exits
-    or is not listening within `ready_timeout` seconds; nothing is left running then.
+    or is not listening within `ready_timeout` seconds (nothing is left running then), or the port is taken;
+    ValueError for what ``server_command`` refuses.
     """
     import pyspark
 
     token = token or os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(24)
     chosen = port or _free_port()
+    spark_home = Path(os.environ.get("SPARK_HOME") or Path(pyspark.__file__).parent)
+    command = server_command(spark_home, chosen, master, conf)
     if _listening(chosen):
         raise ConnectServerError(f"port {chosen} on {LOOPBACK} is taken (another server?): choose another --port")
-    spark_home = Path(os.environ.get("SPARK_HOME") or Path(pyspark.__file__).parent)
     env = os.environ | {
         TOKEN_ENV: token,
         "SPARK_HOME": str(spark_home),
@@ -123,7 +134,7 @@ def start_server(
     env.pop("SPARK_REMOTE", None)  # the server's own session is a classic one
     try:
         process = subprocess.Popen(
-            server_command(spark_home, chosen, master, conf),
+            command,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=log,
@@ -136,6 +147,7 @@ def start_server(
     deadline = time.monotonic() + ready_timeout
     while not _listening(chosen):
         if process.poll() is not None:
+            server.stop()  # whatever it started
             raise ConnectServerError(
                 f"the Spark Connect server exited with status {process.returncode} before listening on port "
                 f"{chosen} (port taken? Java 17 on PATH? its output says more)"

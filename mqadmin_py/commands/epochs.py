@@ -401,7 +401,9 @@ def serve(
     generated = not os.environ.get(TOKEN_ENV)
     try:
         server = start_server(port, master, settings, ready_timeout=start_timeout)
-    except (ConnectServerError, ValueError) as exc:
+    except ValueError as exc:  # a reserved --conf
+        raise UsageError(f"--conf {exc}") from exc
+    except ConnectServerError as exc:
         raise SparkUnavailable(str(exc)) from exc
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:

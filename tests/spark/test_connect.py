@@ -52,6 +52,17 @@ def test_server_command_binds_loopback_and_lets_conf_win() -> None:
     for bad in (0, 65536):
         with pytest.raises(ValueError, match="port"):
             server_command(Path("/opt/spark"), bad, "local[2]")
+    for key in ("spark.connect.grpc.binding.address", "spark.connect.grpc.binding.port"):
+        with pytest.raises(ValueError, match=f"{key} cannot be set"):
+            server_command(Path("/opt/spark"), 15010, "local[2]", {key: "0.0.0.0"})
+    with pytest.raises(ValueError, match=f"cannot be set: a token goes in \\${TOKEN_ENV}"):
+        server_command(Path("/opt/spark"), 15010, "local[2]", {"spark.connect.authenticate.token": "t"})
+
+
+def test_serve_refuses_reserved_settings_before_starting() -> None:
+    done = mqadmin("epochs", "serve", "--conf", "spark.connect.grpc.binding.address=0.0.0.0", timeout=60)
+    assert done.returncode == 2
+    assert "--conf spark.connect.grpc.binding.address cannot be set: the server binds 127.0.0.1 only" in done.stderr
 
 
 def test_check_reachable() -> None:
