@@ -291,4 +291,4 @@ def test_report_conf_reaches_the_spark_session(tmp_path: Path, monkeypatch: pyte
     args = ["--conf", "spark.driver.memory=1g", "--conf", " spark.driver.memory = 3g ", "--conf", "spark.x=a=b"]
     result = runner.invoke(app, ["epochs", "report", "--input", str(dataset), *args])
     assert isinstance(result.exception, Stop)
-    assert seen == {"master": None, "conf": {"spark.driver.memory": "3g", "spark.x": "a=b"}}
+    assert seen == {"master": None, "conf": {"spark.driver.memory": "3g", "spark.x": "a=b"}, "remote": None}
