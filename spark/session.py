@@ -141,14 +141,15 @@ def ship_packages(session: SparkSession) -> Path:
             for path in sorted(package_dir.rglob("*.py")):
                 if "__pycache__" not in path.parts:
                     zf.write(path, path.relative_to(package_dir.parent).as_posix())
-    if _is_connect(session):
+    if is_connect(session):
         session.addArtifacts(str(archive), pyfile=True)
     else:
         session.sparkContext.addPyFile(str(archive))
     return archive
 
 
-def _is_connect(session: SparkSession) -> bool:
+def is_connect(session: SparkSession) -> bool:
+    """A Spark Connect client session (``build_session(remote=...)`` has shipped the packages already)."""
     return type(session).__module__.startswith("pyspark.sql.connect")
 
 
