@@ -144,20 +144,27 @@ def start_server(
     except OSError as exc:
         raise ConnectServerError(f"cannot run spark-submit from {spark_home}: {exc}") from exc
     server = ConnectServer(process, chosen, token)
+    try:
+        _wait_listening(server, ready_timeout)
+    except BaseException:  # not up in time, exited, or Ctrl-C while waiting: its own session hears no SIGINT
+        server.stop()
+        raise
+    return server
+
+
+def _wait_listening(server: ConnectServer, ready_timeout: float) -> None:
+    process, chosen = server.process, server.port
     deadline = time.monotonic() + ready_timeout
     while not _listening(chosen):
         if process.poll() is not None:
-            server.stop()  # whatever it started
             raise ConnectServerError(
                 f"the Spark Connect server exited with status {process.returncode} before listening on port "
                 f"{chosen} (port taken? Java 17 on PATH? its output says more)"
             )
         if time.monotonic() > deadline:
-            server.stop()
             raise ConnectServerError(f"the Spark Connect server was not listening on port {chosen} after "
                                      f"{ready_timeout:.0f} s; stopped it")  # fmt: skip
         time.sleep(0.25)
-    return server
 
 
 def check_reachable(url: str, timeout: float = 5.0) -> None:

@@ -399,29 +399,31 @@ def serve(
     from spark.connect import TOKEN_ENV, ConnectServerError, start_server
 
     generated = not os.environ.get(TOKEN_ENV)
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # from here on, SIGTERM stops the server with us
     try:
-        server = start_server(port, master, settings, ready_timeout=start_timeout)
-    except ValueError as exc:  # a reserved --conf
-        raise UsageError(f"--conf {exc}") from exc
-    except ConnectServerError as exc:
-        raise SparkUnavailable(str(exc)) from exc
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        doc = {
-            "url": server.url,
-            "port": server.port,
-            "pid": server.pid,
-            "master": master,
-            "tokenEnv": TOKEN_ENV,
-            "token": server.token if generated else None,  # never echo a token the operator chose
-        }
-        emit(doc, output, _serve_table)
-        sys.stdout.flush()
-        status = server.process.wait()
-    except KeyboardInterrupt:
+        try:
+            server = start_server(port, master, settings, ready_timeout=start_timeout)
+        except ValueError as exc:  # a reserved --conf
+            raise UsageError(f"--conf {exc}") from exc
+        except ConnectServerError as exc:
+            raise SparkUnavailable(str(exc)) from exc
+        try:
+            doc = {
+                "url": server.url,
+                "port": server.port,
+                "pid": server.pid,
+                "master": master,
+                "tokenEnv": TOKEN_ENV,
+                "token": server.token if generated else None,  # never echo a token the operator chose
+            }
+            emit(doc, output, _serve_table)
+            sys.stdout.flush()
+            status = server.process.wait()
+        finally:
+            server.stop()
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM, while starting (start_server stopped it) or serving
         return
     finally:
-        server.stop()
         signal.signal(signal.SIGTERM, previous)
     raise SparkUnavailable(f"the Spark Connect server (pid {server.pid}) exited on its own with status {status}")
 

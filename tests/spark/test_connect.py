@@ -105,6 +105,30 @@ def test_report_against_no_server_fails_at_once(tmp_path: Path) -> None:
     assert static.returncode == 2 and "--conf spark.driver.memory: a Spark Connect session takes only" in static.stderr
 
 
+def test_sigterm_while_starting_leaves_nothing_running() -> None:
+    """The server runs in its own session (no SIGINT from the terminal reaches it): serve must stop it even when
+    interrupted before it listens."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mqadmin_py", "epochs", "serve", "--port", "0", "--conf", FAST_SMALL_JOBS],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        servers: list[int] = []
+        while not servers and time.monotonic() < deadline:  # the JVM's group leader: a child of serve
+            servers = [int(p) for p in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+            time.sleep(0.1)
+        assert servers, "serve did not start a server"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+        with pytest.raises(ProcessLookupError):
+            os.killpg(servers[0], 0)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
 # --- a real server ---------------------------------------------------------------------------------------------
 
 
