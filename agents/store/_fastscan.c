@@ -50,7 +50,10 @@ __attribute__((target("pclmul,sse4.1"))) static inline __m128i fold(__m128i x, _
     return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), data);
 }
 
-/* The CRC register (not inverted, zlib's polynomial reflected) after `len` more bytes; len >= 64, len % 16 == 0. */
+/* The CRC register (not inverted, zlib's polynomial reflected) after `len` more bytes; len >= 16, len % 16 == 0.
+ * From 64 bytes on, four 16-byte lanes are folded at once; a shorter run (a record's header, ~50 bytes for a
+ * short topic and few properties) is folded one lane at a time, which is still several times faster than
+ * zlib's table for these lengths. */
 __attribute__((target("pclmul,sse4.1"))) static uint32_t crc32_clmul(uint32_t reg, const unsigned char *p,
                                                                      size_t len) {
     const __m128i k4x = _mm_set_epi64x(0x1c6e41596, 0x154442bd4); /* x^(4*128+32), x^(4*128-32) mod P */
@@ -59,15 +62,20 @@ __attribute__((target("pclmul,sse4.1"))) static uint32_t crc32_clmul(uint32_t re
     const __m128i barrett = _mm_set_epi64x(0x1f7011641, 0x1db710641); /* mu = x^64 / P, and P */
     const __m128i low32 = _mm_set_epi32(0, 0, 0, -1);
     __m128i x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), _mm_cvtsi32_si128((int)reg));
-    __m128i x1 = _mm_loadu_si128((const __m128i *)(p + 16)), x2 = _mm_loadu_si128((const __m128i *)(p + 32));
-    __m128i x3 = _mm_loadu_si128((const __m128i *)(p + 48));
-    for (p += 64, len -= 64; len >= 64; p += 64, len -= 64) {
-        x0 = fold(x0, _mm_loadu_si128((const __m128i *)p), k4x);
-        x1 = fold(x1, _mm_loadu_si128((const __m128i *)(p + 16)), k4x);
-        x2 = fold(x2, _mm_loadu_si128((const __m128i *)(p + 32)), k4x);
-        x3 = fold(x3, _mm_loadu_si128((const __m128i *)(p + 48)), k4x);
+    if (len >= 64) {
+        __m128i x1 = _mm_loadu_si128((const __m128i *)(p + 16)), x2 = _mm_loadu_si128((const __m128i *)(p + 32));
+        __m128i x3 = _mm_loadu_si128((const __m128i *)(p + 48));
+        for (p += 64, len -= 64; len >= 64; p += 64, len -= 64) {
+            x0 = fold(x0, _mm_loadu_si128((const __m128i *)p), k4x);
+            x1 = fold(x1, _mm_loadu_si128((const __m128i *)(p + 16)), k4x);
+            x2 = fold(x2, _mm_loadu_si128((const __m128i *)(p + 32)), k4x);
+            x3 = fold(x3, _mm_loadu_si128((const __m128i *)(p + 48)), k4x);
+        }
+        x0 = fold(fold(fold(x0, x1, k1x), x2, k1x), x3, k1x);
+    } else {
+        p += 16;
+        len -= 16;
     }
-    x0 = fold(fold(fold(x0, x1, k1x), x2, k1x), x3, k1x);
     for (; len >= 16; p += 16, len -= 16) x0 = fold(x0, _mm_loadu_si128((const __m128i *)p), k1x);
     /* 128 bits to 64, 64 to 32, then Barrett's reduction to the 32-bit remainder */
     x0 = _mm_xor_si128(_mm_clmulepi64_si128(x0, k1x, 0x10), _mm_srli_si128(x0, 8));
@@ -83,7 +91,7 @@ static int use_clmul = 0; /* set at import: the CPU has PCLMULQDQ and SSE4.1 */
 /* zlib's crc32(value, p, len): the carry-less multiplication for the whole 16-byte blocks, zlib for the rest. */
 static uint32_t crc32_of(uint32_t value, const unsigned char *p, size_t len) {
 #ifdef CLMUL_BUILT
-    if (use_clmul && len >= 64) {
+    if (use_clmul && len >= 16) {
         const size_t blocks = len & ~(size_t)15;
         value = ~crc32_clmul(~value, p, blocks);
         p += blocks;

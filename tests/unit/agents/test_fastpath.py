@@ -97,6 +97,15 @@ def test_the_compiled_crc_is_zlibs(data: bytes, skip: int, value: int) -> None:
 
 
 @compiled_only
+def test_the_compiled_crc_is_zlibs_for_every_short_length() -> None:
+    data = bytes(range(7, 256)) * 2  # a record's header is 16-63 bytes: one folded lane, then zlib's tail
+    for skip in range(16):
+        for length in range(200):
+            view = memoryview(data)[skip : skip + length]
+            assert fastpath.compiled.crc32(view, 0x5A5A5A5A) == zlib.crc32(view, 0x5A5A5A5A), (skip, length)  # type: ignore[union-attr]
+
+
+@compiled_only
 @pytest.mark.parametrize("size", [63, 64, 65, 1024, 4096, 65_536 + 7])
 def test_a_flipped_bit_anywhere_in_a_large_body_is_refused_with_the_python_message(size: int) -> None:
     body = bytes(range(256)) * (size // 256) + bytes(size % 256)
