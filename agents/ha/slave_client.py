@@ -1,14 +1,14 @@
 """The slave's HA client: connects to the master, truncates to the consistent point, applies the stream.
 
-Three threads: ``ha-slave`` connects, receives, checks and applies; ``ha-slave-write`` writes the checked batches
-into the commit log while ``ha-slave`` checks the ones received with them (``appender.py``); ``ha-slave-flush``
-fsyncs what was applied every ``FLUSH_INTERVAL_S`` (``MessageStore.flush`` does not hold the store lock while it
-waits for the disk, so receiving goes on meanwhile). Any error (connection, malformed frame, a refused action, a
-failed write or flush) closes the connection, logs why, and reconnects with exponential back-off; nothing of a bad
-packet is applied.
+Three threads: ``ha-slave`` connects, receives and checks; ``ha-slave-write`` writes the checked batches into
+the commit log and dispatches them up to the confirmOffset (``appender.py``) while ``ha-slave`` receives and
+checks the next ones; ``ha-slave-flush`` fsyncs what was applied every ``FLUSH_INTERVAL_S`` (``MessageStore.flush``
+does not hold the store lock while it waits for the disk, so receiving goes on meanwhile). Any error
+(connection, malformed frame, a refused action, a failed write or flush) closes the connection, logs why, and
+reconnects with exponential back-off; nothing of a bad packet is applied.
 
-An ack reports the end of what was written to the commit log (the page cache), not what was fsynced, as in
-Java: the flusher makes it durable within about ``FLUSH_INTERVAL_S``.
+An ack reports the end of what was written to the commit log (the page cache), not what was received or
+fsynced, as in Java: the flusher makes it durable within about ``FLUSH_INTERVAL_S``.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class HASlave:
         self._changed = net.Wakeup()
         self._thread = threading.Thread(target=self._run, name="ha-slave", daemon=True)
         self._flusher = threading.Thread(target=self._flush_loop, name=FLUSH_THREAD, daemon=True)
-        self._appender = Appender(store, WRITE_THREAD)
+        self._appender = Appender(store, WRITE_THREAD, wake=self._changed.notify)  # the writes caught up: ack
         self._pending: Scan | None = None  # the last batch handed to the appender, until drained
         self._flush_failure: str | None = None  # set by the flusher, taken (and reported) by the receiving thread
         self._flush_failure_lock = threading.Lock()
@@ -131,6 +131,11 @@ class HASlave:
         """The log as the session must see it: ending where the batches handed to the appender end."""
         return LocalView(self._epochs.cache, self._pending.end if self._pending else self._store.max_offset)
 
+    def _acked(self) -> LocalView:
+        """The log as an ack may report it: ending where the batches written so far end."""
+        written_to = self._appender.written_to()
+        return self._local() if written_to is None else LocalView(self._epochs.cache, written_to)
+
     def _written(self) -> None:
         """Wait until the batches handed to the appender are in the log; raises the failure of one."""
         self._pending = None
@@ -180,7 +185,7 @@ class HASlave:
             async_learner=self._config.async_learner,
             sync_from_last_file=self._config.sync_from_last_file,
         )
-        reader: FrameReader[FrameFromMaster] = FrameReader("from_master")
+        reader: FrameReader[FrameFromMaster] = FrameReader("from_master", before_reuse=self._appender.release)
         self._confirm = -1
         for action in session.start(self._clock()):
             if isinstance(action, Send):
@@ -191,33 +196,32 @@ class HASlave:
                 reader.received(net.receive_into(conn, reader.receive_buffer()))
                 last_read = self._clock()
                 for frame in reader.frames():
-                    overlap = reader.ready > 0  # another frame of this receive follows: check it during the write
-                    reason = self._apply(conn, session.on_frame(frame, self._local(), self._clock()), overlap)
+                    reason = self._apply(conn, session.on_frame(frame, self._local(), self._clock()))
                     if reason is not None:
                         return reason
-            # After a receive: once its batches are written, one ack for all its frames, then, also once per
-            # receive rather than per frame, the confirmOffset (dispatch then writes each queue once for many
-            # batches). The next receive may reuse the memory of these batches, so it waits for them too.
-            self._written()
-            reason = self._apply(conn, session.on_tick(self._local(), self._clock(), self._config.heartbeat_interval_s))
+            # After a receive (or a wake-up by the appender): one ack for what is written by now, then the
+            # confirmOffset of the frames received, which the appender applies once their batches are written.
+            failure = self._appender.take_failure()
+            if failure is not None:
+                return f"writing replicated bytes failed: {failure}"
+            reason = self._apply(conn, session.on_tick(self._acked(), self._clock(), self._config.heartbeat_interval_s))
             if reason is not None:
                 return reason
-            self._store.set_confirm_offset(self._confirm)
-            failure = self._take_flush_failure()
-            if failure is not None:
-                return failure
+            self._appender.confirm(self._confirm)
+            failure_reason = self._take_flush_failure()
+            if failure_reason is not None:
+                return failure_reason
             if self._clock() - last_read > self._config.housekeeping_s:
                 return f"nothing read for {self._config.housekeeping_s:g} s"
         return "stopped" if self._stopped.is_set() else "master changed"
 
-    def _apply(self, conn: net.Connection, actions: list[Action], overlap: bool = False) -> str | None:
+    def _apply(self, conn: net.Connection, actions: list[Action]) -> str | None:
         """Execute session actions in order; returns a close reason or None.
 
         Replicated bytes are checked (every record's CRCs, in one pass that also finds what dispatch needs)
         before any action of the frame runs, so a damaged batch changes nothing: not the log, not the epoch file.
-        With `overlap` (more frames of the same receive follow) a checked batch goes to the appender, to be
-        written while the next one is checked; else it is written here, after those handed over before. Whatever
-        must see the log as written waits for the appender first.
+        A checked batch goes to the appender, to be written while the next ones are received and checked;
+        whatever must see the log as written waits for the appender first.
         """
         scans: dict[int, Scan] = {}
         for action in actions:
@@ -234,24 +238,22 @@ class HASlave:
                     net.send_all(conn, data)
                 case Truncate(offset=offset):
                     self._written()
-                    log.warning("truncating the local log from %d to the consistent point %d",
-                                self._store.max_offset, offset)  # fmt: skip
+                    self._appender.forget_confirm()  # a confirmOffset of the log being cut must not be applied
+                    log.warning("truncating the local log from %d (epochs %s) to the consistent point %d",
+                                self._store.max_offset, list(self._epochs.cache.pairs()), offset)  # fmt: skip
                     self._store.truncate(offset)
                     self._confirm = -1
                     self._epochs.replace(self._epochs.cache.truncate_suffix_by_offset(offset))
                 case StartAt(offset=offset):
                     self._written()
+                    self._appender.forget_confirm()
                     self._store.start_at(offset)
                 case RecordEpoch(epoch=epoch, start_offset=start):
                     self._written()  # an epoch never starts past the log as written
                     self._epochs.replace(self._epochs.cache.append(epoch, start))
-                case Append(offset=offset, data=data) if overlap:
+                case Append(offset=offset, data=data):
                     self._pending = scans[id(action)]
                     self._appender.submit(offset, data, self._pending)
-                    self._progressed = True
-                case Append(offset=offset, data=data):
-                    self._written()
-                    self._store.append_replica(offset, data, scans[id(action)])
                     self._progressed = True
                 case SetConfirm(offset=offset):
                     self._confirm = max(self._confirm, offset)

@@ -84,10 +84,14 @@ class SlaveSession:
                 )
             ]
         actions: list[Action] = []
-        if point < local.max_offset:
+        kept = local.epochs.truncate_suffix_by_offset(point)
+        # Also when the log ends at the point but an epoch starts there with nothing written in it (recorded just
+        # before a write that failed, or a crash): the master's frames record that epoch again, and an entry left
+        # behind would refuse it ("not above the last epoch") on every reconnection.
+        if point < local.max_offset or kept != local.epochs:
             actions.append(Truncate(point))
         self.state = HAState.TRANSFER
-        last = local.epochs.truncate_suffix_by_offset(point).last_entry()
+        last = kept.last_entry()
         self._epoch = last.epoch if last is not None else -1
         return [*actions, *self._report(point, now)]
 

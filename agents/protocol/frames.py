@@ -436,14 +436,34 @@ class FrameReader(Generic[_F]):
 
     @overload
     def __init__(
-        self: FrameReader[FrameFromSlave], direction: Literal["from_slave"], *, max_buffered: int = ...
+        self: FrameReader[FrameFromSlave],
+        direction: Literal["from_slave"],
+        *,
+        max_buffered: int = ...,
+        before_reuse: Callable[[bytearray], None] | None = ...,
     ) -> None: ...
     @overload
     def __init__(
-        self: FrameReader[FrameFromMaster], direction: Literal["from_master"], *, max_buffered: int = ...
+        self: FrameReader[FrameFromMaster],
+        direction: Literal["from_master"],
+        *,
+        max_buffered: int = ...,
+        before_reuse: Callable[[bytearray], None] | None = ...,
     ) -> None: ...
-    def __init__(self, direction: Direction, *, max_buffered: int = MAX_BUFFERED) -> None:
-        """Read frames sent `direction` (``"from_slave"`` on the master, ``"from_master"`` on the slave)."""
+    def __init__(
+        self,
+        direction: Direction,
+        *,
+        max_buffered: int = MAX_BUFFERED,
+        before_reuse: Callable[[bytearray], None] | None = None,
+    ) -> None:
+        """Read frames sent `direction` (``"from_slave"`` on the master, ``"from_master"`` on the slave).
+
+        Without `before_reuse`, the caller is done with the views of one receive's bodies before the next
+        ``receive_buffer``. With it, the reader receives into two buffers in turn and calls ``before_reuse(buffer)``
+        before it overwrites one, which returns once nothing reads that buffer's old bodies any more: bytes keep
+        arriving into one buffer while the bodies in the other are still being written.
+        """
         if direction not in _DECODERS:
             raise ValueError(f"direction must be 'from_slave' or 'from_master', not {direction!r}")
         if max_buffered < TRANSFER_HEADER_SIZE:
@@ -452,6 +472,8 @@ class FrameReader(Generic[_F]):
         self._max_buffered = max_buffered
         self._buffer = bytearray()
         self._start = self._end = 0  # the undecoded bytes are self._buffer[self._start : self._end]
+        self._before_reuse = before_reuse
+        self._spare: bytearray | None = None  # with before_reuse: the buffer received into before this one
         self._ready: deque[_F] = deque()
         self._error: FrameError | None = None
 
@@ -496,6 +518,16 @@ class FrameReader(Generic[_F]):
             return
         held = self._end - self._start
         old = memoryview(self._buffer)
+        if self._before_reuse is not None:
+            spare = self._spare
+            if spare is None or len(spare) < held + n:
+                spare = bytearray(max(_CAPACITY, held + n))
+            else:
+                self._before_reuse(spare)
+            memoryview(spare)[:held] = old[self._start : self._end]
+            self._spare = self._buffer if 0 < len(self._buffer) <= _CAPACITY else None
+            self._buffer, self._start, self._end = spare, 0, held
+            return
         if len(self._buffer) - held < n or len(self._buffer) > _CAPACITY:
             self._buffer = bytearray(max(_CAPACITY, held + n))
         memoryview(self._buffer)[:held] = old[self._start : self._end]
@@ -513,7 +545,7 @@ class FrameReader(Generic[_F]):
         except FrameError as exc:
             self._die(exc)
             return
-        if self._start == self._end:
+        if self._start == self._end and self._before_reuse is None:  # else the front may hold bodies in use
             self._start = self._end = 0
         if self._end - self._start > self._max_buffered:
             reason = f"an incomplete frame exceeds max_buffered={self._max_buffered}"
@@ -523,6 +555,7 @@ class FrameReader(Generic[_F]):
         # Drop the traceback: its frames reference views of the old buffer (up to 64 MiB).
         self._error = error.with_traceback(None)
         self._buffer = bytearray()
+        self._spare = None
         self._start = self._end = 0
 
     def frames(self) -> Iterator[_F]:

@@ -7,6 +7,7 @@ tested on its own (the agent issue wires the real controller).
 
 from __future__ import annotations
 
+import errno
 import os
 import resource
 import threading
@@ -21,7 +22,7 @@ from agents.ha.config import HAConfig
 from agents.ha.replica import Replica, StaleEpoch
 from agents.ha.sync_state import PutStatus
 from agents.store.commitlog import OffsetTooSmall
-from agents.store.record import Message
+from agents.store.record import Message, Scan
 
 pytestmark = [pytest.mark.integration]
 
@@ -448,6 +449,36 @@ def test_the_slave_flushes_on_its_own_thread_and_what_it_acked_becomes_durable(
     slave.close()
     stopped = [t for t in threading.enumerate() if t.name in ("ha-slave", "ha-slave-write", "ha-slave-flush")]
     assert not stopped, "stop joins all three"
+
+
+def test_a_failed_write_closes_the_connection_and_the_batch_is_replicated_again(
+    make_replica: Callable[..., Replica],
+) -> None:
+    """The writing thread's failure reaches the connection (the receiving thread does not wait for the writes),
+    and the next connection sends the batch again."""
+    controller = Controller()
+    master, slave = make_replica(1), make_replica(2)
+    address = start_master(master, controller, epoch=1)
+    assert master.put([msg(j) for j in range(50)]).status is PutStatus.PUT_OK
+    write = slave.store.append_replica
+    failed: list[int] = []
+
+    def fail_once(offset: int, data: bytes | memoryview, scan: Scan | None = None) -> None:
+        if not failed:
+            failed.append(offset)
+            raise OSError(errno.EIO, "Input/output error")
+        write(offset, data, scan)
+
+    slave.store.append_replica = fail_once  # type: ignore[method-assign]
+    slave.change_to_slave(address, epoch=1)
+    wait_until(lambda: "Input/output error" in (slave.slave.last_error if slave.slave else ""),
+               what="the write failure reported as the connection's end")  # fmt: skip
+    assert master.put([msg(j) for j in range(50, 100)]).status is PutStatus.PUT_OK
+    end = master.store.max_offset
+    wait_until(lambda: slave.store.max_offset == end, what="replication resumed after the failure")
+    assert slave.store.read(0, end) == master.store.read(0, end)
+    wait_until(lambda: slave.store.queue_range("TopicA", 0) == master.store.queue_range("TopicA", 0),
+               what="dispatch after the failure")  # fmt: skip
 
 
 def test_a_failed_flush_closes_the_connection_with_its_reason_and_the_next_flush_retries(

@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
+from unittest import mock
 
 import pytest
 
@@ -14,6 +17,7 @@ from agents.store.message_store import MessageStore
 from agents.store.record import BLANK_SIZE, Message, RecordError, Scan, encode, encode_blank
 
 SEGMENT = 4096
+T = TypeVar("T")
 
 
 def log(count: int) -> bytes:
@@ -138,3 +142,98 @@ def test_close_writes_what_was_submitted_before_the_thread_stops(store: MessageS
     started.close()
     assert store.read(0, len(stream)) == stream
     assert not [t for t in threading.enumerate() if t.name == "closing"]
+
+
+def test_the_confirm_offset_is_applied_after_the_writes_before_it_and_follows_later_ones(
+    store: MessageStore, appender: Appender
+) -> None:
+    """A target past the log as written is applied as far as the log goes, and again as later batches land."""
+    stream = log(300)
+    batches = chained_scans(store, stream, [2000, 5000])
+    appender.submit(*batches[0])
+    appender.confirm(len(stream))  # the master confirmed it all; only the first batch is submitted
+    wait_for(lambda: store.confirm_offset == batches[0][2].boundary)
+    for batch in batches[1:]:
+        appender.submit(*batch)
+    wait_for(lambda: store.confirm_offset == len(stream))
+    assert store.queue_range("T", 0) == (0, 300)
+    appender.confirm(5)  # lower: ignored
+    appender.drain()
+    assert store.confirm_offset == len(stream)
+
+
+def test_a_forgotten_confirm_offset_is_never_applied(store: MessageStore) -> None:
+    idle = Appender(store, "never-started")  # nothing applies the target until the thread starts
+    stream = log(50)
+    (offset, data, scan) = chained_scans(store, stream, [])[0]
+    idle.submit(offset, data, scan)
+    idle.drain()
+    idle.confirm(len(stream))
+    idle.forget_confirm()  # as before a truncation
+    idle.start()
+    idle.confirm(100)  # a new target counts again
+    idle.close()
+    assert store.confirm_offset == 100
+    assert store.queue_range("T", 0) == (0, 1), "only the first message ends by offset 100"
+
+
+def test_written_to_is_where_the_log_as_written_ends_and_wake_says_when_the_writes_caught_up(
+    store: MessageStore,
+) -> None:
+    woken = threading.Event()
+    idle = Appender(store, "never-started", wake=woken.set)
+    batches = chained_scans(store, log(40), [700, 1400])
+    assert idle.written_to() is None  # nothing to write
+    for batch in batches:
+        idle.submit(*batch)
+    assert idle.written_to() == 0, "nothing written yet: the oldest batch starts where the log ends"
+    assert not woken.is_set()
+    idle.start()
+    idle.drain()
+    assert idle.written_to() is None
+    assert woken.wait(5)
+    idle.close()
+
+
+def test_release_returns_once_no_batch_still_to_write_is_a_view_of_the_buffer(store: MessageStore) -> None:
+    """The receiving thread reuses a receive buffer only after the batches that are views of it are written;
+    batches of the other buffer may stay queued (here the thread never starts, so release writes them itself)."""
+    idle = Appender(store, "never-started")
+    stream = log(60)
+    first, second = bytearray(stream[:1500]), bytearray(stream[1500:])
+    scan1 = store.scan_replica(0, memoryview(first))
+    scan2 = store.scan_replica(1500, memoryview(second), scan1)
+    idle.submit(0, memoryview(first), scan1)
+    idle.submit(1500, memoryview(second), scan2)
+    idle.release(second)  # the batch of `second` follows the one of `first`: both are written, in order
+    assert store.read(0, len(stream)) == stream
+    other = bytearray(10)
+    idle.release(other)  # nothing views it: returns at once
+    idle.close()
+
+
+def test_a_failed_dispatch_is_reported_once_and_stops_further_confirm_offsets(
+    store: MessageStore, appender: Appender
+) -> None:
+    stream = log(30)
+    (offset, data, scan) = chained_scans(store, stream, [])[0]
+    appender.submit(offset, data, scan)
+    appender.drain()
+    with mock.patch.object(store, "set_confirm_offset", side_effect=OSError("disk gone")):
+        appender.confirm(len(stream))
+        failure = wait_for(appender.take_failure)
+    assert isinstance(failure, OSError)
+    assert appender.take_failure() is None
+    appender.confirm(len(stream) + 1)  # taken: the appender applies targets again
+    wait_for(lambda: store.confirm_offset == len(stream))
+
+
+def wait_for(probe: Callable[[], T | None], timeout: float = 10.0) -> T:
+    """Poll `probe` until it returns something truthy (the writing thread is asynchronous)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.005)
+    raise AssertionError(f"{probe} did not come true within {timeout} s")

@@ -6,6 +6,7 @@ so a wrong format string in the module cannot agree with itself.
 
 from __future__ import annotations
 
+import itertools
 import struct
 from collections.abc import Callable
 
@@ -385,6 +386,40 @@ def test_reader_default_bound_admits_the_largest_frame() -> None:
     (frame,) = reader.frames()
     assert isinstance(frame, MasterTransfer) and len(frame.body) == MAX_TRANSFER_BODY
     assert reader.buffered == 4
+
+
+def test_a_reader_with_two_buffers_never_overwrites_a_body_still_in_use() -> None:
+    """The slave keeps receiving while the bodies of earlier receives are still being written: the reader turns
+    to its other buffer and asks before it overwrites one (``before_reuse``), and only then may those bodies go."""
+    bodies = [bytes([i % 251]) * (1000 + i * 7919 % 700_000) for i in range(150)]  # ~22 MB
+    stream = b"".join(encode_transfer_header(0, 1, 0, 0, len(b)) + b for b in bodies)
+    in_use: list[tuple[memoryview, bytes]] = []  # (the view a frame gave, what it must still say)
+    reused: list[int] = []
+
+    def before_reuse(buffer: bytearray) -> None:
+        reused.append(id(buffer))
+        for view, expected in [entry for entry in in_use if entry[0].obj is buffer]:
+            assert bytes(view) == expected, "a body changed before its buffer was given back"
+            in_use.remove((view, expected))
+
+    reader = FrameReader("from_master", before_reuse=before_reuse)
+    got = []
+    at = 0
+    for size in itertools.cycle([300_000, 1 << 20, 5, 2_500_000, 77_777]):
+        if at == len(stream):
+            break
+        room = reader.receive_buffer()
+        n = min(size, len(room), len(stream) - at)
+        room[:n] = stream[at : at + n]
+        reader.received(n)
+        at += n
+        for frame in reader.frames():
+            assert isinstance(frame, MasterTransfer) and isinstance(frame.body, memoryview)
+            in_use.append((frame.body, bytes(frame.body)))
+            got.append(bytes(frame.body))
+    assert got == bodies
+    assert all(bytes(view) == expected for view, expected in in_use)
+    assert len(reused) >= 3 and len(set(reused)) == 2, "two buffers, taken in turn"
 
 
 def test_reader_rejects_an_unknown_direction() -> None:

@@ -69,6 +69,18 @@ def test_slave_behind_the_master_truncates_nothing() -> None:
     assert decode_from_slave(actions[-1].data)[0] == SlaveAck(700)  # type: ignore[union-attr]
 
 
+def test_an_epoch_recorded_without_data_at_the_log_end_is_dropped_and_recorded_again() -> None:
+    """The slave recorded epoch 2 at its end, then the write of the batch failed (or it crashed): the handshake
+    finds the point at the log end, drops the empty entry and takes epoch 2 again from the first transfer."""
+    s = SlaveSession(2)
+    s.start(0.0)
+    actions = s.on_frame(MasterHandshake(1500, 2, ((1, 0), (2, 700))), LocalView(cache((1, 0), (2, 700)), 700), 1.0)
+    assert actions[0] == Truncate(700)
+    assert decode_from_slave(actions[-1].data)[0] == SlaveAck(700)  # type: ignore[union-attr]
+    batch = s.on_frame(MasterTransfer(700, 2, 700, 0, b"x" * 10), LocalView(cache((1, 0)), 700), 2.0)
+    assert batch[0] == RecordEpoch(2, 700)
+
+
 def test_an_empty_slave_reports_zero() -> None:
     s = SlaveSession(2)
     s.start(0.0)
