@@ -6,6 +6,7 @@ MESSAGE_MAGIC: int
 FIXED_SIZE: int
 LEN_SIZE: int
 BLANK_SIZE: int
+ENTRY_SIZE: int  # record.ENTRY.size
 BODY_CRC: str  # "pclmulqdq" (computed in C) or "callable" (scan's crc argument)
 
 def crc32(data: bytes | memoryview, value: int = 0, /) -> int: ...
@@ -16,11 +17,11 @@ def scan(
     segment_size: int,
     min_record: int,
     max_record: int,
-    entries: list[tuple[int, int, str, int, int]],
-    topics: dict[bytes, str],
+    entries: bytearray,
+    topics: dict[bytes, int],
     crc: Callable[[memoryview], int],
     /,
 ) -> tuple[int, int]: ...
 def group_entries(
-    entries: list[tuple[int, int, str, int, int]], /
+    entries: bytes | bytearray | memoryview, names: list[str], /
 ) -> tuple[list[tuple[str, int, int, int, int, int, bytes]], int]: ...

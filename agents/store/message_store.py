@@ -35,20 +35,30 @@ then store lock.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import os
 import threading
 import time
-from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from agents.store import fastpath
 from agents.store.checkpoint import Checkpoint, CheckpointData, fsync_dir
 from agents.store.commitlog import CommitLog, CommitLogError, OffsetTooSmall
 from agents.store.consume_queue import ConsumeQueue, ConsumeQueueError
-from agents.store.record import Entry, Message, Scan, decode_at, encode, scan_replicated
+from agents.store.record import (
+    ENTRY,
+    TOPICS,
+    Entry,
+    Message,
+    Scan,
+    decode_at,
+    encode,
+    fast_group_entries,
+    scan_replicated,
+    unpack_entries,
+)
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +67,13 @@ FSYNC_DELAY_S = float(os.environ.get("MQAGENT_TEST_FSYNC_DELAY_MS", "0")) / 1000
 """Testing knob (fault injection: a slow disk): every flush waits this long before its fsyncs. Read once, at start."""
 
 
-_group_entries = fastpath.compiled.group_entries if fastpath.compiled is not None else None
+_group_entries = fast_group_entries
+
+
+def _entry_end(packed: bytearray, k: int) -> int:
+    """Where the record of the `k`-th packed entry ends."""
+    pos, _, size, _, _ = ENTRY.unpack_from(packed, k * ENTRY.size)
+    return int(pos + size)
 
 
 def clamp_confirm(offset: int, min_offset: int, boundary: int) -> int:
@@ -96,7 +112,7 @@ class MessageStore:
         self._save(CheckpointData(self._saved.flushed_offset, self._confirm, self._dispatched))
         self._next_queue_offset: dict[tuple[str, int], int] = {}
         self._counted = 0  # records below this commit-log offset are reflected in _next_queue_offset
-        self._scanned: deque[Entry] = deque()  # entries of the replicated records from dispatched on ...
+        self._scanned = bytearray()  # packed entries (record.ENTRY) of the replicated records from dispatched on ...
         self._scanned_to: int | None = None  # ... up to this boundary; None: not kept, dispatch reads the log
         self._reset_counters()
         self._dispatch()
@@ -176,7 +192,7 @@ class MessageStore:
             if self._scanned_to is None and start == self._dispatched:
                 self._scanned_to = start
             if self._scanned_to == start:
-                self._scanned.extend(scan.entries)
+                self._scanned += scan.entries
                 self._scanned_to = scan.boundary
             else:
                 self._forget_scanned()
@@ -355,15 +371,17 @@ class MessageStore:
     def _dispatch(self) -> None:
         """Add the queue entries of the messages between ``dispatched`` and the confirmOffset: those the
         replication scan kept, else read from the log; one write per queue."""
+        entries: Iterable[Entry]
         if self._scanned_to is not None and self._confirm <= self._scanned_to:
-            entries: Iterable[Entry] = self._take_scanned(self._confirm)
+            packed = self._take_scanned(self._confirm)
+            if self._dispatch_grouped(packed):
+                return
+            entries = unpack_entries(packed)
         else:
             entries = (
                 (offset, size, h.topic, h.queue_id, h.queue_offset)
                 for offset, h, size in self._log.iter_headers(self._dispatched, self._confirm)
             )
-        if isinstance(entries, list) and self._dispatch_grouped(entries):
-            return
         batches: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
         problem = None
         dispatched = self._dispatched
@@ -391,37 +409,35 @@ class MessageStore:
         if problem is not None:
             raise ConsumeQueueError(problem)
 
-    def _dispatch_grouped(self, entries: list[Entry]) -> bool:
+    def _dispatch_grouped(self, packed: bytes) -> bool:
         """``_dispatch``'s loop in one call to the compiled grouping (``fastpath``), when it is built and every
         entry follows on in its queue; False (nothing done) otherwise, and the loop, which names any problem, runs.
         """
-        if _group_entries is None or not entries:
+        if _group_entries is None or not packed:
             return False
-        runs, reached = _group_entries(entries)
-        if reached < len(entries):
+        runs, reached = _group_entries(packed, TOPICS.names)
+        if reached < len(packed) // ENTRY.size:
             return False
         for topic, queue_id, first_offset, first_queue_offset, _, _, _ in runs:
             if self._queue(topic, queue_id).refusal(first_offset, first_queue_offset) is not None:
                 return False
-        for topic, queue_id, first_offset, first_queue_offset, count, last_offset, packed in runs:
+        for topic, queue_id, first_offset, first_queue_offset, count, last_offset, cq_entries in runs:
             if last_offset >= self._counted:  # records below _counted were numbered by put already
                 self._next_queue_offset[(topic, queue_id)] = first_queue_offset + count
-            self._queues[(topic, queue_id)].append_packed(first_offset, first_queue_offset, packed)
-        self._dispatched = entries[-1][0] + entries[-1][1]
+            self._queues[(topic, queue_id)].append_packed(first_offset, first_queue_offset, cq_entries)
+        last_offset, _, last_size, _, _ = ENTRY.unpack_from(packed, len(packed) - ENTRY.size)
+        self._dispatched = last_offset + last_size
         self._counted = max(self._counted, self._dispatched)
         return True
 
-    def _take_scanned(self, limit: int) -> list[Entry]:
-        """Pop the kept entries of the records ending at or below `limit`."""
+    def _take_scanned(self, limit: int) -> bytes:
+        """Take the kept entries of the records ending at or below `limit` (they are in log order)."""
         scanned = self._scanned
-        if scanned and scanned[-1][0] + scanned[-1][1] <= limit:  # usually all of them
-            taken = list(scanned)
-            scanned.clear()
-            return taken
-        taken = []
-        while scanned and scanned[0][0] + scanned[0][1] <= limit:
-            taken.append(scanned.popleft())
-        return taken
+        count = len(scanned) // ENTRY.size
+        taken = bisect.bisect_right(range(count), limit, key=lambda k: _entry_end(scanned, k))
+        packed = bytes(scanned[: taken * ENTRY.size])
+        del scanned[: taken * ENTRY.size]  # a bytearray drops its front without moving the rest
+        return packed
 
     def _forget_scanned(self) -> None:
         self._scanned.clear()

@@ -39,9 +39,10 @@ from __future__ import annotations
 import logging
 import re
 import struct
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
+from types import MappingProxyType, ModuleType
 from typing import NamedTuple
 
 from agents.store import fastpath
@@ -72,26 +73,35 @@ _INT32_MAX, _INT64_MAX = 2**31 - 1, 2**63 - 1
 
 _log = logging.getLogger(__name__)
 
+ENTRY = struct.Struct("=qqiii4x")
+"""A dispatch entry as the replication scan keeps it, packed (no Python object per message): commit-log offset,
+queue offset, size, queue id, topic id (``TOPICS``); native byte order, in memory only."""
 
-def _load_fast_scan() -> Callable[..., tuple[int, int]] | None:
-    """The compiled fast path of ``_scan_records`` if it was built for this layout, else None: then every record
-    is checked in Python, correctly but several times slower for small messages."""
+
+def _load_compiled() -> ModuleType | None:
+    """The compiled fast paths if they were built for this layout, else None: then every record is checked and
+    dispatched in Python, correctly but several times slower for small messages."""
     module = fastpath.compiled
     if module is None:
         return None
-    if (MESSAGE_MAGIC, _FIXED.size, _LEN.size, BLANK_SIZE) != (
+    if (MESSAGE_MAGIC, _FIXED.size, _LEN.size, BLANK_SIZE, ENTRY.size) != (
         module.MESSAGE_MAGIC,
         module.FIXED_SIZE,
         module.LEN_SIZE,
         module.BLANK_SIZE,
+        getattr(module, "ENTRY_SIZE", None),
     ):
         _log.warning("agents/store/_fastscan was built for another record layout: not used (reinstall to rebuild)")
         return None
-    scan: Callable[..., tuple[int, int]] = module.scan
-    return scan
+    return module
 
 
-_fast_scan = _load_fast_scan()
+_compiled = _load_compiled()
+_fast_scan: Callable[..., tuple[int, int]] | None = _compiled.scan if _compiled is not None else None
+fast_group_entries: (
+    Callable[[bytes, list[str]], tuple[list[tuple[str, int, int, int, int, int, bytes]], int]] | None
+) = _compiled.group_entries if _compiled is not None else None
+"""The compiled grouping of packed entries for dispatch (``MessageStore._dispatch_grouped``), or None."""
 
 
 class RecordError(ValueError):
@@ -314,6 +324,45 @@ Entry = tuple[int, int, str, int, int]
 """(commit-log offset, size, topic, queue id, queue offset) of a message record: all that dispatch needs."""
 
 
+class TopicIds:
+    """Small integer ids of the topic names replicated records carry, for packed entries (``ENTRY``).
+
+    One table per process, shared by its stores: a name is checked (``_topic``) and numbered the first time a
+    scan meets it, never again; ids are never reused. It grows with the distinct topics the process replicates.
+    """
+
+    def __init__(self) -> None:
+        self.ids: dict[bytes, int] = {}  # raw topic bytes -> id, as the compiled scan looks them up
+        self.names: list[str] = []  # id -> name
+        self._lock = threading.Lock()
+
+    def id_of(self, raw: bytes, pos: int) -> int:
+        """The id of the topic `raw` names (RecordError naming offset `pos` if it is not a valid topic)."""
+        found = self.ids.get(raw)
+        if found is not None:
+            return found
+        name = _topic(raw, pos)
+        with self._lock:  # two replicas' scans may meet a new topic at once
+            found = self.ids.get(raw)
+            if found is None:
+                found = len(self.names)
+                self.names.append(name)
+                self.ids[raw] = found
+        return found
+
+
+TOPICS = TopicIds()
+
+
+def unpack_entries(packed: bytes | bytearray | memoryview) -> list[Entry]:
+    """The entries of packed ``ENTRY`` records, as tuples (dispatch's own loop, tests)."""
+    names = TOPICS.names
+    return [
+        (pos, size, names[topic], queue_id, queue_offset)
+        for pos, queue_offset, size, queue_id, topic in ENTRY.iter_unpack(packed)
+    ]
+
+
 class Scan(NamedTuple):
     """What ``scan_replicated`` found: the new record boundary, the entries of the records completed, and the
     partial record past the boundary (kept in memory for the next batch instead of being read back)."""
@@ -321,7 +370,7 @@ class Scan(NamedTuple):
     start: int
     end: int
     boundary: int
-    entries: list[Entry]
+    entries: bytearray  # packed ENTRY records, in log order
     tail: bytes
 
 
@@ -335,8 +384,7 @@ def scan_replicated(held: bytes, data: bytes | bytearray | memoryview, start: in
     that ``held`` starts is copied to be checked whole; the rest is read in place.
     """
     view = memoryview(data).cast("B")
-    entries: list[Entry] = []
-    topics: dict[bytes, str] = {}
+    entries = bytearray()
     pos, i = start, 0  # the next record: its commit-log offset, and its index in `view` (negative: in `held`)
     if held:
         first = held + bytes(view[: max(0, _FIXED.size - len(held))])
@@ -344,15 +392,13 @@ def scan_replicated(held: bytes, data: bytes | bytearray | memoryview, start: in
         if need is None or need > len(held) + len(view):
             return Scan(start, start + len(held) + len(view), start, entries, held + bytes(view))
         i = need - len(held)
-        _scan_records(memoryview(held + bytes(view[:i])), 0, pos, segment_size, entries, topics)  # just that one
+        _scan_records(memoryview(held + bytes(view[:i])), 0, pos, segment_size, entries)  # just that one
         pos += need
-    i, pos = _scan_records(view, i, pos, segment_size, entries, topics)
+    i, pos = _scan_records(view, i, pos, segment_size, entries)
     return Scan(start, start + len(held) + len(view), pos, entries, bytes(view[i:]))
 
 
-def _scan_records(
-    view: memoryview, i: int, pos: int, segment_size: int, entries: list[Entry], topics: dict[bytes, str]
-) -> tuple[int, int]:
+def _scan_records(view: memoryview, i: int, pos: int, segment_size: int, entries: bytearray) -> tuple[int, int]:
     """Check every complete record of ``view[i:]`` (commit-log offset `pos`) and add the entries of its messages;
     returns where the first incomplete record starts (index, offset). RecordError for the first bad record.
 
@@ -363,11 +409,13 @@ def _scan_records(
     n = len(view)
     while True:
         if _fast_scan is not None:
-            i, pos = _fast_scan(view, i, pos, segment_size, MIN_RECORD_SIZE, MAX_RECORD_SIZE, entries, topics, crc32)
+            i, pos = _fast_scan(
+                view, i, pos, segment_size, MIN_RECORD_SIZE, MAX_RECORD_SIZE, entries, TOPICS.ids, crc32
+            )
         need = _complete_size(view, i, pos, segment_size)
         if need is None or i + need > n:
             return i, pos
-        _check_record(view, i, pos, segment_size, entries, topics)
+        _check_record(view, i, pos, segment_size, entries)
         i, pos = i + need, pos + need
 
 
@@ -393,9 +441,7 @@ def _complete_size(buf: bytes | memoryview, i: int, pos: int, segment_size: int)
     return int(total)
 
 
-def _check_record(
-    buf: bytes | memoryview, i: int, pos: int, segment_size: int, entries: list[Entry], topics: dict[bytes, str]
-) -> None:
+def _check_record(buf: bytes | memoryview, i: int, pos: int, segment_size: int, entries: bytearray) -> None:
     """Verify the whole record at ``buf[i:]`` (its size already checked) and add its entry if it is a message."""
     if _PEEK.unpack_from(buf, i)[1] == BLANK_MAGIC:
         return
@@ -405,11 +451,8 @@ def _check_record(
         raise RecordError(f"record at offset {pos} fails its CRC")
     if found.queue_id < 0 or found.queue_offset < 0:
         raise RecordError(f"record at offset {pos} has a negative queue id or queue offset")
-    raw = bytes(view[i + _FIXED.size : found.props_at])
-    topic = topics.get(raw)
-    if topic is None:
-        topic = topics[raw] = _topic(raw, pos)
-    entries.append((pos, found.total, topic, found.queue_id, found.queue_offset))
+    topic = TOPICS.id_of(bytes(view[i + _FIXED.size : found.props_at]), pos)
+    entries += ENTRY.pack(pos, found.queue_offset, found.total, found.queue_id, topic)
 
 
 def _topic(raw: bytes, pos: int) -> str:

@@ -17,7 +17,18 @@ from hypothesis import strategies as st
 from agents.store import fastpath, message_store, record
 from agents.store.consume_queue import ConsumeQueueError
 from agents.store.message_store import MessageStore
-from agents.store.record import BLANK_SIZE, Entry, Message, RecordError, encode, encode_blank, scan_replicated
+from agents.store.record import (
+    BLANK_SIZE,
+    ENTRY,
+    Entry,
+    Message,
+    RecordError,
+    encode,
+    encode_blank,
+    scan_replicated,
+    unpack_entries,
+)
+from agents.store.record import TOPICS as TOPIC_IDS
 
 compiled_only = pytest.mark.skipif(fastpath.compiled is None, reason="agents/store/_fastscan was not built")
 same_inputs = settings(
@@ -61,7 +72,7 @@ def scan_outcome(stream: bytes, cuts: list[int], segment: int = SEGMENT) -> tupl
         for end in [*sorted(set(cuts)), len(stream)]:
             scan = scan_replicated(tail, stream[start:end], boundary, segment)
             tail, boundary, start = scan.tail, scan.boundary, end
-            entries += scan.entries
+            entries += unpack_entries(scan.entries)
     except RecordError as exc:
         return "refused", str(exc), entries
     return "ok", boundary, entries
@@ -205,8 +216,10 @@ def test_the_compiled_grouping_dispatches_as_the_python_loop(
 
 @compiled_only
 def test_group_entries_stops_at_the_first_entry_that_does_not_follow_on() -> None:
-    entries = [(0, 50, "T", 0, 0), (50, 60, "T", 1, 7), (110, 50, "T", 0, 1), (160, 70, "T", 0, 3), (230, 5, "T", 1, 8)]
-    runs, reached = fastpath.compiled.group_entries(entries)  # type: ignore[union-attr]
+    t = TOPIC_IDS.id_of(b"T", 0)
+    tuples = [(0, 50, t, 0, 0), (50, 60, t, 1, 7), (110, 50, t, 0, 1), (160, 70, t, 0, 3), (230, 5, t, 1, 8)]
+    packed = b"".join(ENTRY.pack(pos, qoff, size, qid, topic) for pos, size, topic, qid, qoff in tuples)
+    runs, reached = fastpath.compiled.group_entries(packed, TOPIC_IDS.names)  # type: ignore[union-attr]
     assert reached == 3
     assert runs == [
         (

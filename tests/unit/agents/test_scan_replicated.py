@@ -4,6 +4,7 @@ the stream check (kept here as the reference) followed by the header walk of ``C
 from __future__ import annotations
 
 import struct
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import given, settings
@@ -21,12 +22,14 @@ from agents.store.record import (
     Message,
     RecordError,
     Scan,
+    TopicIds,
     _header_crc,
     blank_size_at,
     encode,
     encode_blank,
     header_at,
     scan_replicated,
+    unpack_entries,
 )
 
 SEGMENT = 700
@@ -89,7 +92,7 @@ def scan_in_pieces(stream: bytes, cuts: list[int], segment: int = SEGMENT) -> tu
         scan = scan_replicated(tail, stream[start:end], boundary, segment)
         assert (scan.start, scan.end) == (boundary, end)
         tail, boundary = scan.tail, scan.boundary
-        entries += scan.entries
+        entries += unpack_entries(scan.entries)
         assert stream[boundary:end] == tail
         start = end
     return boundary, entries
@@ -136,9 +139,10 @@ def test_a_flipped_body_byte_names_the_record_and_its_crc() -> None:
 def test_the_held_partial_record_is_completed_by_the_next_batch() -> None:
     stream = log_bytes([50, 60])
     first = scan_replicated(b"", stream[:30], 0, SEGMENT)
-    assert first == Scan(0, 30, 0, [], stream[:30])
+    assert first == Scan(0, 30, 0, bytearray(), stream[:30])
     second = scan_replicated(first.tail, stream[30:], 0, SEGMENT)
-    assert second.boundary == len(stream) and [e[0] for e in second.entries] == [0, second.entries[1][0]]
+    entries = unpack_entries(second.entries)
+    assert second.boundary == len(stream) and [e[0] for e in entries] == [0, entries[1][0]]
 
 
 @pytest.mark.parametrize(
@@ -177,3 +181,20 @@ def test_an_empty_topic_is_refused_even_as_the_first_record() -> None:
     struct.pack_into(">I", record, 8, _header_crc(record[:-1]))
     with pytest.raises(RecordError, match="invalid topic"):
         scan_replicated(b"", record, 0, SEGMENT)
+
+
+def test_topic_ids_are_given_once_per_name_and_an_invalid_name_gets_none() -> None:
+    table = TopicIds()
+    with pytest.raises(RecordError, match=r"record at offset 77 has an invalid topic b'bad topic'"):
+        table.id_of(b"bad topic", 77)
+    assert (table.names, table.ids) == ([], {})
+
+    def register(names: list[bytes]) -> list[int]:
+        return [table.id_of(name, 0) for name in names]
+
+    names = [f"T{i % 50}".encode() for i in range(2000)]
+    with ThreadPoolExecutor(4) as pool:  # replicas of one process meeting the same new topics at once
+        results = list(pool.map(register, [names] * 4))
+    assert all(result == results[0] for result in results)
+    assert sorted(table.names) == sorted({n.decode() for n in names})
+    assert all(table.names[table.ids[name]] == name.decode() for name in names)
