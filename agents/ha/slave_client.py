@@ -37,6 +37,10 @@ FLUSH_THREAD = "ha-slave-flush"
 WRITE_THREAD = "ha-slave-write"
 
 
+class ApplyFailed(Exception):
+    """Writing or dispatching replicated batches failed (on the writing thread); the connection ends with it."""
+
+
 class SlaveStore(Protocol):
     """What the slave client needs from the message store."""
 
@@ -137,9 +141,13 @@ class HASlave:
         return self._local() if written_to is None else LocalView(self._epochs.cache, written_to)
 
     def _written(self) -> None:
-        """Wait until the batches handed to the appender are in the log; raises the failure of one."""
+        """Wait until the batches handed to the appender are in the log; ApplyFailed if one (or its dispatch)
+        failed, whatever the store raised."""
         self._pending = None
-        self._appender.drain()
+        try:
+            self._appender.drain()
+        except Exception as exc:  # the store's failure, of any type, must end the connection, not this thread
+            raise ApplyFailed(f"applying replicated bytes failed: {exc}") from exc
 
     def _run(self) -> None:
         first, longest = self._config.reconnect_backoff_s
@@ -159,15 +167,15 @@ class HASlave:
             self._progressed = False
             try:
                 reason = self._replicate(conn, address)
-            except (net.ConnectionLost, FrameError, EpochError, OSError, ValueError) as exc:
+            except (net.ConnectionLost, FrameError, EpochError, ApplyFailed, OSError, ValueError) as exc:
                 reason = str(exc)
             finally:
                 self.connected = False
                 net.close(conn)
             try:
                 self._written()  # the next connection's handshake compares the log as written
-            except (OSError, ValueError) as exc:
-                reason = f"{reason}; writing its last batches failed: {exc}"
+            except ApplyFailed as exc:
+                reason = f"{reason}; {exc}"
             self.last_error = reason
             log.info("HA connection to master %s closed: %s", address, reason)
             if self._master != address:  # a new master (a role change): go there at once
@@ -203,7 +211,7 @@ class HASlave:
             # confirmOffset of the frames received, which the appender applies once their batches are written.
             failure = self._appender.take_failure()
             if failure is not None:
-                return f"writing replicated bytes failed: {failure}"
+                return f"applying replicated bytes failed: {failure}"
             reason = self._apply(conn, session.on_tick(self._acked(), self._clock(), self._config.heartbeat_interval_s))
             if reason is not None:
                 return reason

@@ -21,7 +21,7 @@ import pytest
 from agents.ha.config import HAConfig
 from agents.ha.replica import Replica, StaleEpoch
 from agents.ha.sync_state import PutStatus
-from agents.store.commitlog import OffsetTooSmall
+from agents.store.commitlog import CommitLogError, OffsetTooSmall
 from agents.store.record import Message, Scan
 
 pytestmark = [pytest.mark.integration]
@@ -451,8 +451,13 @@ def test_the_slave_flushes_on_its_own_thread_and_what_it_acked_becomes_durable(
     assert not stopped, "stop joins all three"
 
 
+@pytest.mark.parametrize(
+    "failure",
+    [OSError(errno.EIO, "Input/output error"), CommitLogError("segment 0 is damaged")],
+    ids=["io-error", "commit-log-error"],
+)
 def test_a_failed_write_closes_the_connection_and_the_batch_is_replicated_again(
-    make_replica: Callable[..., Replica],
+    make_replica: Callable[..., Replica], failure: Exception
 ) -> None:
     """The writing thread's failure reaches the connection (the receiving thread does not wait for the writes),
     and the next connection sends the batch again."""
@@ -466,13 +471,14 @@ def test_a_failed_write_closes_the_connection_and_the_batch_is_replicated_again(
     def fail_once(offset: int, data: bytes | memoryview, scan: Scan | None = None) -> None:
         if not failed:
             failed.append(offset)
-            raise OSError(errno.EIO, "Input/output error")
+            raise failure
         write(offset, data, scan)
 
     slave.store.append_replica = fail_once  # type: ignore[method-assign]
     slave.change_to_slave(address, epoch=1)
-    wait_until(lambda: "Input/output error" in (slave.slave.last_error if slave.slave else ""),
-               what="the write failure reported as the connection's end")  # fmt: skip
+    expected = f"applying replicated bytes failed: {failure}"
+    wait_until(lambda: expected in (slave.slave.last_error if slave.slave else ""),
+               what="the write failure reported as the connection's end, whatever its type")  # fmt: skip
     assert master.put([msg(j) for j in range(50, 100)]).status is PutStatus.PUT_OK
     end = master.store.max_offset
     wait_until(lambda: slave.store.max_offset == end, what="replication resumed after the failure")
