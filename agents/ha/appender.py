@@ -1,12 +1,17 @@
-"""The slave's commit-log writes and dispatch, on a thread of their own, so that receiving and checking go on
+"""The slave's commit-log checks, writes and dispatch, on a thread of their own, so that receiving goes on
 meanwhile.
 
-A replicated batch is checked on the receiving thread (``MessageStore.scan_replica``, the CRCs in C), then
-handed here with ``submit``. This thread writes the batches in order (``append_replica``: a ``pwrite`` into the
-page cache, which releases the GIL) and then raises the confirmOffset to the target the frames set (``confirm``),
-which dispatches the new messages to their consume queues. The receiving thread does not wait for any of it: it
-receives and checks the next bytes on the other core, acknowledges what is written so far (``written_to``), and
-is woken (``wake``) when the writes catch up, so the ack of a batch does not wait for the next receive.
+The receiving thread hands each replicated batch over as received (``submit``). This thread appends the batches
+in order (``append_replica``: one pass that checks every record, the CRCs in C and without the GIL, then a
+``pwrite`` into the page cache, which releases the GIL too) and then raises the confirmOffset to the target the
+frames set (``confirm``), which dispatches the new messages to their consume queues. The receiving thread does not
+wait for any of it: it receives the next bytes on the other core, acknowledges what is written so far
+(``written_to``), and is woken (``wake``) when the writes catch up, so the ack of a batch does not wait for the
+next receive. The check runs here rather than on the receiving thread because receiving (a kernel copy per byte)
+is the longer half of the work, and because the write that follows the check then reads bytes still in the cache.
+
+A batch may also come already checked (``submit(..., scan)``): a frame that changes the epoch is checked before
+the epoch is recorded, so a damaged one changes nothing, not even the epoch file.
 
 What must see the log as written waits for the writes (``drain``): a truncation, an epoch change, the start of
 an empty log, the end of a connection. The receive buffer a batch is a view of is not reused until that batch is
@@ -15,8 +20,9 @@ waiting thread writes it itself: with every core busy (two slaves and their mast
 not run for a while, and waiting for it to be scheduled would only add to the write.
 
 Order and all-or-nothing are the store's: batches are appended one at a time, in the order given, each by
-``MessageStore.append_replica``. After a failure nothing more is written and no confirmOffset is applied until
-the failure is taken (``take_failure``, or raised by ``drain``); the connection closes with it.
+``MessageStore.append_replica``, which writes nothing of a batch that fails its check. After a failure nothing
+more is written, ``written_to`` stays at the failed batch and no confirmOffset is applied until the failure is
+taken (``take_failure``, or raised by ``drain``); the connection closes with it.
 """
 
 from __future__ import annotations
@@ -52,22 +58,24 @@ class Appender:
         self._store = store
         self._wake = wake
         self._changed = threading.Condition()
-        self._queue: deque[tuple[int, bytes | memoryview, Scan]] = deque()
+        self._queue: deque[tuple[int, bytes | memoryview, Scan | None]] = deque()
         self._writing: tuple[int, bytes | memoryview] | None = None  # the batch taken off the queue, being written
         self._confirming = False  # a confirmOffset is being applied
         self._confirm = -1  # the confirmOffset to apply once the batches before it are written ...
         self._confirmed = -1  # ... the last one applied, as far as the log was written then ...
         self._end = _UNKNOWN  # ... which ends here (the last batch written), or where the store says
         self._failure: Exception | None = None
+        self._failed_at: int | None = None  # where the batch that failed starts, until its failure is taken
         self._closed = False
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     def start(self) -> None:
         self._thread.start()
 
-    def submit(self, offset: int, data: bytes | memoryview, scan: Scan) -> None:
-        """Append `data` at `offset` (checked by `scan`) after the batches submitted before. `data` must stay
-        unchanged until it is written (``release``, ``drain``). Dropped if an earlier batch failed."""
+    def submit(self, offset: int, data: bytes | memoryview, scan: Scan | None = None) -> None:
+        """Append `data` at `offset` after the batches submitted before, checked on the way (or already, by
+        `scan`). `data` must stay unchanged until it is written (``release``, ``drain``). Dropped if an earlier
+        batch failed."""
         with self._changed:
             if self._closed:
                 raise RuntimeError("the appender is closed")
@@ -94,8 +102,11 @@ class Appender:
 
     def written_to(self) -> int | None:
         """Where the log as written ends while batches are still to be written (the offset of the oldest one:
-        each starts where the one before ends); None once every batch submitted is written."""
+        each starts where the one before ends) or while the failure of one is not taken (its offset); None once
+        every batch submitted is written."""
         with self._changed:
+            if self._failed_at is not None:
+                return self._failed_at
             if self._writing is not None:
                 return self._writing[0]
             return self._queue[0][0] if self._queue else None
@@ -114,14 +125,14 @@ class Appender:
             self._wait_while(lambda: bool(self._queue))
             while self._writing is not None:
                 self._changed.wait()
-            failure, self._failure = self._failure, None
+            failure, self._failure, self._failed_at = self._failure, None, None
         if failure is not None:
             raise failure
 
     def take_failure(self) -> Exception | None:
         """The failure of a batch or of a confirmOffset, if one failed (reported once)."""
         with self._changed:
-            failure, self._failure = self._failure, None
+            failure, self._failure, self._failed_at = self._failure, None, None
             return failure
 
     def close(self) -> None:
@@ -170,7 +181,7 @@ class Appender:
         if failure is None:
             self._end = offset + len(data)
         else:
-            self._failure = failure
+            self._failure, self._failed_at = failure, offset
             self._queue.clear()
         self._changed.notify_all()
         if not self._queue:

@@ -1,11 +1,11 @@
 """The slave's HA client: connects to the master, truncates to the consistent point, applies the stream.
 
-Three threads: ``ha-slave`` connects, receives and checks; ``ha-slave-write`` writes the checked batches into
-the commit log and dispatches them up to the confirmOffset (``appender.py``) while ``ha-slave`` receives and
-checks the next ones; ``ha-slave-flush`` fsyncs what was applied every ``FLUSH_INTERVAL_S`` (``MessageStore.flush``
-does not hold the store lock while it waits for the disk, so receiving goes on meanwhile). Any error
-(connection, malformed frame, a refused action, a failed write or flush) closes the connection, logs why, and
-reconnects with exponential back-off; nothing of a bad packet is applied.
+Three threads: ``ha-slave`` connects, receives and acks; ``ha-slave-write`` checks the received batches (every
+record's CRCs), writes them into the commit log and dispatches them up to the confirmOffset (``appender.py``)
+while ``ha-slave`` receives the next ones; ``ha-slave-flush`` fsyncs what was applied every ``FLUSH_INTERVAL_S``
+(``MessageStore.flush`` does not hold the store lock while it waits for the disk, so receiving goes on
+meanwhile). Any error (connection, malformed frame, a refused action, a damaged batch, a failed write or flush)
+closes the connection, logs why, and reconnects with exponential back-off; nothing of a bad batch is applied.
 
 An ack reports the end of what was written to the commit log (the page cache), not what was received or
 fsynced, as in Java: the flusher makes it durable within about ``FLUSH_INTERVAL_S``.
@@ -38,7 +38,8 @@ WRITE_THREAD = "ha-slave-write"
 
 
 class ApplyFailed(Exception):
-    """Writing or dispatching replicated batches failed (on the writing thread); the connection ends with it."""
+    """Checking, writing or dispatching replicated batches failed (on the writing thread); the connection ends
+    with it."""
 
 
 class SlaveStore(Protocol):
@@ -48,7 +49,7 @@ class SlaveStore(Protocol):
     def max_offset(self) -> int: ...
     def truncate(self, offset: int) -> None: ...
     def start_at(self, offset: int) -> None: ...
-    def scan_replica(self, offset: int, data: bytes | memoryview, after: Scan | None = None) -> Scan: ...
+    def scan_replica(self, offset: int, data: bytes | memoryview) -> Scan: ...
     def append_replica(self, offset: int, data: bytes | memoryview, scan: Scan | None = None) -> None: ...
     def set_confirm_offset(self, offset: int) -> None: ...
     def flush(self) -> None: ...
@@ -84,7 +85,7 @@ class HASlave:
         self._thread = threading.Thread(target=self._run, name="ha-slave", daemon=True)
         self._flusher = threading.Thread(target=self._flush_loop, name=FLUSH_THREAD, daemon=True)
         self._appender = Appender(store, WRITE_THREAD, wake=self._changed.notify)  # the writes caught up: ack
-        self._pending: Scan | None = None  # the last batch handed to the appender, until drained
+        self._submitted_to: int | None = None  # where the batches handed to the appender end, until drained
         self._flush_failure: str | None = None  # set by the flusher, taken (and reported) by the receiving thread
         self._flush_failure_lock = threading.Lock()
         self.last_error = ""
@@ -133,7 +134,8 @@ class HASlave:
 
     def _local(self) -> LocalView:
         """The log as the session must see it: ending where the batches handed to the appender end."""
-        return LocalView(self._epochs.cache, self._pending.end if self._pending else self._store.max_offset)
+        end = self._submitted_to
+        return LocalView(self._epochs.cache, self._store.max_offset if end is None else end)
 
     def _acked(self) -> LocalView:
         """The log as an ack may report it: ending where the batches written so far end."""
@@ -143,11 +145,11 @@ class HASlave:
     def _written(self) -> None:
         """Wait until the batches handed to the appender are in the log; ApplyFailed if one (or its dispatch)
         failed, whatever the store raised."""
-        self._pending = None
+        self._submitted_to = None
         try:
             self._appender.drain()
         except Exception as exc:  # the store's failure, of any type, must end the connection, not this thread
-            raise ApplyFailed(f"applying replicated bytes failed: {exc}") from exc
+            raise ApplyFailed(_apply_failure(exc)) from exc
 
     def _run(self) -> None:
         first, longest = self._config.reconnect_backoff_s
@@ -211,7 +213,7 @@ class HASlave:
             # confirmOffset of the frames received, which the appender applies once their batches are written.
             failure = self._appender.take_failure()
             if failure is not None:
-                return f"applying replicated bytes failed: {failure}"
+                return _apply_failure(failure)
             reason = self._apply(conn, session.on_tick(self._acked(), self._clock(), self._config.heartbeat_interval_s))
             if reason is not None:
                 return reason
@@ -226,18 +228,21 @@ class HASlave:
     def _apply(self, conn: net.Connection, actions: list[Action]) -> str | None:
         """Execute session actions in order; returns a close reason or None.
 
-        Replicated bytes are checked (every record's CRCs, in one pass that also finds what dispatch needs)
-        before any action of the frame runs, so a damaged batch changes nothing: not the log, not the epoch file.
-        A checked batch goes to the appender, to be written while the next ones are received and checked;
-        whatever must see the log as written waits for the appender first.
+        A batch goes to the appender, which checks it (every record's CRCs, in one pass that also finds what
+        dispatch needs) and writes it while the next ones are received; a damaged batch is written not at all,
+        nor anything after it. A frame that changes the epoch is checked here first, before any of its actions
+        runs, so a damaged one does not even reach the epoch file. Whatever must see the log as written waits for
+        the appender first.
         """
         scans: dict[int, Scan] = {}
-        for action in actions:
-            if isinstance(action, Append):
-                try:
-                    scans[id(action)] = self._store.scan_replica(action.offset, action.data, self._pending)
-                except RecordError as exc:
-                    return f"refusing replicated bytes at {action.offset}: {exc}"
+        if any(isinstance(action, RecordEpoch) for action in actions):
+            self._written()  # the check continues the log as written
+            for action in actions:
+                if isinstance(action, Append):
+                    try:
+                        scans[id(action)] = self._store.scan_replica(action.offset, action.data)
+                    except RecordError as exc:
+                        return _apply_failure(exc)
         for action in actions:
             match action:
                 case Close(reason=reason):
@@ -260,9 +265,16 @@ class HASlave:
                     self._written()  # an epoch never starts past the log as written
                     self._epochs.replace(self._epochs.cache.append(epoch, start))
                 case Append(offset=offset, data=data):
-                    self._pending = scans[id(action)]
-                    self._appender.submit(offset, data, self._pending)
+                    self._submitted_to = offset + len(data)
+                    self._appender.submit(offset, data, scans.get(id(action)))
                     self._progressed = True
                 case SetConfirm(offset=offset):
                     self._confirm = max(self._confirm, offset)
         return None
+
+
+def _apply_failure(failure: Exception) -> str:
+    """The close reason for a failure of the writing thread: a damaged batch is refused, anything else failed."""
+    if isinstance(failure, RecordError):
+        return f"refusing replicated bytes: {failure}"
+    return f"applying replicated bytes failed: {failure}"

@@ -416,6 +416,8 @@ _DECODERS: dict[str, Callable[[memoryview, bool], tuple[Frame | None, int]]] = {
 }
 _RECEIVE_AT_LEAST = 1 << 20
 """``receive_buffer`` offers at least this much room, so one receive can take many small frames."""
+_STATE_AND_SIZE = struct.Struct(">ii")
+_FRAME_SIZE_KNOWN_AT = _STATE_AND_SIZE.size  # a master frame's state and bodySize give its size
 _CAPACITY = 4 * _RECEIVE_AT_LEAST
 """The reader's usual buffer size: a partial frame is moved to the front only when less than a receive is left."""
 
@@ -466,6 +468,8 @@ class FrameReader(Generic[_F]):
         """
         if direction not in _DECODERS:
             raise ValueError(f"direction must be 'from_slave' or 'from_master', not {direction!r}")
+        if before_reuse is not None and direction != "from_master":
+            raise ValueError("before_reuse is for the slave's reader: only a master's frames carry bodies")
         if max_buffered < TRANSFER_HEADER_SIZE:
             raise ValueError(f"max_buffered must be at least {TRANSFER_HEADER_SIZE}, not {max_buffered}")
         self._decode = cast("Callable[[memoryview, bool], tuple[_F | None, int]]", _DECODERS[direction])
@@ -497,9 +501,29 @@ class FrameReader(Generic[_F]):
         self._decode_ready(view_body=False)
 
     def receive_buffer(self) -> memoryview:
-        """Free room at the end of the buffer (at least 1 MiB) to receive into; then call ``received``."""
-        self._reserve(_RECEIVE_AT_LEAST)
-        return memoryview(self._buffer)[self._end :]
+        """Room at the end of the buffer to receive into; then call ``received``.
+
+        One buffer: all the free room, at least 1 MiB, so one receive can take many small frames. Two buffers:
+        exactly the rest of the frame being received and the next frame's header, so that a receive never ends
+        inside a body that the buffer could not hold whole; a body then never has to be moved to the other buffer,
+        only a header at most.
+        """
+        if self._before_reuse is None:
+            self._reserve(_RECEIVE_AT_LEAST)
+            return memoryview(self._buffer)[self._end :]
+        want = self._to_receive()
+        self._reserve(want)
+        return memoryview(self._buffer)[self._end : self._end + want]
+
+    def _to_receive(self) -> int:
+        """The rest of the master frame being received and the next frame's header; only the rest of the
+        header while the frame's size is not known yet."""
+        held = self._end - self._start
+        if held < _FRAME_SIZE_KNOWN_AT:
+            return TRANSFER_HEADER_SIZE - held
+        state, body_size = cast("tuple[int, int]", _STATE_AND_SIZE.unpack_from(self._buffer, self._start))
+        header = MASTER_HANDSHAKE_HEADER_SIZE if state == HAState.HANDSHAKE else TRANSFER_HEADER_SIZE
+        return max(0, header + body_size - held) + TRANSFER_HEADER_SIZE  # a bad size is reported by the decoder
 
     def received(self, n: int) -> None:
         """`n` bytes were received into the start of the last ``receive_buffer``."""

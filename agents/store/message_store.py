@@ -56,7 +56,6 @@ from agents.store.record import (
     decode_at,
     encode,
     fast_group_entries,
-    scan_replicated,
     unpack_entries,
 )
 
@@ -169,17 +168,8 @@ class MessageStore:
             self._counted = self._log.last_message_boundary()
             return start, self._log.max_offset
 
-    def scan_replica(self, offset: int, data: bytes | memoryview, after: Scan | None = None) -> Scan:
-        """Check replicated bytes before anything is applied (``CommitLog.scan_replicated``); RecordError if bad.
-
-        `after`: the scan of the batch just before, handed to ``append_replica`` but perhaps not written yet (the
-        slave's ``Appender``). These bytes are then checked as its continuation, without the store lock, which a
-        write in progress holds.
-        """
-        if after is not None:
-            if offset != after.end:
-                raise ValueError(f"replicated bytes start at {offset}, but the batch before ends at {after.end}")
-            return scan_replicated(after.tail, data, after.boundary, self._log.segment_size)
+    def scan_replica(self, offset: int, data: bytes | memoryview) -> Scan:
+        """Check replicated bytes before anything is applied (``CommitLog.scan_replicated``); RecordError if bad."""
         with self._lock:
             return self._log.scan_replicated(offset, data)
 

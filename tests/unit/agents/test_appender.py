@@ -1,5 +1,5 @@
-"""The slave's writing thread (``agents/ha/appender.py``) over a real store, and the chained scans it relies on
-(``MessageStore.scan_replica(..., after=)``): order, all-or-nothing after a failure, and the bytes on disk."""
+"""The slave's writing thread (``agents/ha/appender.py``) over a real store: order, checks, all-or-nothing after a
+failure, and the bytes on disk."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 from agents.ha.appender import Appender
 from agents.store.message_store import MessageStore
-from agents.store.record import BLANK_SIZE, Message, RecordError, Scan, encode, encode_blank
+from agents.store.record import BLANK_SIZE, Message, RecordError, encode, encode_blank
 
 SEGMENT = 4096
 T = TypeVar("T")
@@ -46,43 +46,57 @@ def appender(store: MessageStore) -> Iterator[Appender]:
     made.close()
 
 
-def chained_scans(store: MessageStore, stream: bytes, cuts: list[int]) -> list[tuple[int, bytes, Scan]]:
-    """(offset, bytes, scan) of `stream` cut at `cuts`, each scanned as the continuation of the one before, none
-    of them written yet: what the receiving thread hands the appender."""
-    out: list[tuple[int, bytes, Scan]] = []
-    after: Scan | None = None
-    for start, end in zip([0, *cuts], [*cuts, len(stream)], strict=True):
-        scan = store.scan_replica(start, stream[start:end], after)
-        out.append((start, stream[start:end], scan))
-        after = scan
-    return out
+def cut(stream: bytes, cuts: list[int]) -> list[tuple[int, bytes]]:
+    """(offset, bytes) of `stream` cut at `cuts`: the batches the receiving thread hands the appender, unchecked."""
+    return [(start, stream[start:end]) for start, end in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
 
 
-def test_chained_scans_find_what_one_scan_of_the_whole_finds(store: MessageStore) -> None:
-    stream = log(200)
-    cuts = [1, 37, 2000, 4096, 4100, 9000]
-    scans = chained_scans(store, stream, cuts)
-    whole = store.scan_replica(0, stream)
-    assert b"".join(scan.entries for _, _, scan in scans) == whole.entries
-    assert (scans[-1][2].boundary, scans[-1][2].tail) == (whole.boundary, whole.tail)
-    assert store.max_offset == 0, "scanning writes nothing"
+def test_a_damaged_batch_is_refused_on_the_writing_thread_and_nothing_after_it_is_written(
+    store: MessageStore,
+) -> None:
+    """The writing thread checks each batch before it writes it: a damaged one is not written, nor any after it;
+    until the failure is taken, the log as written ends where the damaged batch starts (so an ack never claims
+    it)."""
+    woken = threading.Event()
+    appender = Appender(store, "checking", wake=woken.set)
+    stream = log(100)
+    batches = cut(stream, [1500, 3000])
+    damaged = bytearray(batches[1][1])
+    damaged[len(damaged) // 2] ^= 0x08
+    appender.submit(*batches[0])
+    appender.submit(1500, bytes(damaged))
+    appender.submit(*batches[2])
+    appender.start()
+    assert woken.wait(10), "the writing thread stopped at the damaged batch and said so"
+    assert appender.written_to() == 1500, "not None: the batch after the damaged one is not written either"
+    with pytest.raises(RecordError, match="fails its CRC"):
+        appender.drain()
+    assert store.read(0, 1500) == stream[:1500] and store.max_offset == 1500
+    assert appender.written_to() is None, "taken"
+    appender.submit(*batches[1])  # the master sends it again, intact
+    appender.submit(*batches[2])
+    appender.drain()
+    assert store.read(0, len(stream)) == stream
+    appender.close()
 
 
-def test_a_chained_scan_refuses_bytes_that_do_not_follow_the_batch_before(store: MessageStore) -> None:
-    stream = log(20)
-    first = store.scan_replica(0, stream[:100])
-    with pytest.raises(ValueError, match="start at 101, but the batch before ends at 100"):
-        store.scan_replica(101, stream[101:], first)
-    damaged = bytearray(stream[100:])
-    damaged[200] ^= 0x08
-    with pytest.raises(RecordError):
-        store.scan_replica(100, bytes(damaged), first)
+def test_a_batch_checked_before_it_is_submitted_is_written_as_checked(store: MessageStore, appender: Appender) -> None:
+    """A frame that changes the epoch is checked on the receiving thread first; its scan comes with the batch."""
+    stream = log(80)
+    (o1, d1), (o2, d2) = cut(stream, [2500])
+    appender.submit(o1, d1, store.scan_replica(o1, d1))
+    appender.drain()
+    appender.submit(o2, d2, store.scan_replica(o2, d2))
+    appender.drain()
+    assert store.read(0, len(stream)) == stream
+    store.set_confirm_offset(len(stream))
+    assert store.queue_range("T", 0) == (0, 80)
 
 
 def test_batches_are_written_in_order_and_drain_waits_for_all_of_them(store: MessageStore, appender: Appender) -> None:
     stream = log(300)
-    for offset, data, scan in chained_scans(store, stream, list(range(997, len(stream), 997))):
-        appender.submit(offset, data, scan)
+    for offset, data in cut(stream, list(range(997, len(stream), 997))):
+        appender.submit(offset, data)
     appender.drain()
     assert store.max_offset == len(stream)
     assert store.read(0, len(stream)) == stream
@@ -94,17 +108,17 @@ def test_after_a_failed_batch_nothing_more_is_written_until_drain_reports_it(
     store: MessageStore, appender: Appender
 ) -> None:
     stream = log(100)
-    (o1, d1, s1), (o2, d2, s2), (o3, d3, s3) = chained_scans(store, stream, [1500, 3000])
-    appender.submit(o1, d1, s1)
-    appender.submit(o2 + 1, d2, s2)  # not where the log ends: append_replica refuses it
-    appender.submit(o3, d3, s3)  # would follow on from the refused one: must not be written
+    (o1, d1), (o2, d2), (o3, d3) = cut(stream, [1500, 3000])
+    appender.submit(o1, d1)
+    appender.submit(o2 + 1, d2)  # not where the log ends: append_replica refuses it
+    appender.submit(o3, d3)  # would follow on from the refused one: must not be written
     with pytest.raises(ValueError, match="replicated bytes start at 1501, but the log ends at 1500"):
         appender.drain()
     assert store.max_offset == 1500
     assert store.read(0, 1500) == stream[:1500]
     appender.drain()  # the failure was reported once
-    appender.submit(o2, d2, s2)  # the appender takes batches again
-    appender.submit(o3, d3, s3)
+    appender.submit(o2, d2)  # the appender takes batches again
+    appender.submit(o3, d3)
     appender.drain()
     assert store.read(0, len(stream)) == stream
 
@@ -114,9 +128,8 @@ def test_drain_with_nothing_submitted_returns_and_a_closed_appender_takes_nothin
 ) -> None:
     appender.drain()
     appender.close()
-    (offset, data, scan) = chained_scans(store, log(3), [])[0]
     with pytest.raises(RuntimeError, match="closed"):
-        appender.submit(offset, data, scan)
+        appender.submit(0, log(3))
     assert store.max_offset == 0
 
 
@@ -125,8 +138,8 @@ def test_drain_writes_the_batches_the_thread_has_not_taken(store: MessageStore) 
     in order (here the thread never starts)."""
     idle = Appender(store, "never-started")
     stream = log(120)
-    for offset, data, scan in chained_scans(store, stream, [700, 1400, 5000]):
-        idle.submit(offset, data, scan)
+    for offset, data in cut(stream, [700, 1400, 5000]):
+        idle.submit(offset, data)
     assert store.max_offset == 0
     idle.drain()
     assert store.read(0, len(stream)) == stream
@@ -137,8 +150,8 @@ def test_close_writes_what_was_submitted_before_the_thread_stops(store: MessageS
     started = Appender(store, "closing")
     started.start()
     stream = log(200)
-    for offset, data, scan in chained_scans(store, stream, list(range(500, len(stream), 500))):
-        started.submit(offset, data, scan)
+    for offset, data in cut(stream, list(range(500, len(stream), 500))):
+        started.submit(offset, data)
     started.close()
     assert store.read(0, len(stream)) == stream
     assert not [t for t in threading.enumerate() if t.name == "closing"]
@@ -149,10 +162,11 @@ def test_the_confirm_offset_is_applied_after_the_writes_before_it_and_follows_la
 ) -> None:
     """A target past the log as written is applied as far as the log goes, and again as later batches land."""
     stream = log(300)
-    batches = chained_scans(store, stream, [2000, 5000])
+    batches = cut(stream, [2000, 5000])
+    first_boundary = store.scan_replica(*batches[0]).boundary  # where the first batch's last whole record ends
     appender.submit(*batches[0])
     appender.confirm(len(stream))  # the master confirmed it all; only the first batch is submitted
-    wait_for(lambda: store.confirm_offset == batches[0][2].boundary)
+    wait_for(lambda: store.confirm_offset == first_boundary)
     for batch in batches[1:]:
         appender.submit(*batch)
     wait_for(lambda: store.confirm_offset == len(stream))
@@ -165,8 +179,7 @@ def test_the_confirm_offset_is_applied_after_the_writes_before_it_and_follows_la
 def test_a_forgotten_confirm_offset_is_never_applied(store: MessageStore) -> None:
     idle = Appender(store, "never-started")  # nothing applies the target until the thread starts
     stream = log(50)
-    (offset, data, scan) = chained_scans(store, stream, [])[0]
-    idle.submit(offset, data, scan)
+    idle.submit(0, stream)
     idle.drain()
     idle.confirm(len(stream))
     idle.forget_confirm()  # as before a truncation
@@ -182,7 +195,7 @@ def test_written_to_is_where_the_log_as_written_ends_and_wake_says_when_the_writ
 ) -> None:
     woken = threading.Event()
     idle = Appender(store, "never-started", wake=woken.set)
-    batches = chained_scans(store, log(40), [700, 1400])
+    batches = cut(log(40), [700, 1400])
     assert idle.written_to() is None  # nothing to write
     for batch in batches:
         idle.submit(*batch)
@@ -201,10 +214,8 @@ def test_release_returns_once_no_batch_still_to_write_is_a_view_of_the_buffer(st
     idle = Appender(store, "never-started")
     stream = log(60)
     first, second = bytearray(stream[:1500]), bytearray(stream[1500:])
-    scan1 = store.scan_replica(0, memoryview(first))
-    scan2 = store.scan_replica(1500, memoryview(second), scan1)
-    idle.submit(0, memoryview(first), scan1)
-    idle.submit(1500, memoryview(second), scan2)
+    idle.submit(0, memoryview(first))
+    idle.submit(1500, memoryview(second))
     idle.release(second)  # the batch of `second` follows the one of `first`: both are written, in order
     assert store.read(0, len(stream)) == stream
     other = bytearray(10)
@@ -216,8 +227,7 @@ def test_a_failed_dispatch_is_reported_once_and_stops_further_confirm_offsets(
     store: MessageStore, appender: Appender
 ) -> None:
     stream = log(30)
-    (offset, data, scan) = chained_scans(store, stream, [])[0]
-    appender.submit(offset, data, scan)
+    appender.submit(0, stream)
     appender.drain()
     with mock.patch.object(store, "set_confirm_offset", side_effect=OSError("disk gone")):
         appender.confirm(len(stream))

@@ -390,14 +390,21 @@ def test_reader_default_bound_admits_the_largest_frame() -> None:
 
 def test_a_reader_with_two_buffers_never_overwrites_a_body_still_in_use() -> None:
     """The slave keeps receiving while the bodies of earlier receives are still being written: the reader turns
-    to its other buffer and asks before it overwrites one (``before_reuse``), and only then may those bodies go."""
+    to its other buffer and asks before it overwrites one (``before_reuse``), and only then may those bodies go.
+    A receive ends at most a header past the frame it completes, so no more than a header is ever moved over."""
     bodies = [bytes([i % 251]) * (1000 + i * 7919 % 700_000) for i in range(150)]  # ~22 MB
-    stream = b"".join(encode_transfer_header(0, 1, 0, 0, len(b)) + b for b in bodies)
+    handshake = encode(MasterHandshake(5, 2, ((1, 0), (2, 3))))
+    heartbeat = encode_transfer_header(0, 1, 0, 0, 0)
+    stream = handshake + b"".join(
+        encode_transfer_header(0, 1, 0, 0, len(b)) + b + heartbeat * (i % 3 == 0) for i, b in enumerate(bodies)
+    )
     in_use: list[tuple[memoryview, bytes]] = []  # (the view a frame gave, what it must still say)
     reused: list[int] = []
+    moved: list[int] = []
 
     def before_reuse(buffer: bytearray) -> None:
         reused.append(id(buffer))
+        moved.append(reader.buffered)
         for view, expected in [entry for entry in in_use if entry[0].obj is buffer]:
             assert bytes(view) == expected, "a body changed before its buffer was given back"
             in_use.remove((view, expected))
@@ -405,7 +412,7 @@ def test_a_reader_with_two_buffers_never_overwrites_a_body_still_in_use() -> Non
     reader = FrameReader("from_master", before_reuse=before_reuse)
     got = []
     at = 0
-    for size in itertools.cycle([300_000, 1 << 20, 5, 2_500_000, 77_777]):
+    for size in itertools.cycle([300_000, 1 << 20, 5, 2_500_000, 77_777, 3]):
         if at == len(stream):
             break
         room = reader.receive_buffer()
@@ -414,12 +421,21 @@ def test_a_reader_with_two_buffers_never_overwrites_a_body_still_in_use() -> Non
         reader.received(n)
         at += n
         for frame in reader.frames():
+            if isinstance(frame, MasterHandshake):
+                assert frame == MasterHandshake(5, 2, ((1, 0), (2, 3))) and not got
+                continue
             assert isinstance(frame, MasterTransfer) and isinstance(frame.body, memoryview)
             in_use.append((frame.body, bytes(frame.body)))
             got.append(bytes(frame.body))
-    assert got == bodies
+    assert [body for body in got if body] == bodies
     assert all(bytes(view) == expected for view, expected in in_use)
     assert len(reused) >= 3 and len(set(reused)) == 2, "two buffers, taken in turn"
+    assert max(moved) <= TRANSFER_HEADER_SIZE, "only a header is moved to the other buffer"
+
+
+def test_only_the_slaves_reader_takes_two_buffers() -> None:
+    with pytest.raises(ValueError, match="before_reuse is for the slave's reader"):
+        FrameReader("from_slave", before_reuse=lambda buffer: None)  # type: ignore[call-overload]
 
 
 def test_reader_rejects_an_unknown_direction() -> None:
