@@ -108,11 +108,12 @@ class Child:
     CPU of the threads serving it.
     """
 
-    def __init__(self, *args: object, timeout: float) -> None:
+    def __init__(self, *args: object, timeout: float, script: Path = CHILD) -> None:
+        """`script`: another checkout's ``_replica_child.py`` runs that checkout's code (``slave_ab.py``)."""
         self._timeout = timeout
         self._command = " ".join(map(str, args))
         self._proc = subprocess.Popen(
-            [sys.executable, str(CHILD), *map(str, args)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [sys.executable, str(script), *map(str, args)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
         self._expect("ready")
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from _common import machine_note, parse_args, print_table
-from _replicas import MB, SEGMENT, Child, Cluster, cpu_window, mbps, preload, thread_cpu, thread_cpu_delta
+from _replicas import CHILD, MB, SEGMENT, Child, Cluster, cpu_window, mbps, preload, thread_cpu, thread_cpu_delta
 
 from agents.ha.config import HAConfig
 from agents.ha.replica import Replica
@@ -154,15 +154,16 @@ def plain_copy(files: list[tuple[Path, int]], clients: int, workdir: Path | None
 # --- replication ------------------------------------------------------------------------------------
 
 
-def replicate(cluster: Cluster, master: Replica, slaves: int, tag: str, timeout: float) -> Run:
-    """Start `slaves` empty slave processes of `master`; time until all hold the master's whole log."""
+def replicate(cluster: Cluster, master: Replica, slaves: int, tag: str, timeout: float, script: Path = CHILD) -> Run:
+    """Start `slaves` empty slave processes of `master` (running `script`); time until all hold the master's whole
+    log."""
     address = f"127.0.0.1:{master.master.port}" if master.master else ""
     end = master.store.max_offset
     roots = [cluster.dir / f"slave{i}-{tag}" for i in range(slaves)]
     try:
         with contextlib.ExitStack() as stack:
             children = [
-                stack.enter_context(Child("slave", root, 2 + i, address, end, SEGMENT, timeout=timeout))
+                stack.enter_context(Child("slave", root, 2 + i, address, end, SEGMENT, timeout=timeout, script=script))
                 for i, root in enumerate(roots)
             ]
             before = thread_cpu()

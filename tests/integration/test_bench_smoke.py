@@ -14,9 +14,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_quick(script: str) -> subprocess.CompletedProcess[str]:
+def run_quick(script: str, *args: str) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / script), "--quick"],
+        [sys.executable, str(ROOT / "bench" / script), "--quick", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -38,3 +38,20 @@ def test_benchmark_runs_in_quick_mode(script: str) -> None:
 )
 def test_fleet_report_runs_in_quick_mode() -> None:
     assert "summaries: identical" in run_quick("fleet_report.py").stdout
+
+
+def test_the_slave_ab_runs_in_quick_mode_against_this_checkout() -> None:
+    """Both sides from this checkout: the harness itself (alternation, the copy check, the table) runs."""
+    out = run_quick("slave_ab.py", "--old", str(ROOT)).stdout
+    assert "| 4 KiB" in out and "new/old MB/s" in out
+
+
+def test_the_slave_ab_says_what_to_do_with_a_wrong_old_checkout(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "slave_ab.py"), "--old", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "give a checkout of this repository" in result.stderr
