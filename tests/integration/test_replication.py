@@ -341,8 +341,8 @@ def test_a_body_with_a_bad_crc_closes_the_connection_and_appends_nothing(
 def test_batches_received_together_are_written_up_to_a_damaged_one_and_none_after_it(
     make_replica: Callable[..., Replica],
 ) -> None:
-    """The slave writes a checked batch on its writing thread while it checks the next: a damaged batch in the
-    middle of one receive leaves exactly the batches before it in the log, in order, and none after it."""
+    """The slave checks and writes batches on its writing thread while it receives the next: a damaged batch in
+    the middle of one receive leaves exactly the batches before it in the log, in order, and none after it."""
     from agents.protocol.frames import MasterTransfer, encode
     from agents.store.record import encode as encode_record
 
@@ -357,6 +357,7 @@ def test_batches_received_together_are_written_up_to_a_damaged_one_and_none_afte
     slave.change_to_slave(f"127.0.0.1:{port}", epoch=1)
     wait_until(lambda: "fails its CRC" in (slave.slave.last_error if slave.slave else ""), what="CRC refusal")
     thread.join(timeout=5)
+    assert slave.slave is not None and "refusing replicated bytes: record at offset" in slave.slave.last_error
     assert slave.store.max_offset == starts[2], "the two batches before the damaged one, and nothing after"
     assert slave.store.read(0, starts[2]) == batches[0] + batches[1]
     assert slave.epochs.cache.pairs() == ((1, 0),)
