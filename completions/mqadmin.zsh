@@ -30,7 +30,7 @@ _mqadmin() {
       'epochs:Fleet analytics: collect epoch caches across clusters, report on them with...'
       'getBrokerConfig:Show a broker'\''s effective configuration (-b), or that of every replica of a...'
       'getBrokerEpoch:Show every replica'\''s epoch entries and offsets (all sets when -b/-c are...'
-      'getControllerConfig:Show the effective configuration of every listed controller node.'
+      'getControllerConfig:Show the effective configuration of every listed controller node, and the...'
       'getControllerMetaData:Show the controller group: leader, peers, and each node'\''s Raft health (term,...'
       'getSyncStateSet:Show master, epochs, and in-sync / not-in-sync replicas of broker sets (all...'
       'haStatus:Show HA runtime status: a master'\''s slaves (ack offset, lag, in sync), or a...'
@@ -41,7 +41,7 @@ _mqadmin() {
       'sendMessage:Send messages to the master of a broker set (or round robin over every set'\''s...'
       'transferMaster:Move a broker set'\''s master role to an in-sync replica without losing or...'
       'updateBrokerConfig:Change a runtime key of a broker (-b) or of every replica of a cluster (-c).'
-      'updateControllerConfig:Change a runtime config key on every listed controller node (persisted...'
+      'updateControllerConfig:Set a runtime config key for the whole controller group (through the leader...'
       'wait:Block until a broker set has a master, a full SyncStateSet, or the...'
     )
     _describe -t commands 'mqadmin command' commands && ret=0
