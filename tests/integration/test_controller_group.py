@@ -442,13 +442,6 @@ def test_config_update_with_a_node_down_reaches_it_when_it_restarts(sandbox: San
             assert nodes[c.address] == {"address": c.address, "reachable": True, "id": c.id, "value": "true",
                                         "configVersion": doc["configVersion"], "applied": True}  # fmt: skip
         assert f"{down.address}: unreachable" in result.stderr and "committed for the group" in result.stderr
-
-        shown = cli("getControllerConfig", "-a", sandbox.addresses(), "-o", "json")
-        docs = {d["address"]: d for d in json.loads(shown.stdout)}
-        assert docs[down.address]["reachable"] is False and "error" in docs[down.address]
-        for c in up:
-            assert docs[c.address]["reachable"] is True and docs[c.address]["id"] == c.id
-            assert docs[c.address]["config"][UNCLEAN] == "true" and docs[c.address]["differs"] == []
     finally:
         sandbox.start(down.id)
     restarted = wait_until(
@@ -460,6 +453,24 @@ def test_config_update_with_a_node_down_reaches_it_when_it_restarts(sandbox: San
     again = cli.json("updateControllerConfig", "-a", sandbox.addresses(), "-k", UNCLEAN, "-v", "true")
     assert again["changed"] is False and all(n["applied"] and n["value"] == "true" for n in again["nodes"])
     cli.json("updateControllerConfig", "-a", sandbox.addresses(), "-k", UNCLEAN, "-v", "false")
+
+
+def test_get_controller_config_with_a_node_down_shows_the_others_and_marks_it(sandbox: Sandbox) -> None:
+    """Issue 23: it used to show nothing and exit 5."""
+    down = followers(sandbox, leader(sandbox).id)[0]
+    sandbox.stop(down.id)
+    try:
+        shown = Cli(sandbox.dir)("getControllerConfig", "-a", sandbox.addresses(), "-o", "json")
+    finally:
+        sandbox.start(down.id)
+    docs = {d["address"]: d for d in json.loads(shown.stdout)}
+    assert set(docs) == {c.address for c in sandbox.controllers()}
+    assert docs[down.address]["reachable"] is False and docs[down.address]["error"]
+    for c in sandbox.controllers():
+        if c.id != down.id:
+            d = docs[c.address]
+            assert (d["reachable"], d["id"], d["config"]["controllerSelfId"], d["differs"]) == (True, c.id, c.id, [])
+            assert d["config"][UNCLEAN] == "false"
 
 
 def test_a_leader_change_does_not_flip_the_election_switch(sandbox: Sandbox) -> None:
