@@ -284,7 +284,7 @@ def _config_node(client: Any, address: str) -> dict[str, Any]:
     }
 
 
-def _differences(docs: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+def config_differences(docs: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
     """Runtime keys whose effective value is not the same on every reachable node: key → {address: value}."""
     from controller.config import RUNTIME_KEYS
 
@@ -312,7 +312,7 @@ def get_controller_config(
         docs = [_config_node(client, address) for address in client.addresses]
     if not any(d["reachable"] for d in docs):
         raise ControllerUnavailable("no controller answered: " + "; ".join(d["error"] for d in docs))
-    differs = _differences(docs)
+    differs = config_differences(docs)
     for d in docs:
         if d["reachable"]:
             d["differs"] = [k for k, values in differs.items() if d["address"] in values]
@@ -357,6 +357,26 @@ def _wait_applied(client: Any, version: int, timeout: float) -> list[dict[str, A
         for address in behind():
             docs[address] = _config_node(client, address)
     return list(docs.values())
+
+
+def not_held_error(key: str, value: str, version: int, nodes: list[dict[str, Any]]) -> MqError | None:
+    """The error to exit with when a listed node does not hold committed config `version` yet, else None.
+
+    ControllerUnavailable (5) when a node is unreachable, TimedOut (3) when every node answered but one had not
+    applied the change in time: either way the group holds the value, and the message says so.
+    """
+    missing = [n for n in nodes if not n.get("applied")]
+    if not missing:
+        return None
+    lines = [
+        f"{n['address']}: still at config version {n['configVersion']}" if n["reachable"] else _unreachable_line(n)
+        for n in missing
+    ]
+    message = (
+        f"{key}={value} is committed for the group (config version {version}) but not yet held by "
+        f"{'; '.join(lines)}; a node takes it when it catches up"
+    )
+    return (ControllerUnavailable if any(not n["reachable"] for n in missing) else TimedOut)(message)
 
 
 def update_controller_config(
@@ -416,16 +436,6 @@ def update_controller_config(
         return f"update controller config success!{';'.join(holding)}\n{key} : {d['value']}\n"
 
     emit(doc, output, table, legacy)
-    missing = [n for n in nodes if not n.get("applied")]
-    if missing:
-        lines = [
-            _unreachable_line(n)
-            if not n["reachable"]
-            else f"{n['address']}: still at config version {n['configVersion']}"
-            for n in missing
-        ]
-        message = (
-            f"{key}={group_value} is committed for the group (config version {r.config_version}) but not yet held by "
-            f"{'; '.join(lines)}; a node takes it when it catches up"
-        )
-        raise (ControllerUnavailable if any(not n["reachable"] for n in missing) else TimedOut)(message)
+    error = not_held_error(key, group_value, r.config_version, nodes)
+    if error is not None:
+        raise error
