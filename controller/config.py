@@ -133,7 +133,7 @@ class ControllerConfig:
 
     @property
     def effective_config_store_path(self) -> Path:
-        """Where accepted UpdateControllerConfig changes are persisted."""
+        """Where releases before group-wide runtime keys persisted UpdateControllerConfig changes (read at start)."""
         if self.config_store_path:
             return Path(self.config_store_path).expanduser()
         return self.node_store_dir / "controller.properties"
