@@ -8,6 +8,7 @@ group back (3 running nodes and a serving leader) before they return.
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -491,6 +492,32 @@ def test_a_leader_change_does_not_flip_the_election_switch(sandbox: Sandbox) -> 
                 "UpdateControllerConfig", pb.UpdateControllerConfigRequest(properties={UNCLEAN: "false"})
             )
             assert reset.code == C.SUCCESS, reset
+
+
+def test_nodes_whose_files_disagree_decide_with_one_value_across_a_leader_change(tmp_path: Path) -> None:
+    """A runtime key never set through the group used to take each node's file value: the group was split from the
+    start, and a leader change flipped the election switch. The first leader now records its value for the group."""
+    box = Sandbox(tmp_path / "split-files")
+    try:
+        box.up(controllers=3, extra_config=dict(EXTRA_CONFIG), timeout=30.0)
+        box.down()
+        shutil.rmtree(box.dir / "store")  # a new group, whose n0 alone has the switch on in its file
+        with open(node(box, "n0").configFile, "a", encoding="utf-8") as f:
+            f.write(f"{UNCLEAN}=true\n")
+        box.up(timeout=30.0)
+
+        def agreed() -> str | None:
+            values = {node_config(c.address).config[UNCLEAN] for c in box.controllers()}
+            return values.pop() if len(values) == 1 else None
+
+        value = wait_until(agreed, 20, "every node to decide with one value")
+        old = leader(box)
+        box.signal(old.id, signal.SIGKILL)
+        wait_dead(box, old.id)
+        new = node(box, box.wait_for_leader(20))
+        assert node_config(new.address).config[UNCLEAN] == value
+    finally:
+        box.down()
 
 
 # --- 7. master crash -----------------------------------------------------------------------------
