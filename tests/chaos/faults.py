@@ -196,8 +196,7 @@ class FaultScheduler:
             self._record(kind, label)
             self.active.append(Active(kind, node, until, lambda: proc.signal(signal.SIGCONT)))
         else:  # partition-controller-leader
-            links = [name for pair, name in self.cluster.links.raft.items() if node in pair]
-            self._cut(kind, label, node, links, mode, until)
+            self._cut(kind, label, node, self.cluster.raft_links_of(node), mode, until)
 
     def _cut(self, kind: str, label: str, target: str, links: list[str], mode: Mode, until: float) -> None:
         for link in links:
