@@ -33,6 +33,7 @@ import signal
 import struct
 import subprocess
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -236,10 +237,13 @@ class ChaosCluster:
         """The Raft links between `node_id` and its peers: cutting them partitions it from the group."""
         return [name for pair, name in self.links.raft.items() if node_id in pair]
 
-    def leader(self) -> str | None:
-        """The controller id that serves as leader now, asked of every running node directly."""
+    def leader(self, among: Iterable[str] | None = None) -> str | None:
+        """The controller id that serves as leader now, asked of every running node (of `among`) directly.
+
+        A node cut off from its peers may still say so (see ``raft_links_of``): pass `among` to ask only some.
+        """
         for node_id, c in self.controllers.items():
-            if not c.running():
+            if not c.running() or (among is not None and node_id not in among):
                 continue
             try:
                 meta = self.client.metadata(self.controller_addresses[node_id])

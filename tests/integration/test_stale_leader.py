@@ -41,19 +41,10 @@ def cluster(tmp_path: Path) -> Iterator[ChaosCluster]:
         c.close()
 
 
-def serving_leader(cluster: ChaosCluster, among: list[str]) -> str | None:
-    """The node of `among` that says it is leader and passed its term's barrier."""
-    for node_id in among:
-        meta = cluster.client.metadata(cluster.controller_addresses[node_id])
-        if meta.is_leader and meta.raft.ready:
-            return node_id
-    return None
-
-
 def test_a_deposed_leader_that_does_not_know_it_refuses_the_lease_question(cluster: ChaosCluster) -> None:
     nodes = sorted(cluster.controllers)
     addresses = cluster.controller_addresses
-    old = wait_until(lambda: serving_leader(cluster, nodes), 30, "a controller leader")
+    old = wait_until(cluster.leader, 30, "a controller leader")
     brokers = [FakeBroker(list(addresses.values()), SET, cluster_name=CLUSTER) for _ in range(3)]
     try:
         for b in brokers:
@@ -76,7 +67,7 @@ def test_a_deposed_leader_that_does_not_know_it_refuses_the_lease_question(clust
             for link in cluster.raft_links_of(old):
                 cluster.set_mode(link, Mode.BLACKHOLE)
             others = [n for n in nodes if n != old]
-            new = wait_until(lambda: serving_leader(cluster, others), 30, "a leader on the majority side")
+            new = wait_until(lambda: cluster.leader(among=others), 30, "a leader on the majority side")
             moved = client.call_at(
                 addresses[new],
                 "ElectMaster",
