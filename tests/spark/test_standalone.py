@@ -40,6 +40,7 @@ JOB_CONF = {
     "spark.driver.extraJavaOptions": FAST_JVM,
     "spark.executor.extraJavaOptions": FAST_JVM,
 }
+CONF_ARGS = [arg for key, value in JOB_CONF.items() for arg in ("--conf", f"{key}={value}")]
 MASTER_URL = re.compile(rb"Starting Spark master at (spark://127\.0\.0\.1:\d+)")
 
 
@@ -153,18 +154,41 @@ def _client_env() -> dict[str, str]:
 def test_mqadmin_report_on_the_cluster(standalone: Standalone, expected: tuple[Path, dict[str, Any]]) -> None:
     """Executors on this machine run this interpreter (``python3`` from PATH would lack pyarrow)."""
     fleet, doc = expected
-    conf = [arg for key, value in JOB_CONF.items() for arg in ("--conf", f"{key}={value}")]
     command = [sys.executable, "-m", "mqadmin_py", "epochs", "report", "--input", str(fleet),
-               "--master", standalone.url, "--details", "-o", "json", *conf]  # fmt: skip
+               "--master", standalone.url, "--details", "-o", "json", *CONF_ARGS]  # fmt: skip
     assert _run(command, _client_env(), standalone) == doc
 
 
 def test_spark_submit_report_on_the_cluster(standalone: Standalone, expected: tuple[Path, dict[str, Any]]) -> None:
     """spark-submit --master spark://… spark/report.py runs there, not in local mode."""
     fleet, doc = expected
-    conf = [arg for key, value in JOB_CONF.items() for arg in ("--conf", f"{key}={value}")]
-    command = [str(SPARK_HOME / "bin" / "spark-submit"), "--master", standalone.url, *conf,
+    command = [str(SPARK_HOME / "bin" / "spark-submit"), "--master", standalone.url, *CONF_ARGS,
                str(REPO / "spark" / "report.py"), "--input", str(fleet), "--details"]  # fmt: skip
     # spark-submit starts the driver's interpreter and JVM itself: these two are its to know.
     env = _client_env() | {"PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
     assert _run(command, env, standalone) == doc
+
+
+def test_executors_without_pyarrow_fail_in_one_line(
+    standalone: Standalone, expected: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """An interpreter on the executors that cannot import pyarrow (a cluster's bare python3): exit 1 and one line
+    naming the missing module and what executors need, not the worker's traceback."""
+    fleet, _ = expected
+    shim = tmp_path / "shim" / "pyarrow"
+    shim.mkdir(parents=True)
+    (shim / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'pyarrow'\", name='pyarrow')\n")
+    python = tmp_path / "python-without-pyarrow"
+    python.write_text(
+        f'#!/bin/sh\nPYTHONPATH="{shim.parent}${{PYTHONPATH:+:$PYTHONPATH}}" exec {sys.executable} "$@"\n'
+    )
+    python.chmod(0o755)
+    command = [sys.executable, "-m", "mqadmin_py", "epochs", "report", "--input", str(fleet),
+               "--master", standalone.url, *CONF_ARGS, "--conf", "spark.task.maxFailures=1"]  # fmt: skip
+    env = _client_env() | {"PYSPARK_PYTHON": str(python)}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr and done.stdout == "", done.stderr[-3000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("mqadmin: the report's Python step failed on an executor: ModuleNotFoundError: No module ")
+    assert "pyarrow" in last and "$PYSPARK_PYTHON" in last
