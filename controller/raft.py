@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from pysyncobj import FAIL_REASON, SyncObj, SyncObjConf, replicated
+from pysyncobj import pickle as syncobj_pickle
 
+from controller.append_entries import Refuse, plan_append
 from controller.codec import CodecError, decode_events, decode_state, encode_events, encode_state
 from controller.config import ControllerConfig
 from controller.events import Event
@@ -71,6 +73,66 @@ class _ReplicatedController(SyncObj):  # type: ignore[misc]
         conf.serializer = self._write_snapshot
         conf.deserializer = self._read_snapshot
         super().__init__(self_address, partners, conf)
+
+    def _SyncObj__onMessageReceived(self, node: Any, message: dict[str, Any]) -> None:
+        """pysyncobj's message handler, with Raft's AppendEntries receiver rule (``controller.append_entries``).
+
+        pysyncobj registers its private handler (name-mangled, hence this name) with the transport; this override
+        takes over only an AppendEntries that carries entries to check against the log and is not from a stale
+        term. It applies the rule to the journal, lets pysyncobj do the rest of its bookkeeping (term, leader,
+        election deadline, commit index) on the same message without the entries, its commit index capped at
+        what the message proved, and acknowledges what the message proved. Everything else, and every refusal,
+        is pysyncobj's own code. Valid only without dynamic membership changes (never enabled here), whose
+        entries pysyncobj would roll back on a deletion.
+        """
+        entries = self._entries_to_check(message)
+        if entries is None:
+            super()._SyncObj__onMessageReceived(node, message)
+            return
+        journal = self._SyncObj__raftLog
+        prev_index = message["prevLogIdx"]
+        at = prev_index - journal[0][1]
+        local = [(e[1], e[2]) for e in journal[at : at + len(entries) + 1]] if at >= 0 else []
+        plan = plan_append(local, prev_index, message["prevLogTerm"], [(e[1], e[2]) for e in entries])
+        if isinstance(plan, Refuse):
+            super()._SyncObj__onMessageReceived(node, message)  # pysyncobj refuses the same way
+            return
+        if plan.delete_from is not None:
+            if plan.delete_from <= self.raftLastApplied:
+                log.critical(
+                    "the leader replaces applied Raft entries from index %d (last applied %d): this node's state "
+                    "may differ from the group's",
+                    plan.delete_from,
+                    self.raftLastApplied,
+                )
+            self._SyncObj__deleteEntriesFrom(plan.delete_from)
+        for entry in entries[plan.append_from :]:
+            journal.add(*entry)
+        if "transmission" in message:
+            self._SyncObj__recvTransmission = ""
+        commit_index = min(message["commit_index"], plan.matched)
+        super()._SyncObj__onMessageReceived(
+            node, {"type": "append_entries", "term": message["term"], "commit_index": commit_index}
+        )
+        self._SyncObj__sendNextNodeIdx(node, nextNodeIdx=plan.matched + 1, success=True)
+
+    def _entries_to_check(self, message: dict[str, Any]) -> list[tuple[bytes, int, int]] | None:
+        """The entries of an AppendEntries the receiver rule applies to, or None to leave `message` to pysyncobj.
+
+        A large entry comes in chunks (``transmission`` start, process, finish); only the last one carries it.
+        """
+        if (
+            message.get("type") != "append_entries"
+            or not isinstance(message.get("prevLogIdx"), int)
+            or message["term"] < self.raftCurrentTerm
+        ):
+            return None
+        transmission = message.get("transmission")
+        if transmission is None:
+            return list(message.get("entries", []))
+        if transmission == "finish":
+            return [syncobj_pickle.loads(self._SyncObj__recvTransmission + message["data"])]
+        return None
 
     @replicated  # type: ignore[untyped-decorator]
     def _apply(self, blob: bytes) -> int:
