@@ -19,9 +19,12 @@ in the main thread. Never make a blocking Raft call from a callback.
 from __future__ import annotations
 
 import base64
+import codecs
+import io
 import json
 import logging
 import os
+import pickle
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,7 +35,7 @@ from pysyncobj import FAIL_REASON, SyncObj, SyncObjConf, replicated
 from pysyncobj import pickle as syncobj_pickle
 
 from controller.append_entries import Refuse, plan_append
-from controller.codec import CodecError, decode_events, decode_state, encode_events, encode_state
+from controller.codec import CodecError, decode_events, decode_state, encode_events, encode_state, entry_json
 from controller.config import ControllerConfig
 from controller.events import Event
 from controller.model import ControllerState
@@ -193,7 +196,99 @@ def _journal_problem(data: bytes) -> str | None:
             return f"the record at byte {at} is torn (its two size fields disagree or it runs past the end)"
         if previous is not None and (index != previous[0] + 1 or term < previous[1]):
             return f"the record at byte {at} has index {index}, term {term} after {previous[0]}, term {previous[1]}"
+        problem = _command_problem(data[at + 4 + 16 : at + 4 + size])
+        if problem is not None:
+            return f"the command of the record at byte {at} (index {index}) {problem}"
         previous, at = (index, term), at + 8 + size
+    return None
+
+
+_REGULAR, _NO_OP = 0, 1
+"""pysyncobj's command types: a call of a replicated method, and a leader's empty first entry of its term."""
+_APPLY_METHOD_ID = 0
+"""pysyncobj numbers the replicated methods in name order; ``_apply`` is the only one."""
+
+
+def _command_problem(command: bytes) -> str | None:
+    """What is wrong with one journal command, or None.
+
+    We write two kinds: pysyncobj's no-op (its type byte alone), and a call of ``_apply``: type byte 0, then
+    the pickled ``(method id, (blob,))``, whose blob carries its own CRC-32 (``controller.codec``); entries of
+    releases before the checksum are bare JSON and are let through unchecked.
+    """
+    if command == bytes([_NO_OP]):
+        return None
+    if command[:1] != bytes([_REGULAR]):
+        return f"has type {command[:1].hex() or 'nothing'}, which this node never writes"
+    try:
+        call = _unpickle(command[1:])
+    except ValueError as exc:
+        return f"is not a call of the replicated method ({exc})"
+    if not (isinstance(call, tuple) and len(call) == 2 and isinstance(call[1], tuple) and len(call[1]) == 1):
+        return "is not a call of the replicated method with one argument"
+    if call[0] != _APPLY_METHOD_ID:
+        return f"calls replicated method {call[0]!r}; the only one is {_APPLY_METHOD_ID}"
+    blob = call[1][0]
+    if not isinstance(blob, bytes):
+        return f"passes a {type(blob).__name__}, not bytes"
+    try:
+        entry_json(blob)
+    except CodecError as exc:
+        return f"is damaged: {exc}"
+    return None
+
+
+class _DataUnpickler(pickle.Unpickler):
+    """Reads pysyncobj's pickles (plain data) without running anything a damaged file could name.
+
+    The one global allowed is how pickle protocol 2 spells bytes: ``_codecs.encode(text, "latin1")``.
+    """
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) == ("_codecs", "encode"):
+            return codecs.encode
+        raise pickle.UnpicklingError(f"it names {module}.{name}")
+
+
+def _unpickle(data: bytes) -> Any:
+    """The value pickled in `data`, which must hold nothing after it; ValueError otherwise."""
+    stream = io.BytesIO(data)
+    try:
+        value = _DataUnpickler(stream).load()
+    except Exception as exc:  # damaged pickles raise many kinds (UnpicklingError, EOFError, KeyError, ...)
+        raise ValueError(f"not a readable pickle: {type(exc).__name__}: {exc}") from exc
+    if stream.tell() != len(data):
+        raise ValueError(f"{len(data) - stream.tell()} bytes follow its end")
+    return value
+
+
+_META_INTS = ("raftCommitIndex", "currentTerm")
+
+
+def _meta_problem(data: bytes, addresses: frozenset[str]) -> str | None:
+    """What is wrong with pysyncobj's ``raft.journal.meta`` bytes, or None.
+
+    It is the pickled dict of the node's commit index, current term and vote (``votedForNodeId``: the Raft
+    address it voted for in that term, or None). pysyncobj reads anything it cannot unpickle as an empty dict:
+    term 0 and no vote, so the node could vote a second time in a term. `addresses` are the group's Raft
+    addresses; a vote for any other is damage.
+    """
+    try:
+        meta = _unpickle(data)
+    except ValueError as exc:
+        return str(exc)
+    if not isinstance(meta, dict):
+        return f"it holds a {type(meta).__name__}, not a dict"
+    unknown = sorted(map(str, set(meta) - {*_META_INTS, "votedForNodeId"}))
+    if unknown:
+        return f"unknown keys {unknown}"
+    for key in _META_INTS:
+        value = meta.get(key, 0)
+        if type(value) is not int or value < 0:
+            return f"{key} is {value!r}, not a non-negative integer"
+    vote = meta.get("votedForNodeId")
+    if vote is not None and vote not in addresses:
+        return f"votedForNodeId is {vote!r}, not one of the group's Raft addresses"
     return None
 
 
@@ -236,6 +331,7 @@ class RaftNode:
         store.mkdir(parents=True, exist_ok=True)
         self._check_snapshot(store / "raft.snapshot")
         self._check_journal(store / "raft.journal")
+        self._check_meta(store / "raft.journal.meta", frozenset(p.raft_address for p in config.controller_peers))
         me = config.self_peer
         partners = [p.raft_address for p in config.controller_peers if p.node_id != me.node_id]
         self._by_raft_address = {p.raft_address: p for p in config.controller_peers}
@@ -258,7 +354,8 @@ class RaftNode:
 
         pysyncobj's layout: a 40-byte header (name, version, format 1, end offset u32 LE), then records
         ``size u32 | index u64 | term u64 | command | size u32`` up to the end offset; indexes follow on by one
-        and terms never decrease.
+        and terms never decrease. Each command must be one this node writes, its entry's checksum intact
+        (``_command_problem``): a flipped command is refused here rather than replayed.
         """
         if not path.exists():
             return
@@ -268,6 +365,18 @@ class RaftNode:
             raise RaftStartError(
                 f"the Raft journal {path} is damaged ({problem}). Stop this node, clear its store directory "
                 f"{path.parent} (move it away) and start it again: it catches up from its peers"
+            )
+
+    @staticmethod
+    def _check_meta(path: Path, addresses: frozenset[str]) -> None:
+        """Refuse to start on a damaged term/vote file, which pysyncobj would read as "no vote" (``_meta_problem``)."""
+        if not path.exists():
+            return
+        problem = _meta_problem(path.read_bytes(), addresses)
+        if problem is not None:
+            raise RaftStartError(
+                f"the Raft term and vote file {path} is damaged ({problem}). Stop this node, clear its store "
+                f"directory {path.parent} (move it away) and start it again: it catches up from its peers"
             )
 
     @staticmethod

@@ -138,6 +138,59 @@ def test_a_damaged_snapshot_names_the_file_and_the_store_directory(sandbox: Sand
     leader(sandbox)
 
 
+def _flip_a_command(path: Path) -> None:
+    """One bit of a broker name inside the last `_apply` call: pickle and JSON still read, as other data."""
+    data = bytearray(path.read_bytes())
+    end = int.from_bytes(data[36:40], "little")
+    key = b'"broker_name":"'
+    at = data.rfind(key, 40, end)
+    assert at > 0, f"{path} holds no event with a broker name"
+    data[at + len(key)] ^= 0x01  # b -> c
+    path.write_bytes(bytes(data))
+
+
+def _cut_in_half(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+@pytest.mark.parametrize(
+    ("file_name", "damage", "message"),
+    [
+        ("raft.journal", _flip_a_command, "the Raft journal {} is damaged (the command of the record at byte"),
+        ("raft.journal.meta", _cut_in_half, "the Raft term and vote file {} is damaged (not a readable pickle"),
+    ],
+    ids=["flipped-command", "vote-file-cut"],
+)
+def test_a_flipped_command_or_a_damaged_vote_file_stops_the_node_with_one_line(
+    sandbox: Sandbox, file_name: str, damage: Any, message: str
+) -> None:
+    """pysyncobj alone would apply the flipped command, or read the cut vote file as "no vote" (a second vote in
+    the term). The node refuses to start; the damaged file stays for the operator."""
+    addresses = [c.address for c in sandbox.controllers()]
+    with Client(addresses, timeout=5) as client:
+        _apply(client, f"before-{damage.__name__}", 2)
+    victim = followers(sandbox, leader(sandbox).id)[0]
+    wait_until(lambda: _applied_everything(victim.address, addresses), 60, f"{victim.id} to apply the writes")
+    sandbox.stop(victim.id)
+    path = sandbox.dir / "store" / victim.id / file_name
+    intact = path.read_bytes()
+    damage(path)
+    damaged = path.read_bytes()
+    try:
+        result = _start_in_foreground(victim.configFile)
+        assert result.returncode == 1, result.stderr
+        assert "Traceback" not in result.stderr, result.stderr
+        naming = [line for line in result.stderr.splitlines() if str(path) in line]
+        assert len(naming) == 1, result.stderr
+        assert naming[0].startswith(f"mqcontroller: cannot start: {message.format(path)}"), result.stderr
+        assert path.read_bytes() == damaged, "the damaged file is left for the operator"
+    finally:
+        path.write_bytes(intact)
+        sandbox.start(victim.id)
+    leader(sandbox)
+
+
 # --- a full disk -----------------------------------------------------------------------------------
 
 CHILD = """
