@@ -27,7 +27,7 @@ from mqadmin_py.proto import agent_pb2 as apb
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
 from tests.integration.agents_cluster import AgentProcess, wait_for
-from tests.integration.conftest import Client, followers, leader, node, wait_until
+from tests.integration.conftest import Client, followers, leader, metadata, node, wait_until
 
 pytestmark = [pytest.mark.integration]
 
@@ -170,14 +170,16 @@ def test_a_flipped_command_or_a_damaged_vote_file_stops_the_node_with_one_line(
     addresses = [c.address for c in sandbox.controllers()]
     with Client(addresses, timeout=5) as client:
         _apply(client, f"before-{damage.__name__}", 2)
-    victim = followers(sandbox, leader(sandbox).id)[0]
-    wait_until(lambda: _applied_everything(victim.address, addresses), 60, f"{victim.id} to apply the writes")
+    lead = leader(sandbox)
+    written = metadata(lead.address).raft.commit_index
+    victim = followers(sandbox, lead.id)[0]
+    wait_until(lambda: metadata(victim.address).raft.last_applied >= written, 60, f"{victim.id} to apply the writes")
     sandbox.stop(victim.id)
     path = sandbox.dir / "store" / victim.id / file_name
     intact = path.read_bytes()
-    damage(path)
-    damaged = path.read_bytes()
     try:
+        damage(path)
+        damaged = path.read_bytes()
         result = _start_in_foreground(victim.configFile)
         assert result.returncode == 1, result.stderr
         assert "Traceback" not in result.stderr, result.stderr
