@@ -26,6 +26,7 @@ import logging
 import os
 import pickle
 import struct
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ from typing import Any
 
 from pysyncobj import FAIL_REASON, SyncObj, SyncObjConf, replicated
 from pysyncobj import pickle as syncobj_pickle
+from pysyncobj.journal import MetaStorer
 
 from controller.append_entries import Refuse, plan_append
 from controller.codec import CodecError, decode_events, decode_state, encode_events, encode_state, entry_json
@@ -76,6 +78,8 @@ class _ReplicatedController(SyncObj):  # type: ignore[misc]
         conf.serializer = self._write_snapshot
         conf.deserializer = self._read_snapshot
         super().__init__(self_address, partners, conf)
+        journal = self._SyncObj__raftLog  # pysyncobj's FileJournal; its meta writer is private, hence the names
+        journal._FileJournal__metaStorer = _SealedMetaStorer(journal._FileJournal__metaStorer.getPath())
 
     def _SyncObj__onMessageReceived(self, node: Any, message: dict[str, Any]) -> None:
         """pysyncobj's message handler, with Raft's AppendEntries receiver rule (``controller.append_entries``).
@@ -238,10 +242,11 @@ def _command_problem(command: bytes) -> str | None:
     return None
 
 
-class _DataUnpickler(pickle.Unpickler):
+class _DataUnpickler(pickle._Unpickler):
     """Reads pysyncobj's pickles (plain data) without running anything a damaged file could name.
 
-    The one global allowed is how pickle protocol 2 spells bytes: ``_codecs.encode(text, "latin1")``.
+    The one global allowed is how pickle protocol 2 spells bytes: ``_codecs.encode(text, "latin1")``. It is the
+    pure-Python unpickler: the C one allocates a flipped length field's gigabytes before it finds the data short.
     """
 
     def find_class(self, module: str, name: str) -> Any:
@@ -252,17 +257,41 @@ class _DataUnpickler(pickle.Unpickler):
 
 def _unpickle(data: bytes) -> Any:
     """The value pickled in `data`, which must hold nothing after it; ValueError otherwise."""
+    value, end = _unpickle_prefix(data)
+    if end != len(data):
+        raise ValueError(f"{len(data) - end} bytes follow its end")
+    return value
+
+
+def _unpickle_prefix(data: bytes) -> tuple[Any, int]:
+    """The value pickled at the start of `data`, and where its pickle ends; ValueError if it does not read."""
     stream = io.BytesIO(data)
     try:
         value = _DataUnpickler(stream).load()
     except Exception as exc:  # damaged pickles raise many kinds (UnpicklingError, EOFError, KeyError, ...)
         raise ValueError(f"not a readable pickle: {type(exc).__name__}: {exc}") from exc
-    if stream.tell() != len(data):
-        raise ValueError(f"{len(data) - stream.tell()} bytes follow its end")
-    return value
+    return value, stream.tell()
 
 
 _META_INTS = ("raftCommitIndex", "currentTerm")
+_META_SEAL = b"CRC32"
+"""Follows the pickle in a term/vote file we wrote, then the CRC-32 of the pickle (u32 big-endian)."""
+
+
+def _sealed_meta(meta: dict[str, Any]) -> bytes:
+    """The term/vote file's bytes: pysyncobj's pickle, which pysyncobj reads ignoring what follows, then a seal."""
+    data: bytes = syncobj_pickle.dumps(meta)
+    return data + _META_SEAL + zlib.crc32(data).to_bytes(4, "big")
+
+
+class _SealedMetaStorer(MetaStorer):  # type: ignore[misc]
+    """pysyncobj's writer of ``raft.journal.meta``, with a CRC-32 seal after the pickle (``_meta_problem``)."""
+
+    def storeMeta(self, meta: dict[str, Any]) -> None:
+        tmp = self.getPath() + ".tmp"
+        with open(tmp, "wb") as f:
+            f.write(_sealed_meta(meta))
+        os.replace(tmp, self.getPath())
 
 
 def _meta_problem(data: bytes, addresses: frozenset[str]) -> str | None:
@@ -270,13 +299,19 @@ def _meta_problem(data: bytes, addresses: frozenset[str]) -> str | None:
 
     It is the pickled dict of the node's commit index, current term and vote (``votedForNodeId``: the Raft
     address it voted for in that term, or None). pysyncobj reads anything it cannot unpickle as an empty dict:
-    term 0 and no vote, so the node could vote a second time in a term. `addresses` are the group's Raft
-    addresses; a vote for any other is damage.
+    term 0 and no vote, so the node could vote a second time in a term. We seal what we write with a CRC-32
+    (``_SealedMetaStorer``); a file without the seal (pysyncobj's own, before this release) gets the structural
+    checks alone. `addresses` are the group's Raft addresses; a vote for any other is damage.
     """
     try:
-        meta = _unpickle(data)
+        meta, end = _unpickle_prefix(data)
     except ValueError as exc:
         return str(exc)
+    seal = data[end:]
+    if seal and seal != _META_SEAL + zlib.crc32(data[:end]).to_bytes(4, "big"):
+        if len(seal) == len(_META_SEAL) + 4 and seal.startswith(_META_SEAL):
+            return f"its CRC-32 does not match (stored {seal[-4:].hex()}, computed {zlib.crc32(data[:end]):08x})"
+        return f"{len(seal)} bytes follow its end that are not its CRC-32 seal"
     if not isinstance(meta, dict):
         return f"it holds a {type(meta).__name__}, not a dict"
     unknown = sorted(map(str, set(meta) - {*_META_INTS, "votedForNodeId"}))

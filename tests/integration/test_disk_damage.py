@@ -12,6 +12,7 @@ reason, as for any broker that cannot start) and must leave its files as they we
 from __future__ import annotations
 
 import os
+import pickletools
 import shutil
 import subprocess
 import sys
@@ -149,6 +150,16 @@ def _flip_a_command(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
+def _flip_the_term(path: Path) -> None:
+    """The lowest bit of currentTerm in the pickle: pysyncobj alone reads another term, votedFor unchanged."""
+    data = bytearray(path.read_bytes())
+    ops = list(pickletools.genops(bytes(data)))
+    at = next(i for i, (_op, arg, _pos) in enumerate(ops) if arg == "currentTerm")
+    _op, _arg, pos = next(o for o in ops[at + 1 :] if o[0].name in ("BININT1", "BININT2", "BININT"))
+    data[pos + 1] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
 def _cut_in_half(path: Path) -> None:
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
@@ -159,8 +170,9 @@ def _cut_in_half(path: Path) -> None:
     [
         ("raft.journal", _flip_a_command, "the Raft journal {} is damaged (the command of the record at byte"),
         ("raft.journal.meta", _cut_in_half, "the Raft term and vote file {} is damaged (not a readable pickle"),
+        ("raft.journal.meta", _flip_the_term, "the Raft term and vote file {} is damaged (its CRC-32 does not match"),
     ],
-    ids=["flipped-command", "vote-file-cut"],
+    ids=["flipped-command", "vote-file-cut", "vote-file-term-flipped"],
 )
 def test_a_flipped_command_or_a_damaged_vote_file_stops_the_node_with_one_line(
     sandbox: Sandbox, file_name: str, damage: Any, message: str

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from controller.config import ControllerConfig, Peer
-from controller.raft import _conf, _ReplicatedController
+from controller.raft import _conf, _ReplicatedController, _sealed_meta
 from mqadmin_py.sandbox import free_ports
 from tests.chaos.cluster import journal_entries
 
@@ -131,3 +131,10 @@ def test_a_message_that_does_not_match_is_refused_and_changes_nothing(follower: 
     assert [r["success"] for r in follower.replies] == [False]
     assert follower.on_disk() == [(1, 0), (2, 1)]
     assert follower.acked[1] == 2
+
+
+def test_the_term_and_vote_file_is_written_sealed(follower: Follower) -> None:
+    """pysyncobj's pickle, then our CRC-32 seal: a flipped term or vote is refused at the next start."""
+    follower.deliver(3, (1, 0), [])
+    meta = follower.journal.with_name("raft.journal.meta").read_bytes()
+    assert meta == _sealed_meta({"currentTerm": 3, "votedForNodeId": None})

@@ -12,7 +12,7 @@ import pytest
 
 from controller.codec import decode_events, encode_events, entry_json
 from controller.events import CleanBrokerData, ElectMaster
-from controller.raft import _command_problem, _meta_problem, _unpickle
+from controller.raft import _command_problem, _meta_problem, _sealed_meta, _unpickle
 from tests.unit.controller.conftest import BROKER
 
 EVENTS = [ElectMaster(BROKER, 2, 1), CleanBrokerData(BROKER, frozenset({3}))]
@@ -79,13 +79,18 @@ def _meta(**values: Any) -> bytes:
     return pickle.dumps(values, 2)
 
 
+VOTE = {"raftCommitIndex": 7, "currentTerm": 3, "votedForNodeId": "127.0.0.1:9002"}
+
 METAS: list[tuple[str, bytes, str | None]] = [
+    ("sealed", _sealed_meta(VOTE), None),
+    ("sealed, a digit flipped", _sealed_meta(VOTE).replace(b"K\x03", b"K\x07"), "its CRC-32 does not match"),
+    ("sealed, seal cut", _sealed_meta(VOTE)[:-1], "8 bytes follow its end that are not its CRC-32 seal"),
     ("vote", _meta(raftCommitIndex=7, currentTerm=3, votedForNodeId="127.0.0.1:9002"), None),
     ("no vote", _meta(raftCommitIndex=7, currentTerm=3, votedForNodeId=None), None),
     ("commit index alone (older pysyncobj)", _meta(raftCommitIndex=1), None),
     ("empty file", b"", "not a readable pickle"),
     ("cut", _meta(raftCommitIndex=7, currentTerm=3, votedForNodeId="127.0.0.1:9002")[:-5], "not a readable pickle"),
-    ("garbage after", _meta(currentTerm=3) + b"\x00", "1 bytes follow its end"),
+    ("garbage after", _meta(currentTerm=3) + b"\x00", "1 bytes follow its end that are not its CRC-32 seal"),
     ("not a dict", pickle.dumps([3], 2), "it holds a list, not a dict"),
     ("unknown key", _meta(currentTerm=3, votedFor=None), "unknown keys ['votedFor']"),
     ("negative term", _meta(currentTerm=-1), "currentTerm is -1, not a non-negative integer"),
@@ -103,3 +108,17 @@ def test_meta_problem(data: bytes, problem: str | None) -> None:
         assert found is None
     else:
         assert found is not None and problem in found and "\n" not in found
+
+
+def test_every_flipped_bit_of_a_sealed_meta_is_refused_or_reads_the_same() -> None:
+    sealed = _sealed_meta(VOTE)
+    same = refused = 0
+    for bit in range(len(sealed) * 8):
+        flipped = bytearray(sealed)
+        flipped[bit // 8] ^= 1 << (bit % 8)
+        if _meta_problem(bytes(flipped), ADDRESSES) is not None:
+            refused += 1
+        else:
+            assert pickle.loads(bytes(flipped)) == VOTE, f"bit {bit} changed the term or vote and was not refused"
+            same += 1
+    assert refused > same
