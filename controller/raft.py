@@ -11,6 +11,10 @@ state after a log compaction, see docs/decisions.md). The snapshot is written
 by our own serializer as JSON and fsynced, on the tick thread, so it always
 matches the last applied entry.
 
+Where pysyncobj 0.3.17 falls short of Raft, the subclass steps in (docs/reliability.md): a follower applies
+Raft's AppendEntries receiver rule instead of truncating after every retransmit, the term/vote file is sealed
+with a CRC-32, and a node refuses to start on a journal, term/vote file or snapshot that does not check out.
+
 Threading: pysyncobj's tick thread applies entries and fires callbacks; it
 exits when the thread that built the ``SyncObj`` exits, so build ``RaftNode``
 in the main thread. Never make a blocking Raft call from a callback.
