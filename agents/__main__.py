@@ -28,7 +28,12 @@ def run(
         Path, typer.Option("-c", "--configFile", help="Agent properties file (listenPort, brokerConfigPaths, ...).")
     ],
     print_config: Annotated[
-        bool, typer.Option("-p", "--printConfigItem", help="Print the effective configuration and exit.")
+        bool,
+        typer.Option(
+            "-p",
+            "--printConfigItem",
+            help="Check every broker config file, print the effective configuration and exit.",
+        ),
     ] = False,
     log_level: Annotated[str, typer.Option("--log-level", help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
     _version: VersionOpt = False,
@@ -37,15 +42,19 @@ def run(
 
     With enableControllerInAgent=true the agent also runs a controller node of the Raft group.
 
-    Exit codes: 0 clean shutdown (SIGTERM/SIGINT), 1 cannot start (port in use, damaged controller store),
-    2 bad configuration.
+    Exit codes: 0 clean shutdown (SIGTERM/SIGINT), 1 cannot start (port in use, a store in use by another
+    process, damaged controller store, no broker could start), 2 bad configuration.
     """
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
-    from agents.config import load_agent
+    from agents.broker.agent import remembered
+    from agents.config import load_agent, load_broker
     from mqadmin_py.configkeys import ConfigError
 
     try:
         config = load_agent(config_file)
+        if print_config:
+            for path in [*map(str, config.broker_config_paths), *remembered(config)]:
+                load_broker(path)
     except ConfigError as exc:
         typer.echo(f"mqagent: bad configuration: {exc}", err=True)
         raise typer.Exit(2) from exc

@@ -6,8 +6,8 @@ _mqagent() {
   _arguments \
     '(-c --configFile)-c[Agent properties file (listenPort, brokerConfigPaths, ...).]:configFile:_files' \
     '(-c --configFile)--configFile[Agent properties file (listenPort, brokerConfigPaths, ...).]:configFile:_files' \
-    '(-p --printConfigItem)-p[Print the effective configuration and exit.]' \
-    '(-p --printConfigItem)--printConfigItem[Print the effective configuration and exit.]' \
+    '(-p --printConfigItem)-p[Check every broker config file, print the effective configuration and exit.]' \
+    '(-p --printConfigItem)--printConfigItem[Check every broker config file, print the effective configuration and exit.]' \
     '(--log-level)--log-level[DEBUG, INFO, WARNING or ERROR.]:log-level: ' \
     '(--version)--version[Print the version and exit.]' \
     '(-h --help)-h[Show this message and exit.]' \

@@ -36,7 +36,7 @@ def run(
     """Start a controller node of a Raft group (1, 3 or 5 nodes) that keeps broker-set metadata.
 
     Exit codes: 0 clean shutdown (SIGTERM/SIGINT), 1 cannot start (port in use,
-    damaged store), 2 bad configuration.
+    damaged store, store in use by another process), 2 bad configuration.
     """
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     from controller.config import ConfigError, load, to_properties
@@ -61,16 +61,17 @@ def run(
     logging.getLogger("pysyncobj").setLevel(logging.WARNING)
     from controller.daemon import ControllerNode, GrpcBindError, MetricsBindError
     from controller.raft import RaftStartError
+    from mqadmin_py.storelock import StoreLockError
 
     try:
         node = ControllerNode(config)
-    except RaftStartError as exc:
+    except (RaftStartError, StoreLockError) as exc:
         typer.echo(f"mqcontroller: cannot start: {exc}", err=True)
         raise typer.Exit(1) from exc
     try:
         asyncio.run(node.serve())
     except (GrpcBindError, MetricsBindError) as exc:
-        node.raft.destroy()
+        node.destroy()
         typer.echo(f"mqcontroller: cannot start: {exc}", err=True)
         raise typer.Exit(1) from exc
 

@@ -29,13 +29,21 @@ from controller.liveness import Clock, Elector, Liveness
 from controller.metrics import ControllerMetrics, NodeSample
 from controller.proposer import Proposer
 from controller.raft import RaftNode
-from controller.requests import ElectMasterRequest, Request, Result, SetGroupConfigRequest, TransferMasterRequest
+from controller.requests import (
+    ElectMasterRequest,
+    RegisterBrokerRequest,
+    Request,
+    Result,
+    SetGroupConfigRequest,
+    TransferMasterRequest,
+)
 from controller.service import POLICY, SERVICE, SERVICE_NAME, BrokerStreams, ControllerServicer, RequestMetrics
 from controller.transferer import Transferer
 from mqadmin_py.grpc_guard import AioDecodeGuard
 from mqadmin_py.proto import common_pb2 as common
 from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
 from mqadmin_py.security import AioServerGuard, Guard, SecurityError, add_port
+from mqadmin_py.storelock import StoreLock
 
 log = logging.getLogger(__name__)
 
@@ -52,9 +60,15 @@ class ControllerNode:
     """One running controller: Raft, proposer, liveness, elections, notifications and gRPC."""
 
     def __init__(self, config: ControllerConfig, clock: Clock = time.monotonic) -> None:
+        """StoreLockError when another process holds the node's store; RaftStartError when it cannot be opened."""
         self.file_config = config
         """The node's own configuration (config file, plus values an older release persisted per node)."""
-        self.raft = RaftNode(config)
+        self._store_lock = StoreLock.acquire(config.node_store_dir)  # before Raft opens the journal
+        try:
+            self.raft = RaftNode(config)
+        except BaseException:
+            self._store_lock.release()
+            raise
         self._effective: tuple[Mapping[str, str], ControllerConfig] | None = None
         self._recording: Future[Result[Any]] | None = None
         self.streams = BrokerStreams()
@@ -67,6 +81,7 @@ class ControllerNode:
         self.elector = Elector(self.raft, self.proposer, max_retries=lambda: self.config.elect_master_max_retry_count)
         self.liveness = Liveness(clock, on_inactive=self.elector.on_inactive)
         self.proposer.add_listener(self._notify_role_change)
+        self.proposer.add_listener(self._log_refused_registration)
         self.transferer = Transferer(
             lambda: self.raft.state, lambda: self.liveness.alive_view(), self.proposer.submit, lambda: self.config
         )
@@ -142,6 +157,13 @@ class ControllerNode:
             "elected %s master %s epoch %s; notified %s", r.broker_name, r.master_broker_id, r.master_epoch, pushed
         )
 
+    @staticmethod
+    def _log_refused_registration(request: Request, result: Result[Any]) -> None:
+        """A RegisterBroker refused for its id (``state.address_taken``) is worth an operator's look: two
+        processes may be running one broker's store."""
+        if isinstance(request, RegisterBrokerRequest) and result.code == C.CONTROLLER_BROKER_ID_INVALID:
+            log.warning("RegisterBroker refused: %s", result.remark)
+
     def _sample(self) -> NodeSample:
         status = self.raft.status()
         return NodeSample(
@@ -188,6 +210,11 @@ class ControllerNode:
                 )
                 await health_servicer.set(SERVICE_NAME, status)
             await asyncio.sleep(0.05)
+
+    def destroy(self) -> None:
+        """Close Raft, then unlock the store (also for a node that could not bind its ports)."""
+        self.raft.destroy()
+        self._store_lock.release()
 
     def stop(self) -> None:
         """Make ``serve()`` shut down as on SIGTERM; safe from any thread, and before ``serve()`` runs."""
@@ -259,6 +286,6 @@ class ControllerNode:
             await server.stop(grace=1.0)
             if self.metrics is not None:
                 self.metrics.stop()
-            self.raft.destroy()
+            self.destroy()
             self._loop = None
             log.info("stopped")

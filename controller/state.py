@@ -81,8 +81,29 @@ def get_next_broker_id(state: ControllerState, req: GetNextBrokerIdRequest) -> R
     return Result(C.SUCCESS, reply=NextBrokerIdReply(req.cluster_name, req.broker_name, next_id))
 
 
-def apply_broker_id(state: ControllerState, req: ApplyBrokerIdRequest) -> Result[ApplyBrokerIdReply]:
-    """Registration phase 2: claim an id (CAS); a retry with the same check code is idempotent."""
+def address_taken(bs: BrokerSet, broker_id: int, address: str, alive: AliveView) -> Result[Any] | None:
+    """CONTROLLER_BROKER_ID_INVALID when `broker_id` still heartbeats from another address than `address`.
+
+    Moving a registered id to a new address while the broker holding it is alive lets a second process (a copy of
+    its store) steal the id: the controller would then send clients and slaves to the newcomer, or to a dead
+    address once the newcomer stops, while the real broker keeps heartbeating. The rightful broker restarting
+    elsewhere gets its address once its old process stops heartbeating (its stream closes, or it times out).
+    """
+    live = alive.get((bs.broker_name, broker_id))
+    if live is None or not live.broker_address or live.broker_address == address:
+        return None
+    return Result(
+        C.CONTROLLER_BROKER_ID_INVALID,
+        f"BrokerId: {broker_id} of broker-set: {bs.broker_name} is alive at {live.broker_address}; "
+        f"refusing to move it to {address} while that broker still heartbeats",
+    )
+
+
+def apply_broker_id(
+    state: ControllerState, req: ApplyBrokerIdRequest, alive: AliveView = MappingProxyType({})
+) -> Result[ApplyBrokerIdReply]:
+    """Registration phase 2: claim an id (CAS); a retry with the same check code is idempotent, unless the id
+    heartbeats from another address (``address_taken``)."""
     address = req.register_check_code.split(";")[0]
     event = ApplyBrokerId(
         req.cluster_name, req.broker_name, address, req.broker_id, req.register_check_code, req.ha_address
@@ -98,6 +119,8 @@ def apply_broker_id(state: ControllerState, req: ApplyBrokerIdRequest) -> Result
             f"but broker try to apply brokerId: {req.broker_id}",
         )
     existing = bs.replica(req.broker_id)
+    if existing is not None and (taken := address_taken(bs, req.broker_id, address, alive)) is not None:
+        return taken
     if existing is None or existing.register_check_code == req.register_check_code:
         return Result(C.SUCCESS, reply=reply, events=(event,))
     return Result(
@@ -109,7 +132,9 @@ def apply_broker_id(state: ControllerState, req: ApplyBrokerIdRequest) -> Result
 def register_broker(
     state: ControllerState, req: RegisterBrokerRequest, alive: AliveView
 ) -> Result[RegisterBrokerReply]:
-    """Registration phase 3: refresh the address and HA address, and return the alive master, if any."""
+    """Registration phase 3: refresh the address and HA address, and return the alive master, if any.
+
+    Refused while the id heartbeats from another address (``address_taken``)."""
     bs = state.get(req.broker_name)
     if bs is None:
         return Result(
@@ -122,6 +147,8 @@ def register_broker(
             C.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED,
             f"BrokerId: {req.broker_id} hasn't been registered in broker-set: {req.broker_name}",
         )
+    if (taken := address_taken(bs, req.broker_id, req.broker_address, alive)) is not None:
+        return taken
     master_alive = _is_alive(alive, bs.broker_name, bs.master_id)
     master_address, master_ha_address = bs.addresses_of(bs.master_id if master_alive else None)
     reply = RegisterBrokerReply(
@@ -483,7 +510,7 @@ def compute(
         case GetNextBrokerIdRequest():
             return get_next_broker_id(state, request)
         case ApplyBrokerIdRequest():
-            return apply_broker_id(state, request)
+            return apply_broker_id(state, request, alive)
         case RegisterBrokerRequest():
             return register_broker(state, request, alive)
         case ElectMasterRequest():

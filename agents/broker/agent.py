@@ -4,7 +4,11 @@ The container port serves the whole AgentService (broker-scoped requests name th
 also gets a gRPC server on its own ``listenPort``, the address it registers with the controller, where an
 unnamed request means that broker. Brokers added at run time are remembered in ``agentStorePath/brokers``
 (one config path per line, replaced atomically) and come back after a restart. One broker failing to start
-is reported by ListBrokers and does not stop the others.
+is listed by ListBrokers with its error and does not stop the others; when none of them starts, the agent does
+not start either (it would serve nothing), unless it has none to start or hosts a controller.
+
+Each store is held by one process only (``mqadmin_py.storelock``): the agent locks ``agentStorePath`` and every
+broker's ``storePathRootDir`` while it uses them.
 
 With ``enableControllerInAgent=true`` the agent also runs a controller node (``EmbeddedController``: its
 own thread and asyncio loop; the agent's main thread keeps SIGTERM/SIGINT). With
@@ -40,6 +44,7 @@ from mqadmin_py.grpc_guard import DecodeGuard
 from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.proto import agent_pb2_grpc as pb_grpc
 from mqadmin_py.security import Guard, SecurityConfig, SecurityError, ServerGuard, add_port
+from mqadmin_py.storelock import StoreLock, StoreLockError
 
 log = logging.getLogger(__name__)
 
@@ -50,16 +55,39 @@ CONTROLLER_STOP_S = 30.0
 
 
 class AgentStartError(RuntimeError):
-    """The agent cannot start (its port is taken)."""
+    """The agent cannot start (its port or store is taken, or none of its brokers starts)."""
 
 
 @dataclass
 class Hosted:
-    """One hosted broker: where its config came from, its manager, and its own gRPC server."""
+    """One hosted broker: where its config came from, its manager, its own gRPC server and its store's lock."""
 
     config_path: str
     manager: ReplicasManager
     server: grpc.Server
+    lock: StoreLock
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """A broker the agent was to start at start-up but could not: its config file and why (for ListBrokers)."""
+
+    config_path: str
+    error: str
+
+
+def failure_line(config_path: str, error: str) -> str:
+    """`error` prefixed with the broker's config file, unless it names it already (config errors do)."""
+    return error if error.startswith(config_path) else f"{config_path}: {error}"
+
+
+def remembered(config: AgentConfig) -> list[str]:
+    """The config files of brokers added at run time (``agentStorePath/brokers``), minus the configured ones."""
+    path = Path(config.agent_store_path).expanduser() / "brokers"
+    if not path.exists():
+        return []
+    configured = {str(p) for p in config.broker_config_paths}
+    return [line for line in path.read_text().splitlines() if line and line not in configured]
 
 
 def free_port(host: str) -> int:
@@ -127,9 +155,9 @@ class EmbeddedController:
             try:
                 asyncio.run(node.serve(lambda _port: self._ready.set(), handle_signals=False))
             except (GrpcBindError, MetricsBindError):
-                node.raft.destroy()
+                node.destroy()
                 raise
-        except (RaftStartError, GrpcBindError, MetricsBindError) as exc:
+        except (RaftStartError, StoreLockError, GrpcBindError, MetricsBindError) as exc:
             self._error = exc
         except Exception as exc:
             log.exception("embedded controller failed")
@@ -146,6 +174,8 @@ class Agent:
         self.port = 0
         self._lock = threading.Lock()
         self._hosted: list[Hosted] = []
+        self._failed: list[Failed] = []
+        self._store_lock: StoreLock | None = None
         self._server: grpc.Server | None = None
         self._store = Path(config.agent_store_path).expanduser()
         prom = config.metrics_exporter_type == "PROM"
@@ -157,8 +187,16 @@ class Agent:
         return f"{self.config.listen_host}:{self.port}"
 
     def start(self) -> None:
-        """Start the embedded controller and the metrics endpoint if configured, serve the container port,
-        then start every configured and remembered broker."""
+        """Lock the agent's store, start the embedded controller and the metrics endpoint if configured, serve
+        the container port, then start every configured and remembered broker.
+
+        AgentStartError when brokers were to start and none did, unless a controller runs here (see the module
+        docstring).
+        """
+        try:
+            self._store_lock = StoreLock.acquire(self._store)
+        except StoreLockError as exc:
+            raise AgentStartError(str(exc)) from exc
         if self._controller is not None:
             self._controller.start()
         if self.metrics is not None:
@@ -168,11 +206,17 @@ class Agent:
         )
         log.info("agent serving on %s", self.address)
         fastpath.report(log)
-        for path in [*map(str, self.config.broker_config_paths), *self._remembered()]:
+        paths = [*map(str, self.config.broker_config_paths), *remembered(self.config)]
+        for path in paths:
             try:
                 self._start_broker(path)
-            except (ValueError, OSError, AgentStartError) as exc:
+            except (ValueError, OSError, AgentStartError, StoreLockError) as exc:
                 log.error("broker %s not started: %s", path, exc)
+                with self._lock:
+                    self._failed.append(Failed(path, str(exc)))
+        if paths and not self.managers() and self._controller is None:
+            failures = "; ".join(failure_line(f.config_path, f.error) for f in self.failed())
+            raise AgentStartError(f"no broker could start: {failures}")
 
     def stop(self) -> None:
         """Stop every broker (its heartbeat streams end, so the controller notices at once), then the servers."""
@@ -181,12 +225,15 @@ class Agent:
         for h in hosted:
             h.manager.stop()
             h.server.stop(grace=0.5)
+            h.lock.release()
         if self._server is not None:
             self._server.stop(grace=0.5).wait()
         if self._controller is not None:
             self._controller.stop()
         if self.metrics is not None:
             self.metrics.stop()
+        if self._store_lock is not None:
+            self._store_lock.release()
 
     # --- Host ------------------------------------------------------------------------------------
 
@@ -205,8 +252,14 @@ class Agent:
         with self._lock:
             return [(h.config_path, h.manager) for h in self._hosted]
 
+    def failed(self) -> list[Failed]:
+        with self._lock:
+            return list(self._failed)
+
     def add_broker(self, config_path: str) -> ReplicasManager:
         manager = self._start_broker(config_path)
+        with self._lock:
+            self._failed = [f for f in self._failed if f.config_path != config_path]
         self._remember()
         return manager
 
@@ -223,6 +276,7 @@ class Agent:
             self._hosted.remove(found[0])
         found[0].manager.stop()
         found[0].server.stop(grace=0.5)
+        found[0].lock.release()
         self._remember()
         log.info("removed broker %s:%s:%d", cluster_name, broker_name, broker_id)
 
@@ -245,16 +299,21 @@ class Agent:
             for h in self._hosted:
                 if Path(h.manager.config.store_path_root_dir) == Path(config.store_path_root_dir):
                     raise ValueError(f"storePathRootDir {config.store_path_root_dir} is used by {h.config_path}")
-        if config.ha_listen_port == 0:
-            config = replace(config, ha_listen_port=free_port(config.broker_ip1))
-        own: list[ReplicasManager] = []  # filled once the port is bound and the manager exists
-        server, port = serve(
-            AgentServicer(self, only=lambda: own[0] if own else None),
-            f"{config.broker_ip1}:{config.listen_port}",
-            self.config.security,
-        )
+        lock = StoreLock.acquire(config.store_root)
+        try:
+            if config.ha_listen_port == 0:
+                config = replace(config, ha_listen_port=free_port(config.broker_ip1))
+            own: list[ReplicasManager] = []  # filled once the port is bound and the manager exists
+            server, port = serve(
+                AgentServicer(self, only=lambda: own[0] if own else None),
+                f"{config.broker_ip1}:{config.listen_port}",
+                self.config.security,
+            )
+        except BaseException:
+            lock.release()
+            raise
         own.append(ReplicasManager(replace(config, listen_port=port), security=self.config.security))
-        hosted = Hosted(config_path, own[0], server)
+        hosted = Hosted(config_path, own[0], server, lock)
         with self._lock:
             self._hosted.append(hosted)
         hosted.manager.start()
@@ -262,13 +321,6 @@ class Agent:
         log.info("broker %s/%s serving on %s, HA on %s", c.broker_cluster_name, c.broker_name, c.broker_address,
                  c.ha_address)  # fmt: skip
         return hosted.manager
-
-    def _remembered(self) -> list[str]:
-        path = self._store / "brokers"
-        if not path.exists():
-            return []
-        configured = {str(p) for p in self.config.broker_config_paths}
-        return [line for line in path.read_text().splitlines() if line and line not in configured]
 
     def _remember(self) -> None:
         configured = {str(p) for p in self.config.broker_config_paths}

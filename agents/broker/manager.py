@@ -316,14 +316,24 @@ class ReplicasManager:
                 log.exception("%s: handling %s failed", self._name(), kind)
 
     def _register(self) -> bool:
-        """Registration phases, retried until done or stopped; False when stopped first."""
+        """Registration phases, retried until done or stopped; False when stopped first.
+
+        Identity files that cannot be written (a full or read-only disk) are retried like an absent controller
+        (Java retries registration every few seconds); only files that cannot be trusted stop the broker.
+        """
         identity = self._files.load()
         if identity is not None:
             check(identity, self.config.broker_cluster_name, self.config.broker_name)
         while not self._stopped.is_set():
             try:
                 if identity is None:
-                    identity = self._apply_broker_id()
+                    try:
+                        identity = self._apply_broker_id()
+                    except OSError as exc:
+                        error = f"registration retries: cannot write the broker identity: {exc}"
+                        if error != self.status().error:
+                            log.warning("%s: %s", self._name(), error)
+                        self._set_error(error)
                 if identity is not None:
                     self._open(identity.broker_id)
                     response = self._link.call("RegisterBroker", self._register_request())

@@ -26,6 +26,7 @@ from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.proto import agent_pb2_grpc as pb_grpc
 from mqadmin_py.proto import common_pb2
 from mqadmin_py.security import Role as CallerRole
+from mqadmin_py.storelock import StoreLockError
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,15 @@ class BrokerNotFound(LookupError):
     """A request named a broker this agent does not host."""
 
 
+class FailedBroker(Protocol):
+    """A broker that could not start: its config file and why."""
+
+    @property
+    def config_path(self) -> str: ...
+    @property
+    def error(self) -> str: ...
+
+
 class Host(Protocol):
     """What the servicer needs from the agent."""
 
@@ -80,6 +90,7 @@ class Host(Protocol):
 
     def find(self, ref: pb.BrokerRef) -> ReplicasManager: ...
     def managers(self) -> Iterable[tuple[str, ReplicasManager]]: ...
+    def failed(self) -> Iterable[FailedBroker]: ...
     def add_broker(self, config_path: str) -> ReplicasManager: ...
     def remove_broker(self, cluster_name: str, broker_name: str, broker_id: int) -> None: ...
     def update_broker_config(self, manager: ReplicasManager, values: dict[str, str]) -> None: ...
@@ -376,7 +387,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
     def AddBroker(self, request: pb.AddBrokerRequest, context: Any) -> pb.AgentResponse:
         try:
             manager = self._host.add_broker(request.broker_config_path)
-        except (ValueError, OSError) as exc:
+        except (ValueError, OSError, StoreLockError) as exc:
             return pb.AgentResponse(code=ResponseCode.SYSTEM_ERROR, remark=f"cannot add the broker: {exc}")
         c = manager.config
         return pb.AgentResponse(code=ResponseCode.SUCCESS, remark=f"added {c.broker_cluster_name}/{c.broker_name}")
@@ -403,6 +414,9 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
                 config_path=path,
                 error=status.error,
             )
+        for failed in self._host.failed():  # not running: no id, address or role beyond "fenced"
+            error = f"cannot start: {failed.error}"
+            response.brokers.add(broker_id=-1, role=Role.FENCED.value, config_path=failed.config_path, error=error)
         return response
 
 

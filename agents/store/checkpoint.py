@@ -97,7 +97,9 @@ def atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
     try:
-        os.write(fd, data)
+        view = memoryview(data)
+        while view:  # a write that runs into a full disk is short first; the next one reports the error
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
     finally:
         os.close(fd)

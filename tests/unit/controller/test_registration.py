@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from controller.codes import ResponseCode
 from controller.events import ApplyBrokerId, UpdateBrokerAddress
 from controller.model import ControllerState, Replica
@@ -13,7 +15,7 @@ from controller.requests import (
     RegisterBrokerReply,
     RegisterBrokerRequest,
 )
-from controller.state import apply_event
+from controller.state import address_taken, apply_event
 from tests.unit.controller.conftest import (
     BROKER,
     CLUSTER,
@@ -24,6 +26,7 @@ from tests.unit.controller.conftest import (
     broker_set,
     check_code,
     ha_addr,
+    live,
     run,
     three_replicas,
     with_master,
@@ -252,3 +255,51 @@ def test_registered_master_reports_its_new_addresses_after_update() -> None:
     state, _ = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 1, "10.0.0.1:10911", "10.0.0.1:10912"), alive_of(1))
     _, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 2, addr(2), ha_addr(2)), alive_of(1, 2))
     assert (result.reply.master_address, result.reply.master_ha_address) == ("10.0.0.1:10911", "10.0.0.1:10912")
+
+
+# --- an id alive at another address (a second process on a copy of the store) --------------------
+
+STEALER = "127.0.0.1:40999"
+
+
+@pytest.mark.parametrize(
+    ("live_address", "requested", "refused"),
+    [
+        (None, STEALER, False),  # not alive: the broker restarted elsewhere and takes its id back
+        ("", STEALER, False),  # alive without an address (no heartbeat address known): nothing to protect
+        (addr(2), addr(2), False),  # the broker registering again from where it heartbeats
+        (addr(2), STEALER, True),  # another process claiming the id while the broker still heartbeats
+    ],
+)
+def test_address_taken(live_address: str | None, requested: str, refused: bool) -> None:
+    bs = broker_set(three_replicas())
+    alive = {} if live_address is None else alive_of(2, info=live(broker_address=live_address))
+    result = address_taken(bs, 2, requested, alive)
+    if not refused:
+        assert result is None
+        return
+    assert result is not None and result.code == ResponseCode.CONTROLLER_BROKER_ID_INVALID
+    assert result.remark == (
+        f"BrokerId: 2 of broker-set: {BROKER} is alive at {addr(2)}; "
+        f"refusing to move it to {STEALER} while that broker still heartbeats"
+    )
+    assert result.events == ()
+
+
+def test_register_from_another_address_while_the_id_heartbeats_is_refused_and_changes_nothing() -> None:
+    state = three_replicas()
+    alive = alive_of(2, info=live(broker_address=addr(2)))
+    after, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 2, STEALER, ha_addr(9)), alive)
+    assert result.code == ResponseCode.CONTROLLER_BROKER_ID_INVALID
+    assert after == state
+
+
+def test_apply_again_from_another_address_while_the_id_heartbeats_is_refused() -> None:
+    state = three_replicas()
+    replica = broker_set(state).replica(2)
+    assert replica is not None
+    alive = alive_of(2, info=live(broker_address=STEALER))  # the broker moved; an old temp file is applied again
+    request = ApplyBrokerIdRequest(CLUSTER, BROKER, 2, replica.register_check_code, ha_addr(2))
+    after, result = run(state, request, alive)
+    assert result.code == ResponseCode.CONTROLLER_BROKER_ID_INVALID
+    assert after == state
