@@ -1,0 +1,111 @@
+"""Registration against a real controller when something is wrong: a second broker claiming an id that is alive
+elsewhere is refused (the controller keeps the address the broker heartbeats from), and a broker whose identity
+file could not be written registers once the fault clears instead of staying fenced.
+
+The write fault is real and works as root: the agent runs with a soft RLIMIT_FSIZE of a few bytes, so the kernel
+refuses every write past them with EFBIG (the error a full disk gives a write that needs new space; Python ignores
+SIGXFSZ). The store locks (a pid each) fit; the identity temp file does not. The test then raises the limit of the
+running process with prlimit. The agent's own log is lost until then: it cannot be written either.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import resource
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agents.identity import IDENTITY_FILE, Identity
+from controller.codes import ResponseCode
+from mqadmin_py.proto import agent_pb2 as apb
+from mqadmin_py.proto import controller_pb2 as pb
+from mqadmin_py.sandbox import Sandbox
+from tests.integration.agents_cluster import CONTROLLER_CONFIG, FAST, ROOT, AgentProcess, wait_for
+from tests.integration.conftest import CLUSTER, Client, FakeBroker
+
+pytestmark = [pytest.mark.integration]
+
+FILE_SIZE_LIMIT = 16
+"""Bytes a file may grow to while the fault lasts: a pid fits, ``cluster#broker#id#address;millis`` does not."""
+
+
+@pytest.fixture(scope="module")
+def controller(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    box = Sandbox(tmp_path_factory.mktemp("controller"))
+    try:
+        box.up(controllers=1, extra_config=dict(CONTROLLER_CONFIG), timeout=30.0)
+        yield box
+    finally:
+        box.down()
+
+
+def test_a_second_broker_cannot_take_an_id_that_heartbeats_from_another_address(controller: Sandbox) -> None:
+    addresses = [c.address for c in controller.controllers()]
+    rightful = FakeBroker(addresses, "steal-set")
+    try:
+        broker_id = rightful.register()
+        rightful.start()
+        steal = pb.RegisterBrokerRequest(
+            cluster_name=CLUSTER,
+            broker_name="steal-set",
+            broker_id=broker_id,
+            broker_address="127.0.0.1:1",
+            ha_address="127.0.0.1:2",
+        )
+        with Client(addresses, timeout=5) as client:
+            wait_for(lambda: rightful.beats_sent()[addresses[0]] > 0, 10, "a heartbeat")
+            refused = client.call("RegisterBroker", steal)
+            assert refused.code == ResponseCode.CONTROLLER_BROKER_ID_INVALID, refused
+            assert f"is alive at {rightful.address}" in refused.remark
+            data = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=["steal-set"]))
+            (info,) = data.replicas_info
+            (replica,) = [*info.in_sync_replicas, *info.not_in_sync_replicas]
+            assert (replica.broker_id, replica.broker_address) == (broker_id, rightful.address)
+            log = Path(controller.controllers()[0].logFile).read_text()
+            assert f"RegisterBroker refused: BrokerId: {broker_id} of broker-set: steal-set is alive at" in log
+            # once the broker stops heartbeating, the id's next registration (its restart elsewhere) is accepted
+            rightful.close()
+            moved = wait_for(
+                lambda: client.call("RegisterBroker", steal).code == ResponseCode.SUCCESS, 20, "the id to be free"
+            )
+            assert moved
+    finally:
+        rightful.close()
+
+
+def _limit_file_size() -> None:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, resource.RLIM_INFINITY))
+
+
+def test_a_broker_registers_once_its_identity_file_can_be_written(controller: Sandbox, tmp_path: Path) -> None:
+    agent = AgentProcess(tmp_path, "full", controller.addresses(), {"full-set": dict(FAST)})
+    log = open(agent.dir / "agent.log", "ab")  # noqa: SIM115 - the child owns it
+    agent.proc = subprocess.Popen(
+        [sys.executable, "-m", "agents", "-c", str(agent.conf)],
+        stdout=log,
+        stderr=log,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        preexec_fn=_limit_file_size,
+    )
+    log.close()
+    try:
+
+        def error() -> str:
+            (broker,) = agent.stub().ListBrokers(apb.ListBrokersRequest(), timeout=2).brokers
+            return str(broker.error)
+
+        wait_for(lambda: os.strerror(errno.EFBIG) in error(), 30, "the identity write to fail")
+        assert error().startswith("registration retries: cannot write the broker identity: "), error()
+        resource.prlimit(agent.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        wait_for(lambda: agent.role("full-set") == "master", 30, "the broker to register and become master")
+        assert error() == ""
+        identity = Identity.decode((agent.dir / "full-set" / IDENTITY_FILE).read_text())
+        assert (identity.cluster_name, identity.broker_name) == ("E2ECluster", "full-set")
+    finally:
+        agent.close()

@@ -1,0 +1,81 @@
+"""One process per store: a second mqcontroller on a node's store, or a second mqagent on a broker's store, exits 1
+naming the store and the pid that holds it, and the first keeps running.
+
+Each second process gets ports of its own, so only the store is shared: before the lock both ran, and the second
+agent took over the first one's broker id and registered its own address.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mqadmin_py.properties import read_properties, write_properties_atomic
+from mqadmin_py.proto import agent_pb2 as pb
+from mqadmin_py.sandbox import Sandbox
+from tests.integration.agents_cluster import ROOT, AgentProcess, unused_port, wait_for
+
+pytestmark = [pytest.mark.integration]
+
+EXIT_WAIT_S = 60.0
+"""How long the second process may take to give up (a second that runs instead never exits: the test fails)."""
+
+
+def run_second(module: str, config_file: Path) -> subprocess.CompletedProcess[str]:
+    """Run `python -m module -c config_file`, expected to exit; a process still running at EXIT_WAIT_S is killed
+    and fails the test."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", module, "-c", str(config_file)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        out, err = proc.communicate(timeout=EXIT_WAIT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"the second {module} on the same store kept running: {err[-2000:]}")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def test_a_second_controller_on_a_node_store_exits_1_naming_the_holder(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path / "box")
+    try:
+        box.up(controllers=1, timeout=30.0)
+        first = box.controllers()[0]
+        values = read_properties(Path(first.configFile))
+        raft, grpc = unused_port(), unused_port()
+        values["controllerPeers"] = f"{first.id}-127.0.0.1:{raft}:{grpc}"  # same id and store, other ports
+        copy = tmp_path / "copy.conf"
+        write_properties_atomic(copy, values, "a second node on the first one's store")
+        result = run_second("controller", copy)
+        store = Path(values["controllerStorePath"]) / first.id
+        assert result.returncode == 1, result.stderr
+        assert f"mqcontroller: cannot start: store {store} is in use by pid {first.pid}" in result.stderr
+        assert "Traceback" not in result.stderr
+        box.wait_for_leader(10.0)  # the first still serves
+    finally:
+        box.down()
+
+
+def test_a_second_agent_on_a_broker_store_exits_1_naming_the_holder(tmp_path: Path) -> None:
+    nowhere = f"127.0.0.1:{unused_port()}"  # registration waits for a controller; the store is locked before
+    first = AgentProcess(tmp_path, "first", nowhere, {"shared": {}})
+    second = AgentProcess(tmp_path, "second", nowhere, {"shared": {"storePathRootDir": str(first.dir / "shared")}})
+    try:
+        first.start()
+        wait_for(
+            lambda: first.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2).brokers, 30, "the first agent"
+        )
+        result = run_second("agents", second.conf)
+        assert result.returncode == 1, result.stderr
+        assert f"store {first.dir / 'shared'} is in use by pid {first.pid}" in result.stderr
+        assert "no broker could start" in result.stderr and "Traceback" not in result.stderr
+        assert first.proc is not None and first.proc.poll() is None
+    finally:
+        first.close()
