@@ -38,7 +38,8 @@ def broker_file(path: Path, **keys: str) -> Path:
 def agent_file(directory: Path, *broker_files: Path) -> Path:
     conf = directory / "agent.conf"
     paths = ";".join(map(str, broker_files))
-    conf.write_text(f"listenPort={unused_port()}\nbrokerConfigPaths={paths}\nagentStorePath={directory / 'agent-store'}\n")
+    store = directory / "agent-store"
+    conf.write_text(f"listenPort={unused_port()}\nbrokerConfigPaths={paths}\nagentStorePath={store}\n")
     return conf
 
 
@@ -90,7 +91,8 @@ def test_print_config_checks_every_broker_file(tmp_path: Path) -> None:
         [sys.executable, "-m", "agents", "-c", str(conf), "-p"], capture_output=True, text=True, timeout=60, cwd=ROOT
     )
     assert result.returncode == 2, result.stdout
-    assert result.stderr.startswith(f"mqagent: bad configuration: {bad}: unknown config key 'brokerNmae'"), result.stderr
+    expected = f"mqagent: bad configuration: {bad}: unknown config key 'brokerNmae'"
+    assert result.stderr.startswith(expected), result.stderr
     assert result.stdout == ""
 
 

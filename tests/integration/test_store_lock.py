@@ -69,9 +69,7 @@ def test_a_second_agent_on_a_broker_store_exits_1_naming_the_holder(tmp_path: Pa
     second = AgentProcess(tmp_path, "second", nowhere, {"shared": {"storePathRootDir": str(first.dir / "shared")}})
     try:
         first.start()
-        wait_for(
-            lambda: first.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2).brokers, 30, "the first agent"
-        )
+        wait_for(lambda: first.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2).brokers, 30, "the first agent")
         result = run_second("agents", second.conf)
         assert result.returncode == 1, result.stderr
         assert f"store {first.dir / 'shared'} is in use by pid {first.pid}" in result.stderr
