@@ -27,6 +27,7 @@ from controller.codes import ResponseCode
 from mqadmin_py.proto import agent_pb2 as apb
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
+from mqadmin_py.storelock import LOCK_FILE
 from tests.integration.agents_cluster import AgentProcess, wait_for
 from tests.integration.conftest import Client, followers, leader, metadata, node, wait_until
 
@@ -288,11 +289,14 @@ def _hosted(proc: AgentProcess, broker_name: str) -> apb.HostedBroker:
 
 
 def _aged(root: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file under `root`, given an old mtime first so that a rewrite shows: path → (content, mtime)."""
-    for path in root.rglob("*"):
-        if path.is_file():
-            os.utime(path, ns=(10**18, 10**18))
-    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns) for p in root.rglob("*") if p.is_file()}
+    """Every file under `root`, given an old mtime first so that a rewrite shows: path → (content, mtime).
+
+    The store lock is left out: each process that opens the store writes its pid there (``mqadmin_py.storelock``).
+    """
+    files = [p for p in root.rglob("*") if p.is_file() and p != root / LOCK_FILE]
+    for path in files:
+        os.utime(path, ns=(10**18, 10**18))
+    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
 
 
 def _refused_start(proc: AgentProcess, broker_name: str, *expected: str) -> str:
