@@ -76,9 +76,16 @@ class Failed:
     error: str
 
 
-def failure_line(config_path: str, error: str) -> str:
-    """`error` prefixed with the broker's config file, unless it names it already (config errors do)."""
-    return error if error.startswith(config_path) else f"{config_path}: {error}"
+def start_refused(failed: list[Failed], started: int, hosts_controller: bool) -> str | None:
+    """Why the agent must not run after starting its brokers, or None: it would serve nothing.
+
+    An agent with no broker to start (empty on purpose: brokers come with AddBroker) or with a controller node
+    (useful alone) runs anyway. Each failure is named with its config file, unless its error names it already.
+    """
+    if not failed or started or hosts_controller:
+        return None
+    lines = (f.error if f.error.startswith(f.config_path) else f"{f.config_path}: {f.error}" for f in failed)
+    return f"no broker could start: {'; '.join(lines)}"
 
 
 def remembered(config: AgentConfig) -> list[str]:
@@ -206,17 +213,16 @@ class Agent:
         )
         log.info("agent serving on %s", self.address)
         fastpath.report(log)
-        paths = [*map(str, self.config.broker_config_paths), *remembered(self.config)]
-        for path in paths:
+        for path in [*map(str, self.config.broker_config_paths), *remembered(self.config)]:
             try:
                 self._start_broker(path)
             except (ValueError, OSError, AgentStartError, StoreLockError) as exc:
                 log.error("broker %s not started: %s", path, exc)
                 with self._lock:
                     self._failed.append(Failed(path, str(exc)))
-        if paths and not self.managers() and self._controller is None:
-            failures = "; ".join(failure_line(f.config_path, f.error) for f in self.failed())
-            raise AgentStartError(f"no broker could start: {failures}")
+        refused = start_refused(self.failed(), len(self.managers()), self._controller is not None)
+        if refused is not None:
+            raise AgentStartError(refused)
 
     def stop(self) -> None:
         """Stop every broker (its heartbeat streams end, so the controller notices at once), then the servers."""
