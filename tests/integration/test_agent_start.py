@@ -102,9 +102,12 @@ def test_a_broker_that_cannot_start_is_listed_with_its_error(tmp_path: Path) -> 
     agent.conf.write_text(agent.conf.read_text().replace(".conf\n", f".conf;{bad}\n", 1))
     try:
         agent.start()
-        brokers = wait_for(
-            lambda: agent.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2).brokers, 30, "ListBrokers"
-        )
+
+        def both() -> list[pb.HostedBroker] | None:
+            brokers = list(agent.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2).brokers)
+            return brokers if len(brokers) == 2 else None
+
+        brokers = wait_for(both, 30, "both brokers to be listed")
         by_path = {b.config_path: b for b in brokers}
         assert set(by_path) == {str(agent.dir / "good.conf"), str(bad)}
         failed = by_path[str(bad)]
