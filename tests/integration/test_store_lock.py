@@ -63,17 +63,24 @@ def test_a_second_controller_on_a_node_store_exits_1_naming_the_holder(tmp_path:
         box.down()
 
 
-def test_a_second_agent_on_a_broker_store_exits_1_naming_the_holder(tmp_path: Path) -> None:
-    nowhere = f"127.0.0.1:{unused_port()}"  # registration waits for a controller; the store is locked before
-    first = AgentProcess(tmp_path, "first", nowhere, {"shared": {}})
-    second = AgentProcess(tmp_path, "second", nowhere, {"shared": {"storePathRootDir": str(first.dir / "shared")}})
+@pytest.mark.parametrize("shared", ["broker store", "agent store"])
+def test_a_second_agent_on_a_store_exits_1_naming_the_holder(shared: str, tmp_path: Path) -> None:
+    nowhere = f"127.0.0.1:{unused_port()}"  # registration waits for a controller; the stores are locked before
+    first = AgentProcess(tmp_path, "first", nowhere, {"b": {}})
+    if shared == "broker store":
+        store = first.dir / "b"
+        second = AgentProcess(tmp_path, "second", nowhere, {"b": {"storePathRootDir": str(store)}})
+    else:
+        store = first.dir / "agent"
+        second = AgentProcess(tmp_path, "second", nowhere, {"b": {}})
+        second.conf.write_text(second.conf.read_text().replace(str(second.dir / "agent"), str(store)))
     try:
         first.start()
         wait_for(lambda: first.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2).brokers, 30, "the first agent")
         result = run_second("agents", second.conf)
         assert result.returncode == 1, result.stderr
-        assert f"store {first.dir / 'shared'} is in use by pid {first.pid}" in result.stderr
-        assert "no broker could start" in result.stderr and "Traceback" not in result.stderr
+        assert "mqagent: cannot start: " in result.stderr and "Traceback" not in result.stderr
+        assert f"store {store} is in use by pid {first.pid}" in result.stderr
         assert first.proc is not None and first.proc.poll() is None
     finally:
         first.close()
