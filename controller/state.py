@@ -381,13 +381,21 @@ def clean_broker_data(state: ControllerState, req: CleanBrokerDataRequest, alive
     """Remove dead brokers (or, with ``clean_living_broker``, any brokers) from a set's metadata.
 
     Unlike Java, listed ids are honoured with ``clean_living_broker`` too: only
-    those ids are removed, never the whole set.
+    those ids are removed, never the whole set. And an empty id list is refused:
+    the whole set goes only with ``whole_set``, so a caller's empty variable
+    cannot wipe a running set (issue 23).
     """
     bad = C.CONTROLLER_INVALID_CLEAN_BROKER_METADATA
     try:
         ids = _parse_ids(req.broker_ids_to_clean) or None
     except ValueError as exc:
         remark = f"Please set the option <brokerControllerIdsToClean> according to the format, exception: {exc}"
+        return Result(bad, remark)
+    if (ids is None) != req.whole_set:
+        remark = "with cleanWholeSet, list no brokerControllerIdsToClean" if req.whole_set else (
+            "no brokerControllerIdsToClean given: list the ids to clean, or set cleanWholeSet to remove the whole "
+            f"broker set {req.broker_name}"
+        )  # fmt: skip
         return Result(bad, remark)
     bs = state.get(req.broker_name)
     if not req.clean_living_broker:

@@ -13,7 +13,16 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import CountOpt, IntervalOpt, agent_client, check, controller_client, run
+from mqadmin_py.commands.common import (
+    CountOpt,
+    IntervalOpt,
+    agent_client,
+    check,
+    checked,
+    controller_client,
+    optional_controller_addresses,
+    run,
+)
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.errors import MqError, UsageError
 from mqadmin_py.options import BrokerNamesOpt, ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
@@ -27,6 +36,7 @@ OptionalControllerOpt = Annotated[
         envvar="MQADMIN_CONTROLLERS",
         show_default=False,
         help="Controller gRPC addresses, ';'-separated (env MQADMIN_CONTROLLERS); not needed with -b.",
+        callback=checked(optional_controller_addresses),
     ),
 ]
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import check, code_name, controller_client, opt
+from mqadmin_py.commands.common import broker_id_option, check, code_name, controller_client, opt, seconds_option
 from mqadmin_py.errors import OperationFailed, Refused
 from mqadmin_py.options import ControllerOpt, OutputOpt
 from mqadmin_py.output import Output, emit, emit_table, null
@@ -54,15 +54,14 @@ def transfer_master(
     controller: ControllerOpt,
     cluster_name: Annotated[str, typer.Option("-c", "--clusterName", help="Cluster of the broker set.")],
     broker_name: Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set.")],
-    broker_id: Annotated[int, typer.Option("-b", "--brokerId", help="In-sync broker id to make master.", min=1)],
+    broker_id: Annotated[int, broker_id_option("-b", "--brokerId", help="In-sync broker id to make master.")],
     timeout: Annotated[
         float | None,
-        typer.Option(
+        seconds_option(
             "--timeout",
             help="Seconds the master may pause writes waiting for the target to catch up (0.1-60; default: the "
             "controller's transferMasterTimeoutMs).",
-            min=0.1,
-            max=60.0,
+            maximum=60.0,
         ),
     ] = None,
     dry_run: Annotated[

@@ -326,7 +326,7 @@ def test_add_list_remove_broker_then_clean_its_metadata(cli: Cli, tmp_path: Path
     while sync_state(cli, "broker-z")["inSyncReplicas"][0]["alive"]:
         assert time.monotonic() < deadline, "the removed broker still counts as alive"
         time.sleep(0.2)
-    cleaned = cli.json("cleanBrokerMetadata", "-bn", "broker-z", "-c", CLUSTER)
+    cleaned = cli.json("cleanBrokerMetadata", "-bn", "broker-z", "-c", CLUSTER, "--wholeSet")
     assert cleaned["cleaned"]
     gone = cli("getSyncStateSet", "-b", "broker-z", ok=False)
     assert gone.returncode == 1 and "2008" in gone.stderr

@@ -1,0 +1,151 @@
+"""Option validation (issue 23 §4): bad ids, durations and addresses are usage errors (exit 2), never a traceback
+or an outage (exit 5). The validators are pure and tested as tables; a few CLI runs check the wiring."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from mqadmin_py.commands.common import (
+    INT64_MAX,
+    broker_id_list,
+    broker_names,
+    controller_addresses,
+    finite_seconds,
+    optional_controller_addresses,
+)
+from tests.unit.test_cli import run_mqadmin
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("127.0.0.1:9878", "127.0.0.1:9878"),
+        (" h1:1 ; h2:2 ;", "h1:1;h2:2"),
+        ("h1:1,h2:2", "h1:1;h2:2"),
+        ("h1:1;h1:1", "h1:1"),
+        ("[::1]:9878", "[::1]:9878"),
+    ],
+)
+def test_controller_addresses_accepts_host_port_lists(text: str, expected: str) -> None:
+    assert controller_addresses(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("localhost", "is not host:port, got 'localhost'"),
+        ("127.0.0.1:99999", "port 99999 out of range 1-65535"),
+        ("127.0.0.1:0", "port 0 out of range 1-65535"),
+        ("127.0.0.1:-1", "is not host:port, got '127.0.0.1:-1'"),
+        ("127.0.0.1:abc", "is not host:port, got '127.0.0.1:abc'"),
+        ("http://127.0.0.1:1", "is not host:port, got 'http://127.0.0.1:1'"),
+        ("127.0.0.1:1 127.0.0.1:2", "is not host:port, got '127.0.0.1:1 127.0.0.1:2'"),
+        ("h1:1;localhost", "got 'localhost'"),
+        ("", "no controller address given, got ''"),
+        (";;;", "no controller address given, got ';;;'"),
+        ("  ", "no controller address given"),
+    ],
+)
+def test_controller_addresses_names_what_is_wrong(text: str, why: str) -> None:
+    with pytest.raises(ValueError, match="want host:port;host:port") as caught:
+        controller_addresses(text)
+    assert why in str(caught.value)
+
+
+def test_optional_controller_addresses_allows_only_empty() -> None:
+    assert optional_controller_addresses("") == ""
+    assert optional_controller_addresses("h:1") == "h:1"
+    with pytest.raises(ValueError):
+        optional_controller_addresses(";")
+
+
+@pytest.mark.parametrize("value", [None, 0.1, 3.0, 1e9])
+def test_finite_seconds_accepts_finite_values(value: float | None) -> None:
+    assert finite_seconds(value) == value
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_finite_seconds_refuses_nan_and_infinity(value: float) -> None:
+    with pytest.raises(ValueError, match="is not a finite number of seconds"):
+        finite_seconds(value)
+
+
+@pytest.mark.parametrize(
+    ("values", "ok"), [(None, True), (["broker-a", "b"], True), ([""], False), (["a", " "], False)]
+)
+def test_broker_names_refuses_an_empty_name(values: list[str] | None, ok: bool) -> None:
+    if ok:
+        assert broker_names(values) == values
+    else:
+        with pytest.raises(ValueError, match="a broker set name cannot be empty"):
+            broker_names(values)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("1", {1}), ("1;2;3", {1, 2, 3}), ("2;", {2}), (" 1 ; 2 ", {1, 2}), (str(INT64_MAX), {INT64_MAX})],
+)
+def test_broker_id_list_parses_ids(text: str, expected: set[int]) -> None:
+    assert broker_id_list(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("", "no broker id given"),
+        (";", "no broker id given"),
+        ("abc", "'abc' is not a broker id"),
+        ("1;x", "'x' is not a broker id"),
+        ("0", "'0' is not a broker id"),
+        ("-1", "'-1' is not a broker id"),
+        ("1;;2", "'' is not a broker id"),
+        (str(INT64_MAX + 1), "is not a broker id (1..9223372036854775807)"),
+        ("²", "'²' is not a broker id"),
+    ],
+)
+def test_broker_id_list_refuses_empty_and_malformed_lists(text: str, why: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        broker_id_list(text)
+    assert why in str(caught.value)
+
+
+# --- the wiring: every case of the issue exits 2 with one Error line, before any connection ----------------
+
+A = ("-a", "127.0.0.1:1")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("electMaster", *A, "-c", "C", "-bn", "b", "-b", "9223372036854775808"),
+        ("electMaster", *A, "-c", "C", "-bn", "b", "-b", "-1"),
+        ("transferMaster", *A, "-c", "C", "-bn", "b", "-b", "99999999999999999999"),
+        ("assign-preferred-master", *A, "-c", "C", "-bn", "b", "-b", "9223372036854775808"),
+        ("cleanBrokerMetadata", *A, "-c", "C", "-bn", "b", "-b", "abc"),
+        ("cleanBrokerMetadata", *A, "-c", "C", "-bn", "b", "-b", "", "-l"),
+        ("cleanBrokerMetadata", *A, "-c", "C", "-bn", "b", "-l"),
+        ("cleanBrokerMetadata", *A, "-c", "C", "-bn", "b", "-b", "1", "--wholeSet"),
+        ("getSyncStateSet", *A, "-b", ""),
+        ("getSyncStateSet", *A, "--timeout", "nan"),
+        ("getSyncStateSet", *A, "--timeout", "inf"),
+        ("getSyncStateSet", *A, "--timeout", "-1"),
+        ("getSyncStateSet", *A, "-i", "nan"),
+        ("wait", "master", *A, "-bn", "b", "--timeout", "nan"),
+        ("wait", "quorum", *A, "--timeout", "inf"),
+        ("transferMaster", *A, "-c", "C", "-bn", "b", "-b", "2", "--timeout", "nan"),
+        ("assign-preferred-master", *A, "-c", "C", "-bn", "b", "-b", "2", "--timeout", "nan"),
+        ("sandbox", "up", "--dir", "/nonexistent/never", "--timeout", "nan"),
+        *[("getSyncStateSet", "-a", bad) for bad in ("localhost", "127.0.0.1:99999", "127.0.0.1:-1", "127.0.0.1:abc",
+                                                     "http://127.0.0.1:1", "127.0.0.1:1 127.0.0.1:2", "", ";;;")],
+        ("wait", "quorum", "-a", "localhost", "--timeout", "1"),
+        ("haStatus", "-a", "localhost"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_a_usage_error_with_one_error_line(args: tuple[str, ...]) -> None:
+    result = run_mqadmin(*args)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith(("Error:", "mqadmin:"))]
+    assert len(errors) == 1, result.stderr
