@@ -55,7 +55,7 @@ from controller.requests import (
     SyncStateDataReply,
     TransferMasterRequest,
 )
-from controller.transfer import check_transfer
+from controller.transfer import check_transfer, not_registered
 
 METADATA_NOT_EXIST = "Broker metadata is not existed"
 
@@ -179,6 +179,8 @@ def elect_master(
     bs = state.get(req.broker_name)
     if bs is None:
         return Result(C.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED, "Broker hasn't been registered")
+    if req.designate_elect and bs.cluster_name != req.cluster_name:  # the admin's -c, checked as Java does not
+        return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST, not_registered(req.cluster_name, req.broker_name, bs))
     old_master = bs.master_id
     in_set = _alive_in_set(alive, bs)
     preferred = preferred_of(bs.preferred_id, in_set) if preferred_master and not req.designate_elect else None
@@ -423,11 +425,7 @@ def assign_preferred_master(
     """
     bs = state.get(req.broker_name)
     if bs is None or bs.cluster_name != req.cluster_name:
-        where = f", it belongs to cluster {bs.cluster_name}" if bs else ""
-        return Result(
-            C.CONTROLLER_BROKER_METADATA_NOT_EXIST,
-            f"Broker-set: {req.broker_name} hasn't been registered in cluster {req.cluster_name}{where}",
-        )
+        return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST, not_registered(req.cluster_name, req.broker_name, bs))
     if req.broker_id is not None:
         if bs.replica(req.broker_id) is None:
             registered = ", ".join(map(str, bs.broker_ids))

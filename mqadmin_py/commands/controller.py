@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -117,6 +118,7 @@ def _sync_state_docs(response: Any) -> list[dict[str, Any]]:
             "inSyncReplicas": [_replica(r) for r in x.in_sync_replicas],
             "notInSyncReplicas": [_replica(r) for r in x.not_in_sync_replicas],
             "lastTransfer": transfer_doc(x.last_transfer) if x.HasField("last_transfer") else None,
+            "lastRefusal": transfer_doc(x.last_refusal) if x.HasField("last_refusal") else None,
             "preferredMasterBlockedBy": x.preferred_master_blocked_by or None,
         }
         for x in response.replicas_info
@@ -137,6 +139,8 @@ def _sync_state_table(docs: list[dict[str, Any]]) -> None:
     for d in docs:
         if d["lastTransfer"] is not None:
             print(f"{d['brokerName']}: last transfer {transfer_summary(d['lastTransfer'])}")
+        if d["lastRefusal"] is not None:
+            print(f"{d['brokerName']}: last refused transfer {transfer_summary(d['lastRefusal'])}")
         if d["preferredMasterBlockedBy"] is not None:
             print(f"{d['brokerName']}: master not moved to the preferred broker: {d['preferredMasterBlockedBy']}")
 
@@ -203,7 +207,8 @@ def elect_master(
 ) -> None:
     """Make a broker master (admin-designated election; it must be alive and in the SyncStateSet).
 
-    "Already master" is a no-op with exit 0.
+    "Already master" is a no-op with exit 0. The set must belong to cluster -c (exit 1, 2008 otherwise). With
+    enablePreferredMaster, a note on stderr says when the controller will move the role back to the preferred one.
     """
     from mqadmin_py.proto import controller_pb2 as pb
 
@@ -221,7 +226,10 @@ def elect_master(
         "syncStateSetEpoch": opt(r, "sync_state_set_epoch"),
         "syncStateSet": sorted(r.sync_state_set),
         "brokers": [{"brokerId": k, "brokerAddress": v} for k, v in sorted(r.broker_addresses.items())],
+        "warnings": list(r.warnings),
     }
+    for warning in doc["warnings"]:
+        print(f"mqadmin: note: {warning}", file=sys.stderr)
 
     def table(d: dict[str, Any]) -> None:
         verdict = "elected" if d["changed"] else "already master (no change)"

@@ -76,8 +76,8 @@ def transfer_master(
     old master becomes its slave. If the target does not catch up within --timeout, or anything else fails,
     the transfer is aborted, writes resume on the old master, and the reason is printed.
 
-    Exit 0 when done (or a dry run that would be allowed), 4 when refused (not in sync, not alive, a transfer
-    already running, ...), 1 when aborted.
+    Exit 0 when done, when the broker already is master (a no-op), or for a dry run that would be allowed; 4 when
+    refused (not in sync, not alive, a transfer already running, ...), 1 when aborted.
     """
     from mqadmin_py.proto import controller_pb2 as pb
 
@@ -99,6 +99,7 @@ def transfer_master(
         "brokerId": broker_id,
         "dryRun": r.dry_run,
         "allowed": r.allowed,
+        "alreadyMaster": r.code == 0 and transfer is None and opt(r, "master_broker_id") == broker_id,
         "state": transfer["state"] if transfer else None,
         "reason": r.remark or None,
         "warnings": list(r.warnings),
@@ -120,7 +121,9 @@ def transfer_master(
 
 def _table(d: dict[str, Any]) -> None:
     t = d["transfer"]
-    if d["dryRun"]:
+    if d["alreadyMaster"]:
+        title = f"{d['brokerName']}: broker {d['brokerId']} already master (no change)"
+    elif d["dryRun"]:
         verdict = "allowed" if d["allowed"] else f"not allowed: {d['reason']}"
         title = f"{d['brokerName']}: dry run, master {null(d['masterBrokerId'])} -> {d['brokerId']} {verdict}"
     else:
