@@ -31,7 +31,7 @@ from typing import Any
 
 from mqadmin_py.client import ControllerClient
 from mqadmin_py.errors import ControllerUnavailable, MqError, TimedOut, UsageError
-from mqadmin_py.properties import write_properties_atomic
+from mqadmin_py.properties import directory_problem, write_properties_atomic
 from mqadmin_py.security import PLAINTEXT, ClientSecurity, client_security
 
 STATE_FILE = "sandbox.json"
@@ -233,6 +233,8 @@ class Sandbox:
         and an encrypted Raft, with material made under the directory.
         """
         say = progress or (lambda _text: None)
+        if problem := directory_problem(self.dir):
+            raise UsageError(f"sandbox directory: {problem}")
         if not self._state_path().exists():
             if controllers not in (1, 3, 5):
                 raise UsageError("a controller group has 1, 3 or 5 nodes")

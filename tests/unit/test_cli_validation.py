@@ -4,6 +4,10 @@ or an outage (exit 5). The validators are pure and tested as tables; a few CLI r
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +19,8 @@ from mqadmin_py.commands.common import (
     finite_seconds,
     optional_controller_addresses,
 )
-from tests.unit.test_cli import run_mqadmin
+from mqadmin_py.properties import directory_problem
+from tests.unit.test_cli import ROOT, run_mqadmin
 
 
 @pytest.mark.parametrize(
@@ -149,3 +154,55 @@ def test_bad_input_is_a_usage_error_with_one_error_line(args: tuple[str, ...]) -
     assert "Traceback" not in result.stderr
     errors = [line for line in result.stderr.splitlines() if line.startswith(("Error:", "mqadmin:"))]
     assert len(errors) == 1, result.stderr
+
+
+# --- store and sandbox directories: checked at start, one line, exit 2 ----------------------------------------
+
+
+def test_directory_problem_accepts_a_new_or_existing_writable_directory(tmp_path: Path) -> None:
+    assert directory_problem(tmp_path) is None
+    assert directory_problem(tmp_path / "a" / "b") is None
+    assert (tmp_path / "a" / "b").is_dir()
+
+
+@pytest.mark.parametrize(
+    ("where", "why"),
+    [
+        ("file", "is not a directory"),
+        ("file/below", "is not a writable directory (Not a directory)"),
+        ("/proc/mqadmin-test", "is not a writable directory (No such file or directory)"),
+        ("/proc/self", "is not a writable directory"),
+    ],
+)
+def test_directory_problem_names_the_path_and_the_reason(tmp_path: Path, where: str, why: str) -> None:
+    (tmp_path / "file").write_text("")
+    path = tmp_path / where  # an absolute `where` replaces tmp_path
+    assert (directory_problem(path) or "").startswith(f"{path} {why}")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into any folder")
+def test_directory_problem_of_a_read_only_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir(mode=0o555)
+    assert "is not a writable directory (Permission denied)" in (directory_problem(folder / "store") or "")
+
+
+@pytest.mark.parametrize("store", ["file", "file/below", "/proc/mqadmin-test"])
+def test_mqcontroller_refuses_a_bad_store_path_in_one_line(tmp_path: Path, store: str) -> None:
+    (tmp_path / "file").write_text("")
+    conf = tmp_path / "c.conf"
+    conf.write_text(f"controllerPeers=n0-127.0.0.1:1:2\ncontrollerSelfId=n0\ncontrollerStorePath={tmp_path / store}\n")
+    result = subprocess.run([sys.executable, "-m", "controller", "-c", str(conf)], capture_output=True, text=True,
+                            cwd=ROOT, timeout=60)  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("mqcontroller: bad configuration: controllerStorePath: ")
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+@pytest.mark.parametrize("directory", ["file", "file/below", "/proc/mqadmin-test"])
+def test_sandbox_up_refuses_a_bad_directory_in_one_line(tmp_path: Path, directory: str) -> None:
+    (tmp_path / "file").write_text("")
+    result = run_mqadmin("sandbox", "up", "--dir", str(tmp_path / directory), "--timeout", "5")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("mqadmin: sandbox directory: ")
+    assert len(result.stderr.splitlines()) == 1, result.stderr
