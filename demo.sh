@@ -22,7 +22,7 @@ step "Controller group: leader, Raft term and quorum"
 "$MQADMIN" getControllerMetaData
 
 step "Send 20 messages (acknowledged by every in-sync replica: allAckInSyncStateSet)"
-"$MQADMIN" sendMessage -t DemoTopic -p 'before-failover-{i}' -n 20 -o json | field '["sent"]' | sed 's/^/sent: /'
+"$MQADMIN" sendMessage -t DemoTopic -p 'before-failover-{i}' --count 20 -o json | field '["sent"]' | sed 's/^/sent: /'
 
 step "Before: the SyncStateSet and every replica's epochs"
 "$MQADMIN" getSyncStateSet -b broker-a
@@ -40,8 +40,8 @@ step "After: the new master, a higher masterEpoch, the dead replica out of the S
 "$MQADMIN" getBrokerEpoch -b broker-a
 
 step "Send 5 more to the new master, then read everything back (only confirmed messages are visible)"
-"$MQADMIN" sendMessage -t DemoTopic -p 'after-failover-{i}' -n 5 -o json | field '["sent"]' | sed 's/^/sent: /'
-"$MQADMIN" consumeMessage -t DemoTopic -bn broker-a -n 100 -o json \
+"$MQADMIN" sendMessage -t DemoTopic -p 'after-failover-{i}' --count 5 -o json | field '["sent"]' | sed 's/^/sent: /'
+"$MQADMIN" consumeMessage -t DemoTopic -b broker-a -c 100 -o json \
   | python3 -c 'import json,sys; b=[m["body"] for m in json.load(sys.stdin)["messages"]]; print(f"read {len(b)} messages:", sum(x.startswith("before") for x in b), "from before,", sum(x.startswith("after") for x in b), "from after the failover")'
 
 step "Restart the killed agent: it rejoins as a slave, truncates nothing it should keep, and catches up"
@@ -53,7 +53,7 @@ killed="$("$MQADMIN" sandbox status -o json | python3 -c 'import json,sys; print
 step "Planned switchover: hand the master role back to broker $old_master gracefully (no crash, nothing truncated)"
 "$MQADMIN" transferMaster -c DefaultCluster -bn broker-a -b "$old_master" --dry-run
 "$MQADMIN" transferMaster -c DefaultCluster -bn broker-a -b "$old_master"
-"$MQADMIN" sendMessage -t DemoTopic -p 'after-transfer-{i}' -n 5 -o json | field '["sent"]' | sed 's/^/sent: /'
+"$MQADMIN" sendMessage -t DemoTopic -p 'after-transfer-{i}' --count 5 -o json | field '["sent"]' | sed 's/^/sent: /'
 "$MQADMIN" getSyncStateSet -b broker-a
 
 step "Tear the sandbox down (stops exactly the processes it started)"

@@ -12,10 +12,13 @@ from typing import Annotated
 
 import typer
 
+from mqadmin_py.version import VersionOpt
+
 app = typer.Typer(
     add_completion=False,  # static scripts in completions/
     pretty_exceptions_show_locals=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
@@ -28,6 +31,7 @@ def run(
         bool, typer.Option("-p", "--printConfigItem", help="Print the effective configuration and exit.")
     ] = False,
     log_level: Annotated[str, typer.Option("--log-level", help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
+    _version: VersionOpt = False,
 ) -> None:
     """Host the broker replicas listed in the agent config; each registers with the controllers and replicates.
 

@@ -24,31 +24,39 @@ _mqadmin() {
                 ;;
             'addBroker' | 'add-broker')
                 case $word in
-                '-c' | '--brokerContainerAddr' | '-b' | '--brokerConfigPath' | '-o' | '--output' | '--timeout') need=1 ;;
+                '-c' | '--brokerContainerAddr' | '-b' | '--brokerConfigPath' | '-o' | '--output' | '--timeout' |\
+                    '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'assign-preferred-master' | 'transferMaster' | 'transfer-master')
                 case $word in
                 '-a' | '--controllerAddress' | '-c' | '--clusterName' | '-bn' | '--brokerName' | '-b' |\
-                    '--brokerId' | '--timeout' | '-o' | '--output') need=1 ;;
+                    '--brokerId' | '--timeout' | '-o' | '--output' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'cleanBrokerMetadata' | 'clean-broker-metadata')
                 case $word in
                 '-a' | '--controllerAddress' | '-bn' | '--brokerName' | '-b' | '--brokerControllerIdsToClean' |\
-                    '-c' | '--clusterName' | '-o' | '--output' | '--timeout') need=1 ;;
+                    '-c' | '--clusterName' | '-o' | '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
+                esac
+                ;;
+            'clusterList' | 'cluster-list')
+                case $word in
+                '-a' | '--controllerAddress' | '-c' | '--clusterName' | '-o' | '--output' | '--timeout' | '-i' |\
+                    '--interval' | '--count' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'consumeMessage' | 'consume-message')
                 case $word in
-                '-a' | '--controllerAddress' | '-t' | '--topic' | '-bn' | '--brokerName' | '-q' | '--queueId' |\
-                    '--offset' | '-n' | '--max' | '-b' | '--brokerAddr' | '-o' | '--output' | '--timeout') need=1 ;;
+                '-a' | '--controllerAddress' | '-t' | '--topic' | '-b' | '-bn' | '--brokerName' | '-i' | '-q' |\
+                    '--queueId' | '--offset' | '-c' | '--MessageNumber' | '--max' | '--brokerAddr' | '-o' |\
+                    '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'electMaster' | 'elect-master')
                 case $word in
                 '-a' | '--controllerAddress' | '-c' | '--clusterName' | '-bn' | '--brokerName' | '-b' |\
-                    '--brokerId' | '-o' | '--output' | '--timeout') need=1 ;;
+                    '--brokerId' | '-o' | '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'epochs collect')
@@ -73,36 +81,43 @@ _mqadmin() {
                     '--output') need=1 ;;
                 esac
                 ;;
+            'getBrokerConfig' | 'get-broker-config')
+                case $word in
+                '-a' | '--controllerAddress' | '-b' | '--brokerAddr' | '-c' | '--clusterName' | '-o' | '--output' |\
+                    '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
+                esac
+                ;;
             'getBrokerEpoch' | 'getSyncStateSet' | 'get-broker-epoch' | 'get-sync-state-set')
                 case $word in
                 '-a' | '--controllerAddress' | '-b' | '--brokerName' | '-c' | '--clusterName' | '-o' | '--output' |\
-                    '--timeout' | '-i' | '--interval' | '--count') need=1 ;;
+                    '--timeout' | '-i' | '--interval' | '--count' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'getControllerConfig' | 'getControllerMetaData' | 'get-controller-config' | 'get-controller-meta-data')
                 case $word in
-                '-a' | '--controllerAddress' | '-o' | '--output' | '--timeout') need=1 ;;
+                '-a' | '--controllerAddress' | '-o' | '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'haStatus' | 'ha-status')
                 case $word in
                 '-a' | '--controllerAddress' | '-b' | '--brokerAddr' | '-c' | '--clusterName' | '-o' | '--output' |\
-                    '--timeout' | '-i' | '--interval' | '--count') need=1 ;;
+                    '--timeout' | '-i' | '--interval' | '--count' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'listBrokers' | 'list-brokers')
                 case $word in
-                '-c' | '--brokerContainerAddr' | '-o' | '--output' | '--timeout') need=1 ;;
+                '-c' | '--brokerContainerAddr' | '-o' | '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'removeBroker' | 'remove-broker')
                 case $word in
-                '-c' | '--brokerContainerAddr' | '-b' | '--brokerIdentity' | '-o' | '--output' | '--timeout') need=1 ;;
+                '-c' | '--brokerContainerAddr' | '-b' | '--brokerIdentity' | '-o' | '--output' | '--timeout' | '-n' |\
+                    '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'resetMasterFlushOffset' | 'reset-master-flush-offset')
                 case $word in
-                '-b' | '--brokerAddr' | '--offset' | '-o' | '--output' | '--timeout') need=1 ;;
+                '-b' | '--brokerAddr' | '--offset' | '-o' | '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'sandbox down' | 'sandbox start' | 'sandbox status' | 'sandbox stop')
@@ -123,13 +138,21 @@ _mqadmin() {
                 ;;
             'sendMessage' | 'send-message')
                 case $word in
-                '-a' | '--controllerAddress' | '-t' | '--topic' | '-p' | '--body' | '-k' | '--keys' | '-bn' |\
-                    '--brokerName' | '-q' | '--queueId' | '-n' | '--count' | '-o' | '--output' | '--timeout') need=1 ;;
+                '-a' | '--controllerAddress' | '-t' | '--topic' | '-p' | '--body' | '-k' | '--key' | '--keys' |\
+                    '-c' | '--tags' | '-b' | '-bn' | '--broker' | '--brokerName' | '-i' | '-q' | '--qid' |\
+                    '--queueId' | '--count' | '-o' | '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
+                esac
+                ;;
+            'updateBrokerConfig' | 'update-broker-config')
+                case $word in
+                '-k' | '--key' | '-v' | '--value' | '-a' | '--controllerAddress' | '-b' | '--brokerAddr' | '-c' |\
+                    '--clusterName' | '-o' | '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'updateControllerConfig' | 'update-controller-config')
                 case $word in
-                '-a' | '--controllerAddress' | '-k' | '--key' | '-v' | '--value' | '-o' | '--output' | '--timeout') need=1 ;;
+                '-a' | '--controllerAddress' | '-k' | '--key' | '-v' | '--value' | '-o' | '--output' | '--timeout' |\
+                    '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'wait insync')
@@ -153,17 +176,18 @@ _mqadmin() {
             ;;
         *)
             case "$path|$word" in
-            '|addBroker' | '|assign-preferred-master' | '|cleanBrokerMetadata' | '|consumeMessage' | '|electMaster' |\
-                '|epochs' | '|getBrokerEpoch' | '|getControllerConfig' | '|getControllerMetaData' |\
-                '|getSyncStateSet' | '|haStatus' | '|listBrokers' | '|removeBroker' | '|resetMasterFlushOffset' |\
-                '|sandbox' | '|sendMessage' | '|transferMaster' | '|updateControllerConfig' | '|wait' |\
-                '|add-broker' | '|clean-broker-metadata' | '|consume-message' | '|elect-master' |\
-                '|get-broker-epoch' | '|get-controller-config' | '|get-controller-meta-data' |\
-                '|get-sync-state-set' | '|ha-status' | '|list-brokers' | '|remove-broker' |\
-                '|reset-master-flush-offset' | '|send-message' | '|transfer-master' | '|update-controller-config' |\
-                'epochs|collect' | 'epochs|report' | 'epochs|serve' | 'epochs|synth' | 'sandbox|down' |\
-                'sandbox|kill' | 'sandbox|start' | 'sandbox|status' | 'sandbox|stop' | 'sandbox|up' | 'wait|insync' |\
-                'wait|master' | 'wait|quorum') path=${path:+$path }$word pos=0 ;;
+            '|addBroker' | '|assign-preferred-master' | '|cleanBrokerMetadata' | '|clusterList' | '|consumeMessage' |\
+                '|electMaster' | '|epochs' | '|getBrokerConfig' | '|getBrokerEpoch' | '|getControllerConfig' |\
+                '|getControllerMetaData' | '|getSyncStateSet' | '|haStatus' | '|listBrokers' | '|removeBroker' |\
+                '|resetMasterFlushOffset' | '|sandbox' | '|sendMessage' | '|transferMaster' | '|updateBrokerConfig' |\
+                '|updateControllerConfig' | '|wait' | '|add-broker' | '|clean-broker-metadata' | '|cluster-list' |\
+                '|consume-message' | '|elect-master' | '|get-broker-config' | '|get-broker-epoch' |\
+                '|get-controller-config' | '|get-controller-meta-data' | '|get-sync-state-set' | '|ha-status' |\
+                '|list-brokers' | '|remove-broker' | '|reset-master-flush-offset' | '|send-message' |\
+                '|transfer-master' | '|update-broker-config' | '|update-controller-config' | 'epochs|collect' |\
+                'epochs|report' | 'epochs|serve' | 'epochs|synth' | 'sandbox|down' | 'sandbox|kill' |\
+                'sandbox|start' | 'sandbox|status' | 'sandbox|stop' | 'sandbox|up' | 'wait|insync' | 'wait|master' |\
+                'wait|quorum') path=${path:+$path }$word pos=0 ;;
             *) pos=$((pos + 1)) ;;
             esac
             ;;
@@ -186,13 +210,15 @@ _mqadmin() {
             '-o' | '--output') gen=(-W 'table json legacy') ;;
             esac
             ;;
-        'assign-preferred-master' | 'cleanBrokerMetadata' | 'consumeMessage' | 'electMaster' | 'epochs serve' |\
-            'getBrokerEpoch' | 'getControllerConfig' | 'getControllerMetaData' | 'getSyncStateSet' | 'haStatus' |\
-            'listBrokers' | 'removeBroker' | 'resetMasterFlushOffset' | 'sendMessage' | 'transferMaster' |\
-            'updateControllerConfig' | 'wait insync' | 'wait master' | 'wait quorum' | 'clean-broker-metadata' |\
-            'consume-message' | 'elect-master' | 'get-broker-epoch' | 'get-controller-config' |\
+        'assign-preferred-master' | 'cleanBrokerMetadata' | 'clusterList' | 'consumeMessage' | 'electMaster' |\
+            'epochs serve' | 'getBrokerConfig' | 'getBrokerEpoch' | 'getControllerConfig' | 'getControllerMetaData' |\
+            'getSyncStateSet' | 'haStatus' | 'listBrokers' | 'removeBroker' | 'resetMasterFlushOffset' |\
+            'sendMessage' | 'transferMaster' | 'updateBrokerConfig' | 'updateControllerConfig' | 'wait insync' |\
+            'wait master' | 'wait quorum' | 'clean-broker-metadata' | 'cluster-list' | 'consume-message' |\
+            'elect-master' | 'get-broker-config' | 'get-broker-epoch' | 'get-controller-config' |\
             'get-controller-meta-data' | 'get-sync-state-set' | 'ha-status' | 'list-brokers' | 'remove-broker' |\
-            'reset-master-flush-offset' | 'send-message' | 'transfer-master' | 'update-controller-config')
+            'reset-master-flush-offset' | 'send-message' | 'transfer-master' | 'update-broker-config' |\
+            'update-controller-config')
             case $opt in
             '-o' | '--output') gen=(-W 'table json legacy') ;;
             esac
@@ -224,67 +250,73 @@ _mqadmin() {
         esac
     elif [[ $cur == -* ]]; then
         case $path in
-        '') gen=(-W '--accessKey --secretKey --credentialsFile --tls --tlsCaFile --tlsCertFile --tlsKeyFile --help') ;;
-        'addBroker' | 'add-broker') gen=(-W '-c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout --help') ;;
-        'assign-preferred-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --clear --wait --timeout -o --output --help') ;;
-        'cleanBrokerMetadata' | 'clean-broker-metadata') gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean --wholeSet -c --clusterName -l --cleanLivingBroker -o --output --timeout --help') ;;
-        'consumeMessage' | 'consume-message') gen=(-W '-a --controllerAddress -t --topic -bn --brokerName -q --queueId --offset -n --max -b --brokerAddr -o --output --timeout --help') ;;
-        'electMaster' | 'elect-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout --help') ;;
-        'epochs' | 'sandbox' | 'wait') gen=(-W '--help') ;;
-        'epochs collect') gen=(-W '--out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores --strict -o --output --timeout --help') ;;
-        'epochs report') gen=(-W '--input --master --remote --since --top --out --details --conf -o --output --help') ;;
-        'epochs serve') gen=(-W '--port --master --conf --start-timeout -o --output --help') ;;
-        'epochs synth') gen=(-W '--out --clusters --sets --replicas --epochs --seed --snapshots -o --output --help') ;;
-        'getBrokerEpoch' | 'getSyncStateSet' | 'get-broker-epoch' | 'get-sync-state-set') gen=(-W '-a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count --help') ;;
-        'getControllerConfig' | 'getControllerMetaData' | 'get-controller-config' | 'get-controller-meta-data') gen=(-W '-a --controllerAddress -o --output --timeout --help') ;;
-        'haStatus' | 'ha-status') gen=(-W '-a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -i --interval --count --help') ;;
-        'listBrokers' | 'list-brokers') gen=(-W '-c --brokerContainerAddr -o --output --timeout --help') ;;
-        'removeBroker' | 'remove-broker') gen=(-W '-c --brokerContainerAddr -b --brokerIdentity -o --output --timeout --help') ;;
-        'resetMasterFlushOffset' | 'reset-master-flush-offset') gen=(-W '-b --brokerAddr --offset -o --output --timeout --help') ;;
-        'sandbox down') gen=(-W '--dir --purge -o --output --help') ;;
-        'sandbox kill') gen=(-W '--dir --signal -bn --brokerName -o --output --help') ;;
-        'sandbox start' | 'sandbox status' | 'sandbox stop') gen=(-W '--dir -o --output --help') ;;
-        'sandbox up') gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout --secure -o --output --help') ;;
-        'sendMessage' | 'send-message') gen=(-W '-a --controllerAddress -t --topic -p --body -k --keys -bn --brokerName -q --queueId -n --count -o --output --timeout --help') ;;
-        'transferMaster' | 'transfer-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output --help') ;;
-        'updateControllerConfig' | 'update-controller-config') gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout --help') ;;
-        'wait insync') gen=(-W '-a --controllerAddress -bn --brokerName -n --members --timeout -o --output --help') ;;
-        'wait master') gen=(-W '-a --controllerAddress -bn --brokerName --other-than -b --brokerId --timeout -o --output --help') ;;
-        'wait quorum') gen=(-W '-a --controllerAddress --timeout -o --output --help') ;;
+        '') gen=(-W '--accessKey --secretKey --credentialsFile --tls --tlsCaFile --tlsCertFile --tlsKeyFile --version -h --help') ;;
+        'addBroker' | 'add-broker') gen=(-W '-c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'assign-preferred-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --clear --wait --timeout -o --output -n --namesrvAddr -h --help') ;;
+        'cleanBrokerMetadata' | 'clean-broker-metadata') gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean --wholeSet -c --clusterName -l --cleanLivingBroker -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'clusterList' | 'cluster-list') gen=(-W '-a --controllerAddress -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr -h --help') ;;
+        'consumeMessage' | 'consume-message') gen=(-W '-a --controllerAddress -t --topic -b -bn --brokerName -i -q --queueId --offset -c --MessageNumber --max --brokerAddr -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'electMaster' | 'elect-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'epochs' | 'sandbox' | 'wait') gen=(-W '-h --help') ;;
+        'epochs collect') gen=(-W '--out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores --strict -o --output --timeout -h --help') ;;
+        'epochs report') gen=(-W '--input --master --remote --since --top --out --details --conf -o --output -h --help') ;;
+        'epochs serve') gen=(-W '--port --master --conf --start-timeout -o --output -h --help') ;;
+        'epochs synth') gen=(-W '--out --clusters --sets --replicas --epochs --seed --snapshots -o --output -h --help') ;;
+        'getBrokerConfig' | 'get-broker-config') gen=(-W '-a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'getBrokerEpoch' | 'getSyncStateSet' | 'get-broker-epoch' | 'get-sync-state-set') gen=(-W '-a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr -h --help') ;;
+        'getControllerConfig' | 'getControllerMetaData' | 'get-controller-config' | 'get-controller-meta-data') gen=(-W '-a --controllerAddress -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'haStatus' | 'ha-status') gen=(-W '-a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr -h --help') ;;
+        'listBrokers' | 'list-brokers') gen=(-W '-c --brokerContainerAddr -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'removeBroker' | 'remove-broker') gen=(-W '-c --brokerContainerAddr -b --brokerIdentity -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'resetMasterFlushOffset' | 'reset-master-flush-offset') gen=(-W '-b --brokerAddr --offset -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'sandbox down') gen=(-W '--dir --purge -o --output -h --help') ;;
+        'sandbox kill') gen=(-W '--dir --signal -bn --brokerName -o --output -h --help') ;;
+        'sandbox start' | 'sandbox status' | 'sandbox stop') gen=(-W '--dir -o --output -h --help') ;;
+        'sandbox up') gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout --secure -o --output -h --help') ;;
+        'sendMessage' | 'send-message') gen=(-W '-a --controllerAddress -t --topic -p --body -k --key --keys -c --tags -b -bn --broker --brokerName -i -q --qid --queueId --count -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'transferMaster' | 'transfer-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output -n --namesrvAddr -h --help') ;;
+        'updateBrokerConfig' | 'update-broker-config') gen=(-W '-k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName --reachable-only -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'updateControllerConfig' | 'update-controller-config') gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'wait insync') gen=(-W '-a --controllerAddress -bn --brokerName -n --members --timeout -o --output -h --help') ;;
+        'wait master') gen=(-W '-a --controllerAddress -bn --brokerName --other-than -b --brokerId --timeout -o --output -h --help') ;;
+        'wait quorum') gen=(-W '-a --controllerAddress --timeout -o --output -h --help') ;;
         esac
     else
         case "$path|$pos" in
-        '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata consumeMessage electMaster epochs getBrokerEpoch getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset sandbox sendMessage transferMaster updateControllerConfig wait') ;;
+        '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata clusterList consumeMessage electMaster epochs getBrokerConfig getBrokerEpoch getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset sandbox sendMessage transferMaster updateBrokerConfig updateControllerConfig wait') ;;
         'epochs|0') gen=(-W 'collect report serve synth') ;;
         'sandbox|0') gen=(-W 'down kill start status stop up') ;;
         'sandbox kill|0' | 'sandbox start|0' | 'sandbox stop|0') ;;
         'wait|0') gen=(-W 'insync master quorum') ;;
-        'addBroker|'* | 'add-broker|'*) gen=(-W '-c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout --help') ;;
-        'assign-preferred-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --clear --wait --timeout -o --output --help') ;;
-        'cleanBrokerMetadata|'* | 'clean-broker-metadata|'*) gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean --wholeSet -c --clusterName -l --cleanLivingBroker -o --output --timeout --help') ;;
-        'consumeMessage|'* | 'consume-message|'*) gen=(-W '-a --controllerAddress -t --topic -bn --brokerName -q --queueId --offset -n --max -b --brokerAddr -o --output --timeout --help') ;;
-        'electMaster|'* | 'elect-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout --help') ;;
-        'epochs collect|'*) gen=(-W '--out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores --strict -o --output --timeout --help') ;;
-        'epochs report|'*) gen=(-W '--input --master --remote --since --top --out --details --conf -o --output --help') ;;
-        'epochs serve|'*) gen=(-W '--port --master --conf --start-timeout -o --output --help') ;;
-        'epochs synth|'*) gen=(-W '--out --clusters --sets --replicas --epochs --seed --snapshots -o --output --help') ;;
-        'getBrokerEpoch|'* | 'getSyncStateSet|'* | 'get-broker-epoch|'* | 'get-sync-state-set|'*) gen=(-W '-a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count --help') ;;
+        'addBroker|'* | 'add-broker|'*) gen=(-W '-c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'assign-preferred-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --clear --wait --timeout -o --output -n --namesrvAddr -h --help') ;;
+        'cleanBrokerMetadata|'* | 'clean-broker-metadata|'*) gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean --wholeSet -c --clusterName -l --cleanLivingBroker -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'clusterList|'* | 'cluster-list|'*) gen=(-W '-a --controllerAddress -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr -h --help') ;;
+        'consumeMessage|'* | 'consume-message|'*) gen=(-W '-a --controllerAddress -t --topic -b -bn --brokerName -i -q --queueId --offset -c --MessageNumber --max --brokerAddr -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'electMaster|'* | 'elect-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'epochs collect|'*) gen=(-W '--out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores --strict -o --output --timeout -h --help') ;;
+        'epochs report|'*) gen=(-W '--input --master --remote --since --top --out --details --conf -o --output -h --help') ;;
+        'epochs serve|'*) gen=(-W '--port --master --conf --start-timeout -o --output -h --help') ;;
+        'epochs synth|'*) gen=(-W '--out --clusters --sets --replicas --epochs --seed --snapshots -o --output -h --help') ;;
+        'getBrokerConfig|'* | 'get-broker-config|'*) gen=(-W '-a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'getBrokerEpoch|'* | 'getSyncStateSet|'* | 'get-broker-epoch|'* | 'get-sync-state-set|'*) gen=(-W '-a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr -h --help') ;;
         'getControllerConfig|'* | 'getControllerMetaData|'* | 'get-controller-config|'* |\
-            'get-controller-meta-data|'*) gen=(-W '-a --controllerAddress -o --output --timeout --help') ;;
-        'haStatus|'* | 'ha-status|'*) gen=(-W '-a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -i --interval --count --help') ;;
-        'listBrokers|'* | 'list-brokers|'*) gen=(-W '-c --brokerContainerAddr -o --output --timeout --help') ;;
-        'removeBroker|'* | 'remove-broker|'*) gen=(-W '-c --brokerContainerAddr -b --brokerIdentity -o --output --timeout --help') ;;
-        'resetMasterFlushOffset|'* | 'reset-master-flush-offset|'*) gen=(-W '-b --brokerAddr --offset -o --output --timeout --help') ;;
-        'sandbox down|'*) gen=(-W '--dir --purge -o --output --help') ;;
-        'sandbox kill|'*) gen=(-W '--dir --signal -bn --brokerName -o --output --help') ;;
-        'sandbox start|'* | 'sandbox status|'* | 'sandbox stop|'*) gen=(-W '--dir -o --output --help') ;;
-        'sandbox up|'*) gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout --secure -o --output --help') ;;
-        'sendMessage|'* | 'send-message|'*) gen=(-W '-a --controllerAddress -t --topic -p --body -k --keys -bn --brokerName -q --queueId -n --count -o --output --timeout --help') ;;
-        'transferMaster|'* | 'transfer-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output --help') ;;
-        'updateControllerConfig|'* | 'update-controller-config|'*) gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout --help') ;;
-        'wait insync|'*) gen=(-W '-a --controllerAddress -bn --brokerName -n --members --timeout -o --output --help') ;;
-        'wait master|'*) gen=(-W '-a --controllerAddress -bn --brokerName --other-than -b --brokerId --timeout -o --output --help') ;;
-        'wait quorum|'*) gen=(-W '-a --controllerAddress --timeout -o --output --help') ;;
+            'get-controller-meta-data|'*) gen=(-W '-a --controllerAddress -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'haStatus|'* | 'ha-status|'*) gen=(-W '-a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr -h --help') ;;
+        'listBrokers|'* | 'list-brokers|'*) gen=(-W '-c --brokerContainerAddr -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'removeBroker|'* | 'remove-broker|'*) gen=(-W '-c --brokerContainerAddr -b --brokerIdentity -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'resetMasterFlushOffset|'* | 'reset-master-flush-offset|'*) gen=(-W '-b --brokerAddr --offset -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'sandbox down|'*) gen=(-W '--dir --purge -o --output -h --help') ;;
+        'sandbox kill|'*) gen=(-W '--dir --signal -bn --brokerName -o --output -h --help') ;;
+        'sandbox start|'* | 'sandbox status|'* | 'sandbox stop|'*) gen=(-W '--dir -o --output -h --help') ;;
+        'sandbox up|'*) gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout --secure -o --output -h --help') ;;
+        'sendMessage|'* | 'send-message|'*) gen=(-W '-a --controllerAddress -t --topic -p --body -k --key --keys -c --tags -b -bn --broker --brokerName -i -q --qid --queueId --count -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'transferMaster|'* | 'transfer-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output -n --namesrvAddr -h --help') ;;
+        'updateBrokerConfig|'* | 'update-broker-config|'*) gen=(-W '-k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName --reachable-only -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'updateControllerConfig|'* | 'update-controller-config|'*) gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'wait insync|'*) gen=(-W '-a --controllerAddress -bn --brokerName -n --members --timeout -o --output -h --help') ;;
+        'wait master|'*) gen=(-W '-a --controllerAddress -bn --brokerName --other-than -b --brokerId --timeout -o --output -h --help') ;;
+        'wait quorum|'*) gen=(-W '-a --controllerAddress --timeout -o --output -h --help') ;;
         esac
     fi
     ((${#gen[@]})) || return 0

@@ -17,15 +17,17 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                     case 'mqadmin'
                         contains -- $word --accessKey --secretKey --credentialsFile --tlsCaFile --tlsCertFile --tlsKeyFile; and set need 1
                     case 'mqadmin addBroker' 'mqadmin add-broker'
-                        contains -- $word -c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout; and set need 1
+                        contains -- $word -c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin assign-preferred-master' 'mqadmin transferMaster' 'mqadmin transfer-master'
-                        contains -- $word -a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout -o --output; and set need 1
+                        contains -- $word -a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout -o --output -n --namesrvAddr; and set need 1
                     case 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'
-                        contains -- $word -a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean -c --clusterName -o --output --timeout; and set need 1
+                        contains -- $word -a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin clusterList' 'mqadmin cluster-list'
+                        contains -- $word -a --controllerAddress -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr; and set need 1
                     case 'mqadmin consumeMessage' 'mqadmin consume-message'
-                        contains -- $word -a --controllerAddress -t --topic -bn --brokerName -q --queueId --offset -n --max -b --brokerAddr -o --output --timeout; and set need 1
+                        contains -- $word -a --controllerAddress -t --topic -b -bn --brokerName -i -q --queueId --offset -c --MessageNumber --max --brokerAddr -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin electMaster' 'mqadmin elect-master'
-                        contains -- $word -a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout; and set need 1
+                        contains -- $word -a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin epochs collect'
                         contains -- $word --out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores -o --output --timeout; and set need 1
                     case 'mqadmin epochs report'
@@ -34,20 +36,22 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         contains -- $word --port --master --conf --start-timeout -o --output; and set need 1
                     case 'mqadmin epochs synth'
                         contains -- $word --out --clusters --sets --replicas --epochs --seed --snapshots -o --output; and set need 1
+                    case 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'
+                        contains -- $word -a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' \
                         'mqadmin get-sync-state-set'
-                        contains -- $word -a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count; and set need 1
+                        contains -- $word -a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr; and set need 1
                     case 'mqadmin getControllerConfig' 'mqadmin getControllerMetaData' \
                         'mqadmin get-controller-config' 'mqadmin get-controller-meta-data'
-                        contains -- $word -a --controllerAddress -o --output --timeout; and set need 1
+                        contains -- $word -a --controllerAddress -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin haStatus' 'mqadmin ha-status'
-                        contains -- $word -a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -i --interval --count; and set need 1
+                        contains -- $word -a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr; and set need 1
                     case 'mqadmin listBrokers' 'mqadmin list-brokers'
-                        contains -- $word -c --brokerContainerAddr -o --output --timeout; and set need 1
+                        contains -- $word -c --brokerContainerAddr -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin removeBroker' 'mqadmin remove-broker'
-                        contains -- $word -c --brokerContainerAddr -b --brokerIdentity -o --output --timeout; and set need 1
+                        contains -- $word -c --brokerContainerAddr -b --brokerIdentity -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'
-                        contains -- $word -b --brokerAddr --offset -o --output --timeout; and set need 1
+                        contains -- $word -b --brokerAddr --offset -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin sandbox down' 'mqadmin sandbox start' 'mqadmin sandbox status' \
                         'mqadmin sandbox stop'
                         contains -- $word --dir -o --output; and set need 1
@@ -56,9 +60,11 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                     case 'mqadmin sandbox up'
                         contains -- $word --dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output; and set need 1
                     case 'mqadmin sendMessage' 'mqadmin send-message'
-                        contains -- $word -a --controllerAddress -t --topic -p --body -k --keys -bn --brokerName -q --queueId -n --count -o --output --timeout; and set need 1
+                        contains -- $word -a --controllerAddress -t --topic -p --body -k --key --keys -c --tags -b -bn --broker --brokerName -i -q --qid --queueId --count -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'
+                        contains -- $word -k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'
-                        contains -- $word -a --controllerAddress -k --key -v --value -o --output --timeout; and set need 1
+                        contains -- $word -a --controllerAddress -k --key -v --value -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin wait insync'
                         contains -- $word -a --controllerAddress -bn --brokerName -n --members --timeout -o --output; and set need 1
                     case 'mqadmin wait master'
@@ -69,20 +75,22 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
             case '*'
                 switch "$path|$word"
                     case 'mqadmin|addBroker' 'mqadmin|assign-preferred-master' 'mqadmin|cleanBrokerMetadata' \
-                        'mqadmin|consumeMessage' 'mqadmin|electMaster' 'mqadmin|epochs' 'mqadmin|getBrokerEpoch' \
-                        'mqadmin|getControllerConfig' 'mqadmin|getControllerMetaData' 'mqadmin|getSyncStateSet' \
-                        'mqadmin|haStatus' 'mqadmin|listBrokers' 'mqadmin|removeBroker' \
-                        'mqadmin|resetMasterFlushOffset' 'mqadmin|sandbox' 'mqadmin|sendMessage' \
-                        'mqadmin|transferMaster' 'mqadmin|updateControllerConfig' 'mqadmin|wait' \
-                        'mqadmin|add-broker' 'mqadmin|clean-broker-metadata' 'mqadmin|consume-message' \
-                        'mqadmin|elect-master' 'mqadmin|get-broker-epoch' 'mqadmin|get-controller-config' \
+                        'mqadmin|clusterList' 'mqadmin|consumeMessage' 'mqadmin|electMaster' 'mqadmin|epochs' \
+                        'mqadmin|getBrokerConfig' 'mqadmin|getBrokerEpoch' 'mqadmin|getControllerConfig' \
+                        'mqadmin|getControllerMetaData' 'mqadmin|getSyncStateSet' 'mqadmin|haStatus' \
+                        'mqadmin|listBrokers' 'mqadmin|removeBroker' 'mqadmin|resetMasterFlushOffset' \
+                        'mqadmin|sandbox' 'mqadmin|sendMessage' 'mqadmin|transferMaster' \
+                        'mqadmin|updateBrokerConfig' 'mqadmin|updateControllerConfig' 'mqadmin|wait' \
+                        'mqadmin|add-broker' 'mqadmin|clean-broker-metadata' 'mqadmin|cluster-list' \
+                        'mqadmin|consume-message' 'mqadmin|elect-master' 'mqadmin|get-broker-config' \
+                        'mqadmin|get-broker-epoch' 'mqadmin|get-controller-config' \
                         'mqadmin|get-controller-meta-data' 'mqadmin|get-sync-state-set' 'mqadmin|ha-status' \
                         'mqadmin|list-brokers' 'mqadmin|remove-broker' 'mqadmin|reset-master-flush-offset' \
-                        'mqadmin|send-message' 'mqadmin|transfer-master' 'mqadmin|update-controller-config' \
-                        'mqadmin epochs|collect' 'mqadmin epochs|report' 'mqadmin epochs|serve' \
-                        'mqadmin epochs|synth' 'mqadmin sandbox|down' 'mqadmin sandbox|kill' 'mqadmin sandbox|start' \
-                        'mqadmin sandbox|status' 'mqadmin sandbox|stop' 'mqadmin sandbox|up' 'mqadmin wait|insync' \
-                        'mqadmin wait|master' 'mqadmin wait|quorum'
+                        'mqadmin|send-message' 'mqadmin|transfer-master' 'mqadmin|update-broker-config' \
+                        'mqadmin|update-controller-config' 'mqadmin epochs|collect' 'mqadmin epochs|report' \
+                        'mqadmin epochs|serve' 'mqadmin epochs|synth' 'mqadmin sandbox|down' 'mqadmin sandbox|kill' \
+                        'mqadmin sandbox|start' 'mqadmin sandbox|status' 'mqadmin sandbox|stop' 'mqadmin sandbox|up' \
+                        'mqadmin wait|insync' 'mqadmin wait|master' 'mqadmin wait|quorum'
                         set path "$path $word"
                 end
         end
@@ -100,11 +108,13 @@ complete -c mqadmin -f
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a addBroker -d 'Start a broker in a running agent from a config file on its host; it is...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a assign-preferred-master -d 'Record a broker set\'s preferred master (kept by the controllers; elections...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a cleanBrokerMetadata -d 'Remove dead brokers (with -l, alive ones too) from a broker set\'s controller...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a clusterList -d 'List every cluster, broker set and replica: role, address, alive, in sync,...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a consumeMessage -d 'Read confirmed messages of a topic from a broker set\'s master (or one...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a electMaster -d 'Make a broker master (admin-designated election; it must be alive and in the...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a epochs -d 'Fleet analytics: collect epoch caches across clusters, report on them with...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getBrokerConfig -d 'Show a broker\'s effective configuration (-b), or that of every replica of a...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getBrokerEpoch -d 'Show every replica\'s epoch entries and offsets (all sets when -b/-c are...'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getControllerConfig -d 'Show the effective configuration of every listed controller node.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getControllerConfig -d 'Show the effective configuration of every listed controller node, and the...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getControllerMetaData -d 'Show the controller group: leader, peers, and each node\'s Raft health (term,...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getSyncStateSet -d 'Show master, epochs, and in-sync / not-in-sync replicas of broker sets (all...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a haStatus -d 'Show HA runtime status: a master\'s slaves (ack offset, lag, in sync), or a...'
@@ -114,7 +124,8 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a resetMasterFlushOffs
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sandbox -d 'Run a real local cluster on loopback (controllers and broker agents) to try...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sendMessage -d 'Send messages to the master of a broker set (or round robin over every set\'s...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a transferMaster -d 'Move a broker set\'s master role to an in-sync replica without losing or...'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateControllerConfig -d 'Change a runtime config key on every listed controller node (persisted...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateBrokerConfig -d 'Change a runtime key of a broker (-b) or of every replica of a cluster (-c).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateControllerConfig -d 'Set a runtime config key for the whole controller group (through the leader...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a wait -d 'Block until a broker set has a master, a full SyncStateSet, or the...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l accessKey -x -d 'Access key of the admin credential.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l secretKey -x -d 'Its secret key (visible in ps: prefer the env or file).'
@@ -123,14 +134,16 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l tls -d 'Connect with
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l tlsCaFile -r -F -d 'CA certificate(s) to trust servers.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l tlsCertFile -r -F -d 'Client certificate (mTLS).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l tlsKeyFile -r -F -d 'The client certificate\'s key.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l version -d 'Print the version and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin addBroker
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -s c -l brokerContainerAddr -x -d 'The agent\'s container address.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -s b -l brokerConfigPath -r -F -d 'Broker config file, a path on the agent\'s host.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -l timeout -x -d 'Seconds allowed for each RPC.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin assign-preferred-master
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -141,7 +154,8 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'"
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -l wait -d 'Then wait until that broker is the alive master (exit 3 on timeout).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -l timeout -x -d 'Seconds allowed in all, the wait included.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin cleanBrokerMetadata
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -152,19 +166,31 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqa
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s l -l cleanLivingBroker -d 'Also remove brokers that are still alive.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -l timeout -x -d 'Seconds allowed for each RPC.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin clusterList
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin clusterList' 'mqadmin cluster-list'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin clusterList' 'mqadmin cluster-list'" -s c -l clusterName -x -d 'Every set of a cluster.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin clusterList' 'mqadmin cluster-list'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin clusterList' 'mqadmin cluster-list'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin clusterList' 'mqadmin cluster-list'" -s i -l interval -x -d 'Repeat every N seconds until Ctrl-C (or --count runs).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin clusterList' 'mqadmin cluster-list'" -l count -x -d 'With -i: stop after this many runs.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin clusterList' 'mqadmin cluster-list'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin clusterList' 'mqadmin cluster-list'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin consumeMessage
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s t -l topic -x -d 'Topic.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -o bn -l brokerName -x -d 'Broker set to read from.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s q -l queueId -x -d 'One queue (default: every queue).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s b -o bn -l brokerName -x -d 'Broker set to read from.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s i -s q -l queueId -x -d 'One queue (default: every queue).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l offset -x -d 'Queue offset to start at (Java\'s -o).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s n -l max -x -d 'At most this many messages in all.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s b -l brokerAddr -x -d 'Read from this replica instead of the master.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s c -l MessageNumber -l max -x -d 'At most this many messages in all.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l brokerAddr -x -d 'Read from this replica instead of the master.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l timeout -x -d 'Seconds allowed for each RPC.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin electMaster
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -173,14 +199,15 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin ele
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -s b -l brokerId -x -d 'Broker id that should become master.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -l timeout -x -d 'Seconds allowed for each RPC.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin epochs
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -a collect -d 'Append one snapshot of every cluster\'s SyncStateSet data and every replica\'s...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -a report -d 'Aggregate the dataset with PySpark: masters, lag, master changes,...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -a serve -d 'Run a Spark Connect server for \'epochs report --remote\' until Ctrl-C or SIGTERM.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -a synth -d 'Write a synthetic fleet with injected anomalies of every kind in known...'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin epochs collect
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -l out -r -F -d 'Dataset directory to append the snapshot to (created).'
@@ -191,7 +218,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -l from-
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -l strict -d 'Exit 1 if any cluster or replica was unreachable.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -l timeout -x -d 'Seconds allowed for each RPC.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs collect'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin epochs report
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l input -r -F -d 'Dataset directory written by collect or synth.'
@@ -203,7 +230,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l out -r
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l details -d 'Include every set and replica in the output.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l conf -x -d 'Spark setting KEY=VALUE, repeatable, as spark-submit --conf (e.g....'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs report'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin epochs serve
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs serve'" -l port -x -d 'Port on 127.0.0.1 (0: any free one).'
@@ -211,7 +238,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs serve'" -l master 
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs serve'" -l conf -x -d 'Server Spark setting KEY=VALUE, repeatable (e.g. spark.driver.memory=3g for...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs serve'" -l start-timeout -x -d 'Seconds to wait for the server to listen.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs serve'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs serve'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs serve'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin epochs synth
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l out -r -F -d 'Dataset directory to append the snapshot to (created).'
@@ -222,7 +249,16 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l epochs 
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l seed -x -d 'Same seed, same fleet.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l snapshots -x -d 'Snapshots to write (one minute apart).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin getBrokerConfig
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS); not...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'" -s b -l brokerAddr -x -d 'One broker\'s address.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'" -s c -l clusterName -x -d 'Every replica of this cluster (found through -a).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin getBrokerEpoch
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -232,13 +268,15 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin 
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -s i -l interval -x -d 'Repeat every N seconds until Ctrl-C (or --count runs).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -l count -x -d 'With -i: stop after this many runs.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin getControllerConfig
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getControllerConfig' 'mqadmin getControllerMetaData' 'mqadmin get-controller-config' 'mqadmin get-controller-meta-data'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getControllerConfig' 'mqadmin getControllerMetaData' 'mqadmin get-controller-config' 'mqadmin get-controller-meta-data'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getControllerConfig' 'mqadmin getControllerMetaData' 'mqadmin get-controller-config' 'mqadmin get-controller-meta-data'" -l timeout -x -d 'Seconds allowed for each RPC.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getControllerConfig' 'mqadmin getControllerMetaData' 'mqadmin get-controller-config' 'mqadmin get-controller-meta-data'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getControllerConfig' 'mqadmin getControllerMetaData' 'mqadmin get-controller-config' 'mqadmin get-controller-meta-data'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getControllerConfig' 'mqadmin getControllerMetaData' 'mqadmin get-controller-config' 'mqadmin get-controller-meta-data'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin haStatus
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS); not...'
@@ -248,27 +286,31 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-sta
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -s i -l interval -x -d 'Repeat every N seconds until Ctrl-C (or --count runs).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -l count -x -d 'With -i: stop after this many runs.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin haStatus' 'mqadmin ha-status'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin listBrokers
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin listBrokers' 'mqadmin list-brokers'" -s c -l brokerContainerAddr -x -d 'The agent\'s container address.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin listBrokers' 'mqadmin list-brokers'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin listBrokers' 'mqadmin list-brokers'" -l timeout -x -d 'Seconds allowed for each RPC.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin listBrokers' 'mqadmin list-brokers'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin listBrokers' 'mqadmin list-brokers'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin listBrokers' 'mqadmin list-brokers'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin removeBroker
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin removeBroker' 'mqadmin remove-broker'" -s c -l brokerContainerAddr -x -d 'The agent\'s container address.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin removeBroker' 'mqadmin remove-broker'" -s b -l brokerIdentity -x -d 'clusterName:brokerName:brokerId.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin removeBroker' 'mqadmin remove-broker'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin removeBroker' 'mqadmin remove-broker'" -l timeout -x -d 'Seconds allowed for each RPC.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin removeBroker' 'mqadmin remove-broker'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin removeBroker' 'mqadmin remove-broker'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin removeBroker' 'mqadmin remove-broker'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin resetMasterFlushOffset
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -s b -l brokerAddr -x -d 'The master broker\'s address.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -l offset -x -d 'New flush (confirm) offset; Java\'s -o.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -l timeout -x -d 'Seconds allowed for each RPC.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin sandbox
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a down -d 'Stop exactly the processes the sandbox started (by pid); files stay for a...'
@@ -277,30 +319,30 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a start -d 'St
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a status -d 'Show the sandbox\'s processes, addresses, pids and logs.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a stop -d 'Stop one sandbox process cleanly (SIGTERM, then SIGKILL after 15 s), e.g....'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a up -d 'Start the sandbox and wait until every broker set has a master and a full...'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin sandbox down
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox down'" -l dir -x -a '(__fish_complete_directories)' -d 'Sandbox directory (env MQADMIN_SANDBOX_DIR).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox down'" -l purge -d 'Also delete the sandbox directory (data, logs).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox down'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox down'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox down'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin sandbox kill
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox kill'" -l dir -x -a '(__fish_complete_directories)' -d 'Sandbox directory (env MQADMIN_SANDBOX_DIR).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox kill'" -l signal -x -d 'KILL, TERM, STOP or CONT.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox kill'" -o bn -l brokerName -x -d 'With \'master\': which set (default: the first).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox kill'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox kill'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox kill'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin sandbox start
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox start' 'mqadmin sandbox stop'" -l dir -x -a '(__fish_complete_directories)' -d 'Sandbox directory (env MQADMIN_SANDBOX_DIR).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox start' 'mqadmin sandbox stop'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox start' 'mqadmin sandbox stop'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox start' 'mqadmin sandbox stop'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin sandbox status
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox status'" -l dir -x -a '(__fish_complete_directories)' -d 'Sandbox directory (env MQADMIN_SANDBOX_DIR).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox status'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox status'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox status'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin sandbox up
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l dir -x -a '(__fish_complete_directories)' -d 'Sandbox directory (env MQADMIN_SANDBOX_DIR).'
@@ -313,19 +355,21 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l controlle
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l timeout -x -d 'Seconds to wait until everything serves.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l secure -d 'TLS (client certificates required), credentials and an encrypted Raft.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox up'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin sendMessage
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s t -l topic -x -d 'Topic.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s p -l body -x -d 'Message body; \'{i}\' is replaced by the message\'s index.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s k -l keys -x -d 'Message keys (property KEYS).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -o bn -l brokerName -x -d 'Broker set (default: round robin over every master).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s q -l queueId -x -d 'Queue id (default: the broker picks).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s n -l count -x -d 'How many messages to send.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s k -l key -l keys -x -d 'Message keys (property KEYS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s c -l tags -x -d 'Message tag (property TAGS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s b -o bn -l broker -l brokerName -x -d 'Broker set (default: round robin over every master).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s i -s q -l qid -l queueId -x -d 'Queue id (default: the broker picks).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l count -x -d 'How many messages to send.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l timeout -x -d 'Seconds allowed for each RPC.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin transferMaster
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -335,7 +379,20 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin 
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -l timeout -x -d 'Seconds the master may pause writes waiting for the target to catch up...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -l dry-run -d 'Show what would happen and whether it is allowed; change nothing.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin updateBrokerConfig
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'" -s k -l key -x -d 'Config key (runtime keys only; see docs/agent.md).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'" -s v -l value -x -d 'New value.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS); not...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'" -s b -l brokerAddr -x -d 'One broker\'s address.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'" -s c -l clusterName -x -d 'Every replica of this cluster (found through -a).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'" -l reachable-only -d 'With -c: update the replicas that answer, skip the others.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin updateControllerConfig
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -343,13 +400,14 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' '
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -s v -l value -x -d 'New value.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -l timeout -x -d 'Seconds allowed for each RPC.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin wait
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait'" -a insync -d 'Wait until a broker set has an alive master and at least N alive members in...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait'" -a master -d 'Wait until a broker set has an alive master (optionally a different one, or...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait'" -a quorum -d 'Wait until the controller group has a leader that is ready and holds a quorum.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin wait insync
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait insync'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -357,7 +415,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait insync'" -o bn -l br
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait insync'" -s n -l members -x -d 'SyncStateSet size to reach (default: every replica the controller knows).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait insync'" -l timeout -x -d 'Seconds to wait in all (exit 3 after).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait insync'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait insync'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait insync'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin wait master
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -366,10 +424,10 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait master'" -l other-th
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait master'" -s b -l brokerId -x -d '...and it is this broker id.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait master'" -l timeout -x -d 'Seconds to wait in all (exit 3 after).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait master'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait master'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait master'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin wait quorum
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait quorum'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait quorum'" -l timeout -x -d 'Seconds to wait in all (exit 3 after).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait quorum'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait quorum'" -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait quorum'" -s h -l help -d 'Show this message and exit.'

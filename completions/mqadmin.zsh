@@ -13,7 +13,9 @@ _mqadmin() {
     '(--tlsCaFile)--tlsCaFile[CA certificate(s) to trust servers.]:tlsCaFile:_files' \
     '(--tlsCertFile)--tlsCertFile[Client certificate (mTLS).]:tlsCertFile:_files' \
     '(--tlsKeyFile)--tlsKeyFile[The client certificate'\''s key.]:tlsKeyFile:_files' \
-    '(--help)--help[Show this message and exit.]' \
+    '(--version)--version[Print the version and exit.]' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]' \
     ': :->command' \
     '*:: :->argument' && ret=0
   case $state in
@@ -22,11 +24,13 @@ _mqadmin() {
       'addBroker:Start a broker in a running agent from a config file on its host; it is...'
       'assign-preferred-master:Record a broker set'\''s preferred master (kept by the controllers; elections...'
       'cleanBrokerMetadata:Remove dead brokers (with -l, alive ones too) from a broker set'\''s controller...'
+      'clusterList:List every cluster, broker set and replica: role, address, alive, in sync,...'
       'consumeMessage:Read confirmed messages of a topic from a broker set'\''s master (or one...'
       'electMaster:Make a broker master (admin-designated election; it must be alive and in the...'
       'epochs:Fleet analytics: collect epoch caches across clusters, report on them with...'
+      'getBrokerConfig:Show a broker'\''s effective configuration (-b), or that of every replica of a...'
       'getBrokerEpoch:Show every replica'\''s epoch entries and offsets (all sets when -b/-c are...'
-      'getControllerConfig:Show the effective configuration of every listed controller node.'
+      'getControllerConfig:Show the effective configuration of every listed controller node, and the...'
       'getControllerMetaData:Show the controller group: leader, peers, and each node'\''s Raft health (term,...'
       'getSyncStateSet:Show master, epochs, and in-sync / not-in-sync replicas of broker sets (all...'
       'haStatus:Show HA runtime status: a master'\''s slaves (ack offset, lag, in sync), or a...'
@@ -36,7 +40,8 @@ _mqadmin() {
       'sandbox:Run a real local cluster on loopback (controllers and broker agents) to try...'
       'sendMessage:Send messages to the master of a broker set (or round robin over every set'\''s...'
       'transferMaster:Move a broker set'\''s master role to an in-sync replica without losing or...'
-      'updateControllerConfig:Change a runtime config key on every listed controller node (persisted...'
+      'updateBrokerConfig:Change a runtime key of a broker (-b) or of every replica of a cluster (-c).'
+      'updateControllerConfig:Set a runtime config key for the whole controller group (through the leader...'
       'wait:Block until a broker set has a master, a full SyncStateSet, or the...'
     )
     _describe -t commands 'mqadmin command' commands && ret=0
@@ -47,9 +52,11 @@ _mqadmin() {
     (addBroker|add-broker) _mqadmin__addBroker && ret=0 ;;
     (assign-preferred-master) _mqadmin__assign-preferred-master && ret=0 ;;
     (cleanBrokerMetadata|clean-broker-metadata) _mqadmin__cleanBrokerMetadata && ret=0 ;;
+    (clusterList|cluster-list) _mqadmin__clusterList && ret=0 ;;
     (consumeMessage|consume-message) _mqadmin__consumeMessage && ret=0 ;;
     (electMaster|elect-master) _mqadmin__electMaster && ret=0 ;;
     (epochs) _mqadmin__epochs && ret=0 ;;
+    (getBrokerConfig|get-broker-config) _mqadmin__getBrokerConfig && ret=0 ;;
     (getBrokerEpoch|getSyncStateSet|get-broker-epoch|get-sync-state-set) _mqadmin__getBrokerEpoch && ret=0 ;;
     (getControllerConfig|getControllerMetaData|get-controller-config|get-controller-meta-data) _mqadmin__getControllerConfig && ret=0 ;;
     (haStatus|ha-status) _mqadmin__haStatus && ret=0 ;;
@@ -59,6 +66,7 @@ _mqadmin() {
     (sandbox) _mqadmin__sandbox && ret=0 ;;
     (sendMessage|send-message) _mqadmin__sendMessage && ret=0 ;;
     (transferMaster|transfer-master) _mqadmin__transferMaster && ret=0 ;;
+    (updateBrokerConfig|update-broker-config) _mqadmin__updateBrokerConfig && ret=0 ;;
     (updateControllerConfig|update-controller-config) _mqadmin__updateControllerConfig && ret=0 ;;
     (wait) _mqadmin__wait && ret=0 ;;
     esac
@@ -76,7 +84,10 @@ _mqadmin__addBroker() {
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
-    '(--help)--help[Show this message and exit.]'
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__assign-preferred-master() {
@@ -94,7 +105,10 @@ _mqadmin__assign-preferred-master() {
     '(--timeout)--timeout[Seconds allowed in all, the wait included.]:timeout: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(--help)--help[Show this message and exit.]'
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__cleanBrokerMetadata() {
@@ -113,7 +127,28 @@ _mqadmin__cleanBrokerMetadata() {
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
-    '(--help)--help[Show this message and exit.]'
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__clusterList() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-c --clusterName)-c[Every set of a cluster.]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Every set of a cluster.]:clusterName: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-i --interval)-i[Repeat every N seconds until Ctrl-C (or --count runs).]:interval: ' \
+    '(-i --interval)--interval[Repeat every N seconds until Ctrl-C (or --count runs).]:interval: ' \
+    '(--count)--count[With -i: stop after this many runs.]:count: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__consumeMessage() {
@@ -122,19 +157,24 @@ _mqadmin__consumeMessage() {
     '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
     '(-t --topic)-t[Topic.]:topic: ' \
     '(-t --topic)--topic[Topic.]:topic: ' \
-    '(-bn --brokerName)-bn[Broker set to read from.]:brokerName: ' \
-    '(-bn --brokerName)--brokerName[Broker set to read from.]:brokerName: ' \
-    '(-q --queueId)-q[One queue (default: every queue).]:queueId: ' \
-    '(-q --queueId)--queueId[One queue (default: every queue).]:queueId: ' \
+    '(-b -bn --brokerName)-b[Broker set to read from.]:brokerName: ' \
+    '(-b -bn --brokerName)-bn[Broker set to read from.]:brokerName: ' \
+    '(-b -bn --brokerName)--brokerName[Broker set to read from.]:brokerName: ' \
+    '(-i -q --queueId)-i[One queue (default: every queue).]:queueId: ' \
+    '(-i -q --queueId)-q[One queue (default: every queue).]:queueId: ' \
+    '(-i -q --queueId)--queueId[One queue (default: every queue).]:queueId: ' \
     '(--offset)--offset[Queue offset to start at (Java'\''s -o).]:offset: ' \
-    '(-n --max)-n[At most this many messages in all.]:max: ' \
-    '(-n --max)--max[At most this many messages in all.]:max: ' \
-    '(-b --brokerAddr)-b[Read from this replica instead of the master.]:brokerAddr: ' \
-    '(-b --brokerAddr)--brokerAddr[Read from this replica instead of the master.]:brokerAddr: ' \
+    '(-c --MessageNumber --max)-c[At most this many messages in all.]:max: ' \
+    '(-c --MessageNumber --max)--MessageNumber[At most this many messages in all.]:max: ' \
+    '(-c --MessageNumber --max)--max[At most this many messages in all.]:max: ' \
+    '(--brokerAddr)--brokerAddr[Read from this replica instead of the master.]:brokerAddr: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
-    '(--help)--help[Show this message and exit.]'
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__electMaster() {
@@ -150,14 +190,18 @@ _mqadmin__electMaster() {
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
-    '(--help)--help[Show this message and exit.]'
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__epochs() {
   local curcontext=$curcontext state state_descr line ret=1
   local -A opt_args
   _arguments -C \
-    '(--help)--help[Show this message and exit.]' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]' \
     ': :->command' \
     '*:: :->argument' && ret=0
   case $state in
@@ -197,7 +241,8 @@ _mqadmin__epochs__collect() {
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
-    '(--help)--help[Show this message and exit.]'
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__epochs__report() {
@@ -212,7 +257,8 @@ _mqadmin__epochs__report() {
     '*--conf[Spark setting KEY=VALUE, repeatable, as spark-submit --conf (e.g....]:conf: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(--help)--help[Show this message and exit.]'
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__epochs__serve() {
@@ -223,7 +269,8 @@ _mqadmin__epochs__serve() {
     '(--start-timeout)--start-timeout[Seconds to wait for the server to listen.]:start-timeout: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(--help)--help[Show this message and exit.]'
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__epochs__synth() {
@@ -237,7 +284,25 @@ _mqadmin__epochs__synth() {
     '(--snapshots)--snapshots[Snapshots to write (one minute apart).]:snapshots: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(--help)--help[Show this message and exit.]'
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__getBrokerConfig() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
+    '(-b --brokerAddr)-b[One broker'\''s address.]:brokerAddr: ' \
+    '(-b --brokerAddr)--brokerAddr[One broker'\''s address.]:brokerAddr: ' \
+    '(-c --clusterName)-c[Every replica of this cluster (found through -a).]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Every replica of this cluster (found through -a).]:clusterName: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__getBrokerEpoch() {
@@ -254,7 +319,10 @@ _mqadmin__getBrokerEpoch() {
     '(-i --interval)-i[Repeat every N seconds until Ctrl-C (or --count runs).]:interval: ' \
     '(-i --interval)--interval[Repeat every N seconds until Ctrl-C (or --count runs).]:interval: ' \
     '(--count)--count[With -i: stop after this many runs.]:count: ' \
-    '(--help)--help[Show this message and exit.]'
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__getControllerConfig() {
@@ -264,7 +332,10 @@ _mqadmin__getControllerConfig() {
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
-    '(--help)--help[Show this message and exit.]'
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__haStatus() {
@@ -281,7 +352,10 @@ _mqadmin__haStatus() {
     '(-i --interval)-i[Repeat every N seconds until Ctrl-C (or --count runs).]:interval: ' \
     '(-i --interval)--interval[Repeat every N seconds until Ctrl-C (or --count runs).]:interval: ' \
     '(--count)--count[With -i: stop after this many runs.]:count: ' \
-    '(--help)--help[Show this message and exit.]'
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__listBrokers() {
@@ -291,7 +365,10 @@ _mqadmin__listBrokers() {
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
-    '(--help)--help[Show this message and exit.]'
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__removeBroker() {
@@ -303,7 +380,10 @@ _mqadmin__removeBroker() {
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
-    '(--help)--help[Show this message and exit.]'
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__resetMasterFlushOffset() {
@@ -314,14 +394,18 @@ _mqadmin__resetMasterFlushOffset() {
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
-    '(--help)--help[Show this message and exit.]'
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__sandbox() {
   local curcontext=$curcontext state state_descr line ret=1
   local -A opt_args
   _arguments -C \
-    '(--help)--help[Show this message and exit.]' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]' \
     ': :->command' \
     '*:: :->argument' && ret=0
   case $state in
@@ -356,7 +440,8 @@ _mqadmin__sandbox__down() {
     '(--purge)--purge[Also delete the sandbox directory (data, logs).]' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(--help)--help[Show this message and exit.]'
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__sandbox__kill() {
@@ -367,7 +452,8 @@ _mqadmin__sandbox__kill() {
     '(-bn --brokerName)--brokerName[With '\''master'\'': which set (default: the first).]:brokerName: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(--help)--help[Show this message and exit.]' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]' \
     '1:target: '
 }
 
@@ -376,7 +462,8 @@ _mqadmin__sandbox__start() {
     '(--dir)--dir[Sandbox directory (env MQADMIN_SANDBOX_DIR).]:dir:_files -/' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(--help)--help[Show this message and exit.]' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]' \
     '1:node: '
 }
 
@@ -385,7 +472,8 @@ _mqadmin__sandbox__status() {
     '(--dir)--dir[Sandbox directory (env MQADMIN_SANDBOX_DIR).]:dir:_files -/' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(--help)--help[Show this message and exit.]'
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__sandbox__up() {
@@ -401,7 +489,8 @@ _mqadmin__sandbox__up() {
     '(--secure)--secure[TLS (client certificates required), credentials and an encrypted Raft.]' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(--help)--help[Show this message and exit.]'
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__sendMessage() {
@@ -412,18 +501,27 @@ _mqadmin__sendMessage() {
     '(-t --topic)--topic[Topic.]:topic: ' \
     '(-p --body)-p[Message body; '\''{i}'\'' is replaced by the message'\''s index.]:body: ' \
     '(-p --body)--body[Message body; '\''{i}'\'' is replaced by the message'\''s index.]:body: ' \
-    '(-k --keys)-k[Message keys (property KEYS).]:keys: ' \
-    '(-k --keys)--keys[Message keys (property KEYS).]:keys: ' \
-    '(-bn --brokerName)-bn[Broker set (default: round robin over every master).]:brokerName: ' \
-    '(-bn --brokerName)--brokerName[Broker set (default: round robin over every master).]:brokerName: ' \
-    '(-q --queueId)-q[Queue id (default: the broker picks).]:queueId: ' \
-    '(-q --queueId)--queueId[Queue id (default: the broker picks).]:queueId: ' \
-    '(-n --count)-n[How many messages to send.]:count: ' \
-    '(-n --count)--count[How many messages to send.]:count: ' \
+    '(-k --key --keys)-k[Message keys (property KEYS).]:keys: ' \
+    '(-k --key --keys)--key[Message keys (property KEYS).]:keys: ' \
+    '(-k --key --keys)--keys[Message keys (property KEYS).]:keys: ' \
+    '(-c --tags)-c[Message tag (property TAGS).]:tags: ' \
+    '(-c --tags)--tags[Message tag (property TAGS).]:tags: ' \
+    '(-b -bn --broker --brokerName)-b[Broker set (default: round robin over every master).]:brokerName: ' \
+    '(-b -bn --broker --brokerName)-bn[Broker set (default: round robin over every master).]:brokerName: ' \
+    '(-b -bn --broker --brokerName)--broker[Broker set (default: round robin over every master).]:brokerName: ' \
+    '(-b -bn --broker --brokerName)--brokerName[Broker set (default: round robin over every master).]:brokerName: ' \
+    '(-i -q --qid --queueId)-i[Queue id (default: the broker picks).]:queueId: ' \
+    '(-i -q --qid --queueId)-q[Queue id (default: the broker picks).]:queueId: ' \
+    '(-i -q --qid --queueId)--qid[Queue id (default: the broker picks).]:queueId: ' \
+    '(-i -q --qid --queueId)--queueId[Queue id (default: the broker picks).]:queueId: ' \
+    '(--count)--count[How many messages to send.]:count: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
-    '(--help)--help[Show this message and exit.]'
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__transferMaster() {
@@ -440,7 +538,32 @@ _mqadmin__transferMaster() {
     '(--dry-run)--dry-run[Show what would happen and whether it is allowed; change nothing.]' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(--help)--help[Show this message and exit.]'
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__updateBrokerConfig() {
+  _arguments \
+    '(-k --key)-k[Config key (runtime keys only; see docs/agent.md).]:key: ' \
+    '(-k --key)--key[Config key (runtime keys only; see docs/agent.md).]:key: ' \
+    '(-v --value)-v[New value.]:value: ' \
+    '(-v --value)--value[New value.]:value: ' \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
+    '(-b --brokerAddr)-b[One broker'\''s address.]:brokerAddr: ' \
+    '(-b --brokerAddr)--brokerAddr[One broker'\''s address.]:brokerAddr: ' \
+    '(-c --clusterName)-c[Every replica of this cluster (found through -a).]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Every replica of this cluster (found through -a).]:clusterName: ' \
+    '(--reachable-only)--reachable-only[With -c: update the replicas that answer, skip the others.]' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__updateControllerConfig() {
@@ -454,14 +577,18 @@ _mqadmin__updateControllerConfig() {
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
-    '(--help)--help[Show this message and exit.]'
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__wait() {
   local curcontext=$curcontext state state_descr line ret=1
   local -A opt_args
   _arguments -C \
-    '(--help)--help[Show this message and exit.]' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]' \
     ': :->command' \
     '*:: :->argument' && ret=0
   case $state in
@@ -496,7 +623,8 @@ _mqadmin__wait__insync() {
     '(--timeout)--timeout[Seconds to wait in all (exit 3 after).]:timeout: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(--help)--help[Show this message and exit.]'
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__wait__master() {
@@ -511,7 +639,8 @@ _mqadmin__wait__master() {
     '(--timeout)--timeout[Seconds to wait in all (exit 3 after).]:timeout: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(--help)--help[Show this message and exit.]'
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 _mqadmin__wait__quorum() {
@@ -521,7 +650,8 @@ _mqadmin__wait__quorum() {
     '(--timeout)--timeout[Seconds to wait in all (exit 3 after).]:timeout: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(--help)--help[Show this message and exit.]'
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 # Autoloaded from $fpath this file is the body of _mqadmin; sourced (after compinit) it registers.

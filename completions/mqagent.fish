@@ -33,4 +33,5 @@ complete -c mqagent -f
 complete -c mqagent -n "__mqagent_complete_at 'mqagent'" -s c -l configFile -r -F -d 'Agent properties file (listenPort, brokerConfigPaths, ...).'
 complete -c mqagent -n "__mqagent_complete_at 'mqagent'" -s p -l printConfigItem -d 'Print the effective configuration and exit.'
 complete -c mqagent -n "__mqagent_complete_at 'mqagent'" -l log-level -x -d 'DEBUG, INFO, WARNING or ERROR.'
-complete -c mqagent -n "__mqagent_complete_at 'mqagent'" -l help -d 'Show this message and exit.'
+complete -c mqagent -n "__mqagent_complete_at 'mqagent'" -l version -d 'Print the version and exit.'
+complete -c mqagent -n "__mqagent_complete_at 'mqagent'" -s h -l help -d 'Show this message and exit.'

@@ -44,11 +44,11 @@ _mqcontroller() {
         esac
     elif [[ $cur == -* ]]; then
         case $path in
-        '') gen=(-W '-c --configFile -p --printConfigItem --log-level --help') ;;
+        '') gen=(-W '-c --configFile -p --printConfigItem --log-level --version -h --help') ;;
         esac
     else
         case "$path|$pos" in
-        '|'*) gen=(-W '-c --configFile -p --printConfigItem --log-level --help') ;;
+        '|'*) gen=(-W '-c --configFile -p --printConfigItem --log-level --version -h --help') ;;
         esac
     fi
     ((${#gen[@]})) || return 0

@@ -33,4 +33,5 @@ complete -c mqcontroller -f
 complete -c mqcontroller -n "__mqcontroller_complete_at 'mqcontroller'" -s c -l configFile -r -F -d 'Controller properties file (controllerPeers, controllerSelfId, ...).'
 complete -c mqcontroller -n "__mqcontroller_complete_at 'mqcontroller'" -s p -l printConfigItem -d 'Print the effective configuration and exit.'
 complete -c mqcontroller -n "__mqcontroller_complete_at 'mqcontroller'" -l log-level -x -d 'DEBUG, INFO, WARNING or ERROR.'
-complete -c mqcontroller -n "__mqcontroller_complete_at 'mqcontroller'" -l help -d 'Show this message and exit.'
+complete -c mqcontroller -n "__mqcontroller_complete_at 'mqcontroller'" -l version -d 'Print the version and exit.'
+complete -c mqcontroller -n "__mqcontroller_complete_at 'mqcontroller'" -s h -l help -d 'Show this message and exit.'

@@ -9,7 +9,9 @@ _mqcontroller() {
     '(-p --printConfigItem)-p[Print the effective configuration and exit.]' \
     '(-p --printConfigItem)--printConfigItem[Print the effective configuration and exit.]' \
     '(--log-level)--log-level[DEBUG, INFO, WARNING or ERROR.]:log-level: ' \
-    '(--help)--help[Show this message and exit.]'
+    '(--version)--version[Print the version and exit.]' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
 }
 
 # Autoloaded from $fpath this file is the body of _mqcontroller; sourced (after compinit) it registers.

@@ -7,15 +7,17 @@ envelope of method id + arguments; with a single replicated method taking
 bytes, that envelope never names one of our classes.) Decoding errors
 raise ``CodecError`` with a message naming the bad field. A field added after
 release (it has a default) may be missing, so older entries and snapshots
-still decode (``ha_address``; ``preferredBrokerId``, which reads as null).
+still decode (``ha_address``; ``preferredBrokerId``, which reads as null; the group config, which reads as
+none set at version 0).
 
 Log entry:  {"v": 1, "events": [{"type": "ElectMaster", ...}, ...]}
-Snapshot:   {"v": 1, "brokerSets": [{"clusterName": ..., "replicas": [...], ...}]}
+Snapshot:   {"v": 1, "brokerSets": [{"clusterName": ..., "replicas": [...], ...}], "config": {...}, "configVersion": 0}
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import MISSING, fields
 from types import MappingProxyType
 from typing import Any, get_args
@@ -27,6 +29,7 @@ VERSION = 1
 
 _EVENT_TYPES: dict[str, type] = {cls.__name__: cls for cls in get_args(Event)}
 _SET_FIELDS = {"new_sync_state_set", "broker_ids", "sync_state_set"}
+_MAP_FIELDS = {"values"}
 
 
 class CodecError(ValueError):
@@ -36,6 +39,14 @@ class CodecError(ValueError):
 def _jsonable(value: Any) -> Any:
     if isinstance(value, frozenset):
         return sorted(value)
+    if isinstance(value, Mapping):
+        return dict(sorted(value.items()))
+    return value
+
+
+def _string_map(value: Any, what: str) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise CodecError(f"{what} must map strings to strings")
     return value
 
 
@@ -81,6 +92,8 @@ def _decode_event(item: Any) -> Event:
             if not isinstance(kwargs[name], list) or not all(type(i) is int for i in kwargs[name]):
                 raise CodecError(f"{kind} event field {name!r} must be a list of integers")
             kwargs[name] = frozenset(kwargs[name])
+    for name in _MAP_FIELDS & kwargs.keys():
+        kwargs[name] = _string_map(kwargs[name], f"{kind} event field {name!r}")
     return cls(**kwargs)  # type: ignore[no-any-return]
 
 
@@ -108,7 +121,8 @@ def encode_state(state: ControllerState) -> bytes:
         }
         for bs in sorted(state, key=lambda b: b.broker_name)
     ]
-    return json.dumps({"v": VERSION, "brokerSets": sets}, separators=(",", ":")).encode()
+    doc = {"v": VERSION, "brokerSets": sets, "config": _jsonable(state.config), "configVersion": state.config_version}
+    return json.dumps(doc, separators=(",", ":")).encode()
 
 
 def decode_state(blob: bytes) -> ControllerState:
@@ -136,4 +150,8 @@ def decode_state(blob: bytes) -> ControllerState:
             sets[bs.broker_name] = bs
     except (KeyError, TypeError) as exc:
         raise CodecError(f"snapshot is missing or has a malformed field: {exc}") from exc
-    return ControllerState(MappingProxyType(sets))
+    config = _string_map(doc.get("config", {}), "snapshot field 'config'")
+    version = doc.get("configVersion", 0)
+    if type(version) is not int or version < 0:
+        raise CodecError("snapshot field 'configVersion' must be a non-negative integer")
+    return ControllerState(MappingProxyType(sets), MappingProxyType(config), version)

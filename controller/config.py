@@ -133,7 +133,7 @@ class ControllerConfig:
 
     @property
     def effective_config_store_path(self) -> Path:
-        """Where accepted UpdateControllerConfig changes are persisted."""
+        """Where releases before group-wide runtime keys persisted UpdateControllerConfig changes (read at start)."""
         if self.config_store_path:
             return Path(self.config_store_path).expanduser()
         return self.node_store_dir / "controller.properties"
@@ -169,7 +169,7 @@ RUNTIME_KEYS = frozenset(
         "notifyBrokerRoleChanged",
     }
 )
-"""Keys UpdateControllerConfig may change on a running node; the others need a restart."""
+"""Keys UpdateControllerConfig may change at run time, for the whole group (replicated); the others need a restart."""
 
 METRICS_EXPORTER_TYPES = ("DISABLE", "PROM")
 """The supported values of Java's ``MetricsExporterType``; OTLP_GRPC and LOG are not implemented."""
@@ -247,8 +247,21 @@ def to_properties(config: ControllerConfig) -> dict[str, str]:
     return mask_secrets(out) | security_properties(config.security)
 
 
+def runtime_properties(config: ControllerConfig) -> dict[str, str]:
+    """The canonical text of every runtime key of `config`."""
+    return {k: v for k, v in to_properties(config).items() if k in RUNTIME_KEYS}
+
+
+def with_group_config(config: ControllerConfig, group: Mapping[str, str]) -> ControllerConfig:
+    """A node's effective config: its file config with the group's replicated runtime values over it.
+
+    Keys this release does not know as runtime keys (set by a newer release) are ignored.
+    """
+    return with_overrides(config, {k: v for k, v in group.items() if k in RUNTIME_KEYS})
+
+
 def load(path: str | Path) -> ControllerConfig:
-    """Read a config file, overlay the persisted runtime changes, and validate."""
+    """Read a config file, overlay the runtime changes an older release persisted per node, and validate."""
     try:
         config = with_overrides(ControllerConfig(), read_properties(path))
         config = replace(config, security=resolve_paths(config.security, Path(path).expanduser().absolute().parent))

@@ -15,6 +15,8 @@ import contextlib
 import logging
 import signal
 import time
+from collections.abc import Mapping
+from concurrent.futures import Future
 from typing import Any
 
 import grpc
@@ -22,16 +24,15 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from controller.codes import ResponseCode as C
-from controller.config import RUNTIME_KEYS, ControllerConfig, to_properties, validate, with_overrides
+from controller.config import RUNTIME_KEYS, ConfigError, ControllerConfig, runtime_properties, with_group_config
 from controller.liveness import Clock, Elector, Liveness
 from controller.metrics import ControllerMetrics, NodeSample
 from controller.proposer import Proposer
 from controller.raft import RaftNode
-from controller.requests import ElectMasterRequest, Request, Result, TransferMasterRequest
+from controller.requests import ElectMasterRequest, Request, Result, SetGroupConfigRequest, TransferMasterRequest
 from controller.service import POLICY, SERVICE, SERVICE_NAME, BrokerStreams, ControllerServicer, RequestMetrics
 from controller.transferer import Transferer
 from mqadmin_py.grpc_guard import AioDecodeGuard
-from mqadmin_py.properties import write_properties_atomic
 from mqadmin_py.proto import common_pb2 as common
 from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
 from mqadmin_py.security import AioServerGuard, Guard, SecurityError, add_port
@@ -51,8 +52,11 @@ class ControllerNode:
     """One running controller: Raft, proposer, liveness, elections, notifications and gRPC."""
 
     def __init__(self, config: ControllerConfig, clock: Clock = time.monotonic) -> None:
-        self.config = config
+        self.file_config = config
+        """The node's own configuration (config file, plus values an older release persisted per node)."""
         self.raft = RaftNode(config)
+        self._effective: tuple[Mapping[str, str], ControllerConfig] | None = None
+        self._recording: Future[Result[Any]] | None = None
         self.streams = BrokerStreams()
         self.proposer = Proposer(
             self.raft,
@@ -83,13 +87,37 @@ class ControllerNode:
                 return peer.grpc_address
         return None
 
-    def update_config(self, props: dict[str, str]) -> None:
-        """Apply runtime keys and persist them (ConfigError on bad values, OSError on disk errors)."""
-        new = validate(with_overrides(self.config, props))
-        persisted = {k: v for k, v in to_properties(new).items() if k in RUNTIME_KEYS}
-        write_properties_atomic(new.effective_config_store_path, persisted, "runtime changes (UpdateControllerConfig)")
-        self.config = new
-        log.info("config updated: %s", ", ".join(f"{k}={v}" for k, v in sorted(props.items())))
+    @property
+    def config(self) -> ControllerConfig:
+        """The effective configuration: the file's, with the group's replicated runtime values over it.
+
+        Recomputed only when an applied SetGroupConfig (or a snapshot) replaced the group's values.
+        """
+        group = self.raft.state.config
+        cached = self._effective
+        if cached is not None and cached[0] is group:
+            return cached[1]
+        try:
+            effective = with_group_config(self.file_config, group)
+        except ConfigError:  # the leader validated it; only a value from another release can get here
+            log.exception("ignoring the group config %s", dict(group))
+            effective = self.file_config
+        if cached is not None:
+            log.info("group config applied: %s", ", ".join(f"{k}={v}" for k, v in sorted(group.items())))
+        self._effective = (group, effective)
+        return effective
+
+    def _record_file_values(self) -> None:
+        """As leader, give the group a value for every runtime key it has none for: this node's file value.
+
+        From then on every leader decides with the same values, so a leader change cannot flip them.
+        """
+        if self._recording is not None and not self._recording.done():
+            return
+        if not RUNTIME_KEYS - self.raft.state.config.keys():
+            return
+        request = SetGroupConfigRequest(runtime_properties(self.file_config), only_missing=True)
+        self._recording = self.proposer.submit(request)
 
     def _notify_role_change(self, request: Request, result: Result[Any]) -> None:
         """Push a successful election (or transfer) to the set's brokers that stream heartbeats to this node."""
@@ -140,6 +168,8 @@ class ControllerNode:
         serving: bool | None = None
         while True:
             now = time.monotonic()
+            if self.proposer.serving:
+                self._record_file_values()
             if now >= next_expire:
                 self.liveness.expire()
                 next_expire = now + self.config.scan_not_active_broker_interval / 1000.0

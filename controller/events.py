@@ -10,6 +10,7 @@ log entries written before them still decode.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 
@@ -82,4 +83,24 @@ class AssignPreferredMaster:
     broker_id: int | None
 
 
-Event = ApplyBrokerId | UpdateBrokerAddress | ElectMaster | AlterSyncStateSet | CleanBrokerData | AssignPreferredMaster
+@dataclass(frozen=True, slots=True)
+class SetGroupConfig:
+    """Ours (issue 23): set group-wide runtime config keys (Java names, canonical text) for every node.
+
+    Fenced by ``expected_config_version``: a change decided on a config that another change has since replaced
+    is a no-op, and every applied change bumps the version by one.
+    """
+
+    values: Mapping[str, str]
+    expected_config_version: int
+
+
+Event = (
+    ApplyBrokerId
+    | UpdateBrokerAddress
+    | ElectMaster
+    | AlterSyncStateSet
+    | CleanBrokerData
+    | AssignPreferredMaster
+    | SetGroupConfig
+)

@@ -8,7 +8,8 @@ Invariants (kept by ``controller.state.apply_event``):
 * the master, when set, is a registered broker id and a member of the
   SyncStateSet at the moment it is elected;
 * ``next_broker_id`` is always greater than every registered id;
-* ``preferred_id``, when set, is a registered broker id.
+* ``preferred_id``, when set, is a registered broker id;
+* ``config_version`` never decreases, and counts the applied ``SetGroupConfig`` events.
 """
 
 from __future__ import annotations
@@ -87,9 +88,15 @@ class BrokerSet:
 
 @dataclass(frozen=True, slots=True)
 class ControllerState:
-    """All broker sets, keyed by broker name. Treat as immutable."""
+    """All broker sets, keyed by broker name, and the group's runtime config. Treat as immutable.
+
+    ``config`` holds the runtime keys set for the whole group (Java names, canonical text); on every node they
+    override the node's config file. A key absent here takes each node's file value.
+    """
 
     broker_sets: Mapping[str, BrokerSet] = field(default_factory=lambda: MappingProxyType({}))
+    config: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    config_version: int = 0
 
     def get(self, broker_name: str) -> BrokerSet | None:
         """The broker set with this name, or None."""

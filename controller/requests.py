@@ -7,6 +7,7 @@ protobuf.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -115,6 +116,18 @@ class TransferMasterRequest:
     not_after: float = float("inf")
 
 
+@dataclass(frozen=True, slots=True)
+class SetGroupConfigRequest:
+    """Ours (issue 23): set runtime keys for the whole group (UpdateControllerConfig).
+
+    `values` are runtime keys in canonical text, already parsed and validated at the edge.
+    `only_missing` (a new leader recording its file values) sets only keys the group has no value for yet.
+    """
+
+    values: Mapping[str, str]
+    only_missing: bool = False
+
+
 Request = (
     GetNextBrokerIdRequest
     | ApplyBrokerIdRequest
@@ -126,6 +139,7 @@ Request = (
     | CleanBrokerDataRequest
     | AssignPreferredMasterRequest
     | TransferMasterRequest
+    | SetGroupConfigRequest
 )
 
 
@@ -227,6 +241,14 @@ class AssignPreferredMasterReply:
     master_broker_id: int | None
     master_epoch: int
     preferred_master_enabled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SetGroupConfigReply:
+    """The group's config version once the change is applied, and the keys it changed (none: a no-op)."""
+
+    config_version: int
+    changed: tuple[str, ...]
 
 
 R = TypeVar("R")

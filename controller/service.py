@@ -18,10 +18,10 @@ import grpc
 
 from controller import convert
 from controller.codes import ResponseCode as C
-from controller.config import RUNTIME_KEYS, ConfigError, to_properties, with_overrides
+from controller.config import RUNTIME_KEYS, ConfigError, to_properties, validate, with_overrides
 from controller.heartbeat import BrokerKey
 from controller.proposer import not_leader
-from controller.requests import Request, Result
+from controller.requests import Request, Result, SetGroupConfigRequest
 from controller.transfer import not_registered, scan_warning
 from mqadmin_py.proto import common_pb2 as common
 from mqadmin_py.proto import controller_pb2 as pb
@@ -377,27 +377,44 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
     async def GetControllerConfig(
         self, request: pb.GetControllerConfigRequest, context: Any
     ) -> pb.GetControllerConfigResponse:
-        return pb.GetControllerConfigResponse(code=C.SUCCESS, config=to_properties(self._node.config))
+        node = self._node
+        state = node.raft.state
+        return pb.GetControllerConfigResponse(
+            code=C.SUCCESS,
+            config=to_properties(node.config),
+            self_id=node.file_config.controller_self_id,
+            group_config=dict(state.config),
+            config_version=state.config_version,
+        )
 
     async def UpdateControllerConfig(
         self, request: pb.UpdateControllerConfigRequest, context: Any
     ) -> pb.UpdateControllerConfigResponse:
+        """Set runtime keys for the group: checked here, then decided by the leader and committed through Raft."""
         props = dict(request.properties)
-        if not props:
-            return pb.UpdateControllerConfigResponse(code=C.CONTROLLER_INVALID_REQUEST, remark="no properties given")
         black = self._node.config.black_list()
         if any(k in black for k in props):
             remark = "Can not update config in black list."
             return pb.UpdateControllerConfigResponse(code=C.NO_PERMISSION, remark=remark)
+
+        def reply(r: Result[Any]) -> dict[str, Any]:
+            x = r.reply
+            return {} if x is None else {"config_version": x.config_version, "changed": list(x.changed)}
+
+        return await self._decide(request, self._group_config_request, reply, pb.UpdateControllerConfigResponse)
+
+    def _group_config_request(self, message: pb.UpdateControllerConfigRequest) -> Request:
+        """Parse and validate the keys against this node's effective config; their canonical text goes to Raft."""
+        props = dict(message.properties)
+        if not props:
+            raise convert.InvalidRequest("no properties given")
         fixed = sorted(k for k in props if k not in RUNTIME_KEYS)
         try:
             if fixed:
                 # Raises for unknown keys (with a did-you-mean hint) before the restart remark.
                 with_overrides(self._node.config, {k: props[k] for k in fixed})
                 raise ConfigError(f"{', '.join(fixed)} cannot change at run time: edit the config file and restart")
-            self._node.update_config(props)
+            canonical = to_properties(validate(with_overrides(self._node.config, props)))
         except ConfigError as exc:
-            return pb.UpdateControllerConfigResponse(code=C.CONTROLLER_INVALID_REQUEST, remark=str(exc))
-        except OSError as exc:
-            return pb.UpdateControllerConfigResponse(code=C.SYSTEM_ERROR, remark=f"cannot persist config: {exc}")
-        return pb.UpdateControllerConfigResponse(code=C.SUCCESS, remark="")
+            raise convert.InvalidRequest(str(exc)) from exc
+        return SetGroupConfigRequest({k: canonical[k] for k in props})

@@ -28,6 +28,7 @@ from controller.events import (
     CleanBrokerData,
     ElectMaster,
     Event,
+    SetGroupConfig,
     UpdateBrokerAddress,
 )
 from controller.model import FIRST_BROKER_ID, AliveView, BrokerSet, ControllerState, LiveInfo, Replica
@@ -52,6 +53,8 @@ from controller.requests import (
     ReplicasInfo,
     Request,
     Result,
+    SetGroupConfigReply,
+    SetGroupConfigRequest,
     SyncStateDataReply,
     TransferMasterRequest,
 )
@@ -448,6 +451,25 @@ def assign_preferred_master(
     return Result(C.SUCCESS, reply=reply, events=(AssignPreferredMaster(bs.broker_name, req.broker_id),))
 
 
+# --- group config -------------------------------------------------------------------------------
+
+
+def set_group_config(state: ControllerState, req: SetGroupConfigRequest) -> Result[SetGroupConfigReply]:
+    """Record runtime keys as the group's values; keys that already hold the value are left out (no-op success).
+
+    With `only_missing` only keys the group has no value for are recorded, so a new leader's file values never
+    replace a value set earlier (a leader change must not flip ``enableElectUncleanMaster``).
+    """
+    current = state.config
+    changes = {
+        k: v for k, v in sorted(req.values.items()) if (k not in current if req.only_missing else current.get(k) != v)
+    }
+    if not changes:
+        return Result(C.SUCCESS, reply=SetGroupConfigReply(state.config_version, ()))
+    reply = SetGroupConfigReply(state.config_version + 1, tuple(changes))
+    return Result(C.SUCCESS, reply=reply, events=(SetGroupConfig(changes, state.config_version),))
+
+
 # --- dispatch -----------------------------------------------------------------------------------
 
 
@@ -484,6 +506,8 @@ def compute(
             return assign_preferred_master(state, request, alive, enabled=preferred_master)
         case TransferMasterRequest():
             return transfer_master(state, request, alive)
+        case SetGroupConfigRequest():
+            return set_group_config(state, request)
         case _:
             assert_never(request)
 
@@ -568,6 +592,13 @@ def _assign_preferred(bs: BrokerSet | None, e: AssignPreferredMaster) -> BrokerS
     return replace(bs, preferred_id=e.broker_id)
 
 
+def _set_config(state: ControllerState, e: SetGroupConfig) -> ControllerState:
+    if state.config_version != e.expected_config_version:
+        return state
+    config = MappingProxyType({**state.config, **e.values})
+    return replace(state, config=config, config_version=state.config_version + 1)
+
+
 _TRANSITIONS: dict[type, Callable[[BrokerSet | None, Any], BrokerSet | None]] = {
     ApplyBrokerId: _apply_broker_id,
     UpdateBrokerAddress: _update_address,
@@ -587,6 +618,9 @@ def apply_events(state: ControllerState, events: Iterable[Event]) -> ControllerS
     """Apply committed events in order, copying the set table once for the whole batch."""
     sets: dict[str, BrokerSet] | None = None
     for event in events:
+        if isinstance(event, SetGroupConfig):
+            state = _set_config(state, event)
+            continue
         if sets is None:
             sets = dict(state.broker_sets)
         name = event.broker_name
@@ -596,4 +630,4 @@ def apply_events(state: ControllerState, events: Iterable[Event]) -> ControllerS
             sets.pop(name, None)
         elif after is not before:
             sets[name] = after
-    return state if sets is None else ControllerState(MappingProxyType(sets))
+    return state if sets is None else replace(state, broker_sets=MappingProxyType(sets))

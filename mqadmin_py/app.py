@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import typer
 
-from mqadmin_py.commands import broker, container, controller, epochs, messages, preferred, sandbox, transfer, wait
+from mqadmin_py.commands import (
+    broker,
+    cluster,
+    container,
+    controller,
+    epochs,
+    messages,
+    preferred,
+    sandbox,
+    transfer,
+    wait,
+)
 from mqadmin_py.commands.common import AliasGroup, add_commands
 from mqadmin_py.options import (
     DEFAULT_CREDENTIALS_FILE,
@@ -16,6 +27,7 @@ from mqadmin_py.options import (
     TlsKeyOpt,
     TlsOpt,
 )
+from mqadmin_py.version import VersionOpt
 
 app = typer.Typer(
     name="mqadmin",
@@ -29,6 +41,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},  # Java mqadmin's -h; inherited by every command
 )
 
 
@@ -42,6 +55,7 @@ def security(
     tls_ca_file: TlsCaOpt = "",
     tls_cert_file: TlsCertOpt = "",
     tls_key_file: TlsKeyOpt = "",
+    _version: VersionOpt = False,
 ) -> None:
     """Kept raw: a command's first client reads the credentials file (commands without one never do)."""
     explicit = {"accessKey": access_key, "secretKey": secret_key, "tlsCaFile": tls_ca_file,
@@ -62,6 +76,9 @@ add_commands(
         "removeBroker": container.remove_broker,
         "listBrokers": container.list_brokers,
         "transferMaster": transfer.transfer_master,
+        "clusterList": cluster.cluster_list,
+        "getBrokerConfig": cluster.get_broker_config,
+        "updateBrokerConfig": cluster.update_broker_config,
     },
 )
 app.command("assign-preferred-master")(preferred.assign_preferred_master)

@@ -36,8 +36,14 @@ from mqadmin_py.security import PLAINTEXT, ClientSecurity, client_security
 
 STATE_FILE = "sandbox.json"
 DEFAULT_CLUSTER = "DefaultCluster"
-# Failures show up in seconds rather than the production defaults' tens of seconds.
-CONTROLLER_DEFAULTS = {"scanNotActiveBrokerInterval": "500", "scanInactiveMasterInterval": "1000"}
+# Failures show up in seconds rather than the production defaults' tens of seconds, and a preferred master gets
+# the role back within seconds (the README's runbook waits 30 s: more than one transfer interval plus a scan).
+CONTROLLER_DEFAULTS = {
+    "scanNotActiveBrokerInterval": "500",
+    "scanInactiveMasterInterval": "1000",
+    "scanPreferredMasterInterval": "1000",
+    "preferredMasterTransferIntervalMs": "5000",
+}
 BROKER_DEFAULTS = {
     "allAckInSyncStateSet": "true",
     "brokerHeartbeatInterval": "500",
@@ -493,6 +499,21 @@ class Sandbox:
                     progress(f"waiting for masters and full SyncStateSets ({last})")
                 time.sleep(0.2)
         raise TimedOut(f"broker sets not ready within {timeout:g} s ({last}); see the logs in {self.dir / 'logs'}")
+
+    def broker_ids(self) -> dict[str, int]:
+        """brokerAddress -> the broker id the controllers assigned it (ids are theirs, not the sandbox's); empty
+        when no controller answers, so that status still shows the processes during an outage."""
+        from mqadmin_py.proto import controller_pb2 as pb
+
+        if not self.broker_sets() or not any(c.pid for c in self.controllers()):
+            return {}
+        try:
+            with ControllerClient(self.addresses(), timeout=1.0, security=self.security()) as client:
+                reply = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=self.broker_sets()))
+        except MqError:
+            return {}
+        return {r.broker_address: r.broker_id for i in reply.replicas_info
+                for r in (*i.in_sync_replicas, *i.not_in_sync_replicas)}  # fmt: skip
 
     def master_agent(self, broker_name: str | None = None) -> tuple[AgentProcess, BrokerReplica]:
         """The agent hosting the current master of `broker_name` (default: the first set)."""

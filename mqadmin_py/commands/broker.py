@@ -56,7 +56,7 @@ def _unreachable(doc: dict[str, Any], exc: MqError) -> dict[str, Any]:
 # --- getBrokerEpoch -----------------------------------------------------------------------------
 
 
-def _epoch_doc(agents: Any, member: dict[str, Any]) -> dict[str, Any]:
+def epoch_doc(agents: Any, member: dict[str, Any]) -> dict[str, Any]:
     from mqadmin_py.proto import agent_pb2 as pb
 
     doc: dict[str, Any] = {
@@ -90,7 +90,7 @@ def fetch_broker_epochs(
         for d in fetch_sync_state(client, broker_names, cluster_name)
         for r in sorted(d["inSyncReplicas"] + d["notInSyncReplicas"], key=lambda r: r["brokerId"])
     ]
-    return each_concurrently(members, lambda m: _epoch_doc(agents, m))
+    return each_concurrently(members, lambda m: epoch_doc(agents, m))
 
 
 def _epochs_table(docs: list[dict[str, Any]]) -> None:

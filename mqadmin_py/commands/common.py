@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 from typer import _click as click
-from typer.core import TyperGroup
+from typer.core import TyperGroup, TyperOption
 
 from mqadmin_py.errors import MqError, OperationFailed, OperationRefused, UsageError
 from mqadmin_py.output import Output, emit
@@ -119,8 +119,41 @@ class AliasGroup(TyperGroup):
         """kebab-case spelling → command name, for every command whose name is not already kebab-case."""
         return {kebab(name): name for name in self.commands if kebab(name) != name}
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for command in self.commands.values():
+            if not isinstance(command, TyperGroup) and not any("-n" in p.opts for p in command.params):
+                command.params.append(namesrv_option())
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return super().get_command(ctx, self.aliases.get(cmd_name, cmd_name))
+
+
+def namesrv_option() -> TyperOption:
+    """``-n/--namesrvAddr``, which every Java mqadmin command takes: accepted so Java scripts run unchanged, checked
+    to be an address list, and not used (this tool finds brokers through the controllers, ``-a``)."""
+    return TyperOption(
+        param_decls=["-n", "--namesrvAddr"],
+        expose_value=False,
+        callback=_check_namesrv,
+        metavar="HOST:PORT;...",
+        help="Name server addresses, as Java mqadmin scripts pass them: accepted and ignored (brokers are found "
+        "through the controllers, -a).",
+    )
+
+
+def _check_namesrv(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    """A usage error unless `value` is a ``host:port`` list: ``sendMessage -n 10`` from before -n meant the name
+    server must not silently send one message."""
+    if value is None:
+        return
+    tokens = [t for t in value.replace(",", ";").split(";") if t.strip()]
+    if not tokens or not all(_HOST_PORT.fullmatch(t.strip()) for t in tokens):
+        hint = " (the number of messages is --count)" if ctx.command.name in ("sendMessage", "consumeMessage") else ""
+        raise typer.BadParameter(f"takes name server addresses host:port[;host:port...], got {value!r}{hint}")
+
+
+_HOST_PORT = re.compile(r"[A-Za-z0-9_.\-]+:\d{1,5}|\[[0-9A-Fa-f:.]+\]:\d{1,5}")
 
 
 def add_commands(app: typer.Typer, commands: dict[str, Callable[..., None]]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from typing import Annotated, Any
 
 import typer
@@ -19,7 +20,7 @@ from mqadmin_py.commands.common import (
     run,
 )
 from mqadmin_py.commands.transfer import transfer_doc, transfer_summary
-from mqadmin_py.errors import ControllerUnavailable, MqError, OperationFailed, UsageError
+from mqadmin_py.errors import ControllerUnavailable, MqError, OperationFailed, TimedOut, UsageError
 from mqadmin_py.options import BrokerNamesOpt, ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table, null
 
@@ -293,30 +294,121 @@ def clean_broker_metadata(
 
 # --- configs ------------------------------------------------------------------------------------
 
+APPLY_POLL_S = 0.1
+"""How often updateControllerConfig re-reads a node that has not applied the change yet."""
+
+
+def _config_node(client: Any, address: str) -> dict[str, Any]:
+    """One node's GetControllerConfig as a document; an unreachable node is marked, not fatal."""
+    from mqadmin_py.proto import controller_pb2 as pb
+
+    try:
+        r = check(client.call_at(address, "GetControllerConfig", pb.GetControllerConfigRequest()))
+    except MqError as exc:
+        return {"address": address, "reachable": False, "error": str(exc)}
+    return {
+        "address": address,
+        "reachable": True,
+        "id": r.self_id or None,
+        "configVersion": r.config_version,
+        "groupConfig": dict(sorted(r.group_config.items())),
+        "config": dict(sorted(r.config.items())),
+    }
+
+
+def config_differences(docs: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """Runtime keys whose effective value is not the same on every reachable node: key → {address: value}."""
+    from controller.config import RUNTIME_KEYS
+
+    reachable = [d for d in docs if d["reachable"]]
+    out: dict[str, dict[str, str]] = {}
+    for key in sorted(RUNTIME_KEYS):
+        values = {d["address"]: d["config"].get(key, "") for d in reachable}
+        if len(set(values.values())) > 1:
+            out[key] = values
+    return out
+
+
+def _unreachable_line(d: dict[str, Any]) -> str:
+    return f"{d['address']}: unreachable ({d['error']})"
+
 
 def get_controller_config(
     controller: ControllerOpt, output: OutputOpt = Output.table, timeout: TimeoutOpt = 3.0
 ) -> None:
-    """Show the effective configuration of every listed controller node."""
-    from mqadmin_py.proto import controller_pb2 as pb
+    """Show the effective configuration of every listed controller node, and the runtime keys they disagree on.
 
-    docs = []
+    Unreachable nodes are marked (exit 0 while any node answers, 5 when none does).
+    """
     with controller_client(controller, timeout) as client:
-        for address in client.addresses:
-            r = check(client.call_at(address, "GetControllerConfig", pb.GetControllerConfigRequest()))
-            docs.append({"address": address, "config": dict(sorted(r.config.items()))})
+        docs = [_config_node(client, address) for address in client.addresses]
+    if not any(d["reachable"] for d in docs):
+        raise ControllerUnavailable("no controller answered: " + "; ".join(d["error"] for d in docs))
+    differs = config_differences(docs)
+    for d in docs:
+        if d["reachable"]:
+            d["differs"] = [k for k, values in differs.items() if d["address"] in values]
 
     def table(ds: list[dict[str, Any]]) -> None:
         for d in ds:
-            emit_table(d["address"], ["Key", "Value"], sorted(d["config"].items()))
+            if not d["reachable"]:
+                typer.echo(_unreachable_line(d))
+                continue
+            title = f"{d['address']} ({d['id'] or '?'}, config version {d['configVersion']})"
+            emit_table(title, ["Key", "Value"], sorted(d["config"].items()))
+        for key, values in differs.items():
+            typer.echo(f"{key} differs between nodes: " + ", ".join(f"{a}={v}" for a, v in values.items()))
 
     def legacy(ds: list[dict[str, Any]]) -> str:
         return "".join(
-            f"============{d['address']}============\n" + "".join(f"{k:<50}=  {v}\n" for k, v in d["config"].items())
+            f"============{d['address']}============\n"
+            + (
+                "".join(f"{k:<50}=  {v}\n" for k, v in d["config"].items())
+                if d["reachable"]
+                else f"unreachable: {d['error']}\n"
+            )
             for d in ds
         )
 
     emit(docs, output, table, legacy)
+
+
+def _wait_applied(client: Any, version: int, timeout: float) -> list[dict[str, Any]]:
+    """Every listed node's config once it has applied config `version`, or as it was when `timeout` ran out.
+
+    An unreachable node is not asked again: each try could cost a whole RPC timeout.
+    """
+    deadline = time.monotonic() + timeout
+    docs = {address: _config_node(client, address) for address in client.addresses}
+
+    def behind() -> list[str]:
+        return [a for a, d in docs.items() if d["reachable"] and d["configVersion"] < version]
+
+    while behind() and time.monotonic() < deadline:
+        time.sleep(APPLY_POLL_S)
+        for address in behind():
+            docs[address] = _config_node(client, address)
+    return list(docs.values())
+
+
+def not_held_error(key: str, value: str, version: int, nodes: list[dict[str, Any]]) -> MqError | None:
+    """The error to exit with when a listed node does not hold committed config `version` yet, else None.
+
+    ControllerUnavailable (5) when a node is unreachable, TimedOut (3) when every node answered but one had not
+    applied the change in time: either way the group holds the value, and the message says so.
+    """
+    missing = [n for n in nodes if not n.get("applied")]
+    if not missing:
+        return None
+    lines = [
+        f"{n['address']}: still at config version {n['configVersion']}" if n["reachable"] else _unreachable_line(n)
+        for n in missing
+    ]
+    message = (
+        f"{key}={value} is committed for the group (config version {version}) but not yet held by "
+        f"{'; '.join(lines)}; a node takes it when it catches up"
+    )
+    return (ControllerUnavailable if any(not n["reachable"] for n in missing) else TimedOut)(message)
 
 
 def update_controller_config(
@@ -326,14 +418,56 @@ def update_controller_config(
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
 ) -> None:
-    """Change a runtime config key on every listed controller node (persisted across restarts)."""
+    """Set a runtime config key for the whole controller group (through the leader and Raft), then show each node.
+
+    Exit 0 once every listed node holds the value; 5 when a node is unreachable and 3 when one has not applied it
+    within --timeout (the group holds the value all the same: such a node takes it when it catches up).
+    """
     from mqadmin_py.proto import controller_pb2 as pb
 
     request = pb.UpdateControllerConfigRequest(properties={key: value})
     with controller_client(controller, timeout) as client:
-        for address in client.addresses:
-            check(client.call_at(address, "UpdateControllerConfig", request))
-        addresses = client.addresses
-    doc = {"controllers": addresses, "key": key, "value": value}
-    emit(doc, output, lambda d: typer.echo(f"updated {key}={value} on {';'.join(addresses)}"),
-         lambda d: f"update controller config success!{';'.join(addresses)}\n{key} : {value}\n")  # fmt: skip
+        r = check(client.call("UpdateControllerConfig", request))
+        docs = _wait_applied(client, r.config_version, timeout)
+    held = [d for d in docs if d["reachable"] and d["configVersion"] >= r.config_version]
+    group_value = held[0]["config"][key] if held else value
+    nodes = [
+        {"address": d["address"], "reachable": False, "error": d["error"]}
+        if not d["reachable"]
+        else {
+            "address": d["address"],
+            "reachable": True,
+            "id": d["id"],
+            "value": d["config"].get(key),
+            "configVersion": d["configVersion"],
+            "applied": d["configVersion"] >= r.config_version,
+        }
+        for d in docs
+    ]
+    doc = {
+        "key": key,
+        "value": group_value,
+        "changed": bool(r.changed),
+        "configVersion": r.config_version,
+        "controllers": [d["address"] for d in docs],
+        "nodes": nodes,
+    }
+
+    def table(d: dict[str, Any]) -> None:
+        verdict = "set" if d["changed"] else "already held (no change)"
+        rows = [
+            [n["address"], n.get("id"), n.get("value", "unreachable"), n.get("configVersion"),
+             ("yes" if n["applied"] else "not yet") if n["reachable"] else "unreachable"]
+            for n in d["nodes"]
+        ]  # fmt: skip
+        emit_table(f"{key}={d['value']} {verdict} for the group (config version {d['configVersion']})",
+                   ["Address", "Id", "Value", "ConfigVersion", "Holds it"], rows)  # fmt: skip
+
+    def legacy(d: dict[str, Any]) -> str:
+        holding = [n["address"] for n in d["nodes"] if n.get("applied")]
+        return f"update controller config success!{';'.join(holding)}\n{key} : {d['value']}\n"
+
+    emit(doc, output, table, legacy)
+    error = not_held_error(key, group_value, r.config_version, nodes)
+    if error is not None:
+        raise error

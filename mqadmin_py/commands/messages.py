@@ -11,7 +11,7 @@ import typer
 
 from mqadmin_py.commands.common import agent_client, check, code_name, controller_client
 from mqadmin_py.commands.controller import fetch_sync_state
-from mqadmin_py.errors import MqError, OperationFailed, Refused
+from mqadmin_py.errors import MqError, OperationFailed, Refused, UsageError
 from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table, null
 
@@ -102,12 +102,18 @@ def send_message(
     controller: ControllerOpt,
     topic: Annotated[str, typer.Option("-t", "--topic", help="Topic.")],
     body: Annotated[str, typer.Option("-p", "--body", help="Message body; '{i}' is replaced by the message's index.")],
-    keys: Annotated[str | None, typer.Option("-k", "--keys", help="Message keys (property KEYS).")] = None,
+    keys: Annotated[str | None, typer.Option("-k", "--keys", "--key", help="Message keys (property KEYS).")] = None,
+    tags: Annotated[str | None, typer.Option("-c", "--tags", help="Message tag (property TAGS).")] = None,
     broker_name: Annotated[
-        str | None, typer.Option("-bn", "--brokerName", help="Broker set (default: round robin over every master).")
+        str | None,
+        typer.Option(
+            "-b", "-bn", "--brokerName", "--broker", help="Broker set (default: round robin over every master)."
+        ),
     ] = None,
-    queue_id: Annotated[int, typer.Option("-q", "--queueId", help="Queue id (default: the broker picks).")] = -1,
-    count: Annotated[int, typer.Option("-n", "--count", help="How many messages to send.", min=1)] = 1,
+    queue_id: Annotated[
+        int, typer.Option("-i", "-q", "--queueId", "--qid", help="Queue id (default: the broker picks).")
+    ] = -1,
+    count: Annotated[int, typer.Option("--count", help="How many messages to send.", min=1)] = 1,
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
 ) -> None:
@@ -120,7 +126,7 @@ def send_message(
 
     targets = [list(t) for t in _masters(controller, timeout, broker_name)]
     results = []
-    properties = {"KEYS": keys} if keys else {}
+    properties = {key: value for key, value in (("KEYS", keys), ("TAGS", tags)) if value}
     with agent_client(timeout) as agents, _progress(count, "sending") as advance:
         for i in range(count):
             target = targets[i % len(targets)]
@@ -278,12 +284,16 @@ def _consume_legacy(doc: dict[str, Any]) -> str:
 def consume_message(
     controller: ControllerOpt,
     topic: Annotated[str, typer.Option("-t", "--topic", help="Topic.")],
-    broker_name: Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set to read from.")],
-    queue_id: Annotated[int | None, typer.Option("-q", "--queueId", help="One queue (default: every queue).")] = None,
+    broker_name: Annotated[str, typer.Option("-b", "-bn", "--brokerName", help="Broker set to read from.")],
+    queue_id: Annotated[
+        int | None, typer.Option("-i", "-q", "--queueId", help="One queue (default: every queue).")
+    ] = None,
     offset: Annotated[int, typer.Option("--offset", help="Queue offset to start at (Java's -o).", min=0)] = 0,
-    max_messages: Annotated[int, typer.Option("-n", "--max", help="At most this many messages in all.", min=1)] = 32,
+    max_messages: Annotated[
+        int, typer.Option("-c", "--MessageNumber", "--max", help="At most this many messages in all.", min=1)
+    ] = 32,
     broker_addr: Annotated[
-        str | None, typer.Option("-b", "--brokerAddr", help="Read from this replica instead of the master.")
+        str | None, typer.Option("--brokerAddr", help="Read from this replica instead of the master.")
     ] = None,
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
@@ -292,6 +302,11 @@ def consume_message(
 
     Only messages up to the confirmOffset are visible, so nothing read here can be truncated by a failover.
     """
+    if ":" in broker_name:
+        raise UsageError(
+            f"-b/--brokerName takes a broker set name, as in Java's mqadmin, got {broker_name!r}; "
+            "read from one replica with --brokerAddr"
+        )
     address = broker_addr or _masters(controller, timeout, broker_name)[0][1]
     queue_ids = [queue_id] if queue_id is not None else list(range(QUEUES_PER_TOPIC))
     messages: list[dict[str, Any]] = []

@@ -21,6 +21,7 @@ app = typer.Typer(help="Run a real local cluster on loopback (controllers and br
 
 def _doc(sandbox: Any) -> dict[str, Any]:
     credentials = sandbox.credentials_file
+    ids = sandbox.broker_ids()
     return {
         "dir": str(sandbox.dir),
         "credentialsFile": str(credentials) if credentials else None,
@@ -38,6 +39,7 @@ def _doc(sandbox: Any) -> dict[str, Any]:
                     {
                         "clusterName": b.clusterName,
                         "brokerName": b.brokerName,
+                        "brokerId": ids.get(b.brokerAddress),
                         "brokerAddress": b.brokerAddress,
                         "haAddress": b.haAddress,
                     }
@@ -53,7 +55,10 @@ def _table(doc: dict[str, Any]) -> None:
     rows = [[c["id"], "controller", c["address"], f"raft {c['raftAddress']}", c["pid"] or "stopped"]
             for c in doc["controllers"]]  # fmt: skip
     for a in doc["agents"]:
-        hosted = ", ".join(f"{b['brokerName']} {b['brokerAddress']}" for b in a["brokers"])
+        hosted = ", ".join(
+            f"{b['brokerName']} id {'?' if b['brokerId'] is None else b['brokerId']} {b['brokerAddress']}"
+            for b in a["brokers"]
+        )
         rows.append([a["id"], "agent", a["address"], hosted, a["pid"] or "stopped"])
     emit_table(f"Sandbox {doc['dir']} (logs in logs/)", ["Id", "Kind", "Address", "Raft / brokers", "Pid"], rows)
     if doc["controllers"]:

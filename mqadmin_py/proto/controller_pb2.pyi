@@ -421,8 +421,15 @@ class GetControllerConfigRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetControllerConfigResponse(_message.Message):
-    __slots__ = ("code", "remark", "config")
+    __slots__ = ("code", "remark", "config", "self_id", "group_config", "config_version")
     class ConfigEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class GroupConfigEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
         VALUE_FIELD_NUMBER: _ClassVar[int]
@@ -432,10 +439,16 @@ class GetControllerConfigResponse(_message.Message):
     CODE_FIELD_NUMBER: _ClassVar[int]
     REMARK_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
+    SELF_ID_FIELD_NUMBER: _ClassVar[int]
+    GROUP_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_VERSION_FIELD_NUMBER: _ClassVar[int]
     code: int
     remark: str
     config: _containers.ScalarMap[str, str]
-    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., config: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    self_id: str
+    group_config: _containers.ScalarMap[str, str]
+    config_version: int
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., config: _Optional[_Mapping[str, str]] = ..., self_id: _Optional[str] = ..., group_config: _Optional[_Mapping[str, str]] = ..., config_version: _Optional[int] = ...) -> None: ...
 
 class UpdateControllerConfigRequest(_message.Message):
     __slots__ = ("properties",)
@@ -451,12 +464,18 @@ class UpdateControllerConfigRequest(_message.Message):
     def __init__(self, properties: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class UpdateControllerConfigResponse(_message.Message):
-    __slots__ = ("code", "remark")
+    __slots__ = ("code", "remark", "leader_address", "config_version", "changed")
     CODE_FIELD_NUMBER: _ClassVar[int]
     REMARK_FIELD_NUMBER: _ClassVar[int]
+    LEADER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_VERSION_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FIELD_NUMBER: _ClassVar[int]
     code: int
     remark: str
-    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ...) -> None: ...
+    leader_address: str
+    config_version: int
+    changed: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., config_version: _Optional[int] = ..., changed: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class TransferMasterRequest(_message.Message):
     __slots__ = ("cluster_name", "broker_name", "broker_id", "timeout_millis", "dry_run")

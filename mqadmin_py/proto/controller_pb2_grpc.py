@@ -210,14 +210,15 @@ class ControllerServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetControllerConfig(self, request, context):
-        """GET_CONTROLLER_CONFIG (1010): this node's effective configuration.
+        """GET_CONTROLLER_CONFIG (1010): this node's effective configuration, answered locally by any node.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def UpdateControllerConfig(self, request, context):
-        """UPDATE_CONTROLLER_CONFIG (1009): change and persist this node's configuration.
+        """UPDATE_CONTROLLER_CONFIG (1009): set runtime keys for the whole group (leader only; replicated
+        through Raft, so every node, including one that is down now, ends up with the value).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

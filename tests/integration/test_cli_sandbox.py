@@ -191,16 +191,16 @@ def test_controller_config_get_update_and_a_refused_key(cli: Cli) -> None:
 
 
 def test_send_and_consume_messages(cli: Cli) -> None:
-    sent = cli.json("sendMessage", "-t", "Orders", "-p", "order-{i}", "-k", "k", "-n", "8")
+    sent = cli.json("sendMessage", "-t", "Orders", "-p", "order-{i}", "-k", "k", "-c", "TagA", "--count", "8")
     assert sent["sent"] == 8 and sent["failed"] == 0
     assert {r["status"] for r in sent["results"]} == {"PUT_OK"}
     assert len({(r["queueId"], r["queueOffset"]) for r in sent["results"]}) == 8
-    got = cli.json("consumeMessage", "-t", "Orders", "-bn", BROKER, "-n", "100")
+    got = cli.json("consumeMessage", "-t", "Orders", "-b", BROKER, "-c", "100")
     assert sorted(m["body"] for m in got["messages"]) == sorted(f"order-{i}" for i in range(8))
-    assert all(m["keys"] == "k" for m in got["messages"])
+    assert all(m["keys"] == "k" and m["properties"]["TAGS"] == "TagA" for m in got["messages"])
     placed = {(r["queueId"], r["queueOffset"]): f"order-{r['index']}" for r in sent["results"]}
     assert {(m["queueId"], m["queueOffset"]): m["body"] for m in got["messages"]} == placed
-    one = cli.json("consumeMessage", "-t", "Orders", "-bn", BROKER, "-q", "0", "--offset", "1", "-n", "1")
+    one = cli.json("consumeMessage", "-t", "Orders", "-bn", BROKER, "-i", "0", "--offset", "1", "-c", "1")
     assert [(m["queueId"], m["queueOffset"]) for m in one["messages"]] == [(0, 1)]
     assert "order-" in cli("consumeMessage", "-t", "Orders", "-bn", BROKER).stdout
     assert (
@@ -243,6 +243,82 @@ def test_reset_master_flush_offset(cli: Cli) -> None:
     slave = next(r for r in doc["inSyncReplicas"] if r["brokerId"] != doc["masterBrokerId"])
     refused = cli("resetMasterFlushOffset", "-b", slave["brokerAddress"], "--offset", "0", ok=False)
     assert refused.returncode == 1 and "only a master" in refused.stderr
+
+
+# --- Java mqadmin habits: -n, clusterList, getBrokerConfig, updateBrokerConfig --------------------------
+
+
+def test_java_option_letters_and_an_ignored_name_server(cli: Cli) -> None:
+    assert cli.json("getSyncStateSet", "-b", BROKER, "-n", "127.0.0.1:9876")[0]["brokerName"] == BROKER
+    sent = cli.json("sendMessage", "-t", "Habits", "-p", "h", "-b", BROKER, "-i", "2", "-n", "ns1:9876;ns2:9876")
+    assert sent["results"][0]["queueId"] == 2
+    got = cli.json("consumeMessage", "-t", "Habits", "-b", BROKER, "-i", "2", "-c", "5")
+    assert [m["body"] for m in got["messages"]] == ["h"]
+    count = cli("sendMessage", "-t", "Habits", "-p", "h", "-n", "10", ok=False)
+    assert count.returncode == 2 and "--count" in count.stderr
+    address = cli("consumeMessage", "-t", "Habits", "-b", sync_state(cli)["masterAddress"], ok=False)
+    assert address.returncode == 2 and "--brokerAddr" in address.stderr
+
+
+def test_sandbox_status_names_the_broker_id_each_agent_hosts(cli: Cli) -> None:
+    doc = sync_state(cli)
+    ids = {r["brokerAddress"]: r["brokerId"] for r in doc["inSyncReplicas"] + doc["notInSyncReplicas"]}
+    hosted = [b for a in cli.json("sandbox", "status")["agents"] for b in a["brokers"]]
+    assert {b["brokerAddress"]: b["brokerId"] for b in hosted} == ids
+
+
+def test_cluster_list_shows_every_replica_with_role_epoch_and_offsets(cli: Cli) -> None:
+    doc = sync_state(cli)
+    rows = cli.json("clusterList")
+    assert [(r["clusterName"], r["brokerName"]) for r in rows] == [(CLUSTER, BROKER)] * 3
+    assert [r["brokerId"] for r in rows] == sorted(r["brokerId"] for r in rows)
+    assert {r["brokerId"] for r in rows if r["role"] == "master"} == {doc["masterBrokerId"]}
+    for r in rows:
+        assert r["reachable"] and r["alive"] and r["inSync"] and r["epoch"] == doc["masterEpoch"], r
+        assert 0 <= r["minOffset"] <= r["confirmOffset"] <= r["maxOffset"]
+    assert cli.json("clusterList", "-c", CLUSTER) is not None
+    assert "ConfirmOffset" in cli("clusterList").stdout
+    unknown = cli("clusterList", "-c", "NoSuchCluster", ok=False)
+    assert unknown.returncode == 1 and "2008" in unknown.stderr
+
+
+def test_broker_config_is_read_and_updated_on_every_replica_of_the_cluster(cli: Cli) -> None:
+    docs = cli.json("getBrokerConfig", "-c", CLUSTER)
+    assert len(docs) == 3 and all(d["config"]["brokerName"] == BROKER for d in docs)
+    one = cli.json("getBrokerConfig", "-b", docs[0]["brokerAddress"])
+    assert one[0]["config"] == docs[0]["config"]
+    assert "============" in cli("getBrokerConfig", "-c", CLUSTER, "-o", "legacy").stdout
+    updated = cli.json("updateBrokerConfig", "-c", CLUSTER, "-k", "syncFlushTimeout", "-v", "4321")
+    assert [b["status"] for b in updated["brokers"]] == ["updated"] * 3
+    assert {d["config"]["syncFlushTimeout"] for d in cli.json("getBrokerConfig", "-c", CLUSTER)} == {"4321"}
+    refused = cli("updateBrokerConfig", "-c", CLUSTER, "-k", "storePathRootDir", "-v", "/x", "-o", "json", ok=False)
+    assert refused.returncode == 4 and "NO_PERMISSION (16)" in refused.stderr
+    assert [b["status"] for b in json.loads(refused.stdout)["brokers"]] == ["refused", "skipped", "skipped"]
+    for shortcut in (("-c", ""), ("-b", ""), ()):
+        wide = cli("updateBrokerConfig", *shortcut, "-k", "syncFlushTimeout", "-v", "1", ok=False)
+        assert wide.returncode == 2 and "exactly one of -b" in wide.stderr
+
+
+def test_update_broker_config_changes_nothing_while_a_replica_is_down(cli: Cli) -> None:
+    doc = sync_state(cli)
+    slave = next(r for r in doc["inSyncReplicas"] if r["brokerId"] != doc["masterBrokerId"])
+    agent = next(a for a in cli.json("sandbox", "status")["agents"] if a["brokers"][0]["brokerId"] == slave["brokerId"])
+    cli("sandbox", "stop", agent["id"])
+    try:
+        refused = cli("updateBrokerConfig", "-c", CLUSTER, "-k", "syncFlushTimeout", "-v", "2222", ok=False)
+        assert refused.returncode == 4 and slave["brokerAddress"] in refused.stderr
+        assert "nothing changed" in refused.stderr
+        shown = cli("getBrokerConfig", "-c", CLUSTER, "-o", "json", ok=False)
+        assert shown.returncode == 1
+        values = {d["brokerAddress"]: (d["config"] or {}).get("syncFlushTimeout") for d in json.loads(shown.stdout)}
+        assert values.pop(slave["brokerAddress"]) is None and set(values.values()) == {"4321"}
+        partial = cli.json("updateBrokerConfig", "-c", CLUSTER, "-k", "syncFlushTimeout", "-v", "2222",
+                           "--reachable-only")  # fmt: skip
+        statuses = {b["brokerAddress"]: b["status"] for b in partial["brokers"]}
+        assert statuses.pop(slave["brokerAddress"]) == "unreachable" and set(statuses.values()) == {"updated"}
+    finally:
+        cli("sandbox", "start", agent["id"])
+        cli.json("wait", "insync", "-bn", BROKER, "--timeout", "60")
 
 
 # --- elections, waits, failover -----------------------------------------------------------------
@@ -327,7 +403,7 @@ def test_a_stopped_slave_leaves_the_set_and_rejoins_after_start(cli: Cli) -> Non
 
 
 def test_failover_drill_through_the_cli(cli: Cli) -> None:
-    cli.json("sendMessage", "-t", "Drill", "-p", "before-{i}", "-n", "6")
+    cli.json("sendMessage", "-t", "Drill", "-p", "before-{i}", "--count", "6")
     before = sync_state(cli)
     killed = cli.json("sandbox", "kill", "master", "-bn", BROKER)
     assert killed["brokerAddress"] == before["masterAddress"]
@@ -336,9 +412,9 @@ def test_failover_drill_through_the_cli(cli: Cli) -> None:
     epochs = {d["brokerId"]: d for d in cli.json("getBrokerEpoch", "-b", BROKER)}
     assert not epochs[before["masterBrokerId"]]["reachable"]
     assert epochs[after["masterBrokerId"]]["epochs"][-1]["epoch"] == after["masterEpoch"]
-    sent = cli.json("sendMessage", "-t", "Drill", "-p", "after-{i}", "-n", "3")
+    sent = cli.json("sendMessage", "-t", "Drill", "-p", "after-{i}", "--count", "3")
     assert sent["failed"] == 0
-    bodies = {m["body"] for m in cli.json("consumeMessage", "-t", "Drill", "-bn", BROKER, "-n", "100")["messages"]}
+    bodies = {m["body"] for m in cli.json("consumeMessage", "-t", "Drill", "-bn", BROKER, "--max", "100")["messages"]}
     assert bodies == {f"before-{i}" for i in range(6)} | {f"after-{i}" for i in range(3)}
     cli("sandbox", "start", killed["id"])
     cli.json("wait", "insync", "-bn", BROKER, "--timeout", "60")
@@ -447,3 +523,22 @@ def test_assign_preferred_master_shows_it_waits_for_it_and_clears_it(cli: Cli) -
 
     unknown = cli(*assign, "-b", "99", ok=False)
     assert unknown.returncode == 1 and "CONTROLLER_BROKER_NEED_TO_BE_REGISTERED (2010)" in unknown.stderr
+
+
+def test_the_readme_preferred_master_runbook_completes_in_the_sandbox(cli: Cli) -> None:
+    """Right after a transferMaster (which counts as the set's transfer attempt), as at the end of a rolling
+    restart: the sandbox's preferredMasterTransferIntervalMs must fit in the runbook's --timeout."""
+    before = sync_state(cli)
+    moved, target = (r["brokerId"] for r in before["inSyncReplicas"] if r["brokerId"] != before["masterBrokerId"])
+    cli("transferMaster", "-c", CLUSTER, "-bn", BROKER, "-b", str(moved))
+    cli("updateControllerConfig", "-k", "enablePreferredMaster", "-v", "true")
+    try:
+        waited = cli.json("assign-preferred-master", "-c", CLUSTER, "-bn", BROKER, "-b", str(target), "--wait",
+                          "--timeout", "30")  # fmt: skip
+        assert waited["masterBrokerId"] == target
+        after = sync_state(cli)
+        assert after["masterBrokerId"] == target
+        assert (after["lastTransfer"]["toBrokerId"], after["lastTransfer"]["trigger"]) == (target, "preferred")
+    finally:
+        cli("updateControllerConfig", "-k", "enablePreferredMaster", "-v", "false")
+        cli.json("assign-preferred-master", "-c", CLUSTER, "-bn", BROKER, "--clear")

@@ -7,6 +7,8 @@ group back (3 running nodes and a serving leader) before they return.
 
 from __future__ import annotations
 
+import json
+import shutil
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -22,6 +24,7 @@ from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
 from tests.integration.conftest import (
     CLUSTER,
+    EXTRA_CONFIG,
     Client,
     FakeBroker,
     ensure_group,
@@ -32,6 +35,7 @@ from tests.integration.conftest import (
     running,
     wait_until,
 )
+from tests.integration.test_cli_sandbox import Cli
 
 pytestmark = [pytest.mark.integration]
 
@@ -368,62 +372,152 @@ def test_whole_group_restart_recovers_state_from_disk(sandbox: Sandbox, client: 
 # --- 6. configuration ----------------------------------------------------------------------------
 
 
-def test_config_blacklist_unknown_key_and_persisted_runtime_key(sandbox: Sandbox) -> None:
-    target = followers(sandbox, leader(sandbox).id)[0]
-    with Client(target.address, timeout=3.0) as one:
+UNCLEAN = "enableElectUncleanMaster"
 
-        def config() -> dict[str, str]:
-            resp = one.call_at(target.address, "GetControllerConfig", pb.GetControllerConfigRequest())
-            assert resp.code == C.SUCCESS
-            return dict(resp.config)
+
+def node_config(address: str) -> pb.GetControllerConfigResponse:
+    with Client(address, timeout=3.0) as one:
+        resp = one.call_at(address, "GetControllerConfig", pb.GetControllerConfigRequest())
+    assert resp.code == C.SUCCESS, resp
+    return resp
+
+
+def test_a_refused_config_update_changes_nothing_on_any_node(sandbox: Sandbox) -> None:
+    target = followers(sandbox, leader(sandbox).id)[0]
+    original = {c.id: dict(node_config(c.address).config) for c in sandbox.controllers()}
+    assert {cfg[UNCLEAN] for cfg in original.values()} == {"false"}
+    with Client(target.address, timeout=3.0) as one:
 
         def update(**props: str) -> pb.UpdateControllerConfigResponse:
             return one.call_at(
                 target.address, "UpdateControllerConfig", pb.UpdateControllerConfigRequest(properties=props)
             )
 
-        original = config()
-        assert original["enableElectUncleanMaster"] == "false"
-
-        # A refused request changes nothing, not even its valid runtime keys.
-        for bad in ({}, {"enableElectUncleanMaster": "true"}):
+        # Checked on any node before the leader is asked; a refused request changes nothing, not even its valid keys.
+        for bad in ({}, {UNCLEAN: "true"}):
             denied = update(configStorePath="/tmp/elsewhere.properties", **bad)
             assert denied.code == C.NO_PERMISSION, denied
-            assert config() == original
-
             unknown = update(noSuchControllerKey="1", **bad)
             assert unknown.code == C.CONTROLLER_INVALID_REQUEST, unknown
             assert "noSuchControllerKey" in unknown.remark
-            assert config() == original
+        fixed = update(controllerGroup="other")
+        assert fixed.code == C.CONTROLLER_INVALID_REQUEST and "cannot change at run time" in fixed.remark, fixed
+        # A valid change sent to a follower is redirected: only the leader decides group changes.
+        redirected = update(**{UNCLEAN: "true"})
+        assert redirected.code == C.CONTROLLER_NOT_LEADER, redirected
+        assert redirected.leader_address == leader(sandbox).address
+    assert {c.id: dict(node_config(c.address).config) for c in sandbox.controllers()} == original
 
-        ok = update(enableElectUncleanMaster="true")
-        assert ok.code == C.SUCCESS, ok
-        assert config() == {**original, "enableElectUncleanMaster": "true"}
 
+def test_the_first_leader_records_every_runtime_key_for_the_group(sandbox: Sandbox) -> None:
+    """From the start every node decides with the same values, whatever its own file says."""
+    from controller.config import RUNTIME_KEYS
+
+    def recorded() -> bool:
+        return all(set(node_config(c.address).group_config) == RUNTIME_KEYS for c in sandbox.controllers())
+
+    wait_until(recorded, 20, "every node to hold a group value for every runtime key")
+    configs = [node_config(c.address) for c in sandbox.controllers()]
+    assert len({r.config_version for r in configs}) == 1
+    for r in configs:
+        assert {k: r.config[k] for k in RUNTIME_KEYS} == dict(r.group_config)
+        assert r.group_config["scanInactiveMasterInterval"] == EXTRA_CONFIG["scanInactiveMasterInterval"]
+
+
+def test_config_update_with_a_node_down_reaches_it_when_it_restarts(sandbox: Sandbox) -> None:
+    """Issue 23: the update used to change the first node, stop at the down one (exit 5, empty stdout) and split
+    the group. Now the group commits it, stdout says which node holds what, and the down node gets it at restart."""
+    cli = Cli(sandbox.dir)
+    down = followers(sandbox, leader(sandbox).id)[0]
+    up = [c for c in sandbox.controllers() if c.id != down.id]
+    sandbox.stop(down.id)
     try:
-        sandbox.stop(target.id)
-        sandbox.start(target.id)
-        with Client(target.address, timeout=3.0) as one:
-            restarted = wait_until(
-                lambda: one.call_at(target.address, "GetControllerConfig", pb.GetControllerConfigRequest()),
-                20,
-                f"{target.id} to serve after its restart",
-            )
-            assert restarted.config["enableElectUncleanMaster"] == "true"
+        result = cli("updateControllerConfig", "-a", sandbox.addresses(), "-k", UNCLEAN, "-v", "true", "-o", "json",
+                     ok=False)  # fmt: skip
+        assert result.returncode == 5, result
+        doc = json.loads(result.stdout)
+        assert (doc["key"], doc["value"], doc["changed"]) == (UNCLEAN, "true", True)
+        nodes = {n["address"]: n for n in doc["nodes"]}
+        assert nodes[down.address]["reachable"] is False
+        for c in up:
+            assert nodes[c.address] == {"address": c.address, "reachable": True, "id": c.id, "value": "true",
+                                        "configVersion": doc["configVersion"], "applied": True}  # fmt: skip
+        assert f"{down.address}: unreachable" in result.stderr and "committed for the group" in result.stderr
     finally:
-        with Client(target.address, timeout=3.0) as one:
-            wait_until(
-                lambda: (
-                    one.call_at(
-                        target.address,
-                        "UpdateControllerConfig",
-                        pb.UpdateControllerConfigRequest(properties={"enableElectUncleanMaster": "false"}),
-                    ).code
-                    == C.SUCCESS
-                ),
-                20,
-                "the config to be restored",
+        sandbox.start(down.id)
+    restarted = wait_until(
+        lambda: (r := node_config(down.address)).config_version >= doc["configVersion"] and r,
+        30,
+        f"{down.id} to apply the change after its restart",
+    )
+    assert restarted.config[UNCLEAN] == "true" and restarted.group_config[UNCLEAN] == "true"
+    again = cli.json("updateControllerConfig", "-a", sandbox.addresses(), "-k", UNCLEAN, "-v", "true")
+    assert again["changed"] is False and all(n["applied"] and n["value"] == "true" for n in again["nodes"])
+    cli.json("updateControllerConfig", "-a", sandbox.addresses(), "-k", UNCLEAN, "-v", "false")
+
+
+def test_get_controller_config_with_a_node_down_shows_the_others_and_marks_it(sandbox: Sandbox) -> None:
+    """Issue 23: it used to show nothing and exit 5."""
+    down = followers(sandbox, leader(sandbox).id)[0]
+    sandbox.stop(down.id)
+    try:
+        shown = Cli(sandbox.dir)("getControllerConfig", "-a", sandbox.addresses(), "-o", "json")
+    finally:
+        sandbox.start(down.id)
+    docs = {d["address"]: d for d in json.loads(shown.stdout)}
+    assert set(docs) == {c.address for c in sandbox.controllers()}
+    assert docs[down.address]["reachable"] is False and docs[down.address]["error"]
+    for c in sandbox.controllers():
+        if c.id != down.id:
+            d = docs[c.address]
+            assert (d["reachable"], d["id"], d["config"]["controllerSelfId"], d["differs"]) == (True, c.id, c.id, [])
+            assert d["config"][UNCLEAN] == "false"
+
+
+def test_a_leader_change_does_not_flip_the_election_switch(sandbox: Sandbox) -> None:
+    """The value set through the leader is the group's: the next leader decides with it too."""
+    old = leader(sandbox)
+    with Client(sandbox.addresses(), timeout=3.0) as group:
+        request = pb.UpdateControllerConfigRequest(properties={UNCLEAN: "true"})
+        assert group.call_at(old.address, "UpdateControllerConfig", request).code == C.SUCCESS
+        try:
+            sandbox.signal(old.id, signal.SIGKILL)
+            wait_dead(sandbox, old.id)
+            new = node(sandbox, sandbox.wait_for_leader(20))
+            assert new.id != old.id
+            assert node_config(new.address).config[UNCLEAN] == "true"
+        finally:
+            ensure_group(sandbox)
+            reset = group.call(
+                "UpdateControllerConfig", pb.UpdateControllerConfigRequest(properties={UNCLEAN: "false"})
             )
+            assert reset.code == C.SUCCESS, reset
+
+
+def test_nodes_whose_files_disagree_decide_with_one_value_across_a_leader_change(tmp_path: Path) -> None:
+    """A runtime key never set through the group used to take each node's file value: the group was split from the
+    start, and a leader change flipped the election switch. The first leader now records its value for the group."""
+    box = Sandbox(tmp_path / "split-files")
+    try:
+        box.up(controllers=3, extra_config=dict(EXTRA_CONFIG), timeout=30.0)
+        box.down()
+        shutil.rmtree(box.dir / "store")  # a new group, whose n0 alone has the switch on in its file
+        with open(node(box, "n0").configFile, "a", encoding="utf-8") as f:
+            f.write(f"{UNCLEAN}=true\n")
+        box.up(timeout=30.0)
+
+        def agreed() -> str | None:
+            values = {node_config(c.address).config[UNCLEAN] for c in box.controllers()}
+            return values.pop() if len(values) == 1 else None
+
+        value = wait_until(agreed, 20, "every node to decide with one value")
+        old = leader(box)
+        box.signal(old.id, signal.SIGKILL)
+        wait_dead(box, old.id)
+        new = node(box, box.wait_for_leader(20))
+        assert node_config(new.address).config[UNCLEAN] == value
+    finally:
+        box.down()
 
 
 # --- 7. master crash -----------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from mqadmin_py.proto import agent_pb2, common_pb2, controller_pb2
 from mqadmin_py.sandbox import Sandbox
 from tests.integration.agents_cluster import BROKER, AgentProcess, wait_for
 from tests.integration.conftest import leader, metadata, wait_until
+from tests.integration.test_controller_group import node_config
 
 pytestmark = [pytest.mark.integration]
 
@@ -153,6 +154,13 @@ def controller_state(sandbox: Sandbox) -> tuple[Any, ...]:
     """What a bad request must not change: every broker set, and each node's configuration."""
     for c in sandbox.controllers():  # a node may still be starting on a loaded box
         wait_until(lambda c=c: metadata(c.address), 30, f"{c.id} to answer")
+
+    def recorded() -> bool:
+        versions = {node_config(c.address).config_version for c in sandbox.controllers()}
+        return len(versions) == 1 and versions.pop() > 0
+
+    # The first leader records the group's runtime values once it serves; every node applies them soon after.
+    wait_until(recorded, 20, "every node to apply the group config the first leader recorded")
     lead = leader(sandbox)
     with grpc.insecure_channel(lead.address) as channel:
         data = call(

@@ -1,7 +1,7 @@
 """Preferred master, Assign and Elect (issue 6), on a real 3-node controller group driven by fake brokers.
 
 The module's group runs with ``enablePreferredMaster=true``, switched on at run time through
-UpdateControllerConfig on every node. Each test uses its own broker-set name; tests that kill a node put the
+UpdateControllerConfig (a group-wide value). Each test uses its own broker-set name; tests that kill a node put the
 group back before they return.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Callable, Iterator
-from functools import partial
 from typing import Any
 
 import pytest
@@ -24,6 +23,7 @@ from tests.integration.test_controller_group import (
     catch_up,
     elect,
     master_of,
+    node_config,
     replica_info,
     sync_state_data,
     wait_alive,
@@ -53,16 +53,18 @@ class PreferringBroker(FakeBroker):
 MakeBroker = Callable[..., PreferringBroker]
 
 
-def _update_config(address: str, request: pb.UpdateControllerConfigRequest) -> bool:
-    with Client(address, timeout=3.0) as one:
-        return bool(one.call_at(address, "UpdateControllerConfig", request).code == C.SUCCESS)
-
-
 def set_preferred_master_flag(sandbox: Sandbox, enabled: bool) -> None:
-    """UpdateControllerConfig enablePreferredMaster on every node (each node keeps its own config)."""
-    request = pb.UpdateControllerConfigRequest(properties={"enablePreferredMaster": str(enabled).lower()})
-    for c in sandbox.controllers():
-        wait_until(partial(_update_config, c.address, request), 20, f"enablePreferredMaster={enabled} on {c.id}")
+    """UpdateControllerConfig enablePreferredMaster for the group (the leader commits it), applied on every node."""
+    value = str(enabled).lower()
+    request = pb.UpdateControllerConfigRequest(properties={"enablePreferredMaster": value})
+    with Client(sandbox.addresses(), timeout=3.0) as group:
+        updated = group.call("UpdateControllerConfig", request)
+    assert updated.code == C.SUCCESS, updated
+
+    def applied() -> bool:
+        return all(node_config(c.address).config["enablePreferredMaster"] == value for c in sandbox.controllers())
+
+    wait_until(applied, 20, f"enablePreferredMaster={value} on every node")
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -200,11 +200,16 @@ def test_controller_writes_need_the_admin_credential(sandbox: Sandbox, admin: Cl
             assert client.call("CleanBrokerData", clean).code == ResponseCode.NO_PERMISSION
             assert len(sync_state(client).in_sync_replicas) == 2  # the set is still there
     with ControllerClient(address, security=admin) as client:
-        assert client.call_at(address, "UpdateControllerConfig", update).code == ResponseCode.SUCCESS
-        config = client.call_at(address, "GetControllerConfig", pb.GetControllerConfigRequest()).config
-        assert config["enableElectUncleanMaster"] == "true"
+        # The group's value: the leader commits it (a follower redirects there) and every node applies it.
+        assert client.call("UpdateControllerConfig", update).code == ResponseCode.SUCCESS
+        get = pb.GetControllerConfigRequest()
+        wait_until(
+            lambda: client.call_at(address, "GetControllerConfig", get).config["enableElectUncleanMaster"] == "true",
+            10,
+            "the update to reach the node",
+        )
         revert = pb.UpdateControllerConfigRequest(properties={"enableElectUncleanMaster": "false"})
-        assert client.call_at(address, "UpdateControllerConfig", revert).code == ResponseCode.SUCCESS
+        assert client.call("UpdateControllerConfig", revert).code == ResponseCode.SUCCESS
 
 
 # --- the ACL on the agents ------------------------------------------------------------------------------

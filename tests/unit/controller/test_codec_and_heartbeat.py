@@ -18,6 +18,7 @@ from controller.events import (
     CleanBrokerData,
     ElectMaster,
     Event,
+    SetGroupConfig,
     UpdateBrokerAddress,
 )
 from controller.heartbeat import DEFAULT_HEARTBEAT_TIMEOUT_MS, Heartbeat, LiveEntry, LiveTable, merge
@@ -38,6 +39,7 @@ events_st: st.SearchStrategy[Event] = st.one_of(
     st.builds(AlterSyncStateSet, names, id_sets, epochs, epochs),
     st.builds(CleanBrokerData, names, st.none() | id_sets),
     st.builds(AssignPreferredMaster, names, st.none() | ids),
+    st.builds(SetGroupConfig, st.dictionaries(names, names, max_size=3), epochs),
 )
 
 
