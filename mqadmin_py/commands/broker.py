@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from mqadmin_py.commands.common import (
+    INT64_MAX,
     CountOpt,
     IntervalOpt,
     agent_client,
@@ -294,7 +295,9 @@ def ha_status(
 
 def reset_master_flush_offset(
     broker_addr: Annotated[str, typer.Option("-b", "--brokerAddr", help="The master broker's address.")],
-    offset: Annotated[int, typer.Option("--offset", help="New flush (confirm) offset; Java's -o.", min=0)],
+    offset: Annotated[
+        int, typer.Option("--offset", help="New flush (confirm) offset; Java's -o.", min=0, max=INT64_MAX)
+    ],
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
 ) -> None:

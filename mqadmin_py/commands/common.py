@@ -19,7 +19,9 @@ from mqadmin_py.output import Output, emit
 
 NO_PERMISSION = 16
 INT64_MAX = 2**63 - 1
-"""Broker ids are int64 on the wire (Java's long): a larger one is a usage error, not a protobuf traceback."""
+"""Broker ids and offsets are int64 on the wire (Java's long): larger is a usage error, not a protobuf traceback."""
+INT32_MAX = 2**31 - 1
+"""Queue ids are int32 on the wire."""
 
 
 # --- option validators: pure, raising ValueError; `checked` turns them into click callbacks (exit 2) ---------

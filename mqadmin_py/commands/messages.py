@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import agent_client, check, code_name, controller_client
+from mqadmin_py.commands.common import INT32_MAX, INT64_MAX, agent_client, check, code_name, controller_client
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.errors import MqError, OperationFailed, Refused, UsageError
 from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
@@ -111,7 +111,10 @@ def send_message(
         ),
     ] = None,
     queue_id: Annotated[
-        int, typer.Option("-i", "-q", "--queueId", "--qid", help="Queue id (default: the broker picks).")
+        int,
+        typer.Option(
+            "-i", "-q", "--queueId", "--qid", help="Queue id (default: the broker picks).", min=-1, max=INT32_MAX
+        ),
     ] = -1,
     count: Annotated[int, typer.Option("--count", help="How many messages to send.", min=1)] = 1,
     output: OutputOpt = Output.table,
@@ -286,9 +289,12 @@ def consume_message(
     topic: Annotated[str, typer.Option("-t", "--topic", help="Topic.")],
     broker_name: Annotated[str, typer.Option("-b", "-bn", "--brokerName", help="Broker set to read from.")],
     queue_id: Annotated[
-        int | None, typer.Option("-i", "-q", "--queueId", help="One queue (default: every queue).")
+        int | None,
+        typer.Option("-i", "-q", "--queueId", help="One queue (default: every queue).", min=0, max=INT32_MAX),
     ] = None,
-    offset: Annotated[int, typer.Option("--offset", help="Queue offset to start at (Java's -o).", min=0)] = 0,
+    offset: Annotated[
+        int, typer.Option("--offset", help="Queue offset to start at (Java's -o).", min=0, max=INT64_MAX)
+    ] = 0,
     max_messages: Annotated[
         int, typer.Option("-c", "--MessageNumber", "--max", help="At most this many messages in all.", min=1)
     ] = 32,

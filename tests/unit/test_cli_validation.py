@@ -145,6 +145,11 @@ A = ("-a", "127.0.0.1:1")
         *[("getSyncStateSet", "-a", bad) for bad in ("localhost", "127.0.0.1:99999", "127.0.0.1:-1", "127.0.0.1:abc",
                                                      "http://127.0.0.1:1", "127.0.0.1:1 127.0.0.1:2", "", ";;;")],
         ("wait", "quorum", "-a", "localhost", "--timeout", "1"),
+        ("removeBroker", "-c", "127.0.0.1:1", "-b", "C:b:99999999999999999999"),
+        ("resetMasterFlushOffset", "-b", "127.0.0.1:1", "--offset", "99999999999999999999"),
+        ("consumeMessage", *A, "-b", "b", "-t", "T", "--offset", "99999999999999999999"),
+        ("consumeMessage", *A, "-b", "b", "-t", "T", "-q", "99999999999"),
+        ("sendMessage", *A, "-t", "T", "-q", "99999999999", "-p", "x"),
         ("haStatus", "-a", "localhost"),
     ],
 )  # fmt: skip
