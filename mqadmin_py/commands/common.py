@@ -55,11 +55,17 @@ def finite_seconds(value: float | None) -> float | None:
     return value
 
 
+def broker_name(value: str | None) -> str | None:
+    """A broker set name, refused when empty (``-bn ''`` from an unset shell variable)."""
+    if value is not None and not value.strip():
+        raise ValueError(f"a broker set name cannot be empty, got {value!r}")
+    return value
+
+
 def broker_names(values: list[str] | None) -> list[str] | None:
-    """Repeated ``-b`` broker set names, refused when one is empty (``-b ''`` from an unset shell variable)."""
+    """Repeated ``-b`` broker set names, each as `broker_name` checks it."""
     for name in values or []:
-        if not name.strip():
-            raise ValueError(f"a broker set name cannot be empty, got {name!r}")
+        broker_name(name)
     return values
 
 
@@ -91,6 +97,11 @@ def checked(validate: Callable[[Any], Any]) -> Callable[[Any], Any]:
 def seconds_option(*names: str, help: str, minimum: float = 0.1, maximum: float | None = None) -> Any:
     """A duration option: at least `minimum` (and at most `maximum`), finite."""
     return typer.Option(*names, help=help, min=minimum, max=maximum, callback=checked(finite_seconds))
+
+
+def broker_name_option(*names: str, help: str) -> Any:
+    """A broker set name option: not empty."""
+    return typer.Option(*names, help=help, callback=checked(broker_name))
 
 
 def broker_id_option(*names: str, help: str) -> Any:

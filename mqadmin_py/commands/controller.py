@@ -14,6 +14,7 @@ from mqadmin_py.commands.common import (
     add_commands,
     broker_id_list,
     broker_id_option,
+    broker_name_option,
     check,
     controller_client,
     opt,
@@ -201,7 +202,7 @@ def fetch_sync_state(client: Any, broker_names: list[str] | None, cluster_name: 
 def elect_master(
     controller: ControllerOpt,
     cluster_name: Annotated[str, typer.Option("-c", "--clusterName", help="Cluster of the broker set.")],
-    broker_name: Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set to elect in.")],
+    broker_name: Annotated[str, broker_name_option("-bn", "--brokerName", help="Broker set to elect in.")],
     broker_id: Annotated[int, broker_id_option("-b", "--brokerId", help="Broker id that should become master.")],
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
@@ -252,7 +253,7 @@ def elect_master(
 
 def clean_broker_metadata(
     controller: ControllerOpt,
-    broker_name: Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set to clean.")],
+    broker_name: Annotated[str, broker_name_option("-bn", "--brokerName", help="Broker set to clean.")],
     broker_ids: Annotated[
         str | None,
         typer.Option("-b", "--brokerControllerIdsToClean", help="Ids to remove, e.g. '1;2' (or --wholeSet)."),

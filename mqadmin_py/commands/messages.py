@@ -9,7 +9,15 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import INT32_MAX, INT64_MAX, agent_client, check, code_name, controller_client
+from mqadmin_py.commands.common import (
+    INT32_MAX,
+    INT64_MAX,
+    agent_client,
+    broker_name_option,
+    check,
+    code_name,
+    controller_client,
+)
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.errors import MqError, OperationFailed, Refused, UsageError
 from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
@@ -106,7 +114,7 @@ def send_message(
     tags: Annotated[str | None, typer.Option("-c", "--tags", help="Message tag (property TAGS).")] = None,
     broker_name: Annotated[
         str | None,
-        typer.Option(
+        broker_name_option(
             "-b", "-bn", "--brokerName", "--broker", help="Broker set (default: round robin over every master)."
         ),
     ] = None,
@@ -287,7 +295,7 @@ def _consume_legacy(doc: dict[str, Any]) -> str:
 def consume_message(
     controller: ControllerOpt,
     topic: Annotated[str, typer.Option("-t", "--topic", help="Topic.")],
-    broker_name: Annotated[str, typer.Option("-b", "-bn", "--brokerName", help="Broker set to read from.")],
+    broker_name: Annotated[str, broker_name_option("-b", "-bn", "--brokerName", help="Broker set to read from.")],
     queue_id: Annotated[
         int | None,
         typer.Option("-i", "-q", "--queueId", help="One queue (default: every queue).", min=0, max=INT32_MAX),

@@ -13,7 +13,15 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import broker_id_option, check, code_name, controller_client, opt, seconds_option
+from mqadmin_py.commands.common import (
+    broker_id_option,
+    broker_name_option,
+    check,
+    code_name,
+    controller_client,
+    opt,
+    seconds_option,
+)
 from mqadmin_py.errors import OperationFailed, Refused
 from mqadmin_py.options import ControllerOpt, OutputOpt
 from mqadmin_py.output import Output, emit, emit_table, null
@@ -53,7 +61,7 @@ def transfer_summary(t: dict[str, Any]) -> str:
 def transfer_master(
     controller: ControllerOpt,
     cluster_name: Annotated[str, typer.Option("-c", "--clusterName", help="Cluster of the broker set.")],
-    broker_name: Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set.")],
+    broker_name: Annotated[str, broker_name_option("-bn", "--brokerName", help="Broker set.")],
     broker_id: Annotated[int, broker_id_option("-b", "--brokerId", help="In-sync broker id to make master.")],
     timeout: Annotated[
         float | None,

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import broker_id_option, controller_client, seconds_option
+from mqadmin_py.commands.common import broker_id_option, broker_name_option, controller_client, seconds_option
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.errors import MqError, TimedOut
 from mqadmin_py.options import ControllerOpt, OutputOpt
@@ -18,7 +18,7 @@ from mqadmin_py.output import Output, emit, emit_table
 app = typer.Typer(help="Block until a broker set has a master, a full SyncStateSet, or the controllers a quorum.")
 
 WaitTimeoutOpt = Annotated[float, seconds_option("--timeout", help="Seconds to wait in all (exit 3 after).")]
-BrokerNameOpt = Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set.")]
+BrokerNameOpt = Annotated[str, broker_name_option("-bn", "--brokerName", help="Broker set.")]
 POLL_INTERVAL = 0.2
 MAX_RPC_TIMEOUT = 2.0
 

@@ -14,6 +14,7 @@ import pytest
 from mqadmin_py.commands.common import (
     INT64_MAX,
     broker_id_list,
+    broker_name,
     broker_names,
     controller_addresses,
     finite_seconds,
@@ -77,6 +78,15 @@ def test_finite_seconds_refuses_nan_and_infinity(value: float) -> None:
         finite_seconds(value)
 
 
+@pytest.mark.parametrize(("value", "ok"), [(None, True), ("broker-a", True), ("", False), ("  ", False)])
+def test_broker_name_refuses_an_empty_name(value: str | None, ok: bool) -> None:
+    if ok:
+        assert broker_name(value) == value
+    else:
+        with pytest.raises(ValueError, match="a broker set name cannot be empty"):
+            broker_name(value)
+
+
 @pytest.mark.parametrize(
     ("values", "ok"), [(None, True), (["broker-a", "b"], True), ([""], False), (["a", " "], False)]
 )
@@ -133,6 +143,10 @@ A = ("-a", "127.0.0.1:1")
         ("cleanBrokerMetadata", *A, "-c", "C", "-bn", "b", "-l"),
         ("cleanBrokerMetadata", *A, "-c", "C", "-bn", "b", "-b", "1", "--wholeSet"),
         ("getSyncStateSet", *A, "-b", ""),
+        ("electMaster", *A, "-c", "C", "-bn", "", "-b", "1"),
+        ("transferMaster", *A, "-c", "C", "-bn", " ", "-b", "1"),
+        ("wait", "master", *A, "-bn", "", "--timeout", "1"),
+        ("sendMessage", *A, "-t", "T", "-bn", "", "-p", "x"),
         ("getSyncStateSet", *A, "--timeout", "nan"),
         ("getSyncStateSet", *A, "--timeout", "inf"),
         ("getSyncStateSet", *A, "--timeout", "-1"),
