@@ -1,26 +1,28 @@
 """Prometheus metrics of one controller node, served over HTTP when ``metricsExporterType=PROM``.
 
-Each node owns its ``CollectorRegistry``, never the process-global one, so
-several nodes can share a test process. Gauges are read from the live node at
-scrape time, so a scrape never shows a stale value. Counters and the request
-histogram are updated where the events happen: elections by a proposer
-listener (committed decisions on the leader only), requests by the gRPC
+Each node owns its ``CollectorRegistry``, never the process-global one, so several nodes can share a test process.
+The registry still carries the standard ``process_*`` collector (CPU, memory, open files of this process) and a
+``<program>_build_info`` gauge, so a dashboard sees restarts, leaks and versions. Gauges are read from the live
+node at scrape time, so a scrape never shows a stale value. Counters and the request histogram are updated where
+the events happen: elections by a proposer listener (committed decisions on the leader only), requests by the gRPC
 interceptor in ``controller.service``.
 """
 
 from __future__ import annotations
 
+import platform
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, start_http_server
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 
 from controller.codes import ResponseCode as C
 from controller.requests import ElectMasterRequest, Request, Result
+from mqadmin_py import __version__
 
 ROLES = ("leader", "follower", "candidate")
 
@@ -75,10 +77,20 @@ class _NodeCollector:
 
 
 class MetricsEndpoint:
-    """A process's own registry and the HTTP endpoint serving it (shared by mqcontroller and mqagent)."""
+    """A process's own registry and the HTTP endpoint serving it (shared by mqcontroller and mqagent).
 
-    def __init__(self) -> None:
+    `program` (``mqcontroller``, ``mqagent``) names the ``<program>_build_info`` gauge: 1, labelled with this
+    package's version and the Python version, as Prometheus exporters conventionally do.
+    """
+
+    def __init__(self, program: str) -> None:
         self.registry = CollectorRegistry()
+        ProcessCollector(registry=self.registry)
+        build_info = Gauge(
+            f"{program}_build_info", f"Always 1: the version of {program} and of the Python running it.",
+            ["version", "python"], registry=self.registry,
+        )  # fmt: skip
+        build_info.labels(version=__version__, python=platform.python_version()).set(1)
         self._server: WSGIServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -103,7 +115,7 @@ class ControllerMetrics(MetricsEndpoint):
     """The metrics of one node and their HTTP endpoint."""
 
     def __init__(self, sample: Callable[[], NodeSample]) -> None:
-        super().__init__()
+        super().__init__("mqcontroller")
         self.registry.register(_NodeCollector(sample))
         self._elections = Counter(
             "mqcontroller_elections", "Elections decided and committed by this node as leader, by outcome.",

@@ -7,6 +7,13 @@ Raft entry (group commit: one round trip for a storm of 1000 elections), and
 answers every request once that entry is applied here. Reads ride the same
 queue, so a read never overtakes a write that was answered before it.
 
+A batch without events whose answers a broker may act on for safety (the
+transfer lease question, roles, ``controller.reads``) commits an empty entry
+first, and every such answer is given only when an entry committed after it was
+decided confirms that this node is still the leader of the term it decided in:
+a deposed leader that does not know it yet refuses instead of answering from
+old state. Plain reads (``getSyncStateSet``) are answered at once.
+
 Before serving in a new term the leader commits an empty entry (RocketMQ's
 barrier): once it is applied, every entry of earlier terms is applied too, so
 the leader decides against complete state.
@@ -31,6 +38,7 @@ from controller.codes import ResponseCode as C
 from controller.events import Event
 from controller.model import AliveView
 from controller.raft import RaftNode
+from controller.reads import may_answer, needs_barrier
 from controller.requests import Request, Result, TransferMasterRequest
 from controller.state import apply_events, compute
 
@@ -58,6 +66,15 @@ def _answer(future: Future[Result[Any]], result: Result[Any]) -> None:
     if not future.set_running_or_notify_cancel():
         return
     future.set_result(result)
+
+
+def _unconfirmed(reason: str) -> Result[Any]:
+    """The refusal of an answer whose leadership could not be confirmed: NOT_LEADER sends the caller on."""
+    return Result(
+        C.CONTROLLER_NOT_LEADER,
+        f"this node could not confirm with a quorum that it is still the leader ({reason}); "
+        "not answering from possibly stale state",
+    )
 
 
 def _too_late(request: Request) -> Result[Any] | None:
@@ -144,7 +161,7 @@ class Proposer:
             return
         batch = self._take_batch()
         if batch:
-            self._decide(batch)
+            self._decide(batch, term)
 
     def _take_batch(self) -> list[_Pending]:
         try:
@@ -161,7 +178,8 @@ class Proposer:
                 batch.append(item)
         return batch
 
-    def _decide(self, batch: list[_Pending]) -> None:
+    def _decide(self, batch: list[_Pending], term: int) -> None:
+        """Decide `batch` as the leader of `term` (its barrier is committed), commit, answer."""
         speculative = self._raft.state
         alive = self._alive()
         unclean = self._allow_unclean()
@@ -179,13 +197,20 @@ class Proposer:
             speculative = apply_events(speculative, result.events)
             events.extend(result.events)
             results.append(result)
-        if events:
+        confirmed_in: int | None = None
+        refusal = _unconfirmed("the term changed while its entry committed")
+        if events or needs_barrier((p.request for p in batch), bool(events)):
             failure = self._commit(tuple(events))
-            if failure is not None:
+            if failure is None:
+                confirmed_in = self._raft.term()
+            else:
                 self._ready_term = None  # re-establish the barrier before deciding again
-                # Later answers in the batch were decided on top of the lost events: fail them all.
-                results = [failure] * len(batch)
+                refusal = failure if events else _unconfirmed(failure.remark)
+                if events:  # later answers in the batch were decided on top of the lost events: fail them all
+                    results = [failure] * len(batch)
         for pending, result in zip(batch, results, strict=True):
+            if not may_answer(pending.request, term, confirmed_in):
+                result = refusal
             _answer(pending.future, result)
             for listener in self._listeners:
                 try:

@@ -1,24 +1,17 @@
-"""The installed package's version, and the ``--version`` option the three programs share."""
+"""The ``--version`` option the three programs share (the version is ``mqadmin_py.__version__``)."""
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated
 
 import typer
 
-
-def package_version() -> str:
-    """The version pip installed (pyproject.toml's), or ``unknown`` when run from a tree that is not installed."""
-    try:
-        return version("mqadmin-py")
-    except PackageNotFoundError:
-        return "unknown"
+from mqadmin_py import __version__
 
 
 def _print_version(ctx: typer.Context, value: bool) -> None:
     if value and not ctx.resilient_parsing:
-        typer.echo(f"{ctx.find_root().info_name} {package_version()}")
+        typer.echo(f"{ctx.find_root().info_name} {__version__}")
         raise typer.Exit()
 
 

@@ -758,13 +758,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_dataset(args.input)  # before paying for a JVM
     except DatasetError as exc:
         return _fail(exc)
-    from spark.session import build_session, is_connect, ship_packages
+    from spark.session import build_session, is_connect, is_local, ship_packages
 
     running = SparkSession.getActiveSession()  # embedded (tests, a notebook): use it and leave it running
     spark = running or build_session(master=args.master, remote=args.remote)
     try:
-        if __name__ == "__main__" and not __package__ and not is_connect(spark):
-            ship_packages(spark)  # spark-submit of this file: workers may not have the project installed
+        local = not is_connect(spark) and is_local(spark.sparkContext.master or "")
+        if __name__ == "__main__" and not __package__ and local:
+            ship_packages(spark)  # spark-submit of this file: workers may not have the project installed (on a
+            # cluster, build_session has shipped it already)
         try:
             report = run_report(spark, args.input, since=args.since, top=args.top)
         except DatasetError as exc:  # e.g. nothing left after --since

@@ -2,9 +2,11 @@
 
 Local mode (the default, ``mqadmin epochs report``) stays on loopback, quiet and small: no UI, no progress bars, a
 few shuffle partitions, and Python workers on this very interpreter (otherwise they take ``python3`` from PATH,
-which lacks pyarrow). On a cluster the report's one Python step imports ``agents.store.epochs`` on the executors,
-so the ``agents`` and ``spark`` packages are shipped with the job as a zip; so they are to a Spark Connect server
-(``remote``, a warm JVM kept by ``spark.connect``). Timestamps are UTC everywhere.
+which lacks pyarrow). A standalone master on loopback (``spark://127.0.0.1:PORT``) gets the same interpreter and
+address: its executors run on this machine too. On a cluster the report's one Python step imports
+``agents.store.epochs`` on the executors, so the ``agents`` and ``spark`` packages are shipped with the job as a
+zip; so they are to a Spark Connect server (``remote``, a warm JVM kept by ``spark.connect``). Timestamps are UTC
+everywhere.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from pyspark import SparkConf
+from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
 DEFAULT_MASTER = "local[*]"
@@ -29,11 +31,17 @@ SHIPPED_PACKAGES = ("agents", "spark")
 """What executors need to import for the consistent-point step (``agents.store.epochs`` and this package)."""
 
 _LOCAL = re.compile(r"local(?:\[(\d+|\*)(?:,\s*\d+)?\])?")
+_LOOPBACK_STANDALONE = re.compile(r"spark://(?:127\.0\.0\.1|localhost)(?::\d+)?")
 
 
 def is_local(master: str) -> bool:
     """``local``, ``local[N]``, ``local[*]``, ``local[N,F]``: driver and executors in this process."""
     return _LOCAL.fullmatch(master) is not None
+
+
+def on_this_machine(master: str) -> bool:
+    """A local master, or one standalone master on loopback: either way the executors run on this machine."""
+    return is_local(master) or _LOOPBACK_STANDALONE.fullmatch(master) is not None
 
 
 def local_cores(master: str) -> int:
@@ -70,8 +78,8 @@ def build_session(
         return _remote_session(remote, app_name, conf or {})
     master = master or _submitted_master() or DEFAULT_MASTER
     local = is_local(master)
-    if local:
-        # Cluster executors have their own interpreter and address: these only make sense on this machine.
+    if on_this_machine(master):
+        # Remote executors have their own interpreter and address: these only make sense on this machine.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     settings = default_conf(master) | dict(conf or {})
@@ -118,9 +126,14 @@ def default_conf(master: str) -> dict[str, str]:
 
 
 def _submitted_master() -> str | None:
-    """The --master spark-submit passed; None when this process starts the JVM itself (no gateway yet)."""
+    """The --master spark-submit passed (its default: ``local[*]``); None when this process starts the JVM itself.
+
+    spark-submit hands it to its JVM as a system property: a SparkConf sees it only once this process is attached
+    to that JVM's gateway (before, it is an empty dict, and the report ran in local mode whatever --master said).
+    """
     if "PYSPARK_GATEWAY_PORT" not in os.environ:
         return None
+    SparkContext._ensure_initialized()  # attach to spark-submit's JVM
     master: str | None = SparkConf().get("spark.master", None)
     return master
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
 
 from prometheus_client import Counter, Histogram
-from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 
 from agents.broker.manager import Status
 from agents.broker.roles import Role
@@ -50,14 +50,11 @@ class _BrokerCollector:
 
         role = gauge("mqagent_broker_role", "1 for the broker's current role.", ("role",))
         epoch = gauge("mqagent_master_epoch", "The masterEpoch the broker is in.")
-        max_offset = gauge("mqagent_max_offset", "Commit-log max offset (bytes).")
-        confirm = gauge("mqagent_confirm_offset", "Commit-log confirmOffset (bytes).")
+        # Offsets are gauges: a slave's log shrinks when it truncates to the consistent point on a role change.
+        max_offset = gauge("mqagent_max_offset_bytes", "Commit-log max offset (a slave's grows as it replicates).")
+        confirm = gauge("mqagent_confirm_offset_bytes", "Commit-log confirmOffset.")
         sss = gauge("mqagent_sync_state_set_size", "Members of the confirmed SyncStateSet (master only).")
         lag = gauge("mqagent_slave_lag_bytes", "Master max offset minus a slave's acknowledged offset.", ("slave_id",))
-        replicated = CounterMetricFamily(
-            "mqagent_replicated_bytes", "Commit-log bytes a slave holds; rate() is its replication throughput.",
-            labels=list(LABELS),
-        )  # fmt: skip
         for manager in self._managers():
             status = manager.status()
             if status.broker_id < 0:
@@ -77,16 +74,14 @@ class _BrokerCollector:
                 sss.add_metric(labels, len(master.sync_state.local))
                 for slave_id, progress in sorted(master.slaves().items()):
                     lag.add_metric([*labels, str(slave_id)], max(0, top - max(progress.ack_offset, 0)))
-            elif status.role is Role.SLAVE:
-                replicated.add_metric(labels, top)
-        yield from (role, epoch, max_offset, confirm, sss, lag, replicated)
+        yield from (role, epoch, max_offset, confirm, sss, lag)
 
 
 class AgentMetrics(MetricsEndpoint):
     """The metrics of one agent and their HTTP endpoint."""
 
     def __init__(self, managers: Callable[[], Iterable[Managed]]) -> None:
-        super().__init__()
+        super().__init__("mqagent")
         self.registry.register(_BrokerCollector(managers))
         self._put_seconds = Histogram(
             "mqagent_put_seconds", "Time to write a send on a master, acknowledgements included.", LABELS,

@@ -34,6 +34,16 @@ class MissingDependency(MqError):
     """The spark extra is not installed (exit 1: nothing was done)."""
 
 
+class ExecutorFailed(MqError):
+    """The report's Python step raised on an executor (exit 1), e.g. an interpreter there without pyarrow."""
+
+
+EXECUTOR_PYTHON = (
+    "executors need Python 3.11 with pyarrow and pandas: Spark runs the driver's $PYSPARK_PYTHON there, else "
+    "python3 from the workers' PATH (docs/analytics.md)"
+)
+
+
 def _need(module: str) -> None:
     import importlib.util
 
@@ -276,6 +286,8 @@ def report(
         _need_java(master or "local[*]")
     else:
         _need_connect()
+    from pyspark.errors import PythonException
+
     from spark.report import run_report
     from spark.session import build_session
 
@@ -290,9 +302,18 @@ def report(
             result.unpersist()  # a Connect server outlives this client: leave nothing cached on it
     except DatasetError as exc:
         raise UsageError(str(exc)) from exc
+    except PythonException as exc:  # its message is the worker's whole traceback: its last line says what
+        why = _last_line(exc)
+        raise ExecutorFailed(f"the report's Python step failed on an executor: {why}; {EXECUTOR_PYTHON}") from exc
     finally:
         session.stop()
     emit(doc, output, _report_table)
+
+
+def _last_line(exc: BaseException) -> str:
+    """The last line of `exc`'s message: the exception a Python worker's traceback ends with."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[-1] if lines else type(exc).__name__
 
 
 def _need_java(master: str) -> None:

@@ -33,6 +33,7 @@ import signal
 import struct
 import subprocess
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -137,7 +138,14 @@ class Links:
 class ChaosCluster:
     """3 controllers, 3 agents hosting one replica of each broker set, and the proxies between them."""
 
-    def __init__(self, directory: Path, broker_sets: list[str], broker_config: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        broker_sets: list[str],
+        broker_config: dict[str, str] | None = None,
+        controller_config: dict[str, str] | None = None,
+    ) -> None:
+        """`broker_config` and `controller_config` override keys of every broker / controller node."""
         self.dir = directory
         self.sets = broker_sets
         self.hub = ProxyHub()
@@ -162,7 +170,7 @@ class ChaosCluster:
                 raft_links[frozenset((a, b))] = link.name
                 peers_of[caller].append(f"{callee}-{PROXY_HOST}:{link.listen[1]}:{unused_port()}")
                 peers_of[callee].append(f"{caller}-{self_addr[caller]}:{unused_port()}")
-        extra = {"raftLogCompactionMinEntries": "2000"}
+        extra = {"raftLogCompactionMinEntries": "2000", **(controller_config or {})}
         for i in ids:
             self.controllers[i] = ControllerProc(directory / "controllers", i, ";".join(peers_of[i]), extra)
         self.controller_addresses = {i: f"{CONTROLLER_HOST}:{grpc_port[i]}" for i in ids}
@@ -225,10 +233,17 @@ class ChaosCluster:
     def link(self, name: str) -> Link:
         return self.hub.links[name]
 
-    def leader(self) -> str | None:
-        """The controller id that serves as leader now, asked of every running node directly."""
+    def raft_links_of(self, node_id: str) -> list[str]:
+        """The Raft links between `node_id` and its peers: cutting them partitions it from the group."""
+        return [name for pair, name in self.links.raft.items() if node_id in pair]
+
+    def leader(self, among: Iterable[str] | None = None) -> str | None:
+        """The controller id that serves as leader now, asked of every running node (of `among`) directly.
+
+        A node cut off from its peers may still say so (see ``raft_links_of``): pass `among` to ask only some.
+        """
         for node_id, c in self.controllers.items():
-            if not c.running():
+            if not c.running() or (among is not None and node_id not in among):
                 continue
             try:
                 meta = self.client.metadata(self.controller_addresses[node_id])

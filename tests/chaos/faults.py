@@ -18,8 +18,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mqadmin_py.client import ControllerClient
 from mqadmin_py.errors import MqError
-from tests.chaos.cluster import ChaosCluster
+from mqadmin_py.proto import controller_pb2 as cpb
+from tests.chaos.cluster import CLUSTER, ChaosCluster
 from tests.chaos.history import Fault, Recorder
 from tests.chaos.proxy import Mode
 from tests.integration.agents_cluster import AgentProcess
@@ -42,6 +44,10 @@ MAX_ACTIVE = 2
 HOLD_S = (1.0, 6.0)
 GAP_S = (0.5, 3.0)
 FSYNC_DELAYS_MS = (20, 50, 150)
+STALE_LEADER_HOLD_S = 4.0
+"""How long the deposed leader stays cut off after the new leader's transfer (the poller keeps asking it)."""
+STALE_LEADER_CONFIG = {"raftLeaderFallbackTimeoutMs": "30000"}
+"""Controller keys of the stale-leader scenario: the cut-off leader keeps its role for the whole scenario."""
 
 
 @dataclass
@@ -99,7 +105,45 @@ class FaultScheduler:
             else:
                 self.cluster.start_agent(a)
 
+    def stale_leader_during_transfer(self) -> None:
+        """A scripted schedule (issue 23): the controller leader is cut off (its Raft links blackholed) and, with
+        ``STALE_LEADER_CONFIG``, does not know it; the majority elects a new leader, which transfers the first
+        set's master to another in-sync replica (the master pauses writes under the transfer's lease and the
+        set moves to masterEpoch + 1); the old leader stays cut off ``STALE_LEADER_HOLD_S`` more while the poller
+        asks every node the lease question (invariant 6); then everything heals."""
+        cluster = self.cluster
+        name = cluster.sets[0]
+        try:
+            old = self._wait_for(lambda: cluster.leader(), "a controller leader")
+            info = cluster.sync_state()[name]
+            master = info.master_broker_id
+            target = min(r.broker_id for r in info.in_sync_replicas if r.broker_id != master)
+            answered = self.recorder.history.lease_answers  # the poller's, appended under the recorder's lock
+            self._wait_for(lambda: old if any(a.node == old for a in answered) else None, f"a lease answer of {old}")
+            links = cluster.raft_links_of(old)
+            self._cut("partition-controller-leader", f"controller {old}", old, links, Mode.BLACKHOLE, float("inf"))
+            others = [n for n in cluster.controllers if n != old]
+            new = self._wait_for(lambda: cluster.leader(among=others), "a leader on the majority side")
+            request = cpb.TransferMasterRequest(cluster_name=CLUSTER, broker_name=name, broker_id=target)
+            with ControllerClient(list(cluster.controller_addresses.values()), timeout=15.0) as client:
+                moved = client.call_at(cluster.controller_addresses[new], "TransferMaster", request)
+            detail = f"{name}: broker {master} -> {target}, code {moved.code} {moved.remark}".rstrip()
+            self._record("transfer-master", f"controller {new}", detail)
+            if moved.code != 0:
+                self.recorder.note(f"the new leader's transfer did not happen ({detail}): nothing for the stale one")
+            time.sleep(STALE_LEADER_HOLD_S)
+        finally:
+            self.heal_all()
+
     # --- internals -------------------------------------------------------------------------------
+
+    def _wait_for(self, find: Callable[[], str | None], what: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while (found := find()) is None:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no {what} within {timeout:g} s")
+            time.sleep(0.1)
+        return found
 
     def _record(self, kind: str, target: str, detail: str = "") -> None:
         at = time.monotonic() - self.started
@@ -196,8 +240,7 @@ class FaultScheduler:
             self._record(kind, label)
             self.active.append(Active(kind, node, until, lambda: proc.signal(signal.SIGCONT)))
         else:  # partition-controller-leader
-            links = [name for pair, name in self.cluster.links.raft.items() if node in pair]
-            self._cut(kind, label, node, links, mode, until)
+            self._cut(kind, label, node, self.cluster.raft_links_of(node), mode, until)
 
     def _cut(self, kind: str, label: str, target: str, links: list[str], mode: Mode, until: float) -> None:
         for link in links:

@@ -65,6 +65,19 @@ class ControllerView:
 
 
 @dataclass(frozen=True, slots=True)
+class LeaseAnswer:
+    """A controller node's SUCCESS answer to GetReplicaInfo, the question a master asks before it resumes writes
+    after a transfer's pause (and every broker's periodic poll); times are the poller's ``time.monotonic``."""
+
+    node: str
+    broker_set: str
+    master_epoch: int
+    master_id: int | None
+    asked_at: float
+    answered_at: float
+
+
+@dataclass(frozen=True, slots=True)
 class FinalLog:
     """A broker set's messages as the final master serves them, and its commit log decoded from disk."""
 
@@ -106,6 +119,7 @@ class History:
     seen: list[Seen] = field(default_factory=list)
     role_changes: list[RoleChange] = field(default_factory=list)
     controller_views: list[ControllerView] = field(default_factory=list)
+    lease_answers: list[LeaseAnswer] = field(default_factory=list)
     final_logs: dict[str, FinalLog] = field(default_factory=dict)
     replicas: dict[str, list[ReplicaFiles]] = field(default_factory=dict)
     controller_states: dict[str, dict[str, ControllerView]] = field(default_factory=dict)
@@ -141,6 +155,10 @@ class Recorder:
     def controller_view(self, view: ControllerView) -> None:
         with self._lock:
             self.history.controller_views.append(view)
+
+    def lease_answer(self, answer: LeaseAnswer) -> None:
+        with self._lock:
+            self.history.lease_answers.append(answer)
 
     def fault(self, fault: Fault) -> None:
         with self._lock:

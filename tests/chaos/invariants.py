@@ -10,17 +10,30 @@ issue:
    every common epoch;
 4. masterEpoch and syncStateSetEpoch never go backwards on any controller node, and every node holds the same
    state after healing;
-5. a consumer never saw a message that was later truncated.
+5. a consumer never saw a message that was later truncated;
+6. the answers to the transfer lease question (``GetReplicaInfo``) are linearizable: a question asked after
+   another was answered, of whichever node, never gets an older masterEpoch (issue 23: a deposed leader that
+   does not know it yet must not answer from its old state).
 """
 
 from __future__ import annotations
 
 import itertools
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tests.chaos.history import Ack, ControllerView, FinalLog, History, ReplicaFiles, RoleChange, Seen
+from tests.chaos.history import (
+    Ack,
+    ControllerView,
+    FinalLog,
+    History,
+    LeaseAnswer,
+    ReplicaFiles,
+    RoleChange,
+    Seen,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +238,36 @@ def check_seen_kept(seen: Iterable[Seen], final_logs: dict[str, FinalLog]) -> li
     return out
 
 
+def check_lease_answers(answers: Iterable[LeaseAnswer]) -> list[Violation]:
+    """Invariant 6: per set, an answer to a question asked after another answer was received shows at least that
+    answer's masterEpoch (answers that overlap in time may come in either order)."""
+    out: list[Violation] = []
+    by_set: dict[str, list[LeaseAnswer]] = defaultdict(list)
+    for a in answers:
+        by_set[a.broker_set].append(a)
+    for name, items in sorted(by_set.items()):
+        done = sorted(items, key=lambda a: a.answered_at)
+        answered = [a.answered_at for a in done]
+        newest: list[LeaseAnswer] = []  # newest[i]: the highest masterEpoch among done[: i + 1]
+        for a in done:
+            newest.append(a if not newest or a.master_epoch > newest[-1].master_epoch else newest[-1])
+        start = min(a.asked_at for a in items)
+        for b in sorted(items, key=lambda a: a.asked_at):
+            before = bisect_left(answered, b.asked_at)  # done[:before] were answered before b was asked
+            a = newest[before - 1] if before else None
+            if a is not None and a.master_epoch > b.master_epoch:
+                out.append(
+                    Violation(
+                        6,
+                        name,
+                        f"controller {b.node} answered masterEpoch {b.master_epoch} (master {b.master_id}) to a "
+                        f"question asked at {b.asked_at - start:.3f} s, after controller {a.node} had answered "
+                        f"masterEpoch {a.master_epoch} (master {a.master_id}) at {a.answered_at - start:.3f} s",
+                    )
+                )
+    return out
+
+
 def check_all(history: History) -> list[Violation]:
     return [
         *check_acked_present(history.acks, history.final_logs),
@@ -233,4 +276,5 @@ def check_all(history: History) -> list[Violation]:
         *check_controller_monotonic(history.controller_views),
         *check_controllers_agree(history.controller_states),
         *check_seen_kept(history.seen, history.final_logs),
+        *check_lease_answers(history.lease_answers),
     ]

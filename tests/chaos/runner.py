@@ -39,6 +39,9 @@ AFTER_HEAL_S = 3.0
 CONVERGE_S = 90.0
 SHOW_PER_INVARIANT = 20
 
+Scenario = Callable[[ChaosCluster, Recorder, Callable[[str], None]], None]
+"""A scripted phase 2: injects its faults (recorded with ``Recorder.fault``) and heals them before returning."""
+
 
 @dataclass
 class Report:
@@ -63,7 +66,7 @@ class Report:
             f"sends: {h.send_attempts} attempts, {len(h.acks)} acknowledged; not acknowledged: "
             + (", ".join(f"{k} {n}" for k, n in sorted(h.send_failures.items())) or "none"),
             f"consumer reads during the run: {len(h.seen)}; controller answers polled: {len(h.controller_views)}; "
-            f"role changes logged: {len(h.role_changes)}",
+            f"role changes logged: {len(h.role_changes)}; lease answers: {len(h.lease_answers)}",
             "checked: "
             + "; ".join(
                 f"{name}: {len(log.at_queue_offset)} messages served by the final master {log.master_node}, "
@@ -103,12 +106,16 @@ def run_chaos(
     sets: int = 1,
     say: Callable[[str], None] = print,
     broker_config: dict[str, str] | None = None,
+    controller_config: dict[str, str] | None = None,
+    scenario: Scenario | None = None,
 ) -> Report:
-    """One run (see the module docstring); `broker_config` overrides broker keys (e.g. an unsafe setting)."""
+    """One run (see the module docstring); `broker_config` and `controller_config` override keys (e.g. an unsafe
+    setting); `scenario` replaces the random fault schedule of phase 2 by a scripted one (it must heal what it
+    breaks)."""
     started = time.monotonic()
     history = History()
     recorder = Recorder(history)
-    cluster = ChaosCluster(directory, broker_set_names(sets), broker_config)
+    cluster = ChaosCluster(directory, broker_set_names(sets), broker_config, controller_config)
     say(f"chaos seed {seed}: {duration_s:g} s, {sets} broker set(s), files in {directory}")
     try:
         cluster.start()
@@ -121,7 +128,10 @@ def run_chaos(
         for t in clients:
             t.start()
         try:
-            FaultScheduler(cluster, recorder, seed, say).run(duration_s)
+            if scenario is None:
+                FaultScheduler(cluster, recorder, seed, say).run(duration_s)
+            else:
+                scenario(cluster, recorder, say)
             time.sleep(AFTER_HEAL_S)
         finally:
             for t in clients:

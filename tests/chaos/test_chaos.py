@@ -1,16 +1,21 @@
 """The chaos suite in CI: bounded runs with fixed seeds (about two minutes on 2 cores).
 
 Each run starts 3 controllers and 3 agents, produces and consumes under random faults drawn from the seed
-(kills, pauses, partitions through the proxies, a slow disk), heals, and checks the five invariants
-(``invariants.py``). A failure prints the seed's report: rerun it with ``bench/chaos.py --seed N``.
+(kills, pauses, partitions through the proxies, a slow disk), heals, and checks the invariants
+(``invariants.py``). A failure prints the seed's report: rerun it with ``bench/chaos.py --seed N``. One more
+run follows a script instead of a seed: a controller leader cut off during a transfer (issue 23).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.chaos.cluster import ChaosCluster
+from tests.chaos.faults import STALE_LEADER_CONFIG, STALE_LEADER_HOLD_S, FaultScheduler
+from tests.chaos.history import Recorder
 from tests.chaos.runner import run_chaos
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -28,3 +33,22 @@ def test_no_invariant_breaks_under_random_faults(tmp_path: Path, seed: int, sets
     assert sum(n for k, n in report.faults_by_kind().items() if not k.startswith("skip ")) > 0, report.text()
     assert h.acks and len(h.final_logs) == sets and len(h.controller_states) == 3, report.text()
     assert all(report.proxied[kind] > 0 for kind in ("raft", "grpc", "ha")), report.text()
+
+
+def _stale_leader(cluster: ChaosCluster, recorder: Recorder, say: Callable[[str], None]) -> None:
+    FaultScheduler(cluster, recorder, 0, say).stale_leader_during_transfer()
+
+
+def test_a_deposed_controller_leader_gives_no_stale_answer_to_the_lease_question(tmp_path: Path) -> None:
+    """The old leader, cut off and unaware, is asked the lease question after the new leader moved the master."""
+    report = run_chaos(
+        tmp_path, 0, STALE_LEADER_HOLD_S, 1, controller_config=STALE_LEADER_CONFIG, scenario=_stale_leader
+    )
+    print(report.text())
+    h = report.history
+    assert not report.violations, report.text()
+    assert not h.notes, report.text()
+    kinds = report.faults_by_kind()
+    assert kinds["partition-controller-leader"] == 1 and kinds["transfer-master"] == 1, report.text()
+    epochs = {a.master_epoch for a in h.lease_answers}
+    assert len(epochs) > 1, f"the lease answers never saw the transfer's new masterEpoch: {epochs}"

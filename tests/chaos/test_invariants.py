@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from tests.chaos.history import Ack, ControllerView, FinalLog, History, ReplicaFiles, RoleChange, Seen
+from tests.chaos.history import (
+    Ack,
+    ControllerView,
+    FinalLog,
+    History,
+    LeaseAnswer,
+    ReplicaFiles,
+    RoleChange,
+    Seen,
+)
 from tests.chaos.invariants import (
     check_acked_present,
     check_all,
     check_controller_monotonic,
     check_controllers_agree,
+    check_lease_answers,
     check_replicas_identical,
     check_seen_kept,
     check_single_writer,
@@ -56,6 +66,7 @@ def test_a_consistent_history_has_no_violation() -> None:
         final_logs=GOOD_LOG,
         replicas={SET: [replica("agent0", 1, b"abcdefgh", master=True), replica("agent1", 2, b"abcdefghXY")]},
         controller_states={"n0": {SET: view("n0", 2, 3, 0)}, "n1": {SET: view("n1", 2, 3, 0)}},
+        lease_answers=[lease("n0", 1, 0.0, 0.1), lease("n1", 2, 0.5, 0.6), lease("n1", 2, 0.7, 0.8)],
     )
     assert check_all(history) == []
 
@@ -188,3 +199,27 @@ def test_a_consumed_message_that_was_truncated_is_reported() -> None:
 def test_a_consumed_offset_that_now_holds_another_message_is_reported() -> None:
     violations = check_seen_kept([Seen(SET, 0, 0, "old", "agent0", 0.0)], GOOD_LOG)
     assert len(violations) == 1 and "now holds p0" in violations[0].text
+
+
+# --- 6: answers to the lease question are linearizable -------------------------------------------
+
+
+def lease(node: str, epoch: int, asked_at: float, answered_at: float) -> LeaseAnswer:
+    return LeaseAnswer(node, SET, epoch, epoch, asked_at, answered_at)
+
+
+def test_an_older_epoch_answered_after_a_newer_one_was_received_is_reported() -> None:
+    """The deposed leader n0, partitioned, answers epoch 1 after the new leader n1 answered epoch 2."""
+    found = check_lease_answers([lease("n0", 1, 0.0, 0.1), lease("n1", 2, 1.0, 1.1), lease("n0", 1, 2.0, 2.1)])
+    assert [(v.invariant, v.broker_set) for v in found] == [(6, SET)]
+    assert "controller n0 answered masterEpoch 1" in found[0].text and "n1 had answered masterEpoch 2" in found[0].text
+
+
+def test_overlapping_questions_may_see_either_epoch() -> None:
+    """Asked before the newer answer came back: the two are concurrent, either order is linearizable."""
+    assert check_lease_answers([lease("n1", 2, 1.0, 1.5), lease("n0", 1, 1.2, 1.6)]) == []
+
+
+def test_lease_answers_of_different_sets_are_not_compared() -> None:
+    other = LeaseAnswer("n0", "broker-b", 1, 1, 2.0, 2.1)
+    assert check_lease_answers([lease("n1", 2, 1.0, 1.1), other]) == []

@@ -7,7 +7,9 @@
 * ``Consumer``: every ``CONSUME_EVERY_S`` pulls, from a randomly chosen replica of each set (master or
   slave), whatever follows the offsets it has read so far, and records each message (invariant 5).
 * ``ControllerPoller``: asks every controller node directly (no redirect) for the sets' SyncStateSet data;
-  the leader answers, followers refuse (NOT_LEADER); every answer is recorded (invariant 4).
+  the leader answers, followers refuse (NOT_LEADER); every answer is recorded (invariant 4). A node that
+  answered is then asked each set's ``GetReplicaInfo`` (the transfer lease question), and every SUCCESS is
+  recorded with when it was asked and answered (invariant 6).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from mqadmin_py.errors import MqError
 from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.proto import controller_pb2 as cpb
 from tests.chaos.cluster import AGENT_HOST, ChaosCluster
-from tests.chaos.history import Ack, ControllerView, Recorder, Seen
+from tests.chaos.history import Ack, ControllerView, LeaseAnswer, Recorder, Seen
 
 TOPIC = "Chaos"
 QUEUES = 4  # queue_id -1: the agent spreads messages over queues 0..3
@@ -167,3 +169,17 @@ class ControllerPoller(threading.Thread):
                                 now,
                             )
                         )
+                    for name in self.cluster.sets:
+                        self._ask_lease(client, node, address, name)
+
+    def _ask_lease(self, client: ControllerClient, node: str, address: str, broker_set: str) -> None:
+        asked_at = time.monotonic()
+        try:
+            reply = client.call_at(address, "GetReplicaInfo", cpb.GetReplicaInfoRequest(broker_name=broker_set))
+        except MqError:
+            return
+        if reply.code == 0:
+            master = reply.master_broker_id if reply.HasField("master_broker_id") else None
+            self.recorder.lease_answer(
+                LeaseAnswer(node, broker_set, reply.master_epoch, master, asked_at, time.monotonic())
+            )

@@ -106,9 +106,11 @@ def test_sandbox_up_reports_every_process_in_the_documented_schema(cli: Cli) -> 
         assert broker == {
             "clusterName": CLUSTER,
             "brokerName": BROKER,
+            "brokerId": broker["brokerId"],
             "brokerAddress": broker["brokerAddress"],
             "haAddress": broker["haAddress"],
         }
+    assert sorted(b["brokerId"] for a in up["agents"] for b in a["brokers"]) == [1, 2, 3]
     status = cli.json("sandbox", "status")
     assert [a["pid"] for a in status["agents"]] == [a["pid"] for a in up["agents"]]
     table = cli("sandbox", "status").stdout

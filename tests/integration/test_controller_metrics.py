@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import platform
 import re
 import urllib.request
 from collections.abc import Callable
@@ -11,6 +12,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from controller.codes import ResponseCode as C
+from mqadmin_py import __version__
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import ControllerProcess, Sandbox
 from tests.integration.conftest import CLUSTER, EXTRA_CONFIG, Client, FakeBroker, leader, wait_until
@@ -73,6 +75,8 @@ def test_exactly_one_node_reports_the_leader_role(sandbox: Sandbox) -> None:
         assert value(got, "mqcontroller_raft_term") >= 1
         assert value(got, "mqcontroller_raft_commit_index") >= 1
         assert sum(value(got, "mqcontroller_role", role=r) for r in ("leader", "follower", "candidate")) == 1.0
+        assert value(got, "mqcontroller_build_info", version=__version__, python=platform.python_version()) == 1.0
+        assert value(got, "process_resident_memory_bytes") > 0  # the node process's own collector
 
 
 def test_election_and_requests_are_counted_on_the_leader(

@@ -61,7 +61,7 @@ from pyspark.sql import SparkSession
 
 from spark.dataset import DatasetError, rows_table, write_snapshot
 from spark.report import TRUNCATION_SCHEMA, Report, main, run_report, truncation_batches
-from spark.session import is_local, local_cores, ship_packages
+from spark.session import is_local, local_cores, on_this_machine, ship_packages
 
 T0 = datetime(2024, 5, 1, 0, 0, tzinfo=UTC)
 T1 = datetime(2024, 5, 1, 1, 0, tzinfo=UTC)
@@ -505,6 +505,13 @@ def test_local_masters() -> None:
     assert [is_local(m) for m in ("local-cluster[1,1,1024]", "yarn", "spark://h:7077", "k8s://h")] == [False] * 4
     assert (local_cores("local"), local_cores("local[3]"), local_cores("local[3,2]")) == (1, 3, 3)
     assert local_cores("local[*]") == (os.cpu_count() or 1)
+
+
+def test_executors_on_this_machine() -> None:
+    for master in ("local", "local[2]", "spark://127.0.0.1:7077", "spark://localhost:7077"):
+        assert on_this_machine(master), master
+    for master in ("spark://10.0.0.5:7077", "spark://127.0.0.1:7077,10.0.0.5:7077", "yarn", "k8s://https://h:6443"):
+        assert not on_this_machine(master), master
 
 
 def test_local_sessions_default_to_the_throughput_collector() -> None:

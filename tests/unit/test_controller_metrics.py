@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import platform
 import socket
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -15,12 +16,14 @@ import pytest
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
+from agents.broker.metrics import AgentMetrics
 from controller.codes import ResponseCode as C
 from controller.config import ConfigError, ControllerConfig, to_properties, validate, with_overrides
 from controller.events import ElectMaster
-from controller.metrics import ControllerMetrics, NodeSample, election_outcome
+from controller.metrics import ControllerMetrics, MetricsEndpoint, NodeSample, election_outcome
 from controller.requests import ElectMasterRequest, GetNextBrokerIdRequest, Request, Result
 from controller.service import SERVICE_NAME, RequestMetrics
+from mqadmin_py import __version__
 from mqadmin_py.proto import controller_pb2 as pb
 
 BASE = {"controllerPeers": "n0-127.0.0.1:9878:9876", "controllerSelfId": "n0"}
@@ -35,7 +38,7 @@ def samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
     }
 
 
-def scrape(metrics: ControllerMetrics) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+def scrape(metrics: MetricsEndpoint) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
     return samples(generate_latest(metrics.registry).decode())
 
 
@@ -99,6 +102,27 @@ def test_each_node_has_its_own_registry(node: FakeNode) -> None:
     a.observe_request("ElectMaster", "0", 0.01)
     assert scrape(a)[key("mqcontroller_requests_total", method="ElectMaster", code="0")] == 1.0
     assert key("mqcontroller_requests_total", method="ElectMaster", code="0") not in scrape(b)
+
+
+PROCESS = {
+    "process_cpu_seconds_total",
+    "process_resident_memory_bytes",
+    "process_open_fds",
+    "process_start_time_seconds",
+}
+
+
+@pytest.mark.parametrize(
+    ("program", "make"),
+    [("mqcontroller", lambda: ControllerMetrics(FakeNode())), ("mqagent", lambda: AgentMetrics(lambda: []))],
+)
+def test_each_program_exposes_its_process_and_build_info(program: str, make: Callable[[], MetricsEndpoint]) -> None:
+    """The standard process_* collector (restarts, memory, file descriptors) and <program>_build_info, on the
+    program's own registry."""
+    got = scrape(make())
+    assert {name for name, _ in got} >= PROCESS
+    assert got[key(f"{program}_build_info", version=__version__, python=platform.python_version())] == 1.0
+    assert [name for name, _ in got if name.endswith("_build_info")] == [f"{program}_build_info"]
 
 
 # --- elections -----------------------------------------------------------------------------------

@@ -67,13 +67,30 @@ def test_master_and_slave_gauges_are_read_at_scrape_time() -> None:
     assert at(s, "mqagent_broker_role", 1, role="slave") == 0.0
     assert at(s, "mqagent_broker_role", 2, role="slave") == 1.0
     assert at(s, "mqagent_master_epoch", 1) == 3.0
-    assert at(s, "mqagent_max_offset", 1) == 1000.0 and at(s, "mqagent_confirm_offset", 1) == 900.0
+    assert at(s, "mqagent_max_offset_bytes", 1) == 1000.0 and at(s, "mqagent_confirm_offset_bytes", 1) == 900.0
     assert at(s, "mqagent_sync_state_set_size", 1) == 2.0 and at(s, "mqagent_sync_state_set_size", 2) is None
     assert at(s, "mqagent_slave_lag_bytes", 1, slave_id="2") == 100.0
     assert at(s, "mqagent_slave_lag_bytes", 1, slave_id="3") == 1000.0  # nothing acknowledged yet
-    assert at(s, "mqagent_replicated_bytes_total", 2) == 900.0 and at(s, "mqagent_replicated_bytes_total", 1) is None
+    assert at(s, "mqagent_max_offset_bytes", 2) == 900.0
     master.replica.store.max_offset = 1500  # the next scrape sees the new value
-    assert at(scrape(metrics), "mqagent_max_offset", 1) == 1500.0
+    assert at(scrape(metrics), "mqagent_max_offset_bytes", 1) == 1500.0
+
+
+def test_offsets_are_gauges_in_bytes() -> None:
+    """A slave truncating to its consistent point makes its offsets go down: a counter would read that as a
+    reset (rate() spikes), so every offset is a gauge, and every byte quantity says so in its name."""
+    slave = FakeManager(2, Role.SLAVE, replica=replica(900, 900))
+    master = FakeManager(1, Role.MASTER, replica=replica(1000, 900, ha_master({1, 2}, {2: 900})))
+    metrics = AgentMetrics(lambda: [master, slave])
+    text = generate_latest(metrics.registry).decode()
+    kinds = {f.name: f.type for f in text_string_to_metric_families(text) if f.name.startswith("mqagent_")}
+    assert {name: kind for name, kind in kinds.items() if "offset" in name or "lag" in name or "bytes" in name} == {
+        "mqagent_max_offset_bytes": "gauge",
+        "mqagent_confirm_offset_bytes": "gauge",
+        "mqagent_slave_lag_bytes": "gauge",
+    }
+    slave.replica.store.max_offset = 600  # truncated on a role change
+    assert at(scrape(metrics), "mqagent_max_offset_bytes", 2) == 600.0
 
 
 def test_unregistered_broker_is_skipped_and_fenced_one_has_only_role_and_epoch() -> None:
@@ -82,7 +99,7 @@ def test_unregistered_broker_is_skipped_and_fenced_one_has_only_role_and_epoch()
     s = scrape(AgentMetrics(lambda: [starting, fenced]))
     assert not any(dict(labels).get("broker_id") == "-1" for _, labels in s)
     assert at(s, "mqagent_broker_role", 4, role="fenced") == 1.0
-    assert at(s, "mqagent_master_epoch", 4) == 3.0 and at(s, "mqagent_max_offset", 4) is None
+    assert at(s, "mqagent_master_epoch", 4) == 3.0 and at(s, "mqagent_max_offset_bytes", 4) is None
 
 
 def test_puts_are_counted_by_status_with_latency() -> None:

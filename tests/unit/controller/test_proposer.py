@@ -17,7 +17,13 @@ from controller.codes import ResponseCode
 from controller.events import Event
 from controller.model import ControllerState
 from controller.proposer import Proposer
-from controller.requests import ApplyBrokerIdRequest, GetNextBrokerIdRequest, Result
+from controller.requests import (
+    ApplyBrokerIdRequest,
+    GetNextBrokerIdRequest,
+    GetReplicaInfoRequest,
+    GetSyncStateDataRequest,
+    Result,
+)
 from controller.state import apply_events
 
 
@@ -28,6 +34,11 @@ class InMemoryRaft:
         self.state = ControllerState()
         self.leader = True
         self.fail_commits = False
+        self.commits_allowed: int | None = None
+        """Fail every commit once this many entries are committed."""
+        self.current_term = 1
+        self.new_term_on_commit = False
+        """Start a new term while each entry commits (leadership lost and won again meanwhile)."""
         self.commits: list[tuple[Event, ...]] = []
         self.lock = threading.Lock()
 
@@ -35,15 +46,17 @@ class InMemoryRaft:
         return self.leader
 
     def term(self) -> int:
-        return 1
+        return self.current_term
 
     def commit(self, events: tuple[Event, ...], callback: Callable[[bool, str], None]) -> None:
         with self.lock:
-            if self.fail_commits:
+            if self.fail_commits or (self.commits_allowed is not None and len(self.commits) >= self.commits_allowed):
                 callback(False, "LEADER_CHANGED")
                 return
             self.commits.append(events)
             self.state = apply_events(self.state, events)
+            if self.new_term_on_commit:
+                self.current_term += 1
         callback(True, "")
 
 
@@ -112,6 +125,44 @@ def test_a_failed_commit_fails_every_request_of_the_batch() -> None:
         proposer.stop()
     assert codes == {ResponseCode.CONTROLLER_NOT_LEADER}
     assert len(raft.state) == 0
+
+
+def test_a_batch_of_reads_commits_a_barrier_unless_all_are_plain() -> None:
+    raft = InMemoryRaft()
+    results = run_batch(
+        raft, lambda p: [p.submit(GetReplicaInfoRequest("b")), p.submit(GetSyncStateDataRequest(broker_names=("b",)))]
+    )
+    assert ResponseCode.CONTROLLER_NOT_LEADER not in {r.code for r in results}
+    assert raft.commits == [(), ()], "the leader barrier, then the read barrier"
+    raft = InMemoryRaft()
+    run_batch(raft, lambda p: [p.submit(GetSyncStateDataRequest()), p.submit(GetNextBrokerIdRequest("c", "b"))])
+    assert raft.commits == [()], "plain reads need no barrier of their own"
+
+
+def test_a_leader_that_cannot_commit_refuses_the_lease_question_but_answers_plain_reads() -> None:
+    """A deposed leader that does not know it yet (its entries no longer commit) must not say who is master."""
+    raft = InMemoryRaft()
+    run_batch(raft, lambda p: [p.submit(apply_request(1))])
+    raft.commits_allowed = len(raft.commits) + 1  # the next leader barrier passes, nothing after it
+    lease, plain = run_batch(
+        raft, lambda p: [p.submit(GetReplicaInfoRequest("b")), p.submit(GetSyncStateDataRequest(broker_names=("b",)))]
+    )
+    assert lease.code == ResponseCode.CONTROLLER_NOT_LEADER and lease.reply is None
+    assert "could not confirm" in lease.remark
+    assert plain.ok and plain.reply is not None and len(plain.reply.replicas_info) == 1
+
+
+def test_an_answer_is_refused_when_the_term_changed_while_its_entry_committed() -> None:
+    raft = InMemoryRaft()
+    proposer = Proposer(raft, alive=dict, allow_unclean=lambda: False)  # type: ignore[arg-type]
+    proposer.start()
+    try:
+        assert proposer.submit(apply_request(1)).result(timeout=10).ok
+        raft.new_term_on_commit = True
+        lease = proposer.submit(GetReplicaInfoRequest("b")).result(timeout=10)
+    finally:
+        proposer.stop()
+    assert lease.code == ResponseCode.CONTROLLER_NOT_LEADER
 
 
 def test_a_follower_answers_not_leader_at_once() -> None:
