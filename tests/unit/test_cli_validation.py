@@ -21,6 +21,7 @@ from mqadmin_py.commands.common import (
     optional_controller_addresses,
 )
 from mqadmin_py.properties import directory_problem
+from mqadmin_py.sandbox import exit_report
 from tests.unit.test_cli import ROOT, run_mqadmin
 
 
@@ -225,3 +226,16 @@ def test_sandbox_up_refuses_a_bad_directory_in_one_line(tmp_path: Path, director
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("mqadmin: sandbox directory: ")
     assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def test_exit_report_quotes_the_last_lines_of_each_dead_process() -> None:
+    log = "\n".join(f"line {i}" for i in range(10)) + "\n\nmqcontroller: cannot start: port in use\n"
+    report = exit_report([("n0", 1, "/s/logs/n0.log", log), ("a1", -9, "/s/logs/a1.log", "")])
+    assert report.splitlines() == [
+        "n0 exited with code 1 at start; last lines of /s/logs/n0.log:",
+        *(f"  line {i}" for i in range(6, 10)),
+        "  mqcontroller: cannot start: port in use",
+        "a1 exited with code -9 at start; last lines of /s/logs/a1.log:",
+        "  (empty log)",
+        "stop the rest with 'mqadmin sandbox down'",
+    ]
