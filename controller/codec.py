@@ -10,13 +10,17 @@ release (it has a default) may be missing, so older entries and snapshots
 still decode (``ha_address``; ``preferredBrokerId``, which reads as null; the group config, which reads as
 none set at version 0).
 
-Log entry:  {"v": 1, "events": [{"type": "ElectMaster", ...}, ...]}
+Log entry:  0x01 | CRC-32 of the JSON (u32 BE) | {"v": 1, "events": [{"type": "ElectMaster", ...}, ...]}
 Snapshot:   {"v": 1, "brokerSets": [{"clusterName": ..., "replicas": [...], ...}], "config": {...}, "configVersion": 0}
+
+The log entry's first byte says how it is framed: 0x01, checksummed (a bit flipped in a journal is refused
+rather than applied); ``{``, the bare JSON that releases before the checksum wrote, still read as it was.
 """
 
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Mapping
 from dataclasses import MISSING, fields
 from types import MappingProxyType
@@ -26,6 +30,11 @@ from controller.events import Event
 from controller.model import BrokerSet, ControllerState, Replica
 
 VERSION = 1
+
+CHECKSUMMED = 0x01
+"""First byte of a checksummed log entry: then the CRC-32 (zlib's) of the JSON, u32 big-endian, then the JSON."""
+_UNCHECKED = ord("{")
+"""First byte of a log entry written before the checksum: the JSON alone."""
 
 _EVENT_TYPES: dict[str, type] = {cls.__name__: cls for cls in get_args(Event)}
 _SET_FIELDS = {"new_sync_state_set", "broker_ids", "sync_state_set"}
@@ -53,7 +62,21 @@ def _string_map(value: Any, what: str) -> dict[str, str]:
 def encode_events(events: tuple[Event, ...] | list[Event]) -> bytes:
     """One Raft log entry holding `events` in order (possibly none: the leader barrier)."""
     docs = [{"type": type(e).__name__, **{f.name: _jsonable(getattr(e, f.name)) for f in fields(e)}} for e in events]
-    return json.dumps({"v": VERSION, "events": docs}, separators=(",", ":")).encode()
+    doc = json.dumps({"v": VERSION, "events": docs}, separators=(",", ":")).encode()
+    return bytes([CHECKSUMMED]) + zlib.crc32(doc).to_bytes(4, "big") + doc
+
+
+def entry_json(blob: bytes) -> bytes:
+    """The JSON of a log entry, its checksum checked; ``CodecError`` if the entry was damaged."""
+    if blob[:1] == bytes([_UNCHECKED]):
+        return blob
+    if blob[:1] != bytes([CHECKSUMMED]):
+        shown = f"byte 0x{blob[0]:02x}" if blob else "nothing"
+        raise CodecError(f"log entry starts with {shown}, neither 0x{CHECKSUMMED:02x} (checksummed) nor '{{' (JSON)")
+    doc, stored = blob[5:], int.from_bytes(blob[1:5], "big")
+    if len(blob) < 5 or zlib.crc32(doc) != stored:
+        raise CodecError(f"log entry fails its CRC-32 check (stored {stored:08x}, computed {zlib.crc32(doc):08x})")
+    return doc
 
 
 def _load(blob: bytes, what: str) -> dict[str, Any]:
@@ -70,8 +93,8 @@ def _load(blob: bytes, what: str) -> dict[str, Any]:
 
 
 def decode_events(blob: bytes) -> list[Event]:
-    """Inverse of ``encode_events``."""
-    doc = _load(blob, "log entry")
+    """Inverse of ``encode_events``; also reads the unchecksummed entries of older releases."""
+    doc = _load(entry_json(blob), "log entry")
     items = doc.get("events", [])
     if not isinstance(items, list):
         raise CodecError("log entry field 'events' must be a list")

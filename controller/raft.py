@@ -11,6 +11,10 @@ state after a log compaction, see docs/decisions.md). The snapshot is written
 by our own serializer as JSON and fsynced, on the tick thread, so it always
 matches the last applied entry.
 
+Where pysyncobj 0.3.17 falls short of Raft, the subclass steps in (docs/reliability.md): a follower applies
+Raft's AppendEntries receiver rule instead of truncating after every retransmit, the term/vote file is sealed
+with a CRC-32, and a node refuses to start on a journal, term/vote file or snapshot that does not check out.
+
 Threading: pysyncobj's tick thread applies entries and fires callbacks; it
 exits when the thread that built the ``SyncObj`` exits, so build ``RaftNode``
 in the main thread. Never make a blocking Raft call from a callback.
@@ -19,18 +23,25 @@ in the main thread. Never make a blocking Raft call from a callback.
 from __future__ import annotations
 
 import base64
+import codecs
+import io
 import json
 import logging
 import os
+import pickle
 import struct
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pysyncobj import FAIL_REASON, SyncObj, SyncObjConf, replicated
+from pysyncobj import pickle as syncobj_pickle
+from pysyncobj.journal import MetaStorer
 
-from controller.codec import CodecError, decode_events, decode_state, encode_events, encode_state
+from controller.append_entries import Refuse, plan_append
+from controller.codec import CodecError, decode_events, decode_state, encode_events, encode_state, entry_json
 from controller.config import ControllerConfig
 from controller.events import Event
 from controller.model import ControllerState
@@ -71,6 +82,68 @@ class _ReplicatedController(SyncObj):  # type: ignore[misc]
         conf.serializer = self._write_snapshot
         conf.deserializer = self._read_snapshot
         super().__init__(self_address, partners, conf)
+        journal = self._SyncObj__raftLog  # pysyncobj's FileJournal; its meta writer is private, hence the names
+        journal._FileJournal__metaStorer = _SealedMetaStorer(journal._FileJournal__metaStorer.getPath())
+
+    def _SyncObj__onMessageReceived(self, node: Any, message: dict[str, Any]) -> None:
+        """pysyncobj's message handler, with Raft's AppendEntries receiver rule (``controller.append_entries``).
+
+        pysyncobj registers its private handler (name-mangled, hence this name) with the transport; this override
+        takes over only an AppendEntries that carries entries to check against the log and is not from a stale
+        term. It applies the rule to the journal, lets pysyncobj do the rest of its bookkeeping (term, leader,
+        election deadline, commit index) on the same message without the entries, its commit index capped at
+        what the message proved, and acknowledges what the message proved. Everything else, and every refusal,
+        is pysyncobj's own code. Valid only without dynamic membership changes (never enabled here), whose
+        entries pysyncobj would roll back on a deletion.
+        """
+        entries = self._entries_to_check(message)
+        if entries is None:
+            super()._SyncObj__onMessageReceived(node, message)
+            return
+        journal = self._SyncObj__raftLog
+        prev_index = message["prevLogIdx"]
+        at = prev_index - journal[0][1]
+        local = [(e[1], e[2]) for e in journal[at : at + len(entries) + 1]] if at >= 0 else []
+        plan = plan_append(local, prev_index, message["prevLogTerm"], [(e[1], e[2]) for e in entries])
+        if isinstance(plan, Refuse):
+            super()._SyncObj__onMessageReceived(node, message)  # pysyncobj refuses the same way
+            return
+        if plan.delete_from is not None:
+            if plan.delete_from <= self.raftLastApplied:
+                log.critical(
+                    "the leader replaces applied Raft entries from index %d (last applied %d): this node's state "
+                    "may differ from the group's",
+                    plan.delete_from,
+                    self.raftLastApplied,
+                )
+            self._SyncObj__deleteEntriesFrom(plan.delete_from)
+        for entry in entries[plan.append_from :]:
+            journal.add(*entry)
+        if "transmission" in message:
+            self._SyncObj__recvTransmission = ""
+        commit_index = min(message["commit_index"], plan.matched)
+        super()._SyncObj__onMessageReceived(
+            node, {"type": "append_entries", "term": message["term"], "commit_index": commit_index}
+        )
+        self._SyncObj__sendNextNodeIdx(node, nextNodeIdx=plan.matched + 1, success=True)
+
+    def _entries_to_check(self, message: dict[str, Any]) -> list[tuple[bytes, int, int]] | None:
+        """The entries of an AppendEntries the receiver rule applies to, or None to leave `message` to pysyncobj.
+
+        A large entry comes in chunks (``transmission`` start, process, finish); only the last one carries it.
+        """
+        if (
+            message.get("type") != "append_entries"
+            or not isinstance(message.get("prevLogIdx"), int)
+            or message["term"] < self.raftCurrentTerm
+        ):
+            return None
+        transmission = message.get("transmission")
+        if transmission is None:
+            return list(message.get("entries", []))
+        if transmission == "finish":
+            return [syncobj_pickle.loads(self._SyncObj__recvTransmission + message["data"])]
+        return None
 
     @replicated  # type: ignore[untyped-decorator]
     def _apply(self, blob: bytes) -> int:
@@ -131,7 +204,130 @@ def _journal_problem(data: bytes) -> str | None:
             return f"the record at byte {at} is torn (its two size fields disagree or it runs past the end)"
         if previous is not None and (index != previous[0] + 1 or term < previous[1]):
             return f"the record at byte {at} has index {index}, term {term} after {previous[0]}, term {previous[1]}"
+        problem = _command_problem(data[at + 4 + 16 : at + 4 + size])
+        if problem is not None:
+            return f"the command of the record at byte {at} (index {index}) {problem}"
         previous, at = (index, term), at + 8 + size
+    return None
+
+
+_REGULAR, _NO_OP = 0, 1
+"""pysyncobj's command types: a call of a replicated method, and a leader's empty first entry of its term."""
+_APPLY_METHOD_ID = 0
+"""pysyncobj numbers the replicated methods in name order; ``_apply`` is the only one."""
+
+
+def _command_problem(command: bytes) -> str | None:
+    """What is wrong with one journal command, or None.
+
+    We write two kinds: pysyncobj's no-op (its type byte alone), and a call of ``_apply``: type byte 0, then
+    the pickled ``(method id, (blob,))``, whose blob carries its own CRC-32 (``controller.codec``); entries of
+    releases before the checksum are bare JSON and are let through unchecked.
+    """
+    if command == bytes([_NO_OP]):
+        return None
+    if command[:1] != bytes([_REGULAR]):
+        return f"has type {command[:1].hex() or 'nothing'}, which this node never writes"
+    try:
+        call = _unpickle(command[1:])
+    except ValueError as exc:
+        return f"is not a call of the replicated method ({exc})"
+    if not (isinstance(call, tuple) and len(call) == 2 and isinstance(call[1], tuple) and len(call[1]) == 1):
+        return "is not a call of the replicated method with one argument"
+    if call[0] != _APPLY_METHOD_ID:
+        return f"calls replicated method {call[0]!r}; the only one is {_APPLY_METHOD_ID}"
+    blob = call[1][0]
+    if not isinstance(blob, bytes):
+        return f"passes a {type(blob).__name__}, not bytes"
+    try:
+        entry_json(blob)
+    except CodecError as exc:
+        return f"is damaged: {exc}"
+    return None
+
+
+class _DataUnpickler(pickle._Unpickler):
+    """Reads pysyncobj's pickles (plain data) without running anything a damaged file could name.
+
+    The one global allowed is how pickle protocol 2 spells bytes: ``_codecs.encode(text, "latin1")``. It is the
+    pure-Python unpickler: the C one allocates a flipped length field's gigabytes before it finds the data short.
+    """
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) == ("_codecs", "encode"):
+            return codecs.encode
+        raise pickle.UnpicklingError(f"it names {module}.{name}")
+
+
+def _unpickle(data: bytes) -> Any:
+    """The value pickled in `data`, which must hold nothing after it; ValueError otherwise."""
+    value, end = _unpickle_prefix(data)
+    if end != len(data):
+        raise ValueError(f"{len(data) - end} bytes follow its end")
+    return value
+
+
+def _unpickle_prefix(data: bytes) -> tuple[Any, int]:
+    """The value pickled at the start of `data`, and where its pickle ends; ValueError if it does not read."""
+    stream = io.BytesIO(data)
+    try:
+        value = _DataUnpickler(stream).load()
+    except Exception as exc:  # damaged pickles raise many kinds (UnpicklingError, EOFError, KeyError, ...)
+        raise ValueError(f"not a readable pickle: {type(exc).__name__}: {exc}") from exc
+    return value, stream.tell()
+
+
+_META_INTS = ("raftCommitIndex", "currentTerm")
+_META_SEAL = b"CRC32"
+"""Follows the pickle in a term/vote file we wrote, then the CRC-32 of the pickle (u32 big-endian)."""
+
+
+def _sealed_meta(meta: dict[str, Any]) -> bytes:
+    """The term/vote file's bytes: pysyncobj's pickle, which pysyncobj reads ignoring what follows, then a seal."""
+    data: bytes = syncobj_pickle.dumps(meta)
+    return data + _META_SEAL + zlib.crc32(data).to_bytes(4, "big")
+
+
+class _SealedMetaStorer(MetaStorer):  # type: ignore[misc]
+    """pysyncobj's writer of ``raft.journal.meta``, with a CRC-32 seal after the pickle (``_meta_problem``)."""
+
+    def storeMeta(self, meta: dict[str, Any]) -> None:
+        tmp = self.getPath() + ".tmp"
+        with open(tmp, "wb") as f:
+            f.write(_sealed_meta(meta))
+        os.replace(tmp, self.getPath())
+
+
+def _meta_problem(data: bytes, addresses: frozenset[str]) -> str | None:
+    """What is wrong with pysyncobj's ``raft.journal.meta`` bytes, or None.
+
+    It is the pickled dict of the node's commit index, current term and vote (``votedForNodeId``: the Raft
+    address it voted for in that term, or None). pysyncobj reads anything it cannot unpickle as an empty dict:
+    term 0 and no vote, so the node could vote a second time in a term. We seal what we write with a CRC-32
+    (``_SealedMetaStorer``); a file without the seal (pysyncobj's own, before this release) gets the structural
+    checks alone. `addresses` are the group's Raft addresses; a vote for any other is damage.
+    """
+    try:
+        meta, end = _unpickle_prefix(data)
+    except ValueError as exc:
+        return str(exc)
+    seal = data[end:]
+    if seal and seal != _META_SEAL + zlib.crc32(data[:end]).to_bytes(4, "big"):
+        if len(seal) == len(_META_SEAL) + 4 and seal.startswith(_META_SEAL):
+            return f"its CRC-32 does not match (stored {seal[-4:].hex()}, computed {zlib.crc32(data[:end]):08x})"
+        return f"{len(seal)} bytes follow its end that are not its CRC-32 seal"
+    if not isinstance(meta, dict):
+        return f"it holds a {type(meta).__name__}, not a dict"
+    unknown = sorted(map(str, set(meta) - {*_META_INTS, "votedForNodeId"}))
+    if unknown:
+        return f"unknown keys {unknown}"
+    for key in _META_INTS:
+        value = meta.get(key, 0)
+        if type(value) is not int or value < 0:
+            return f"{key} is {value!r}, not a non-negative integer"
+    vote = meta.get("votedForNodeId")
+    if vote is not None and vote not in addresses:
+        return f"votedForNodeId is {vote!r}, not one of the group's Raft addresses"
     return None
 
 
@@ -174,6 +370,7 @@ class RaftNode:
         store.mkdir(parents=True, exist_ok=True)
         self._check_snapshot(store / "raft.snapshot")
         self._check_journal(store / "raft.journal")
+        self._check_meta(store / "raft.journal.meta", frozenset(p.raft_address for p in config.controller_peers))
         me = config.self_peer
         partners = [p.raft_address for p in config.controller_peers if p.node_id != me.node_id]
         self._by_raft_address = {p.raft_address: p for p in config.controller_peers}
@@ -196,7 +393,8 @@ class RaftNode:
 
         pysyncobj's layout: a 40-byte header (name, version, format 1, end offset u32 LE), then records
         ``size u32 | index u64 | term u64 | command | size u32`` up to the end offset; indexes follow on by one
-        and terms never decrease.
+        and terms never decrease. Each command must be one this node writes, its entry's checksum intact
+        (``_command_problem``): a flipped command is refused here rather than replayed.
         """
         if not path.exists():
             return
@@ -206,6 +404,18 @@ class RaftNode:
             raise RaftStartError(
                 f"the Raft journal {path} is damaged ({problem}). Stop this node, clear its store directory "
                 f"{path.parent} (move it away) and start it again: it catches up from its peers"
+            )
+
+    @staticmethod
+    def _check_meta(path: Path, addresses: frozenset[str]) -> None:
+        """Refuse to start on a damaged term/vote file, which pysyncobj would read as "no vote" (``_meta_problem``)."""
+        if not path.exists():
+            return
+        problem = _meta_problem(path.read_bytes(), addresses)
+        if problem is not None:
+            raise RaftStartError(
+                f"the Raft term and vote file {path} is damaged ({problem}). Stop this node, clear its store "
+                f"directory {path.parent} (move it away) and start it again: it catches up from its peers"
             )
 
     @staticmethod

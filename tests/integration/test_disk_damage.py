@@ -12,6 +12,7 @@ reason, as for any broker that cannot start) and must leave its files as they we
 from __future__ import annotations
 
 import os
+import pickletools
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from mqadmin_py.proto import agent_pb2 as apb
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
 from tests.integration.agents_cluster import AgentProcess, wait_for
-from tests.integration.conftest import Client, followers, leader, node, wait_until
+from tests.integration.conftest import Client, followers, leader, metadata, node, wait_until
 
 pytestmark = [pytest.mark.integration]
 
@@ -134,6 +135,72 @@ def test_a_damaged_snapshot_names_the_file_and_the_store_directory(sandbox: Sand
         assert f"the Raft snapshot {snapshot} is damaged" in result.stderr and str(store) in result.stderr
     finally:
         shutil.rmtree(store)
+        sandbox.start(victim.id)
+    leader(sandbox)
+
+
+def _flip_a_command(path: Path) -> None:
+    """One bit of a broker name inside the last `_apply` call: pickle and JSON still read, as other data."""
+    data = bytearray(path.read_bytes())
+    end = int.from_bytes(data[36:40], "little")
+    key = b'"broker_name":"'
+    at = data.rfind(key, 40, end)
+    assert at > 0, f"{path} holds no event with a broker name"
+    data[at + len(key)] ^= 0x01  # b -> c
+    path.write_bytes(bytes(data))
+
+
+def _flip_the_term(path: Path) -> None:
+    """The lowest bit of currentTerm in the pickle: pysyncobj alone reads another term, votedFor unchanged."""
+    data = bytearray(path.read_bytes())
+    ops = list(pickletools.genops(bytes(data)))
+    at = next(i for i, (_op, arg, _pos) in enumerate(ops) if arg == "currentTerm")
+    _op, _arg, pos = next(o for o in ops[at + 1 :] if o[0].name in ("BININT1", "BININT2", "BININT"))
+    data[pos + 1] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def _cut_in_half(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+@pytest.mark.parametrize(
+    ("file_name", "damage", "message"),
+    [
+        ("raft.journal", _flip_a_command, "the Raft journal {} is damaged (the command of the record at byte"),
+        ("raft.journal.meta", _cut_in_half, "the Raft term and vote file {} is damaged (not a readable pickle"),
+        ("raft.journal.meta", _flip_the_term, "the Raft term and vote file {} is damaged (its CRC-32 does not match"),
+    ],
+    ids=["flipped-command", "vote-file-cut", "vote-file-term-flipped"],
+)
+def test_a_flipped_command_or_a_damaged_vote_file_stops_the_node_with_one_line(
+    sandbox: Sandbox, file_name: str, damage: Any, message: str
+) -> None:
+    """pysyncobj alone would apply the flipped command, or read the cut vote file as "no vote" (a second vote in
+    the term). The node refuses to start; the damaged file stays for the operator."""
+    addresses = [c.address for c in sandbox.controllers()]
+    with Client(addresses, timeout=5) as client:
+        _apply(client, f"before-{damage.__name__}", 2)
+    lead = leader(sandbox)
+    written = metadata(lead.address).raft.commit_index
+    victim = followers(sandbox, lead.id)[0]
+    wait_until(lambda: metadata(victim.address).raft.last_applied >= written, 60, f"{victim.id} to apply the writes")
+    sandbox.stop(victim.id)
+    path = sandbox.dir / "store" / victim.id / file_name
+    intact = path.read_bytes()
+    try:
+        damage(path)
+        damaged = path.read_bytes()
+        result = _start_in_foreground(victim.configFile)
+        assert result.returncode == 1, result.stderr
+        assert "Traceback" not in result.stderr, result.stderr
+        naming = [line for line in result.stderr.splitlines() if str(path) in line]
+        assert len(naming) == 1, result.stderr
+        assert naming[0].startswith(f"mqcontroller: cannot start: {message.format(path)}"), result.stderr
+        assert path.read_bytes() == damaged, "the damaged file is left for the operator"
+    finally:
+        path.write_bytes(intact)
         sandbox.start(victim.id)
     leader(sandbox)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import zlib
 from types import MappingProxyType
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.codec import CodecError, decode_events, decode_state, encode_events, encode_state
+from controller.codec import CodecError, decode_events, decode_state, encode_events, encode_state, entry_json
 from controller.events import (
     AlterSyncStateSet,
     ApplyBrokerId,
@@ -144,15 +145,50 @@ def _entry(*docs: dict[str, Any], v: Any = 1) -> bytes:
     return json.dumps({"v": v, "events": list(docs)}).encode()
 
 
-@pytest.mark.parametrize("blob", [b"not json", b"\xff\xfe\x00", b""])
+def _checksummed(doc: bytes) -> bytes:
+    return b"\x01" + zlib.crc32(doc).to_bytes(4, "big") + doc
+
+
+@pytest.mark.parametrize("blob", [b"{not json", b"{\xff\xfe\x00", _checksummed(b"not json"), _checksummed(b"")])
 def test_decode_events_rejects_non_json(blob: bytes) -> None:
     with pytest.raises(CodecError, match="log entry is not valid JSON"):
         decode_events(blob)
 
 
+@pytest.mark.parametrize(
+    ("blob", "shown"), [(b"not json", "byte 0x6e"), (b"\xff\xfe\x00", "byte 0xff"), (b"", "nothing")]
+)
+def test_decode_events_rejects_an_unknown_format(blob: bytes, shown: str) -> None:
+    with pytest.raises(CodecError, match=f"log entry starts with {shown}, neither 0x01 \\(checksummed\\) nor"):
+        decode_events(blob)
+
+
+def test_a_log_entry_is_checksummed_json() -> None:
+    blob = encode_events([ElectMaster(BROKER, 2, 1)])
+    assert blob[:1] == b"\x01"
+    assert int.from_bytes(blob[1:5], "big") == zlib.crc32(blob[5:])
+    assert json.loads(blob[5:])["v"] == 1
+
+
+def test_every_flipped_bit_of_a_log_entry_is_refused() -> None:
+    blob = encode_events([ElectMaster(BROKER, 2, 1), CleanBrokerData(BROKER, frozenset({3}))])
+    for bit in range(len(blob) * 8):
+        flipped = bytearray(blob)
+        flipped[bit // 8] ^= 1 << (bit % 8)
+        with pytest.raises(CodecError):
+            decode_events(bytes(flipped))
+
+
+def test_a_log_entry_written_before_the_checksum_still_decodes() -> None:
+    events = [ElectMaster(BROKER, 2, 1)]
+    old = entry_json(encode_events(events))
+    assert old[:1] == b"{"
+    assert decode_events(old) == events
+
+
 def test_decode_rejects_a_json_value_that_is_not_an_object() -> None:
     with pytest.raises(CodecError, match="log entry must be a JSON object"):
-        decode_events(b"[1, 2]")
+        decode_events(_checksummed(b"[1, 2]"))
     with pytest.raises(CodecError, match="snapshot must be a JSON object"):
         decode_state(b'"brokerSets"')
 
@@ -176,7 +212,7 @@ def test_decode_events_rejects_an_unknown_event_type() -> None:
 
 
 def test_decode_events_names_a_missing_field() -> None:
-    doc = json.loads(encode_events([ElectMaster(BROKER, 2, 1)]))["events"][0]
+    doc = json.loads(entry_json(encode_events([ElectMaster(BROKER, 2, 1)])))["events"][0]
     del doc["expected_master_epoch"]
     with pytest.raises(CodecError, match="ElectMaster event lacks field 'expected_master_epoch'"):
         decode_events(_entry(doc))
@@ -188,7 +224,7 @@ def test_decode_events_names_a_missing_field() -> None:
     ids=lambda e: type(e).__name__,
 )
 def test_log_entry_written_before_ha_addresses_decodes_with_an_empty_one(event: Event) -> None:
-    doc = json.loads(encode_events([event]))["events"][0]
+    doc = json.loads(entry_json(encode_events([event])))["events"][0]
     del doc["ha_address"]
     assert decode_events(_entry(doc)) == [event]
 
