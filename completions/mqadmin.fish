@@ -107,7 +107,7 @@ complete -c mqadmin -f
 # mqadmin
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a addBroker -d 'Start a broker in a running agent from a config file on its host; it is...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a assign-preferred-master -d 'Record a broker set\'s preferred master (kept by the controllers; elections...'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a cleanBrokerMetadata -d 'Remove dead brokers (or, with -l, the listed/all brokers) from a broker...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a cleanBrokerMetadata -d 'Remove dead brokers (with -l, alive ones too) from a broker set\'s controller...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a clusterList -d 'List every cluster, broker set and replica: role, address, alive, in sync,...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a consumeMessage -d 'Read confirmed messages of a topic from a broker set\'s master (or one...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a electMaster -d 'Make a broker master (admin-designated election; it must be alive and in the...'
@@ -160,7 +160,8 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'"
 # mqadmin cleanBrokerMetadata
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -o bn -l brokerName -x -d 'Broker set to clean.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s b -l brokerControllerIdsToClean -x -d 'Ids to remove, e.g. \'1;2\'.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s b -l brokerControllerIdsToClean -x -d 'Ids to remove, e.g. \'1;2\' (or --wholeSet).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -l wholeSet -d 'Remove the whole broker set instead of listed ids (-b).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s c -l clusterName -x -d 'Cluster of the set.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s l -l cleanLivingBroker -d 'Also remove brokers that are still alive.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'

@@ -23,7 +23,7 @@ _mqadmin() {
     local -a commands=(
       'addBroker:Start a broker in a running agent from a config file on its host; it is...'
       'assign-preferred-master:Record a broker set'\''s preferred master (kept by the controllers; elections...'
-      'cleanBrokerMetadata:Remove dead brokers (or, with -l, the listed/all brokers) from a broker...'
+      'cleanBrokerMetadata:Remove dead brokers (with -l, alive ones too) from a broker set'\''s controller...'
       'clusterList:List every cluster, broker set and replica: role, address, alive, in sync,...'
       'consumeMessage:Read confirmed messages of a topic from a broker set'\''s master (or one...'
       'electMaster:Make a broker master (admin-designated election; it must be alive and in the...'
@@ -117,8 +117,9 @@ _mqadmin__cleanBrokerMetadata() {
     '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
     '(-bn --brokerName)-bn[Broker set to clean.]:brokerName: ' \
     '(-bn --brokerName)--brokerName[Broker set to clean.]:brokerName: ' \
-    '(-b --brokerControllerIdsToClean)-b[Ids to remove, e.g. '\''1;2'\''.]:brokerControllerIdsToClean: ' \
-    '(-b --brokerControllerIdsToClean)--brokerControllerIdsToClean[Ids to remove, e.g. '\''1;2'\''.]:brokerControllerIdsToClean: ' \
+    '(-b --brokerControllerIdsToClean)-b[Ids to remove, e.g. '\''1;2'\'' (or --wholeSet).]:brokerControllerIdsToClean: ' \
+    '(-b --brokerControllerIdsToClean)--brokerControllerIdsToClean[Ids to remove, e.g. '\''1;2'\'' (or --wholeSet).]:brokerControllerIdsToClean: ' \
+    '(--wholeSet)--wholeSet[Remove the whole broker set instead of listed ids (-b).]' \
     '(-c --clusterName)-c[Cluster of the set.]:clusterName: ' \
     '(-c --clusterName)--clusterName[Cluster of the set.]:clusterName: ' \
     '(-l --cleanLivingBroker)-l[Also remove brokers that are still alive.]' \

@@ -53,6 +53,13 @@ def run(
         for key, value in sorted(to_properties(config).items()):
             typer.echo(f"{key}={value}")
         return
+    from mqadmin_py.properties import directory_problem
+
+    for key, folder in (("controllerStorePath", config.node_store_dir),
+                        ("configStorePath", config.effective_config_store_path.parent)):  # fmt: skip
+        if problem := directory_problem(folder):
+            typer.echo(f"mqcontroller: bad configuration: {key}: {problem}", err=True)
+            raise typer.Exit(2)
     logging.basicConfig(
         level=log_level.upper(),
         format=f"%(asctime)s %(levelname)s [{config.controller_self_id}] %(name)s: %(message)s",

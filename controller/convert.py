@@ -142,7 +142,11 @@ def get_sync_state_data(m: pb.GetSyncStateDataRequest) -> GetSyncStateDataReques
 
 def clean_broker_data(m: pb.CleanBrokerDataRequest) -> CleanBrokerDataRequest:
     return CleanBrokerDataRequest(
-        m.cluster_name, _name(m.broker_name, "brokerName"), m.broker_controller_ids_to_clean, m.is_clean_living_broker
+        m.cluster_name,
+        _name(m.broker_name, "brokerName"),
+        m.broker_controller_ids_to_clean,
+        m.is_clean_living_broker,
+        m.clean_whole_set,
     )
 
 

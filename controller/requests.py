@@ -78,12 +78,16 @@ class GetSyncStateDataRequest:
 
 @dataclass(frozen=True, slots=True)
 class CleanBrokerDataRequest:
-    """``broker_ids_to_clean`` is the raw ``"1;2;3"`` option, parsed by the handler as Java does."""
+    """``broker_ids_to_clean`` is the raw ``"1;2;3"`` option, parsed by the handler as Java does.
+
+    ``whole_set`` (ours, issue 23): the only way to remove the whole set; Java takes an empty id list for it.
+    """
 
     cluster_name: str
     broker_name: str
     broker_ids_to_clean: str = ""
     clean_living_broker: bool = False
+    whole_set: bool = False
 
 
 @dataclass(frozen=True, slots=True)

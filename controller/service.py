@@ -22,7 +22,7 @@ from controller.config import RUNTIME_KEYS, ConfigError, to_properties, validate
 from controller.heartbeat import BrokerKey
 from controller.proposer import not_leader
 from controller.requests import Request, Result, SetGroupConfigRequest
-from controller.transferer import not_registered
+from controller.transfer import not_registered, scan_warning
 from mqadmin_py.proto import common_pb2 as common
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
@@ -177,7 +177,14 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
         return await self._decide(request, convert.register_broker, convert.register_reply, pb.RegisterBrokerResponse)
 
     async def ElectMaster(self, request: pb.ElectMasterRequest, context: Any) -> pb.ElectMasterResponse:
-        return await self._decide(request, convert.elect_master, convert.elect_reply, pb.ElectMasterResponse)
+        response = await self._decide(request, convert.elect_master, convert.elect_reply, pb.ElectMasterResponse)
+        config = self._node.config
+        if request.designate_elect and response.HasField("master_broker_id") and config.enable_preferred_master:
+            bs = self._node.raft.state.get(request.broker_name)
+            interval_ms = config.preferred_master_transfer_interval_ms
+            warning = bs and scan_warning(bs, response.master_broker_id, self._node.liveness.alive_view(), interval_ms)
+            response.warnings.extend([warning] if warning else [])
+        return response
 
     async def AlterSyncStateSet(
         self, request: pb.AlterSyncStateSetRequest, context: Any
@@ -198,9 +205,11 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
         transferer = self._node.transferer
         blocked = transferer.blocked() if response.replicas_info else {}
         for info in response.replicas_info:
-            record = transferer.record_of(info.broker_name)
+            record, refusal = transferer.record_of(info.broker_name), transferer.refusal_of(info.broker_name)
             if record is not None:
                 info.last_transfer.CopyFrom(convert.transfer_record(record))
+            if refusal is not None:
+                info.last_refusal.CopyFrom(convert.transfer_record(refusal))
             info.preferred_master_blocked_by = blocked.get(info.broker_name, "")
         return response
 
@@ -230,6 +239,14 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
         if bs is None or bs.cluster_name != cluster_name:
             remark = not_registered(cluster_name, broker_name, bs)
             return pb.TransferMasterResponse(code=C.CONTROLLER_BROKER_METADATA_NOT_EXIST, remark=remark)
+        if bs.master_id == target:  # a no-op, as for electMaster: runbooks under set -e can run it again
+            response = pb.TransferMasterResponse(
+                code=C.SUCCESS, cluster_name=cluster_name, broker_name=broker_name, dry_run=request.dry_run,
+                allowed=True, remark=f"broker {target} is already the master of {broker_name} (masterEpoch "
+                f"{bs.master_epoch}); nothing to do",
+            )  # fmt: skip
+            self._describe_set(response, broker_name, target)
+            return response
         timeout_s = timeout_s or node.config.transfer_master_timeout_ms / 1000
         reason, warnings = node.transferer.dry_run(bs, target)
         response = pb.TransferMasterResponse(

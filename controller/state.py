@@ -58,7 +58,7 @@ from controller.requests import (
     SyncStateDataReply,
     TransferMasterRequest,
 )
-from controller.transfer import check_transfer
+from controller.transfer import check_transfer, not_registered
 
 METADATA_NOT_EXIST = "Broker metadata is not existed"
 
@@ -209,6 +209,8 @@ def elect_master(
     bs = state.get(req.broker_name)
     if bs is None:
         return Result(C.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED, "Broker hasn't been registered")
+    if req.designate_elect and bs.cluster_name != req.cluster_name:  # the admin's -c, checked as Java does not
+        return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST, not_registered(req.cluster_name, req.broker_name, bs))
     old_master = bs.master_id
     in_set = _alive_in_set(alive, bs)
     preferred = preferred_of(bs.preferred_id, in_set) if preferred_master and not req.designate_elect else None
@@ -411,13 +413,21 @@ def clean_broker_data(state: ControllerState, req: CleanBrokerDataRequest, alive
     """Remove dead brokers (or, with ``clean_living_broker``, any brokers) from a set's metadata.
 
     Unlike Java, listed ids are honoured with ``clean_living_broker`` too: only
-    those ids are removed, never the whole set.
+    those ids are removed, never the whole set. And an empty id list is refused:
+    the whole set goes only with ``whole_set``, so a caller's empty variable
+    cannot wipe a running set (issue 23).
     """
     bad = C.CONTROLLER_INVALID_CLEAN_BROKER_METADATA
     try:
         ids = _parse_ids(req.broker_ids_to_clean) or None
     except ValueError as exc:
         remark = f"Please set the option <brokerControllerIdsToClean> according to the format, exception: {exc}"
+        return Result(bad, remark)
+    if (ids is None) != req.whole_set:
+        remark = "with cleanWholeSet, list no brokerControllerIdsToClean" if req.whole_set else (
+            "no brokerControllerIdsToClean given: list the ids to clean, or set cleanWholeSet to remove the whole "
+            f"broker set {req.broker_name}"
+        )  # fmt: skip
         return Result(bad, remark)
     bs = state.get(req.broker_name)
     if not req.clean_living_broker:
@@ -445,11 +455,7 @@ def assign_preferred_master(
     """
     bs = state.get(req.broker_name)
     if bs is None or bs.cluster_name != req.cluster_name:
-        where = f", it belongs to cluster {bs.cluster_name}" if bs else ""
-        return Result(
-            C.CONTROLLER_BROKER_METADATA_NOT_EXIST,
-            f"Broker-set: {req.broker_name} hasn't been registered in cluster {req.cluster_name}{where}",
-        )
+        return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST, not_registered(req.cluster_name, req.broker_name, bs))
     if req.broker_id is not None:
         if bs.replica(req.broker_id) is None:
             registered = ", ".join(map(str, bs.broker_ids))

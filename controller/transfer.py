@@ -69,6 +69,27 @@ def missing_from_full_set(bs: BrokerSet, alive: AliveView) -> tuple[int, ...]:
     )
 
 
+def not_registered(cluster_name: str, broker_name: str, bs: BrokerSet | None) -> str:
+    """The refusal of an admin request naming a set in the wrong cluster (or an unknown set)."""
+    where = f", it belongs to cluster {bs.cluster_name}" if bs else ""
+    return f"Broker-set: {broker_name} hasn't been registered in cluster {cluster_name}{where}"
+
+
+def scan_warning(bs: BrokerSet, new_master: int, alive: AliveView, interval_ms: int) -> str | None:
+    """With enablePreferredMaster: the warning that the scan will move the role from `new_master` back, or None.
+
+    Shared by transferMaster and electMaster, which both make a master the operator chose.
+    """
+    preferred = preferred_of(bs.preferred_id, _alive_in_set(alive, bs))
+    if preferred is None or preferred == new_master:
+        return None
+    return (
+        f"the preferred master of {bs.broker_name} is broker {preferred}: with enablePreferredMaster the "
+        f"controller moves the role back to it (at most every {interval_ms} ms); "
+        "assign-preferred-master first to make the move stick"
+    )
+
+
 def check_transfer(bs: BrokerSet, target: int, alive: AliveView, *, require_full_sync_state_set: bool) -> str | None:
     """Why the master of `bs` may not be handed to `target` now, or None when it may.
 

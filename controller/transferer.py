@@ -13,7 +13,8 @@ One attempt, for the admin's TransferMaster or for the preferred-master scan:
    which the master resumes only once the controller confirms it is still master.
 
 Records of attempts are this leader's memory (a new leader starts without them); they are what
-``getSyncStateSet`` shows as ``lastTransfer``.
+``getSyncStateSet`` shows as ``lastTransfer``, and the last refused admin attempt, kept apart so that a
+refused or mistyped request never hides the last real transfer, as ``lastRefusal``.
 """
 
 from __future__ import annotations
@@ -29,11 +30,18 @@ from typing import Any
 
 from controller.codes import ResponseCode as C
 from controller.config import ControllerConfig
-from controller.election import preferred_of
 from controller.model import AliveView, BrokerSet, ControllerState
 from controller.proposer import COMMIT_TIMEOUT_S
 from controller.requests import Request, Result, TransferMasterRequest
-from controller.transfer import Planned, Record, ScanLimits, check_transfer, plan_transfers
+from controller.transfer import (
+    Planned,
+    Record,
+    ScanLimits,
+    check_transfer,
+    not_registered,
+    plan_transfers,
+    scan_warning,
+)
 from mqadmin_py.client import AgentClient
 from mqadmin_py.errors import MqError
 
@@ -75,6 +83,7 @@ class Transferer:
         self._lock = threading.Lock()
         self._running: set[str] = set()
         self._records: dict[str, Record] = {}
+        self._refusals: dict[str, Record] = {}
         self._last_attempt: dict[str, float] = {}
         self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="transfer")
 
@@ -82,7 +91,12 @@ class Transferer:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def record_of(self, broker_name: str) -> Record | None:
+        """The set's last real attempt (running, done or aborted)."""
         return self._records.get(broker_name)
+
+    def refusal_of(self, broker_name: str) -> Record | None:
+        """The set's last admin attempt refused before it began (nothing changed)."""
+        return self._refusals.get(broker_name)
 
     def _limits(self, c: ControllerConfig, *, capped: bool = True) -> ScanLimits:
         return ScanLimits(
@@ -135,14 +149,10 @@ class Transferer:
                 f"broker {target} was {master_info.max_offset - target_info.max_offset} bytes behind at the last "
                 "heartbeats; writes pause until it has caught up (at most the timeout)"
             )
-        preferred = preferred_of(bs.preferred_id, {i: alive[(broker_name, i)] for i in bs.broker_ids
-                                                   if (broker_name, i) in alive})  # fmt: skip
-        if c.enable_preferred_master and preferred is not None and preferred != target:
-            warnings.append(
-                f"the preferred master of {broker_name} is broker {preferred}: with enablePreferredMaster the "
-                f"controller moves the role back to it (at most every {c.preferred_master_transfer_interval_ms} ms); "
-                "assign-preferred-master first to make the move stick"
-            )
+        if c.enable_preferred_master and (
+            back := scan_warning(bs, target, alive, c.preferred_master_transfer_interval_ms)
+        ):
+            warnings.append(back)
         return reason, warnings
 
     # --- one attempt -----------------------------------------------------------------------------
@@ -167,7 +177,7 @@ class Transferer:
             if reason is not None:
                 refused = replace(record, state="refused", reason=reason)
                 if trigger == "admin":  # a scan's refusals are kept as blocked_by, not as attempts
-                    self._records[broker_name] = refused
+                    self._refusals[broker_name] = refused  # apart: a refusal must not hide the last real transfer
                 return Outcome(C.CONTROLLER_ELECT_MASTER_FAILED, reason, refused)
             self._running.add(broker_name)
             self._last_attempt[broker_name] = time.monotonic()
@@ -253,8 +263,3 @@ class Transferer:
             agents.call(address, "ResumeWrites", apb.ResumeWritesRequest(broker=ref, token=token, reason=reason))
         except MqError as exc:  # the pause's lease ends it anyway
             log.warning("could not resume writes on %s: %s", address, exc)
-
-
-def not_registered(cluster_name: str, broker_name: str, bs: BrokerSet | None) -> str:
-    where = f", it belongs to cluster {bs.cluster_name}" if bs else ""
-    return f"Broker-set: {broker_name} hasn't been registered in cluster {cluster_name}{where}"

@@ -111,7 +111,7 @@ def name_problem(value: str) -> str | None:
 def address_problem(value: str) -> str | None:
     """Why `value` is not a ``host:port`` address with a port in 1-65535, or None."""
     host, sep, port = value.rpartition(":")
-    bad_host = not host or any(c.isspace() or c in "#;" for c in host)
+    bad_host = not host or any(c.isspace() or c in "#;/" for c in host)  # "/": a URL (http://h:p) is no address
     if not sep or bad_host or not (port.isascii() and port.isdigit() and len(port) <= 5):
         return f"is not host:port, got {value!r}"
     if not 0 < int(port) < 65536:

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from mqadmin_py.commands.common import broker_names, checked, controller_addresses, seconds_option
 from mqadmin_py.output import Output
 
 ControllerOpt = Annotated[
@@ -17,10 +18,11 @@ ControllerOpt = Annotated[
         envvar="MQADMIN_CONTROLLERS",
         help="Controller gRPC addresses, ';'-separated (env MQADMIN_CONTROLLERS).",
         show_default=False,
+        callback=checked(controller_addresses),
     ),
 ]
 OutputOpt = Annotated[Output, typer.Option("-o", "--output", help="table, json or legacy (the Java tool's text).")]
-TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds allowed for each RPC.", min=0.1)]
+TimeoutOpt = Annotated[float, seconds_option("--timeout", help="Seconds allowed for each RPC.")]
 SandboxDirOpt = Annotated[
     str,
     typer.Option("--dir", envvar="MQADMIN_SANDBOX_DIR", help="Sandbox directory (env MQADMIN_SANDBOX_DIR)."),
@@ -47,5 +49,7 @@ TlsOpt = Annotated[bool, _global("--tls", "MQADMIN_TLS", "Connect with TLS (impl
 TlsCaOpt = Annotated[str, _global("--tlsCaFile", "MQADMIN_TLS_CA_FILE", "CA certificate(s) to trust servers", "FILE")]
 TlsCertOpt = Annotated[str, _global("--tlsCertFile", "MQADMIN_TLS_CERT_FILE", "Client certificate (mTLS)", "FILE")]
 TlsKeyOpt = Annotated[str, _global("--tlsKeyFile", "MQADMIN_TLS_KEY_FILE", "The client certificate's key", "FILE")]
-BrokerNamesOpt = Annotated[list[str] | None, typer.Option("-b", "--brokerName", help="Broker set name(s).")]
+BrokerNamesOpt = Annotated[
+    list[str] | None, typer.Option("-b", "--brokerName", help="Broker set name(s).", callback=checked(broker_names))
+]
 ClusterNameOpt = Annotated[str | None, typer.Option("-c", "--clusterName", help="Every set of a cluster.")]

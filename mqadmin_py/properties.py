@@ -8,6 +8,7 @@ are atomic (temp file, fsync, rename) so a crash never leaves half a file.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -64,3 +65,17 @@ def write_properties_atomic(path: str | Path, values: Mapping[str, str], header:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def directory_problem(path: Path) -> str | None:
+    """Why `path` cannot hold a process's files (created when missing), or None: a file, a path under /proc, an
+    unwritable folder are then one line at start instead of a traceback once the process is half up."""
+    if path.exists() and not path.is_dir():
+        return f"{path} is not a directory"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        return f"{path} is not a writable directory ({exc.strerror or exc})"
+    return None

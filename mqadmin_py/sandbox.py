@@ -24,14 +24,14 @@ import string
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from mqadmin_py.client import ControllerClient
 from mqadmin_py.errors import ControllerUnavailable, MqError, TimedOut, UsageError
-from mqadmin_py.properties import write_properties_atomic
+from mqadmin_py.properties import directory_problem, write_properties_atomic
 from mqadmin_py.security import PLAINTEXT, ClientSecurity, client_security
 
 STATE_FILE = "sandbox.json"
@@ -57,6 +57,8 @@ BROKER_DEFAULTS = {
     "mappedFileSizeCommitLog": str(64 * 1024 * 1024),
 }
 Progress = Callable[[str], None]
+LOG_TAIL_LINES = 5
+"""Lines of a dead process's log that ``up`` quotes."""
 
 
 def free_ports(count: int) -> list[int]:
@@ -126,6 +128,17 @@ def _pid_alive(pid: int, marker: str) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
+def exit_report(exits: list[tuple[str, int, str, str]]) -> str:
+    """The error for processes that ended while ``up`` waited: (id, exit code, log file, log text) each, with the
+    last lines of its log, so the cause (a port in use, a bad store) shows without opening a file."""
+    parts = []
+    for node_id, code, log_file, text in exits:
+        tail = [line for line in text.splitlines() if line.strip()][-LOG_TAIL_LINES:] or ["(empty log)"]
+        parts.append(f"{node_id} exited with code {code} at start; last lines of {log_file}:\n" +
+                     "\n".join(f"  {line}" for line in tail))  # fmt: skip
+    return "\n".join(parts) + "\nstop the rest with 'mqadmin sandbox down'"
+
+
 def broker_set_names(count: int) -> list[str]:
     """broker-a, broker-b, ..., broker-z, broker-aa, ..."""
     letters = string.ascii_lowercase
@@ -142,6 +155,23 @@ class Sandbox:
     def __init__(self, directory: str | Path) -> None:
         self.dir = Path(directory).expanduser().resolve()
         self._children: dict[int, subprocess.Popen[bytes]] = {}
+        self._started: dict[str, subprocess.Popen[bytes]] = {}
+        """The last process this object started for each node id."""
+
+    def _check_started(self, watch: Collection[str]) -> None:
+        """Raise at once, naming them, when processes `up` started (node ids) have exited (a port in use, ...)."""
+        exits = []
+        for node_id in watch:
+            code = self._started[node_id].poll()
+            if code is not None:
+                log_file = self._process(node_id).logFile
+                try:
+                    text = Path(log_file).read_text(errors="replace")
+                except OSError as exc:
+                    text = f"(log unreadable: {exc})"
+                exits.append((node_id, code, log_file, text))
+        if exits:
+            raise MqError(exit_report(exits))
 
     def _reap(self) -> None:
         """Collect the exit status of children this object started that have ended."""
@@ -239,6 +269,8 @@ class Sandbox:
         and an encrypted Raft, with material made under the directory.
         """
         say = progress or (lambda _text: None)
+        if problem := directory_problem(self.dir):
+            raise UsageError(f"sandbox directory: {problem}")
         if not self._state_path().exists():
             if controllers not in (1, 3, 5):
                 raise UsageError("a controller group has 1, 3 or 5 nodes")
@@ -247,16 +279,18 @@ class Sandbox:
             self._create(controllers, dict(extra_config or {}), broker_sets, replicas, cluster_name,
                          dict(broker_config or {}), secure)  # fmt: skip
         say(f"starting {len(self.controllers())} controller(s) in {self.dir}")
-        for node in self.controllers():
-            self.start(node.id)
+        watch = [node.id for node in self.controllers() if not node.pid]
+        for node_id in watch:
+            self.start(node_id)
         say("waiting for a controller leader")
-        self.wait_for_leader(timeout)
+        self.wait_for_leader(timeout, watch)
         agents = self.agents()
         if agents:
             say(f"starting {len(agents)} agent(s)")
+            watch += [agent.id for agent in agents if not agent.pid]
             for agent in agents:
                 self.start(agent.id)
-            self.wait_for_brokers(timeout, say)
+            self.wait_for_brokers(timeout, say, watch)
 
     def _create(self, count: int, extra: dict[str, str], sets: int, replicas: int, cluster: str,
                 broker_extra: dict[str, str], secure: bool) -> None:  # fmt: skip
@@ -358,6 +392,7 @@ class Sandbox:
                 env=env,
             )
         self._children[child.pid] = child
+        self._started[node_id] = child
         self._pid_file(node_id).write_text(f"{child.pid}\n")
         self._reap()
         return child.pid
@@ -406,12 +441,13 @@ class Sandbox:
 
     # --- waiting and finding -------------------------------------------------------------------
 
-    def wait_for_leader(self, timeout: float = 20.0) -> str:
-        """Block until some node serves as leader; returns its id."""
+    def wait_for_leader(self, timeout: float = 20.0, watch: Collection[str] = ()) -> str:
+        """Block until some node serves as leader; returns its id. Ends at once when a `watch` process exits."""
         deadline = time.monotonic() + timeout
         last = "no node answered"
         with ControllerClient(self.addresses(), timeout=1.0, security=self.security()) as client:
             while time.monotonic() < deadline:
+                self._check_started(watch)
                 for node in self.controllers():
                     try:
                         meta = client.metadata(node.address)
@@ -426,8 +462,13 @@ class Sandbox:
             raise ControllerUnavailable(f"no sandbox controller is running; see the logs in {self.dir / 'logs'}")
         raise TimedOut(f"no controller leader within {timeout:g} s ({last}); see {self.dir / 'logs'}")
 
-    def wait_for_brokers(self, timeout: float = 60.0, progress: Progress | None = None) -> None:
-        """Block until every broker set has an alive master and all its replicas alive in the SyncStateSet."""
+    def wait_for_brokers(
+        self, timeout: float = 60.0, progress: Progress | None = None, watch: Collection[str] = ()
+    ) -> None:
+        """Block until every broker set has an alive master and all its replicas alive in the SyncStateSet.
+
+        Ends at once when a process of `watch` (node ids this object started) exits.
+        """
         from mqadmin_py.proto import controller_pb2 as pb
 
         wanted = {name: sum(1 for a in self.agents() for b in a.brokers if b.brokerName == name)
@@ -436,6 +477,7 @@ class Sandbox:
         last = "no answer yet"
         with ControllerClient(self.addresses(), timeout=1.0, security=self.security()) as client:
             while time.monotonic() < deadline:
+                self._check_started(watch)
                 try:
                     reply = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=list(wanted)))
                 except MqError as exc:

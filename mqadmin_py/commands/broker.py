@@ -13,7 +13,17 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import CountOpt, IntervalOpt, agent_client, check, controller_client, run
+from mqadmin_py.commands.common import (
+    INT64_MAX,
+    CountOpt,
+    IntervalOpt,
+    agent_client,
+    check,
+    checked,
+    controller_client,
+    optional_controller_addresses,
+    run,
+)
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.errors import MqError, UsageError
 from mqadmin_py.options import BrokerNamesOpt, ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
@@ -27,6 +37,7 @@ OptionalControllerOpt = Annotated[
         envvar="MQADMIN_CONTROLLERS",
         show_default=False,
         help="Controller gRPC addresses, ';'-separated (env MQADMIN_CONTROLLERS); not needed with -b.",
+        callback=checked(optional_controller_addresses),
     ),
 ]
 
@@ -284,7 +295,9 @@ def ha_status(
 
 def reset_master_flush_offset(
     broker_addr: Annotated[str, typer.Option("-b", "--brokerAddr", help="The master broker's address.")],
-    offset: Annotated[int, typer.Option("--offset", help="New flush (confirm) offset; Java's -o.", min=0)],
+    offset: Annotated[
+        int, typer.Option("--offset", help="New flush (confirm) offset; Java's -o.", min=0, max=INT64_MAX)
+    ],
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
 ) -> None:

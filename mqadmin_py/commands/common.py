@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 import time
@@ -17,9 +18,99 @@ from mqadmin_py.errors import MqError, OperationFailed, OperationRefused, UsageE
 from mqadmin_py.output import Output, emit
 
 NO_PERMISSION = 16
+INT64_MAX = 2**63 - 1
+"""Broker ids and offsets are int64 on the wire (Java's long): larger is a usage error, not a protobuf traceback."""
+INT32_MAX = 2**31 - 1
+"""Queue ids are int32 on the wire."""
+
+
+# --- option validators: pure, raising ValueError; `checked` turns them into click callbacks (exit 2) ---------
+
+
+def controller_addresses(text: str) -> str:
+    """A ``host:port;host:port`` list, checked: a malformed ``-a`` is a usage error, never "no leader reachable".
+
+    Returns the addresses re-joined by ``;`` (blanks dropped). ValueError names the first bad entry.
+    """
+    from mqadmin_py.configkeys import address_problem
+
+    addresses = [token.strip() for token in text.replace(",", ";").split(";") if token.strip()]
+    if not addresses:
+        raise ValueError(f"no controller address given, got {text!r} (want host:port;host:port)")
+    for address in addresses:
+        if problem := address_problem(address):
+            raise ValueError(f"entry {problem} (want host:port;host:port)")
+    return ";".join(dict.fromkeys(addresses))
+
+
+def optional_controller_addresses(text: str) -> str:
+    """Like `controller_addresses`, for commands that do not always need the controllers (empty is allowed)."""
+    return controller_addresses(text) if text else text
+
+
+def finite_seconds(value: float | None) -> float | None:
+    """A duration option's value, refused when NaN or infinite (click's range check lets both through)."""
+    if value is not None and not math.isfinite(value):
+        raise ValueError(f"{value} is not a finite number of seconds")
+    return value
+
+
+def broker_name(value: str | None) -> str | None:
+    """A broker set name, refused when empty (``-bn ''`` from an unset shell variable)."""
+    if value is not None and not value.strip():
+        raise ValueError(f"a broker set name cannot be empty, got {value!r}")
+    return value
+
+
+def broker_names(values: list[str] | None) -> list[str] | None:
+    """Repeated ``-b`` broker set names, each as `broker_name` checks it."""
+    for name in values or []:
+        broker_name(name)
+    return values
+
+
+def broker_id_list(text: str) -> frozenset[int]:
+    """``"1;2;3"`` → ids (each 1..int64 max); an empty list is refused: "no ids" must never mean "every id"."""
+    tokens = [token.strip() for token in text.split(";")]
+    while tokens and not tokens[-1]:
+        tokens.pop()  # Java's split drops a trailing ';'
+    if not tokens:
+        raise ValueError(f"no broker id given, got {text!r} (want ids like '1;2'; --wholeSet cleans the whole set)")
+    for token in tokens:
+        if not (token.isascii() and token.isdigit() and 1 <= int(token) <= INT64_MAX):
+            raise ValueError(f"{token!r} is not a broker id (1..{INT64_MAX}), in {text!r}")
+    return frozenset(int(token) for token in tokens)
+
+
+def checked(validate: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A click callback running `validate` on the option's value: its ValueError becomes a usage error (exit 2)."""
+
+    def callback(value: Any) -> Any:
+        try:
+            return validate(value)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from exc
+
+    return callback
+
+
+def seconds_option(*names: str, help: str, minimum: float = 0.1, maximum: float | None = None) -> Any:
+    """A duration option: at least `minimum` (and at most `maximum`), finite."""
+    return typer.Option(*names, help=help, min=minimum, max=maximum, callback=checked(finite_seconds))
+
+
+def broker_name_option(*names: str, help: str) -> Any:
+    """A broker set name option: not empty."""
+    return typer.Option(*names, help=help, callback=checked(broker_name))
+
+
+def broker_id_option(*names: str, help: str) -> Any:
+    """A broker id option: 1..int64 max (controller-assigned ids start at 1, ``FIRST_BROKER_ID``)."""
+    return typer.Option(*names, help=help, min=1, max=INT64_MAX)
+
+
 IntervalOpt = Annotated[
-    float | None,
-    typer.Option("-i", "--interval", help="Repeat every N seconds until Ctrl-C (or --count runs).", min=0.1),
+    float | None, seconds_option("-i", "--interval", help="Repeat every N seconds until Ctrl-C (or --count runs).")
 ]
 CountOpt = Annotated[int | None, typer.Option("--count", help="With -i: stop after this many runs.", min=1)]
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import agent_client, check
+from mqadmin_py.commands.common import INT64_MAX, agent_client, check
 from mqadmin_py.errors import UsageError
 from mqadmin_py.options import OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table
@@ -39,7 +39,8 @@ def add_broker(
 def parse_broker_identity(text: str) -> tuple[str, str, int]:
     """``cluster:brokerName:brokerId`` → its parts (as Java's removeBroker -b)."""
     parts = text.split(":")
-    if len(parts) != 3 or not all(parts) or not parts[2].lstrip("-").isdigit():
+    digits = parts[-1].removeprefix("-")
+    if len(parts) != 3 or not all(parts) or not (digits.isascii() and digits.isdigit()) or int(digits) > INT64_MAX:
         raise UsageError(f"-b must be clusterName:brokerName:brokerId, e.g. DefaultCluster:broker-a:1; got {text!r}")
     return parts[0], parts[1], int(parts[2])
 

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import CountOpt, IntervalOpt, add_commands, check, controller_client, opt, run
+from mqadmin_py.commands.common import (
+    CountOpt,
+    IntervalOpt,
+    add_commands,
+    broker_id_list,
+    broker_id_option,
+    broker_name_option,
+    check,
+    controller_client,
+    opt,
+    run,
+)
 from mqadmin_py.commands.transfer import transfer_doc, transfer_summary
 from mqadmin_py.errors import ControllerUnavailable, MqError, OperationFailed, TimedOut, UsageError
 from mqadmin_py.options import BrokerNamesOpt, ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
@@ -108,6 +120,7 @@ def _sync_state_docs(response: Any) -> list[dict[str, Any]]:
             "inSyncReplicas": [_replica(r) for r in x.in_sync_replicas],
             "notInSyncReplicas": [_replica(r) for r in x.not_in_sync_replicas],
             "lastTransfer": transfer_doc(x.last_transfer) if x.HasField("last_transfer") else None,
+            "lastRefusal": transfer_doc(x.last_refusal) if x.HasField("last_refusal") else None,
             "preferredMasterBlockedBy": x.preferred_master_blocked_by or None,
         }
         for x in response.replicas_info
@@ -128,6 +141,8 @@ def _sync_state_table(docs: list[dict[str, Any]]) -> None:
     for d in docs:
         if d["lastTransfer"] is not None:
             print(f"{d['brokerName']}: last transfer {transfer_summary(d['lastTransfer'])}")
+        if d["lastRefusal"] is not None:
+            print(f"{d['brokerName']}: last refused transfer {transfer_summary(d['lastRefusal'])}")
         if d["preferredMasterBlockedBy"] is not None:
             print(f"{d['brokerName']}: master not moved to the preferred broker: {d['preferredMasterBlockedBy']}")
 
@@ -187,14 +202,15 @@ def fetch_sync_state(client: Any, broker_names: list[str] | None, cluster_name: 
 def elect_master(
     controller: ControllerOpt,
     cluster_name: Annotated[str, typer.Option("-c", "--clusterName", help="Cluster of the broker set.")],
-    broker_name: Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set to elect in.")],
-    broker_id: Annotated[int, typer.Option("-b", "--brokerId", help="Broker id that should become master.")],
+    broker_name: Annotated[str, broker_name_option("-bn", "--brokerName", help="Broker set to elect in.")],
+    broker_id: Annotated[int, broker_id_option("-b", "--brokerId", help="Broker id that should become master.")],
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
 ) -> None:
     """Make a broker master (admin-designated election; it must be alive and in the SyncStateSet).
 
-    "Already master" is a no-op with exit 0.
+    "Already master" is a no-op with exit 0. The set must belong to cluster -c (exit 1, 2008 otherwise). With
+    enablePreferredMaster, a note on stderr says when the controller will move the role back to the preferred one.
     """
     from mqadmin_py.proto import controller_pb2 as pb
 
@@ -212,7 +228,10 @@ def elect_master(
         "syncStateSetEpoch": opt(r, "sync_state_set_epoch"),
         "syncStateSet": sorted(r.sync_state_set),
         "brokers": [{"brokerId": k, "brokerAddress": v} for k, v in sorted(r.broker_addresses.items())],
+        "warnings": list(r.warnings),
     }
+    for warning in doc["warnings"]:
+        print(f"mqadmin: note: {warning}", file=sys.stderr)
 
     def table(d: dict[str, Any]) -> None:
         verdict = "elected" if d["changed"] else "already master (no change)"
@@ -234,10 +253,14 @@ def elect_master(
 
 def clean_broker_metadata(
     controller: ControllerOpt,
-    broker_name: Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set to clean.")],
+    broker_name: Annotated[str, broker_name_option("-bn", "--brokerName", help="Broker set to clean.")],
     broker_ids: Annotated[
-        str | None, typer.Option("-b", "--brokerControllerIdsToClean", help="Ids to remove, e.g. '1;2'.")
+        str | None,
+        typer.Option("-b", "--brokerControllerIdsToClean", help="Ids to remove, e.g. '1;2' (or --wholeSet)."),
     ] = None,
+    whole_set: Annotated[
+        bool, typer.Option("--wholeSet", help="Remove the whole broker set instead of listed ids (-b).")
+    ] = False,
     cluster_name: Annotated[str | None, typer.Option("-c", "--clusterName", help="Cluster of the set.")] = None,
     clean_living: Annotated[
         bool, typer.Option("-l", "--cleanLivingBroker", help="Also remove brokers that are still alive.")
@@ -245,17 +268,27 @@ def clean_broker_metadata(
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
 ) -> None:
-    """Remove dead brokers (or, with -l, the listed/all brokers) from a broker set's controller metadata."""
+    """Remove dead brokers (with -l, alive ones too) from a broker set's controller metadata.
+
+    Name the ids with -b, or the whole set with --wholeSet: an empty or missing -b never means "every id"
+    (one unset shell variable must not wipe a running set).
+    """
     from mqadmin_py.proto import controller_pb2 as pb
 
     if not clean_living and not cluster_name:
         raise UsageError("cleanLivingBroker option is false, clusterName option can not be empty.")
+    if whole_set == (broker_ids is not None):
+        raise UsageError("give -b IDS (e.g. '1;2') to remove brokers, or --wholeSet to remove the whole set")
+    try:
+        ids = sorted(broker_id_list(broker_ids)) if broker_ids is not None else []
+    except ValueError as exc:
+        raise UsageError(f"-b: {exc}") from exc
     request = pb.CleanBrokerDataRequest(cluster_name=cluster_name or "", broker_name=broker_name,
-                                        broker_controller_ids_to_clean=broker_ids or "",
-                                        is_clean_living_broker=clean_living)  # fmt: skip
+                                        broker_controller_ids_to_clean=";".join(map(str, ids)),
+                                        is_clean_living_broker=clean_living, clean_whole_set=whole_set)  # fmt: skip
     with controller_client(controller, timeout) as client:
         check(client.call("CleanBrokerData", request))
-    doc = {"brokerName": broker_name, "brokerIds": broker_ids, "cleaned": True}
+    doc = {"brokerName": broker_name, "brokerIds": None if whole_set else ids, "wholeSet": whole_set, "cleaned": True}
     emit(doc, output, lambda d: typer.echo(f"clear broker {d['brokerName']} metadata from controller success!"),
          lambda d: f"clear broker {d['brokerName']} metadata from controller success! \n")  # fmt: skip
 

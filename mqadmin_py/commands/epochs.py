@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import key_values
+from mqadmin_py.commands.common import key_values, seconds_option
 from mqadmin_py.errors import MqError, OperationFailed, SparkUnavailable, UsageError
 from mqadmin_py.options import OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table
@@ -404,7 +404,7 @@ def serve(
         ),
     ] = None,
     start_timeout: Annotated[
-        float, typer.Option("--start-timeout", help="Seconds to wait for the server to listen.", min=1)
+        float, seconds_option("--start-timeout", help="Seconds to wait for the server to listen.", minimum=1)
     ] = 180.0,
     output: OutputOpt = Output.table,
 ) -> None:

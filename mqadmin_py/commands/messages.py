@@ -9,7 +9,15 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import agent_client, check, code_name, controller_client
+from mqadmin_py.commands.common import (
+    INT32_MAX,
+    INT64_MAX,
+    agent_client,
+    broker_name_option,
+    check,
+    code_name,
+    controller_client,
+)
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.errors import MqError, OperationFailed, Refused, UsageError
 from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
@@ -106,12 +114,15 @@ def send_message(
     tags: Annotated[str | None, typer.Option("-c", "--tags", help="Message tag (property TAGS).")] = None,
     broker_name: Annotated[
         str | None,
-        typer.Option(
+        broker_name_option(
             "-b", "-bn", "--brokerName", "--broker", help="Broker set (default: round robin over every master)."
         ),
     ] = None,
     queue_id: Annotated[
-        int, typer.Option("-i", "-q", "--queueId", "--qid", help="Queue id (default: the broker picks).")
+        int,
+        typer.Option(
+            "-i", "-q", "--queueId", "--qid", help="Queue id (default: the broker picks).", min=-1, max=INT32_MAX
+        ),
     ] = -1,
     count: Annotated[int, typer.Option("--count", help="How many messages to send.", min=1)] = 1,
     output: OutputOpt = Output.table,
@@ -284,11 +295,14 @@ def _consume_legacy(doc: dict[str, Any]) -> str:
 def consume_message(
     controller: ControllerOpt,
     topic: Annotated[str, typer.Option("-t", "--topic", help="Topic.")],
-    broker_name: Annotated[str, typer.Option("-b", "-bn", "--brokerName", help="Broker set to read from.")],
+    broker_name: Annotated[str, broker_name_option("-b", "-bn", "--brokerName", help="Broker set to read from.")],
     queue_id: Annotated[
-        int | None, typer.Option("-i", "-q", "--queueId", help="One queue (default: every queue).")
+        int | None,
+        typer.Option("-i", "-q", "--queueId", help="One queue (default: every queue).", min=0, max=INT32_MAX),
     ] = None,
-    offset: Annotated[int, typer.Option("--offset", help="Queue offset to start at (Java's -o).", min=0)] = 0,
+    offset: Annotated[
+        int, typer.Option("--offset", help="Queue offset to start at (Java's -o).", min=0, max=INT64_MAX)
+    ] = 0,
     max_messages: Annotated[
         int, typer.Option("-c", "--MessageNumber", "--max", help="At most this many messages in all.", min=1)
     ] = 32,

@@ -13,7 +13,15 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import check, code_name, controller_client, opt
+from mqadmin_py.commands.common import (
+    broker_id_option,
+    broker_name_option,
+    check,
+    code_name,
+    controller_client,
+    opt,
+    seconds_option,
+)
 from mqadmin_py.commands.wait import MAX_RPC_TIMEOUT, _master_alive, _summary, _sync_state, poll
 from mqadmin_py.errors import OperationRefused, Refused, UsageError
 from mqadmin_py.options import ControllerOpt, OutputOpt
@@ -28,17 +36,15 @@ ASSIGN_RPC_TIMEOUT = 6.0
 def assign_preferred_master(
     controller: ControllerOpt,
     cluster_name: Annotated[str, typer.Option("-c", "--clusterName", help="Cluster of the broker set.")],
-    broker_name: Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set.")],
+    broker_name: Annotated[str, broker_name_option("-bn", "--brokerName", help="Broker set.")],
     broker_id: Annotated[
-        int | None, typer.Option("-b", "--brokerId", help="Broker id to prefer as master.", min=1)
+        int | None, broker_id_option("-b", "--brokerId", help="Broker id to prefer as master.")
     ] = None,
     clear: Annotated[bool, typer.Option("--clear", help="Remove the set's preferred master instead.")] = False,
     wait: Annotated[
         bool, typer.Option("--wait", help="Then wait until that broker is the alive master (exit 3 on timeout).")
     ] = False,
-    timeout: Annotated[
-        float, typer.Option("--timeout", help="Seconds allowed in all, the wait included.", min=0.1)
-    ] = 30.0,
+    timeout: Annotated[float, seconds_option("--timeout", help="Seconds allowed in all, the wait included.")] = 30.0,
     output: OutputOpt = Output.table,
 ) -> None:
     """Record a broker set's preferred master (kept by the controllers; elections honour it with enablePreferredMaster).

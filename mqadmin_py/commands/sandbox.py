@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import key_values
+from mqadmin_py.commands.common import key_values, seconds_option
 from mqadmin_py.errors import UsageError
 from mqadmin_py.options import DEFAULT_SANDBOX_DIR, OutputOpt, SandboxDirOpt
 from mqadmin_py.output import Output, emit, emit_table
@@ -105,7 +105,7 @@ def up(
     controller_conf: Annotated[
         list[str] | None, typer.Option("--controller-conf", help="Extra controller key=value (repeatable).")
     ] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait until everything serves.")] = 90.0,
+    timeout: Annotated[float, seconds_option("--timeout", help="Seconds to wait until everything serves.")] = 90.0,
     secure: Annotated[
         bool,
         typer.Option("--secure", help="TLS (client certificates required), credentials and an encrypted Raft."),

@@ -13,7 +13,15 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import check, code_name, controller_client, opt
+from mqadmin_py.commands.common import (
+    broker_id_option,
+    broker_name_option,
+    check,
+    code_name,
+    controller_client,
+    opt,
+    seconds_option,
+)
 from mqadmin_py.errors import OperationFailed, Refused
 from mqadmin_py.options import ControllerOpt, OutputOpt
 from mqadmin_py.output import Output, emit, emit_table, null
@@ -53,16 +61,15 @@ def transfer_summary(t: dict[str, Any]) -> str:
 def transfer_master(
     controller: ControllerOpt,
     cluster_name: Annotated[str, typer.Option("-c", "--clusterName", help="Cluster of the broker set.")],
-    broker_name: Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set.")],
-    broker_id: Annotated[int, typer.Option("-b", "--brokerId", help="In-sync broker id to make master.", min=1)],
+    broker_name: Annotated[str, broker_name_option("-bn", "--brokerName", help="Broker set.")],
+    broker_id: Annotated[int, broker_id_option("-b", "--brokerId", help="In-sync broker id to make master.")],
     timeout: Annotated[
         float | None,
-        typer.Option(
+        seconds_option(
             "--timeout",
             help="Seconds the master may pause writes waiting for the target to catch up (0.1-60; default: the "
             "controller's transferMasterTimeoutMs).",
-            min=0.1,
-            max=60.0,
+            maximum=60.0,
         ),
     ] = None,
     dry_run: Annotated[
@@ -77,8 +84,8 @@ def transfer_master(
     old master becomes its slave. If the target does not catch up within --timeout, or anything else fails,
     the transfer is aborted, writes resume on the old master, and the reason is printed.
 
-    Exit 0 when done (or a dry run that would be allowed), 4 when refused (not in sync, not alive, a transfer
-    already running, ...), 1 when aborted.
+    Exit 0 when done, when the broker already is master (a no-op), or for a dry run that would be allowed; 4 when
+    refused (not in sync, not alive, a transfer already running, ...), 1 when aborted.
     """
     from mqadmin_py.proto import controller_pb2 as pb
 
@@ -100,6 +107,7 @@ def transfer_master(
         "brokerId": broker_id,
         "dryRun": r.dry_run,
         "allowed": r.allowed,
+        "alreadyMaster": r.code == 0 and transfer is None and opt(r, "master_broker_id") == broker_id,
         "state": transfer["state"] if transfer else None,
         "reason": r.remark or None,
         "warnings": list(r.warnings),
@@ -121,7 +129,9 @@ def transfer_master(
 
 def _table(d: dict[str, Any]) -> None:
     t = d["transfer"]
-    if d["dryRun"]:
+    if d["alreadyMaster"]:
+        title = f"{d['brokerName']}: broker {d['brokerId']} already master (no change)"
+    elif d["dryRun"]:
         verdict = "allowed" if d["allowed"] else f"not allowed: {d['reason']}"
         title = f"{d['brokerName']}: dry run, master {null(d['masterBrokerId'])} -> {d['brokerId']} {verdict}"
     else:

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import controller_client
+from mqadmin_py.commands.common import broker_id_option, broker_name_option, controller_client, seconds_option
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.errors import MqError, TimedOut
 from mqadmin_py.options import ControllerOpt, OutputOpt
@@ -17,8 +17,8 @@ from mqadmin_py.output import Output, emit, emit_table
 
 app = typer.Typer(help="Block until a broker set has a master, a full SyncStateSet, or the controllers a quorum.")
 
-WaitTimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds to wait in all (exit 3 after).", min=0.1)]
-BrokerNameOpt = Annotated[str, typer.Option("-bn", "--brokerName", help="Broker set.")]
+WaitTimeoutOpt = Annotated[float, seconds_option("--timeout", help="Seconds to wait in all (exit 3 after).")]
+BrokerNameOpt = Annotated[str, broker_name_option("-bn", "--brokerName", help="Broker set.")]
 POLL_INTERVAL = 0.2
 MAX_RPC_TIMEOUT = 2.0
 
@@ -90,9 +90,9 @@ def master(
     controller: ControllerOpt,
     broker_name: BrokerNameOpt,
     other_than: Annotated[
-        int | None, typer.Option("--other-than", help="...and it is not this broker id (the old master).")
+        int | None, broker_id_option("--other-than", help="...and it is not this broker id (the old master).")
     ] = None,
-    broker_id: Annotated[int | None, typer.Option("-b", "--brokerId", help="...and it is this broker id.")] = None,
+    broker_id: Annotated[int | None, broker_id_option("-b", "--brokerId", help="...and it is this broker id.")] = None,
     timeout: WaitTimeoutOpt = 30.0,
     output: OutputOpt = Output.table,
 ) -> None:

@@ -112,7 +112,7 @@ class ElectMasterRequest(_message.Message):
     def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., designate_elect: _Optional[bool] = ...) -> None: ...
 
 class ElectMasterResponse(_message.Message):
-    __slots__ = ("code", "remark", "leader_address", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "cluster_name", "broker_name", "broker_addresses", "sync_state_set", "master_ha_address")
+    __slots__ = ("code", "remark", "leader_address", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "cluster_name", "broker_name", "broker_addresses", "sync_state_set", "master_ha_address", "warnings")
     class BrokerAddressesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -132,6 +132,7 @@ class ElectMasterResponse(_message.Message):
     BROKER_ADDRESSES_FIELD_NUMBER: _ClassVar[int]
     SYNC_STATE_SET_FIELD_NUMBER: _ClassVar[int]
     MASTER_HA_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    WARNINGS_FIELD_NUMBER: _ClassVar[int]
     code: int
     remark: str
     leader_address: str
@@ -144,7 +145,8 @@ class ElectMasterResponse(_message.Message):
     broker_addresses: _containers.ScalarMap[int, str]
     sync_state_set: _containers.RepeatedScalarFieldContainer[int]
     master_ha_address: str
-    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_addresses: _Optional[_Mapping[int, str]] = ..., sync_state_set: _Optional[_Iterable[int]] = ..., master_ha_address: _Optional[str] = ...) -> None: ...
+    warnings: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_addresses: _Optional[_Mapping[int, str]] = ..., sync_state_set: _Optional[_Iterable[int]] = ..., master_ha_address: _Optional[str] = ..., warnings: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class AlterSyncStateSetRequest(_message.Message):
     __slots__ = ("broker_name", "master_broker_id", "master_epoch", "new_sync_state_set")
@@ -223,7 +225,7 @@ class ReplicaIdentity(_message.Message):
     def __init__(self, broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., broker_address: _Optional[str] = ..., alive: _Optional[bool] = ..., ha_address: _Optional[str] = ...) -> None: ...
 
 class ReplicasInfo(_message.Message):
-    __slots__ = ("cluster_name", "broker_name", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "in_sync_replicas", "not_in_sync_replicas", "master_ha_address", "preferred_broker_id", "last_transfer", "preferred_master_blocked_by")
+    __slots__ = ("cluster_name", "broker_name", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "in_sync_replicas", "not_in_sync_replicas", "master_ha_address", "preferred_broker_id", "last_transfer", "preferred_master_blocked_by", "last_refusal")
     CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
     MASTER_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -236,6 +238,7 @@ class ReplicasInfo(_message.Message):
     PREFERRED_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
     LAST_TRANSFER_FIELD_NUMBER: _ClassVar[int]
     PREFERRED_MASTER_BLOCKED_BY_FIELD_NUMBER: _ClassVar[int]
+    LAST_REFUSAL_FIELD_NUMBER: _ClassVar[int]
     cluster_name: str
     broker_name: str
     master_broker_id: int
@@ -248,7 +251,8 @@ class ReplicasInfo(_message.Message):
     preferred_broker_id: int
     last_transfer: TransferRecord
     preferred_master_blocked_by: str
-    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., not_in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., master_ha_address: _Optional[str] = ..., preferred_broker_id: _Optional[int] = ..., last_transfer: _Optional[_Union[TransferRecord, _Mapping]] = ..., preferred_master_blocked_by: _Optional[str] = ...) -> None: ...
+    last_refusal: TransferRecord
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., not_in_sync_replicas: _Optional[_Iterable[_Union[ReplicaIdentity, _Mapping]]] = ..., master_ha_address: _Optional[str] = ..., preferred_broker_id: _Optional[int] = ..., last_transfer: _Optional[_Union[TransferRecord, _Mapping]] = ..., preferred_master_blocked_by: _Optional[str] = ..., last_refusal: _Optional[_Union[TransferRecord, _Mapping]] = ...) -> None: ...
 
 class GetSyncStateDataResponse(_message.Message):
     __slots__ = ("code", "remark", "leader_address", "replicas_info")
@@ -263,16 +267,18 @@ class GetSyncStateDataResponse(_message.Message):
     def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., replicas_info: _Optional[_Iterable[_Union[ReplicasInfo, _Mapping]]] = ...) -> None: ...
 
 class CleanBrokerDataRequest(_message.Message):
-    __slots__ = ("cluster_name", "broker_name", "broker_controller_ids_to_clean", "is_clean_living_broker")
+    __slots__ = ("cluster_name", "broker_name", "broker_controller_ids_to_clean", "is_clean_living_broker", "clean_whole_set")
     CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_CONTROLLER_IDS_TO_CLEAN_FIELD_NUMBER: _ClassVar[int]
     IS_CLEAN_LIVING_BROKER_FIELD_NUMBER: _ClassVar[int]
+    CLEAN_WHOLE_SET_FIELD_NUMBER: _ClassVar[int]
     cluster_name: str
     broker_name: str
     broker_controller_ids_to_clean: str
     is_clean_living_broker: bool
-    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_controller_ids_to_clean: _Optional[str] = ..., is_clean_living_broker: _Optional[bool] = ...) -> None: ...
+    clean_whole_set: bool
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_controller_ids_to_clean: _Optional[str] = ..., is_clean_living_broker: _Optional[bool] = ..., clean_whole_set: _Optional[bool] = ...) -> None: ...
 
 class CleanBrokerDataResponse(_message.Message):
     __slots__ = ("code", "remark", "leader_address")

@@ -80,7 +80,8 @@ def test_a_broker_registers_again_when_the_controller_lost_its_set(controllers: 
         agent.start()
         wait_for(lambda: agent.role("lost-set") == "master", 20, "the broker to become master")
         cleaned = client.call("CleanBrokerData", cpb.CleanBrokerDataRequest(
-            cluster_name="E2ECluster", broker_name="lost-set", is_clean_living_broker=True))  # fmt: skip
+            cluster_name="E2ECluster", broker_name="lost-set", is_clean_living_broker=True,
+            clean_whole_set=True))  # fmt: skip
         assert cleaned.code == ResponseCode.SUCCESS, cleaned
 
         def registered() -> bool:

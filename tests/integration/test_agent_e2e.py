@@ -44,7 +44,8 @@ def cluster(controllers: Sandbox, tmp_path: Path) -> Iterator[list[AgentProcess]
             a.close()
         with ControllerClient(addresses) as client:  # the next test starts from an empty broker set
             client.call("CleanBrokerData", cpb.CleanBrokerDataRequest(
-                cluster_name="E2ECluster", broker_name=BROKER, is_clean_living_broker=True))  # fmt: skip
+                cluster_name="E2ECluster", broker_name=BROKER, is_clean_living_broker=True,
+                clean_whole_set=True))  # fmt: skip
 
 
 def sync_state(controllers: Sandbox) -> cpb.ReplicasInfo:
@@ -297,7 +298,8 @@ def test_killing_an_agent_fails_over_only_the_broker_sets_whose_master_it_hosted
             a.close()
         for name in names:
             client.call("CleanBrokerData", cpb.CleanBrokerDataRequest(
-                cluster_name="E2ECluster", broker_name=name, is_clean_living_broker=True))  # fmt: skip
+                cluster_name="E2ECluster", broker_name=name, is_clean_living_broker=True,
+                clean_whole_set=True))  # fmt: skip
         client.close()
 
 

@@ -74,6 +74,26 @@ def sync_state(cli: Cli, name: str = BROKER) -> dict[str, Any]:
 # --- sandbox ------------------------------------------------------------------------------------
 
 
+def test_sandbox_up_names_a_process_that_exits_at_start_with_its_log(tmp_path: Path) -> None:
+    """Issue 23 §4: a node that cannot start (metrics port in use) was noticed only at the timeout, as "no leader"."""
+    import socket
+
+    run = Cli(tmp_path / "sandbox")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run("sandbox", "up", "--controllers", "1", "--broker-sets", "0", "--timeout", "60",
+                     "--controller-conf", "metricsExporterType=PROM",
+                     "--controller-conf", f"metricsPromExporterPort={port}", ok=False)  # fmt: skip
+    try:
+        assert result.returncode == 1, result.stderr
+        assert f"n0 exited with code 1 at start; last lines of {run.dir / 'logs' / 'n0.log'}:" in result.stderr
+        assert f"mqcontroller: cannot start: cannot bind metrics port 127.0.0.1:{port}" in result.stderr
+    finally:
+        assert run.json("sandbox", "down")["stopped"] == []
+
+
 def test_sandbox_up_reports_every_process_in_the_documented_schema(cli: Cli) -> None:
     up = cli.up  # type: ignore[attr-defined]
     assert [c["id"] for c in up["controllers"]] == ["n0", "n1", "n2"]
@@ -129,9 +149,10 @@ def test_get_sync_state_set_in_three_forms_and_its_kebab_alias(cli: Cli) -> None
         "inSyncReplicas",
         "notInSyncReplicas",
         "lastTransfer",
+        "lastRefusal",
         "preferredMasterBlockedBy",
     }
-    assert (doc["lastTransfer"], doc["preferredMasterBlockedBy"]) == (None, None)  # no transfer, flag off
+    assert (doc["lastTransfer"], doc["lastRefusal"], doc["preferredMasterBlockedBy"]) == (None, None, None)
     assert set(doc["inSyncReplicas"][0]) == {"brokerId", "brokerAddress", "haAddress", "alive"}
     assert cli.json("get-sync-state-set", "-b", BROKER) == [doc]
     assert cli.json("getSyncStateSet", "-c", CLUSTER) == [doc]
@@ -317,6 +338,48 @@ def test_elect_master_moves_the_master_and_a_repeat_is_a_no_op(cli: Cli) -> None
     assert waited["masterBrokerId"] == target and len(waited["inSyncReplicas"]) == 3
 
 
+def test_transfer_records_refusals_apart_and_a_transfer_to_the_master_is_a_no_op(cli: Cli) -> None:
+    """Issue 23 §5: a refused transferMaster replaced lastTransfer; a repeat exited 4; electMaster ignored -c."""
+    before = sync_state(cli)
+    target = next(r["brokerId"] for r in before["inSyncReplicas"] if r["brokerId"] != before["masterBrokerId"])
+    transfer = ("transferMaster", "-c", CLUSTER, "-bn", BROKER)
+    done = cli.json(*transfer, "-b", str(target))
+    assert (done["state"], done["alreadyMaster"]) == ("done", False)
+    refused = cli(*transfer, "-b", "99", ok=False)
+    assert refused.returncode == 4 and "broker 99 is not registered" in refused.stderr
+    doc = sync_state(cli)
+    assert (doc["lastTransfer"]["state"], doc["lastTransfer"]["toBrokerId"]) == ("done", target)
+    assert (doc["lastRefusal"]["state"], doc["lastRefusal"]["toBrokerId"]) == ("refused", 99)
+    table = cli("getSyncStateSet", "-b", BROKER).stdout
+    assert f"{BROKER}: last refused transfer {target} -> 99 refused: broker 99 is not registered" in table
+    again = cli.json(*transfer, "-b", str(target))
+    assert (again["alreadyMaster"], again["transfer"], again["masterEpoch"]) == (True, None, doc["masterEpoch"])
+    assert "already master (no change)" in cli(*transfer, "-b", str(target)).stdout
+    other = next(r["brokerId"] for r in doc["inSyncReplicas"] if r["brokerId"] != target)
+    wrong = cli("electMaster", "-c", "NoSuchCluster", "-bn", BROKER, "-b", str(other), ok=False)
+    assert wrong.returncode == 1 and "CONTROLLER_BROKER_METADATA_NOT_EXIST (2008)" in wrong.stderr
+    assert f"it belongs to cluster {CLUSTER}" in wrong.stderr
+    assert sync_state(cli)["masterBrokerId"] == target
+    cli.json("wait", "insync", "-bn", BROKER, "--timeout", "30")
+
+
+def test_an_empty_clean_list_is_refused_and_the_live_set_survives(cli: Cli) -> None:
+    """Issue 23 §5: ``-b '' -l`` (and an empty list over the RPC) removed a live set's metadata."""
+    from controller.codes import ResponseCode
+    from mqadmin_py.client import ControllerClient
+    from mqadmin_py.proto import controller_pb2 as pb
+
+    refused = cli("cleanBrokerMetadata", "-c", CLUSTER, "-bn", BROKER, "-b", "", "-l", ok=False)
+    assert refused.returncode == 2 and "no broker id given" in refused.stderr
+    request = pb.CleanBrokerDataRequest(cluster_name=CLUSTER, broker_name=BROKER, is_clean_living_broker=True)
+    with ControllerClient(cli.env["MQADMIN_CONTROLLERS"]) as client:
+        answer = client.call("CleanBrokerData", request)
+    assert answer.code == ResponseCode.CONTROLLER_INVALID_CLEAN_BROKER_METADATA
+    assert "set cleanWholeSet to remove the whole broker set" in answer.remark
+    doc = sync_state(cli)
+    assert doc["masterBrokerId"] is not None and len(doc["inSyncReplicas"]) == 3
+
+
 def test_wait_times_out_with_exit_3_and_says_what_it_saw(cli: Cli) -> None:
     master = sync_state(cli)["masterBrokerId"]
     result = cli("wait", "master", "-bn", BROKER, "--other-than", str(master), "--timeout", "0.5", ok=False)
@@ -404,7 +467,7 @@ def test_add_list_remove_broker_then_clean_its_metadata(cli: Cli, tmp_path: Path
     while sync_state(cli, "broker-z")["inSyncReplicas"][0]["alive"]:
         assert time.monotonic() < deadline, "the removed broker still counts as alive"
         time.sleep(0.2)
-    cleaned = cli.json("cleanBrokerMetadata", "-bn", "broker-z", "-c", CLUSTER)
+    cleaned = cli.json("cleanBrokerMetadata", "-bn", "broker-z", "-c", CLUSTER, "--wholeSet")
     assert cleaned["cleaned"]
     gone = cli("getSyncStateSet", "-b", "broker-z", ok=False)
     assert gone.returncode == 1 and "2008" in gone.stderr

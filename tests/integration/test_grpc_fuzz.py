@@ -88,7 +88,7 @@ def requests(service: d.ServiceDescriptor, aim: str | None = None) -> Iterator[t
         request_type = agent_pb2 if service is AGENT else controller_pb2
         for mode in MODES:
             if aim is not None and mode == "missing":
-                continue  # a request naming a broker and nothing else is a valid one (CleanBrokerData: the whole set)
+                continue  # a request naming a broker and nothing else can be valid (ElectMaster: a controller trigger)
             message = _message_class(request_type, method.input_type)()
             fill(message, mode)
             if aim is not None:

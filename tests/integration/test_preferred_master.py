@@ -199,6 +199,33 @@ def test_master_lost_elects_the_preferred_over_a_more_advanced_member(client: Cl
     group[2].wait_for_notification(lambda n: n.master_epoch == 2 and n.master_broker_id == 3)
 
 
+def test_an_admin_election_away_from_the_preferred_warns_and_checks_the_cluster(
+    client: Client, make: MakeBroker
+) -> None:
+    """Issue 23 §5: electMaster gave no hint that the scan moves the role back, and accepted any cluster name."""
+    name = "p9-elect-warns"
+    in_sync_set(client, make, name, [{}, {}, {}])
+    assert assign(client, name, 1).code == C.SUCCESS
+
+    def designate(broker_id: int, cluster_name: str = CLUSTER) -> pb.ElectMasterResponse:
+        request = pb.ElectMasterRequest(cluster_name=cluster_name, broker_name=name, broker_id=broker_id,
+                                        designate_elect=True)  # fmt: skip
+        response: pb.ElectMasterResponse = client.call("ElectMaster", request)
+        return response
+
+    wrong = designate(2, "OtherCluster")
+    assert wrong.code == C.CONTROLLER_BROKER_METADATA_NOT_EXIST, wrong
+    assert wrong.remark.endswith(f"it belongs to cluster {CLUSTER}")
+    assert master_of(known(client, name)) == 1
+    moved = designate(2)
+    assert (moved.code, moved.master_broker_id) == (C.SUCCESS, 2), moved
+    (warning,) = moved.warnings
+    assert warning.startswith(f"the preferred master of {name} is broker 1: with enablePreferredMaster the controller")
+    again = designate(2)  # a no-op (2011) still warns: the scan moves the role back all the same
+    assert (again.code, again.master_broker_id) == (C.CONTROLLER_MASTER_STILL_EXIST, 2), again
+    assert list(again.warnings) == [warning]
+
+
 def test_a_preferred_outside_the_sync_state_set_does_not_win(client: Client, make: MakeBroker) -> None:
     name = "p4-not-eligible"
     group = in_sync_set(client, make, name, [{}, {"max_offset": 10}, {"max_offset": 900}])

@@ -196,7 +196,8 @@ def test_controller_writes_need_the_admin_credential(sandbox: Sandbox, admin: Cl
             assert refused.code == ResponseCode.NO_PERMISSION and reason in refused.remark
             config = client.call_at(address, "GetControllerConfig", pb.GetControllerConfigRequest()).config
             assert config["enableElectUncleanMaster"] == "false"
-            clean = pb.CleanBrokerDataRequest(cluster_name=CLUSTER, broker_name=BROKER, is_clean_living_broker=True)
+            clean = pb.CleanBrokerDataRequest(cluster_name=CLUSTER, broker_name=BROKER, is_clean_living_broker=True,
+                                              clean_whole_set=True)  # fmt: skip
             assert client.call("CleanBrokerData", clean).code == ResponseCode.NO_PERMISSION
             assert len(sync_state(client).in_sync_replicas) == 2  # the set is still there
     with ControllerClient(address, security=admin) as client:

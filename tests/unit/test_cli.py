@@ -66,7 +66,7 @@ def test_sync_state_json_shows_each_replicas_ha_address() -> None:
          "syncStateSetEpoch": 0, "preferredBrokerId": None,
          "inSyncReplicas": [{"brokerId": 1, "brokerAddress": "h:1", "haAddress": "h:11", "alive": False}],
          "notInSyncReplicas": [{"brokerId": 2, "brokerAddress": "h:2", "haAddress": "", "alive": False}],
-         "lastTransfer": None, "preferredMasterBlockedBy": None}
+         "lastTransfer": None, "lastRefusal": None, "preferredMasterBlockedBy": None}
     ]  # fmt: skip
 
 

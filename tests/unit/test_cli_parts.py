@@ -42,7 +42,9 @@ def test_every_camel_case_command_answers_to_its_kebab_spelling() -> None:
 
 def test_broker_identity_parsing() -> None:
     assert parse_broker_identity("DefaultCluster:broker-a:3") == ("DefaultCluster", "broker-a", 3)
-    for bad in ("broker-a", "c:b", "c:b:x", "c::1", "c:b:1:2"):
+    assert parse_broker_identity("c:b:-1") == ("c", "b", -1)
+    # out of int64 (a protobuf traceback before issue 23), non-ASCII digits
+    for bad in ("broker-a", "c:b", "c:b:x", "c::1", "c:b:1:2", "c:b:99999999999999999999", "c:b:²", "c:b:--1"):
         with pytest.raises(UsageError, match="clusterName:brokerName:brokerId"):
             parse_broker_identity(bad)
 

@@ -146,9 +146,10 @@ def test_a_done_transfer_prints_the_documented_json_and_exits_0(monkeypatch: pyt
     result, client = invoke(monkeypatch, answer(transfer=DONE), "-o", "json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout) == {
-        "clusterName": "c", "brokerName": "b", "brokerId": 2, "dryRun": False, "allowed": True, "state": "done",
-        "reason": None, "warnings": [], "masterBrokerId": 2, "masterEpoch": 2, "preferredBrokerId": None,
-        "masterMaxOffset": 990, "targetMaxOffset": None, "transfer": transfer_doc(DONE),
+        "clusterName": "c", "brokerName": "b", "brokerId": 2, "dryRun": False, "allowed": True,
+        "alreadyMaster": False, "state": "done", "reason": None, "warnings": [], "masterBrokerId": 2,
+        "masterEpoch": 2, "preferredBrokerId": None, "masterMaxOffset": 990, "targetMaxOffset": None,
+        "transfer": transfer_doc(DONE),
     }  # fmt: skip
     ((method, request),) = client.calls
     assert method == "TransferMaster"
@@ -193,6 +194,21 @@ def test_an_allowed_dry_run_exits_0_and_shows_the_verdict(monkeypatch: pytest.Mo
     result, _ = invoke(monkeypatch, response, "--dry-run", "-o", "legacy")
     assert "#DryRun\ttrue\n#Allowed\ttrue\n#State\tnull\n" in result.stdout
     assert "#WritesPausedMillis\tnull\n#FinalOffset\tnull\n" in result.stdout
+
+
+@pytest.mark.parametrize("extra", [(), ("--dry-run",)])
+def test_a_target_that_already_is_master_is_a_no_op_with_exit_0(
+    monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...]
+) -> None:
+    """Issue 23: like electMaster, so a runbook under set -e can run it again (it exited 4)."""
+    remark = "broker 2 is already the master of b (masterEpoch 2); nothing to do"
+    response = answer(remark=remark, master=2, dry_run=bool(extra))
+    result, _ = invoke(monkeypatch, response, *extra)
+    assert result.exit_code == 0, result.output
+    assert "b: broker 2 already master (no change)" in result.stdout
+    result, _ = invoke(monkeypatch, response, *extra, "-o", "json")
+    doc = json.loads(result.stdout)
+    assert (doc["alreadyMaster"], doc["state"], doc["reason"], doc["transfer"]) == (True, None, remark, None)
 
 
 def test_a_dry_run_that_would_be_refused_exits_4_after_printing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -247,7 +263,8 @@ def cells(line: str, separator: str) -> list[str]:
 
 def test_table_and_legacy_renderers_take_the_command_doc(capsys: pytest.CaptureFixture[str]) -> None:
     doc: dict[str, Any] = {
-        "clusterName": "c", "brokerName": "b", "brokerId": 3, "dryRun": False, "allowed": True, "state": "aborted",
+        "clusterName": "c", "brokerName": "b", "brokerId": 3, "dryRun": False, "allowed": True,
+        "alreadyMaster": False, "state": "aborted",
         "reason": ABORTED.reason, "warnings": [], "masterBrokerId": 1, "masterEpoch": 4, "preferredBrokerId": 3,
         "masterMaxOffset": 990, "targetMaxOffset": 10, "transfer": transfer_doc(ABORTED),
     }  # fmt: skip

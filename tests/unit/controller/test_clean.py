@@ -31,8 +31,10 @@ from tests.unit.controller.conftest import (
 REFUSED = ResponseCode.CONTROLLER_INVALID_CLEAN_BROKER_METADATA
 
 
-def clean(ids: str = "", *, living: bool = False, broker_name: str = BROKER) -> CleanBrokerDataRequest:
-    return CleanBrokerDataRequest(CLUSTER, broker_name, ids, living)
+def clean(
+    ids: str = "", *, living: bool = False, whole: bool = False, broker_name: str = BROKER
+) -> CleanBrokerDataRequest:
+    return CleanBrokerDataRequest(CLUSTER, broker_name, ids, living, whole)
 
 
 # --- refusals -----------------------------------------------------------------------------------
@@ -40,7 +42,7 @@ def clean(ids: str = "", *, living: bool = False, broker_name: str = BROKER) -> 
 
 def test_clean_whole_set_with_a_master_is_refused_even_if_the_master_is_dead() -> None:
     state = with_master(1, (1, 2))
-    after, result = run(state, clean(), NOBODY)
+    after, result = run(state, clean(whole=True), NOBODY)
     assert result.code == REFUSED
     assert result.remark == "Broker broker-a is still alive, clean up failure"
     assert result.events == ()
@@ -65,13 +67,35 @@ def test_clean_malformed_ids_is_refused_with_the_format_remark(raw: str) -> None
     assert result.events == ()
 
 
+@pytest.mark.parametrize("living", [True, False])
+@pytest.mark.parametrize("ids", ["", ";"])
+def test_clean_without_ids_is_refused_unless_the_whole_set_is_asked_for(ids: str, living: bool) -> None:
+    """Issue 23: an empty list (an unset shell variable) once removed a live set with -l."""
+    state = with_master(1, (1, 2))
+    after, result = run(state, clean(ids, living=living), alive_of(1, 2, 3))
+    assert result.code == REFUSED
+    assert result.remark == (
+        "no brokerControllerIdsToClean given: list the ids to clean, or set cleanWholeSet to remove the whole "
+        "broker set broker-a"
+    )
+    assert result.events == ()
+    assert after == state
+
+
+def test_clean_whole_set_with_ids_is_refused() -> None:
+    _, result = run(with_master(1, (1, 2)), clean("2", living=True, whole=True), alive_of(1, 2))
+    assert result.code == REFUSED
+    assert result.remark == "with cleanWholeSet, list no brokerControllerIdsToClean"
+    assert result.events == ()
+
+
 def test_clean_malformed_ids_is_refused_with_living_option_too() -> None:
     _, result = run(with_master(1), clean("1;x", living=True), alive_of(1))
     assert result.code == REFUSED
     assert result.remark.startswith("Please set the option <brokerControllerIdsToClean>")
 
 
-@pytest.mark.parametrize("request_", [clean(broker_name="broker-z"), clean("2", broker_name="broker-z")])
+@pytest.mark.parametrize("request_", [clean(whole=True, broker_name="broker-z"), clean("2", broker_name="broker-z")])
 def test_clean_unknown_set_is_refused_with_the_java_remark(request_: CleanBrokerDataRequest) -> None:
     _, result = run(three_replicas(), request_, NOBODY)
     assert result.code == REFUSED
@@ -107,7 +131,7 @@ def test_clean_all_ids_removes_the_set() -> None:
 
 
 def test_clean_whole_set_without_a_master_removes_it() -> None:
-    after, result = run(three_replicas(), clean(), alive_of(1, 2, 3))
+    after, result = run(three_replicas(), clean(whole=True), alive_of(1, 2, 3))
     assert result.ok
     assert result.events == (CleanBrokerData(BROKER, None),)
     assert after.get(BROKER) is None
@@ -115,7 +139,7 @@ def test_clean_whole_set_without_a_master_removes_it() -> None:
 
 def test_clean_whole_masterless_set_after_a_failed_election_removes_it() -> None:
     state, _ = run(with_master(1, (1, 2)), ElectMasterRequest("", BROKER), NOBODY)
-    after, result = run(state, clean(), NOBODY)
+    after, result = run(state, clean(whole=True), NOBODY)
     assert result.ok
     assert after.get(BROKER) is None
 
@@ -131,8 +155,8 @@ def test_clean_living_with_ids_removes_only_those_ids() -> None:
     assert bs.master_id == 1
 
 
-def test_clean_living_without_ids_removes_the_whole_set_even_with_an_alive_master() -> None:
-    after, result = run(with_master(1, (1, 2)), clean(living=True), alive_of(1, 2, 3))
+def test_clean_living_whole_set_removes_it_even_with_an_alive_master() -> None:
+    after, result = run(with_master(1, (1, 2)), clean(living=True, whole=True), alive_of(1, 2, 3))
     assert result.ok
     assert result.events == (CleanBrokerData(BROKER, None),)
     assert after.get(BROKER) is None
@@ -140,7 +164,7 @@ def test_clean_living_without_ids_removes_the_whole_set_even_with_an_alive_maste
 
 def test_clean_does_not_touch_other_sets() -> None:
     state = apply_ids(with_master(1), [1, 2], broker_name="broker-b")
-    after, _ = run(state, clean(living=True), NOBODY)
+    after, _ = run(state, clean(living=True, whole=True), NOBODY)
     assert after.get(BROKER) is None
     assert after.get("broker-b") == state.get("broker-b")
 

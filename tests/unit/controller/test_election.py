@@ -111,6 +111,24 @@ def test_first_election_by_admin_designation_makes_the_designated_id_master() ->
     assert master_view(state) == (3, 1, frozenset({3}), 1)
 
 
+@pytest.mark.parametrize("cluster", ["OtherCluster", ""])
+def test_admin_election_in_another_cluster_is_refused_like_assign_preferred_master(cluster: str) -> None:
+    """Issue 23: electMaster -c was ignored; a set is named by cluster and name, as assign-preferred-master does."""
+    state = with_master(1, (1, 2))
+    after, result = run(state, ElectMasterRequest(cluster, BROKER, 2, designate_elect=True), alive_of(1, 2, 3))
+    assert result.code == ResponseCode.CONTROLLER_BROKER_METADATA_NOT_EXIST
+    assert result.remark == (
+        f"Broker-set: {BROKER} hasn't been registered in cluster {cluster}, it belongs to cluster {CLUSTER}"
+    )
+    assert after == state
+
+
+def test_broker_elections_do_not_check_the_cluster_as_in_java() -> None:
+    state, result = run(three_replicas(), ElectMasterRequest("", BROKER, 2), alive_of(1, 2, 3))
+    assert result.ok
+    assert broker_set(state).master_id == 2
+
+
 def test_first_election_by_an_unregistered_requester_falls_back_to_the_policy() -> None:
     state, result = run(three_replicas(), ElectMasterRequest(CLUSTER, BROKER, 9), alive_of(1, 2))
     assert result.code == ResponseCode.CONTROLLER_ELECT_MASTER_FAILED

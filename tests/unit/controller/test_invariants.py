@@ -120,6 +120,7 @@ REQUESTS: st.SearchStrategy[Request | Spec] = st.one_of(
         NAMES,
         st.sampled_from(["", "1", "2", "3;4", "1;2;3;4", "1;x"]),
         st.booleans(),
+        st.booleans(),
     ),
     st.builds(AssignPreferredMasterRequest, st.sampled_from([CLUSTER, CLUSTER, "Other"]), NAMES, st.none() | IDS),
     st.builds(GetNextBrokerIdRequest, st.just(CLUSTER), NAMES),

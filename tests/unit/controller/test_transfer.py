@@ -37,7 +37,15 @@ from controller.requests import (
     TransferMasterRequest,
 )
 from controller.state import METADATA_NOT_EXIST, apply_events, compute
-from controller.transfer import Planned, Record, ScanLimits, check_transfer, missing_from_full_set, plan_transfers
+from controller.transfer import (
+    Planned,
+    Record,
+    ScanLimits,
+    check_transfer,
+    missing_from_full_set,
+    plan_transfers,
+    scan_warning,
+)
 from controller.transferer import Transferer
 from mqadmin_py.proto import controller_pb2 as pb
 from tests.unit.controller.conftest import (
@@ -731,6 +739,45 @@ def test_a_set_still_queued_from_the_last_scan_is_not_attempted_twice(monkeypatc
         "a transfer of broker-b is already running",
     ]
     assert attempts.count("broker-b") == 1, f"attempts in order: {attempts}"
+
+
+def test_a_refused_admin_attempt_is_kept_apart_from_the_last_real_transfer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23: a refused (or mistyped) transferMaster replaced lastTransfer, hiding the last real transfer."""
+    state = state_of(make_set("broker-a", 1, (1, 2, 3)))
+    views = everyone("broker-a")
+
+    def no_elections(_request: Request) -> Any:
+        raise AssertionError("the patched attempt never submits an election")
+
+    transferer = Transferer(lambda: state, lambda: views, no_elections, ControllerConfig)
+    monkeypatch.setattr(transferer, "_attempt", lambda record, *_a: replace(record, state="done", to_epoch=2))
+    try:
+        done = transferer.run(CLUSTER, "broker-a", 2, 1.0, "admin")
+        refused = transferer.run(CLUSTER, "broker-a", 9, 1.0, "admin")
+    finally:
+        transferer.stop()
+    assert (done.code, refused.code) == (C.SUCCESS, C.CONTROLLER_ELECT_MASTER_FAILED)
+    record, refusal = transferer.record_of("broker-a"), transferer.refusal_of("broker-a")
+    assert record is not None and (record.state, record.to_id) == ("done", 2)
+    assert refusal is not None and (refusal.state, refusal.to_id) == ("refused", 9)
+    assert refusal.reason == "broker 9 is not registered in broker set broker-a (registered ids: 1, 2, 3)"
+
+
+@pytest.mark.parametrize(
+    ("preferred", "new_master", "warned"),
+    [(None, 2, False), (2, 2, False), (1, 2, True), (3, 2, True)],
+)
+def test_scan_warning_names_the_preferred_broker_the_scan_moves_back_to(
+    preferred: int | None, new_master: int, warned: bool
+) -> None:
+    bs = make_set("broker-a", 1, (1, 2, 3), preferred=preferred)
+    warning = scan_warning(bs, new_master, everyone("broker-a"), 5000)
+    assert (warning is not None) == warned
+    if warned:
+        assert warning == (
+            f"the preferred master of broker-a is broker {preferred}: with enablePreferredMaster the controller "
+            "moves the role back to it (at most every 5000 ms); assign-preferred-master first to make the move stick"
+        )
 
 
 # --- the proposer's deadline ------------------------------------------------------------------------
