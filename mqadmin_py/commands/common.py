@@ -28,7 +28,12 @@ INT32_MAX = 2**31 - 1
 
 
 def controller_addresses(text: str) -> str:
-    """A ``host:port;host:port`` list, checked: a malformed ``-a`` is a usage error, never "no leader reachable".
+    """A ``host:port;host:port`` list, checked: a malformed ``-a`` is a usage error, never "no leader reachable"."""
+    return address_list(text, "controller")
+
+
+def address_list(text: str, what: str) -> str:
+    """`text` as a checked ``host:port`` list (``;`` or ``,`` between entries) of `what` (controller, name server).
 
     Returns the addresses re-joined by ``;`` (blanks dropped). ValueError names the first bad entry.
     """
@@ -36,7 +41,7 @@ def controller_addresses(text: str) -> str:
 
     addresses = [token.strip() for token in text.replace(",", ";").split(";") if token.strip()]
     if not addresses:
-        raise ValueError(f"no controller address given, got {text!r} (want host:port;host:port)")
+        raise ValueError(f"no {what} address given, got {text!r} (want host:port;host:port)")
     for address in addresses:
         if problem := address_problem(address):
             raise ValueError(f"entry {problem} (want host:port;host:port)")
@@ -160,13 +165,11 @@ def _check_namesrv(ctx: click.Context, _param: click.Parameter, value: str | Non
     server must not silently send one message."""
     if value is None:
         return
-    tokens = [t for t in value.replace(",", ";").split(";") if t.strip()]
-    if not tokens or not all(_HOST_PORT.fullmatch(t.strip()) for t in tokens):
-        hint = " (the number of messages is --count)" if ctx.command.name in ("sendMessage", "consumeMessage") else ""
-        raise typer.BadParameter(f"takes name server addresses host:port[;host:port...], got {value!r}{hint}")
-
-
-_HOST_PORT = re.compile(r"[A-Za-z0-9_.\-]+:\d{1,5}|\[[0-9A-Fa-f:.]+\]:\d{1,5}")
+    try:
+        address_list(value, "name server")
+    except ValueError as exc:
+        hint = "; the number of messages is --count" if ctx.command.name in ("sendMessage", "consumeMessage") else ""
+        raise typer.BadParameter(f"{exc}{hint}") from exc
 
 
 def add_commands(app: typer.Typer, commands: dict[str, Callable[..., None]]) -> None:
