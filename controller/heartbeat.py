@@ -71,6 +71,18 @@ def merge(old: LiveEntry | None, hb: Heartbeat, now: float) -> LiveEntry:
     return LiveEntry(hb.cluster_name, fresh, now, hb.heartbeat_timeout_ms / 1000.0)
 
 
+def address_conflict(old: LiveEntry | None, hb: Heartbeat, now: float) -> str | None:
+    """The address `hb`'s broker id is alive at, when that is not the address `hb` comes from; else None.
+
+    A second process beating with a registered id (a copy of the broker's store) must not move the id's address,
+    nor take over its role-change stream, while the broker holding it still beats: the same rule as RegisterBroker's
+    (``state.address_taken``). Once the old row is expired or removed (its stream closed), the new address is taken.
+    """
+    if old is None or not old.alive_at(now) or not old.info.broker_address or not hb.broker_address:
+        return None
+    return old.info.broker_address if old.info.broker_address != hb.broker_address else None
+
+
 class LiveTable:
     """Mutable map of broker key → ``LiveEntry``; callers serialise access."""
 
@@ -84,9 +96,13 @@ class LiveTable:
         self._rows[key] = merge(old, hb, now)
         return old is None
 
-    def remove(self, key: BrokerKey) -> LiveEntry | None:
-        """Forget a broker (its stream broke); returns the row it had."""
-        return self._rows.pop(key, None)
+    def remove(self, key: BrokerKey, address: str) -> LiveEntry | None:
+        """Forget a broker whose stream from `address` broke; returns the row it had. A row another address wrote
+        since is not this stream's and stays."""
+        row = self._rows.get(key)
+        if row is None or row.info.broker_address != address:
+            return None
+        return self._rows.pop(key)
 
     def expire(self, now: float) -> list[tuple[BrokerKey, LiveEntry]]:
         """Remove and return the rows whose timeout has passed."""

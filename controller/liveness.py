@@ -22,7 +22,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from controller.codes import ResponseCode as C
-from controller.heartbeat import DEFAULT_HEARTBEAT_TIMEOUT_MS, BrokerKey, Heartbeat, LiveTable
+from controller.heartbeat import DEFAULT_HEARTBEAT_TIMEOUT_MS, BrokerKey, Heartbeat, LiveTable, address_conflict
 from controller.model import AliveView
 from controller.proposer import Proposer
 from controller.raft import RaftNode
@@ -44,14 +44,20 @@ class Liveness:
         self._on_inactive = on_inactive
         self.started_at = clock()
 
-    def beat(self, hb: Heartbeat) -> None:
+    def beat(self, hb: Heartbeat) -> str | None:
+        """Record `hb`, unless its id is alive at another address: then nothing changes and that address is
+        returned (``address_conflict``)."""
         with self._lock:
-            self._table.beat(hb, self._clock())
+            now = self._clock()
+            taken = address_conflict(self._table.get((hb.broker_name, hb.broker_id)), hb, now)
+            if taken is None:
+                self._table.beat(hb, now)
+        return taken
 
-    def stream_closed(self, key: BrokerKey) -> None:
-        """The broker's heartbeat stream ended: it is inactive now, not after its timeout."""
+    def stream_closed(self, key: BrokerKey, address: str) -> None:
+        """The broker's heartbeat stream from `address` ended: it is inactive now, not after its timeout."""
         with self._lock:
-            entry = self._table.remove(key)
+            entry = self._table.remove(key, address)
         if entry is not None:
             self._on_inactive(key, "heartbeat stream closed")
 

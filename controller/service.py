@@ -19,9 +19,10 @@ import grpc
 from controller import convert
 from controller.codes import ResponseCode as C
 from controller.config import RUNTIME_KEYS, ConfigError, to_properties, validate, with_overrides
-from controller.heartbeat import BrokerKey
+from controller.heartbeat import BrokerKey, Heartbeat
 from controller.proposer import not_leader
 from controller.requests import Request, Result, SetGroupConfigRequest
+from controller.state import id_taken
 from controller.transfer import not_registered, scan_warning
 from mqadmin_py.proto import common_pb2 as common
 from mqadmin_py.proto import controller_pb2 as pb
@@ -54,6 +55,13 @@ GetReplicaInfo, GetSyncStateData, GetControllerMetadata, GetControllerConfig, wh
 M = TypeVar("M")
 Outbox = asyncio.Queue[common.RoleChangeNotification | None]
 """A stream's pending pushes; ``None`` asks the stream to end (shutdown)."""
+
+
+def _stolen(hb: Heartbeat, live_address: str) -> str:
+    """Log and word a heartbeat refused because its id beats from another address (``address_conflict``)."""
+    remark = id_taken(hb.broker_name, hb.broker_id, live_address, hb.broker_address)
+    log.warning("heartbeat refused: %s", remark)
+    return remark
 
 
 class BrokerStreams:
@@ -292,7 +300,9 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
             hb = convert.heartbeat(request)
         except convert.InvalidRequest as exc:
             return pb.BrokerHeartbeatResponse(code=C.CONTROLLER_INVALID_REQUEST, remark=str(exc))
-        self._node.liveness.beat(hb)
+        taken = self._node.liveness.beat(hb)
+        if taken is not None:
+            return pb.BrokerHeartbeatResponse(code=C.CONTROLLER_BROKER_ID_INVALID, remark=_stolen(hb, taken))
         return pb.BrokerHeartbeatResponse(code=C.SUCCESS, remark="Heart beat success")
 
     async def HeartbeatStream(self, request_iterator: Any, context: Any) -> None:
@@ -300,9 +310,10 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
         outbox: Outbox = asyncio.Queue()
         streams = self._node.streams
         opened: tuple[BrokerKey, int] | None = None
+        address = ""  # of the stream's last accepted beat: its close marks inactive only the row it wrote
 
         async def read_beats() -> None:
-            nonlocal opened
+            nonlocal opened, address
             while True:
                 message = await context.read()
                 if message is grpc.aio.EOF:
@@ -311,12 +322,15 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
                     hb = convert.heartbeat(message)
                 except convert.InvalidRequest as exc:
                     await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"CONTROLLER_INVALID_REQUEST: {exc}")
-                key = (hb.broker_name, hb.broker_id)
+                taken = self._node.liveness.beat(hb)
+                if taken is not None:  # before the stream is opened: the id's role changes stay the holder's
+                    await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"CONTROLLER_BROKER_ID_INVALID: "
+                                        f"{_stolen(hb, taken)}")  # fmt: skip
+                key, address = (hb.broker_name, hb.broker_id), hb.broker_address
                 if opened is None or opened[0] != key:
                     if opened is not None:
                         streams.close(*opened)
                     opened = (key, streams.open(key, outbox))
-                self._node.liveness.beat(hb)
 
         reader = asyncio.ensure_future(read_beats())
         getter: asyncio.Future[common.RoleChangeNotification | None] | None = None
@@ -338,7 +352,7 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
             if getter is not None:
                 getter.cancel()
             if opened is not None and streams.close(*opened):
-                self._node.liveness.stream_closed(opened[0])
+                self._node.liveness.stream_closed(opened[0], address)
 
     # --- local requests ----------------------------------------------------------------------------
 

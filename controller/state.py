@@ -92,10 +92,14 @@ def address_taken(bs: BrokerSet, broker_id: int, address: str, alive: AliveView)
     live = alive.get((bs.broker_name, broker_id))
     if live is None or not live.broker_address or live.broker_address == address:
         return None
-    return Result(
-        C.CONTROLLER_BROKER_ID_INVALID,
-        f"BrokerId: {broker_id} of broker-set: {bs.broker_name} is alive at {live.broker_address}; "
-        f"refusing to move it to {address} while that broker still heartbeats",
+    return Result(C.CONTROLLER_BROKER_ID_INVALID, id_taken(bs.broker_name, broker_id, live.broker_address, address))
+
+
+def id_taken(broker_name: str, broker_id: int, live_address: str, address: str) -> str:
+    """The remark of a refusal to move a live broker id to another address (registration or heartbeat)."""
+    return (
+        f"BrokerId: {broker_id} of broker-set: {broker_name} is alive at {live_address}; "
+        f"refusing to move it to {address} while that broker still heartbeats"
     )
 
 

@@ -15,15 +15,18 @@ import os
 import resource
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 
 from agents.identity import IDENTITY_FILE, Identity
 from controller.codes import ResponseCode
 from mqadmin_py.proto import agent_pb2 as apb
 from mqadmin_py.proto import controller_pb2 as pb
+from mqadmin_py.proto import controller_pb2_grpc
 from mqadmin_py.sandbox import Sandbox
 from tests.integration.agents_cluster import CONTROLLER_CONFIG, FAST, ROOT, AgentProcess, wait_for
 from tests.integration.conftest import CLUSTER, Client, FakeBroker
@@ -78,6 +81,45 @@ def test_a_second_broker_cannot_take_an_id_that_heartbeats_from_another_address(
                 lambda: client.call("RegisterBroker", steal).code == ResponseCode.SUCCESS, 20, "the id to be free"
             )
             assert moved
+    finally:
+        rightful.close()
+
+
+def test_a_second_broker_cannot_heartbeat_with_an_id_alive_at_another_address(controller: Sandbox) -> None:
+    addresses = [c.address for c in controller.controllers()]
+    rightful = FakeBroker(addresses, "beat-set")
+    try:
+        broker_id = rightful.register()
+        rightful.start()
+        intruder = rightful.beat()
+        intruder.broker_address = "127.0.0.1:1"
+        with Client(addresses, timeout=5) as client:
+
+            def replica() -> pb.ReplicaIdentity:
+                data = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=["beat-set"]))
+                (info,) = data.replicas_info
+                (only,) = [*info.in_sync_replicas, *info.not_in_sync_replicas]
+                return only
+
+            wait_for(lambda: replica().alive, 10, "the controller to see the broker alive")
+            refused = client.call("BrokerHeartbeat", intruder)
+            assert refused.code == ResponseCode.CONTROLLER_BROKER_ID_INVALID, refused
+            assert f"is alive at {rightful.address}" in refused.remark
+            channel = grpc.insecure_channel(addresses[0])
+            try:
+                stream = controller_pb2_grpc.ControllerServiceStub(channel).HeartbeatStream(iter([intruder]), timeout=5)
+                with pytest.raises(grpc.RpcError) as aborted:
+                    list(stream)
+            finally:
+                channel.close()
+            assert aborted.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert "CONTROLLER_BROKER_ID_INVALID" in str(aborted.value.details())
+            # the intruder's stream has ended; the broker holding the id is still the alive one, at its address
+            time.sleep(rightful.heartbeat_timeout_millis / 1000)
+            assert (replica().broker_address, replica().alive) == (rightful.address, True)
+            assert not any(n.master_address == intruder.broker_address for n in rightful.notifications())
+            log = Path(controller.controllers()[0].logFile).read_text()
+            assert f"heartbeat refused: BrokerId: {broker_id} of broker-set: beat-set is alive at" in log
     finally:
         rightful.close()
 

@@ -22,7 +22,15 @@ from controller.events import (
     SetGroupConfig,
     UpdateBrokerAddress,
 )
-from controller.heartbeat import DEFAULT_HEARTBEAT_TIMEOUT_MS, Heartbeat, LiveEntry, LiveTable, merge
+from controller.heartbeat import (
+    DEFAULT_HEARTBEAT_TIMEOUT_MS,
+    Heartbeat,
+    LiveEntry,
+    LiveTable,
+    address_conflict,
+    merge,
+)
+from controller.liveness import Liveness
 from controller.model import BrokerSet, ControllerState, LiveInfo, Replica
 from tests.unit.controller.conftest import BROKER, CLUSTER, addr, apply_ids, check_code, ha_addr, with_master
 
@@ -360,10 +368,11 @@ def test_expire_removes_and_returns_only_the_timed_out_rows() -> None:
 def test_remove_forgets_a_broker_and_returns_its_row() -> None:
     table = LiveTable()
     table.beat(hb(1, epoch=3), now=100.0)
-    removed = table.remove((BROKER, 1))
+    assert table.remove((BROKER, 1), "10.0.0.9:1") is None  # a stream from another address: not its row
+    removed = table.remove((BROKER, 1), addr(1))
     assert removed is not None
     assert removed.info.epoch == 3
-    assert table.remove((BROKER, 1)) is None
+    assert table.remove((BROKER, 1), addr(1)) is None
     assert table.alive_view(100.0) == {}
 
 
@@ -380,3 +389,39 @@ def test_same_id_in_two_sets_are_separate_rows() -> None:
     table.beat(hb(1), now=100.0)
     table.beat(Heartbeat(CLUSTER, "broker-b", 1, "10.0.1.1:10911"), now=100.0)
     assert set(table.alive_view(100.0)) == {(BROKER, 1), ("broker-b", 1)}
+
+
+@pytest.mark.parametrize(
+    ("old_address", "old_at", "beat_address", "conflict"),
+    [
+        (None, 0.0, "10.0.0.2:1", None),  # no row: anyone may beat
+        ("10.0.0.1:1", 100.0, "10.0.0.1:1", None),  # the holder itself
+        ("10.0.0.1:1", 100.0, "10.0.0.2:1", "10.0.0.1:1"),  # alive elsewhere: refused, names the holder
+        ("10.0.0.1:1", 97.0, "10.0.0.2:1", "10.0.0.1:1"),  # still alive at the edge of its timeout (3 s)
+        ("10.0.0.1:1", 96.9, "10.0.0.2:1", None),  # expired: the id may move
+        ("", 100.0, "10.0.0.2:1", None),  # a row without an address proves nothing
+        ("10.0.0.1:1", 100.0, "", None),  # nor does a beat without one
+    ],
+)
+def test_a_beat_may_not_move_an_alive_id_to_another_address(
+    old_address: str | None, old_at: float, beat_address: str, conflict: str | None
+) -> None:
+    old = (
+        None if old_address is None else merge(None, hb(broker_address=old_address, heartbeat_timeout_ms=3000), old_at)
+    )
+    assert address_conflict(old, hb(broker_address=beat_address), now=100.0) == conflict
+
+
+def test_liveness_refuses_a_beat_from_another_address_and_keeps_the_holder() -> None:
+    now = [100.0]
+    inactive: list[tuple[tuple[str, int], str]] = []
+    liveness = Liveness(lambda: now[0], lambda key, why: inactive.append((key, why)))
+    assert liveness.beat(hb(broker_address="10.0.0.1:1", heartbeat_timeout_ms=3000)) is None
+    assert liveness.beat(hb(broker_address="10.0.0.2:1", epoch=9)) == "10.0.0.1:1"
+    assert liveness.alive_view()[(BROKER, 1)].broker_address == "10.0.0.1:1"
+    assert liveness.alive_view()[(BROKER, 1)].epoch == 2  # nothing of the refused beat was kept
+    liveness.stream_closed((BROKER, 1), "10.0.0.2:1")  # the intruder's stream ends: the holder stays alive
+    assert inactive == [] and (BROKER, 1) in liveness.alive_view()
+    liveness.stream_closed((BROKER, 1), "10.0.0.1:1")
+    assert inactive == [((BROKER, 1), "heartbeat stream closed")]
+    assert liveness.beat(hb(broker_address="10.0.0.2:1")) is None  # the id is free now
