@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import broker_names, checked, controller_addresses, seconds_option
+from mqadmin_py.commands.common import broker_names, checked, cluster_name_option, controller_addresses, seconds_option
 from mqadmin_py.output import Output
 
 ControllerOpt = Annotated[
@@ -52,4 +52,4 @@ TlsKeyOpt = Annotated[str, _global("--tlsKeyFile", "MQADMIN_TLS_KEY_FILE", "The 
 BrokerNamesOpt = Annotated[
     list[str] | None, typer.Option("-b", "--brokerName", help="Broker set name(s).", callback=checked(broker_names))
 ]
-ClusterNameOpt = Annotated[str | None, typer.Option("-c", "--clusterName", help="Every set of a cluster.")]
+ClusterNameOpt = Annotated[str | None, cluster_name_option("-c", "--clusterName", help="Every set of a cluster.")]

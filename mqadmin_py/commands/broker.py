@@ -17,9 +17,11 @@ from mqadmin_py.commands.common import (
     INT64_MAX,
     CountOpt,
     IntervalOpt,
+    address_option,
     agent_client,
     check,
     checked,
+    cluster_name_option,
     controller_client,
     optional_controller_addresses,
     run,
@@ -268,8 +270,10 @@ def _ha_legacy(docs: list[dict[str, Any]]) -> str:
 
 def ha_status(
     controller: OptionalControllerOpt = "",
-    broker_addr: Annotated[str | None, typer.Option("-b", "--brokerAddr", help="One broker's address.")] = None,
-    cluster_name: Annotated[str | None, typer.Option("-c", "--clusterName", help="Masters of a cluster.")] = None,
+    broker_addr: Annotated[str | None, address_option("-b", "--brokerAddr", help="One broker's address.")] = None,
+    cluster_name: Annotated[
+        str | None, cluster_name_option("-c", "--clusterName", help="Masters of a cluster.")
+    ] = None,
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
     interval: IntervalOpt = None,
@@ -294,7 +298,7 @@ def ha_status(
 
 
 def reset_master_flush_offset(
-    broker_addr: Annotated[str, typer.Option("-b", "--brokerAddr", help="The master broker's address.")],
+    broker_addr: Annotated[str, address_option("-b", "--brokerAddr", help="The master broker's address.")],
     offset: Annotated[
         int, typer.Option("--offset", help="New flush (confirm) offset; Java's -o.", min=0, max=INT64_MAX)
     ],

@@ -16,8 +16,10 @@ from mqadmin_py.commands.common import (
     NO_PERMISSION,
     CountOpt,
     IntervalOpt,
+    address_option,
     agent_client,
     check,
+    cluster_name_option,
     code_name,
     controller_client,
     run,
@@ -115,9 +117,9 @@ def cluster_list(
 
 # --- getBrokerConfig / updateBrokerConfig --------------------------------------------------------
 
-BrokerAddrOpt = Annotated[str | None, typer.Option("-b", "--brokerAddr", help="One broker's address.")]
+BrokerAddrOpt = Annotated[str | None, address_option("-b", "--brokerAddr", help="One broker's address.")]
 TargetClusterOpt = Annotated[
-    str | None, typer.Option("-c", "--clusterName", help="Every replica of this cluster (found through -a).")
+    str | None, cluster_name_option("-c", "--clusterName", help="Every replica of this cluster (found through -a).")
 ]
 
 

@@ -60,11 +60,30 @@ def finite_seconds(value: float | None) -> float | None:
     return value
 
 
+def _not_empty(value: str | None, what: str) -> str | None:
+    """`value`, refused when empty or blank (an unset shell variable): no empty name may select "everything"."""
+    if value is not None and not value.strip():
+        raise ValueError(f"a {what} cannot be empty, got {value!r}")
+    return value
+
+
 def broker_name(value: str | None) -> str | None:
     """A broker set name, refused when empty (``-bn ''`` from an unset shell variable)."""
-    if value is not None and not value.strip():
-        raise ValueError(f"a broker set name cannot be empty, got {value!r}")
-    return value
+    return _not_empty(value, "broker set name")
+
+
+def cluster_name(value: str | None) -> str | None:
+    """A cluster name, refused when empty (``-c ''``), which would otherwise reach the server as a bad request."""
+    return _not_empty(value, "cluster name")
+
+
+def broker_address(value: str | None) -> str | None:
+    """One broker's or agent's ``host:port`` (``-b brokerAddr``, ``--brokerAddr``, a container's ``-c``)."""
+    from mqadmin_py.configkeys import address_problem
+
+    if value is not None and (problem := address_problem(value.strip())):
+        raise ValueError(f"the address {problem} (want host:port)")
+    return value if value is None else value.strip()
 
 
 def broker_names(values: list[str] | None) -> list[str] | None:
@@ -107,6 +126,16 @@ def seconds_option(*names: str, help: str, minimum: float = 0.1, maximum: float 
 def broker_name_option(*names: str, help: str) -> Any:
     """A broker set name option: not empty."""
     return typer.Option(*names, help=help, callback=checked(broker_name))
+
+
+def cluster_name_option(*names: str, help: str) -> Any:
+    """A cluster name option: not empty."""
+    return typer.Option(*names, help=help, callback=checked(cluster_name))
+
+
+def address_option(*names: str, help: str) -> Any:
+    """One broker's or agent's address option: ``host:port``."""
+    return typer.Option(*names, help=help, callback=checked(broker_address))
 
 
 def broker_id_option(*names: str, help: str) -> Any:

@@ -6,12 +6,12 @@ from typing import Annotated, Any
 
 import typer
 
-from mqadmin_py.commands.common import INT64_MAX, agent_client, check
+from mqadmin_py.commands.common import INT64_MAX, address_option, agent_client, check
 from mqadmin_py.errors import UsageError
 from mqadmin_py.options import OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table
 
-ContainerOpt = Annotated[str, typer.Option("-c", "--brokerContainerAddr", help="The agent's container address.")]
+ContainerOpt = Annotated[str, address_option("-c", "--brokerContainerAddr", help="The agent's container address.")]
 
 
 def add_broker(

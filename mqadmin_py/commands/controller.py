@@ -16,6 +16,7 @@ from mqadmin_py.commands.common import (
     broker_id_option,
     broker_name_option,
     check,
+    cluster_name_option,
     controller_client,
     opt,
     run,
@@ -201,7 +202,7 @@ def fetch_sync_state(client: Any, broker_names: list[str] | None, cluster_name: 
 
 def elect_master(
     controller: ControllerOpt,
-    cluster_name: Annotated[str, typer.Option("-c", "--clusterName", help="Cluster of the broker set.")],
+    cluster_name: Annotated[str, cluster_name_option("-c", "--clusterName", help="Cluster of the broker set.")],
     broker_name: Annotated[str, broker_name_option("-bn", "--brokerName", help="Broker set to elect in.")],
     broker_id: Annotated[int, broker_id_option("-b", "--brokerId", help="Broker id that should become master.")],
     output: OutputOpt = Output.table,
@@ -261,7 +262,7 @@ def clean_broker_metadata(
     whole_set: Annotated[
         bool, typer.Option("--wholeSet", help="Remove the whole broker set instead of listed ids (-b).")
     ] = False,
-    cluster_name: Annotated[str | None, typer.Option("-c", "--clusterName", help="Cluster of the set.")] = None,
+    cluster_name: Annotated[str | None, cluster_name_option("-c", "--clusterName", help="Cluster of the set.")] = None,
     clean_living: Annotated[
         bool, typer.Option("-l", "--cleanLivingBroker", help="Also remove brokers that are still alive.")
     ] = False,

@@ -12,6 +12,7 @@ import typer
 from mqadmin_py.commands.common import (
     INT32_MAX,
     INT64_MAX,
+    address_option,
     agent_client,
     broker_name_option,
     check,
@@ -307,7 +308,7 @@ def consume_message(
         int, typer.Option("-c", "--MessageNumber", "--max", help="At most this many messages in all.", min=1)
     ] = 32,
     broker_addr: Annotated[
-        str | None, typer.Option("--brokerAddr", help="Read from this replica instead of the master.")
+        str | None, address_option("--brokerAddr", help="Read from this replica instead of the master.")
     ] = None,
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,

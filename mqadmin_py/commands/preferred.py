@@ -17,6 +17,7 @@ from mqadmin_py.commands.common import (
     broker_id_option,
     broker_name_option,
     check,
+    cluster_name_option,
     code_name,
     controller_client,
     opt,
@@ -35,7 +36,7 @@ ASSIGN_RPC_TIMEOUT = 6.0
 
 def assign_preferred_master(
     controller: ControllerOpt,
-    cluster_name: Annotated[str, typer.Option("-c", "--clusterName", help="Cluster of the broker set.")],
+    cluster_name: Annotated[str, cluster_name_option("-c", "--clusterName", help="Cluster of the broker set.")],
     broker_name: Annotated[str, broker_name_option("-bn", "--brokerName", help="Broker set.")],
     broker_id: Annotated[
         int | None, broker_id_option("-b", "--brokerId", help="Broker id to prefer as master.")

@@ -296,9 +296,9 @@ def test_broker_config_is_read_and_updated_on_every_replica_of_the_cluster(cli: 
     refused = cli("updateBrokerConfig", "-c", CLUSTER, "-k", "storePathRootDir", "-v", "/x", "-o", "json", ok=False)
     assert refused.returncode == 4 and "NO_PERMISSION (16)" in refused.stderr
     assert [b["status"] for b in json.loads(refused.stdout)["brokers"]] == ["refused", "skipped", "skipped"]
-    for shortcut in (("-c", ""), ("-b", ""), ()):
+    for shortcut, why in ((("-c", ""), "cannot be empty"), (("-b", ""), "not host:port"), ((), "exactly one of -b")):
         wide = cli("updateBrokerConfig", *shortcut, "-k", "syncFlushTimeout", "-v", "1", ok=False)
-        assert wide.returncode == 2 and "exactly one of -b" in wide.stderr
+        assert wide.returncode == 2 and why in wide.stderr
 
 
 def test_update_broker_config_changes_nothing_while_a_replica_is_down(cli: Cli) -> None:

@@ -13,9 +13,11 @@ import pytest
 
 from mqadmin_py.commands.common import (
     INT64_MAX,
+    broker_address,
     broker_id_list,
     broker_name,
     broker_names,
+    cluster_name,
     controller_addresses,
     finite_seconds,
     optional_controller_addresses,
@@ -86,6 +88,33 @@ def test_broker_name_refuses_an_empty_name(value: str | None, ok: bool) -> None:
     else:
         with pytest.raises(ValueError, match="a broker set name cannot be empty"):
             broker_name(value)
+
+
+@pytest.mark.parametrize(("value", "ok"), [(None, True), ("DefaultCluster", True), ("", False), ("  ", False)])
+def test_cluster_name_refuses_an_empty_name(value: str | None, ok: bool) -> None:
+    if ok:
+        assert cluster_name(value) == value
+    else:
+        with pytest.raises(ValueError, match="a cluster name cannot be empty"):
+            cluster_name(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(None, None), ("127.0.0.1:10911", "127.0.0.1:10911"), (" h:1 ", "h:1"), ("[::1]:1", "[::1]:1")],
+)
+def test_broker_address_accepts_one_host_port(value: str | None, expected: str | None) -> None:
+    assert broker_address(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [("", "is not host:port"), ("h", "is not host:port"), ("h:0", "port 0 out of range"), ("http://h:1", "is not"),
+     ("h:1;h:2", "is not host:port")],
+)  # fmt: skip
+def test_broker_address_names_what_is_wrong(value: str, why: str) -> None:
+    with pytest.raises(ValueError, match=why):
+        broker_address(value)
 
 
 @pytest.mark.parametrize(
@@ -166,6 +195,17 @@ A = ("-a", "127.0.0.1:1")
         ("consumeMessage", *A, "-b", "b", "-t", "T", "-q", "99999999999"),
         ("sendMessage", *A, "-t", "T", "-q", "99999999999", "-p", "x"),
         ("haStatus", "-a", "localhost"),
+        *[("haStatus", "-b", bad) for bad in ("localhost", "", "127.0.0.1:0", "http://127.0.0.1:1")],
+        ("resetMasterFlushOffset", "-b", "h", "--offset", "1"),
+        ("listBrokers", "-c", "127.0.0.1"),
+        ("getBrokerConfig", "-b", "127.0.0.1:abc"),
+        ("consumeMessage", *A, "-b", "b", "-t", "T", "--brokerAddr", "x"),
+        *[(*cmd, "-c", "") for cmd in (("getSyncStateSet", *A), ("haStatus", *A), ("clusterList", *A),
+                                      ("getBrokerConfig", *A))],
+        ("electMaster", *A, "-c", " ", "-bn", "b", "-b", "1"),
+        ("transferMaster", *A, "-c", "", "-bn", "b", "-b", "1"),
+        ("assign-preferred-master", *A, "-c", "", "-bn", "b", "-b", "1"),
+        ("cleanBrokerMetadata", *A, "-c", "", "-bn", "b", "-b", "1"),
     ],
 )  # fmt: skip
 def test_bad_input_is_a_usage_error_with_one_error_line(args: tuple[str, ...]) -> None:
