@@ -69,7 +69,8 @@ def run(
         level=log_level.upper(), format="%(asctime)s %(levelname)s [agent] %(name)s: %(message)s", stream=sys.stderr
     )
     logging.getLogger("pysyncobj").setLevel(logging.WARNING)  # as mqcontroller, for an embedded controller
-    from agents.broker.agent import Agent, AgentStartError
+    from agents.broker.agent import Agent
+    from agents.broker.service import AgentStartError
 
     agent = Agent(config)
     stop = threading.Event()

@@ -33,7 +33,7 @@ from grpc_reflection.v1alpha import reflection
 
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
-from agents.broker.service import POLICY, SERVICE, AgentServicer, BrokerNotFound
+from agents.broker.service import POLICY, SERVICE, AgentServicer, AgentStartError, BrokerNotFound
 from agents.config import AgentConfig, load_broker, with_overrides
 from agents.store import fastpath
 from agents.store.checkpoint import atomic_write
@@ -52,10 +52,6 @@ SERVICE_NAME = "mqadmin.agent.v1.AgentService"
 WORKERS = 32  # sends block until acknowledged (up to syncFlushTimeout), so the pool is generous
 CONTROLLER_START_S = 30.0
 CONTROLLER_STOP_S = 30.0
-
-
-class AgentStartError(RuntimeError):
-    """The agent cannot start (its port or store is taken, or none of its brokers starts)."""
 
 
 @dataclass

@@ -74,6 +74,11 @@ class BrokerNotFound(LookupError):
     """A request named a broker this agent does not host."""
 
 
+class AgentStartError(RuntimeError):
+    """The agent, or a broker it adds, cannot start (its port or store is taken, or none of its brokers starts).
+    Defined here, beside the Host protocol, so that AddBroker can answer it rather than fail the call."""
+
+
 class FailedBroker(Protocol):
     """A broker that could not start: its config file and why."""
 
@@ -387,7 +392,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
     def AddBroker(self, request: pb.AddBrokerRequest, context: Any) -> pb.AgentResponse:
         try:
             manager = self._host.add_broker(request.broker_config_path)
-        except (ValueError, OSError, StoreLockError) as exc:
+        except (ValueError, OSError, StoreLockError, AgentStartError) as exc:
             return pb.AgentResponse(code=ResponseCode.SYSTEM_ERROR, remark=f"cannot add the broker: {exc}")
         c = manager.config
         return pb.AgentResponse(code=ResponseCode.SUCCESS, remark=f"added {c.broker_cluster_name}/{c.broker_name}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,17 @@ def test_brokers_come_and_go_at_run_time_and_a_broken_one_fails_alone(controller
         broken.write_text("brokerName=broken\nstorePathRootDir=/tmp/x\ncontrollerAddr=nowhere\n")
         refused = agent.stub().AddBroker(pb.AddBrokerRequest(broker_config_path=str(broken)), timeout=5)
         assert refused.code == ResponseCode.SYSTEM_ERROR and "controllerAddr" in refused.remark, refused
+        # a broker whose port is taken is refused with the reason too (not a failed call)
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            busy = tmp_path / "busy.conf"
+            busy.write_text(
+                f"brokerName=busy\nbrokerClusterName=E2ECluster\nlistenPort={taken.getsockname()[1]}\n"
+                f"haListenPort=0\nstorePathRootDir={tmp_path / 'busy-store'}\ncontrollerAddr={addresses}\n"
+            )
+            refused = agent.stub().AddBroker(pb.AddBrokerRequest(broker_config_path=str(busy)), timeout=5)
+        assert refused.code == ResponseCode.SYSTEM_ERROR and "cannot listen on" in refused.remark, refused
         assert set(listed(agent)) == {"first", "added"}
         # an added broker comes back after a restart; a removed one does not
         agent.stop()
