@@ -47,6 +47,14 @@ def controller(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
         box.down()
 
 
+def only_replica(client: Client, broker_name: str) -> pb.ReplicaIdentity:
+    """The one replica of a one-broker set, as the controller reports it."""
+    data = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=[broker_name]))
+    (info,) = data.replicas_info
+    (only,) = [*info.in_sync_replicas, *info.not_in_sync_replicas]
+    return only
+
+
 def test_a_second_broker_cannot_take_an_id_that_heartbeats_from_another_address(controller: Sandbox) -> None:
     addresses = [c.address for c in controller.controllers()]
     rightful = FakeBroker(addresses, "steal-set")
@@ -63,10 +71,7 @@ def test_a_second_broker_cannot_take_an_id_that_heartbeats_from_another_address(
         with Client(addresses, timeout=5) as client:
 
             def replica() -> pb.ReplicaIdentity:
-                data = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=["steal-set"]))
-                (info,) = data.replicas_info
-                (only,) = [*info.in_sync_replicas, *info.not_in_sync_replicas]
-                return only
+                return only_replica(client, "steal-set")
 
             wait_for(lambda: replica().alive, 10, "the controller to see the broker alive")
             refused = client.call("RegisterBroker", steal)
@@ -96,10 +101,7 @@ def test_a_second_broker_cannot_heartbeat_with_an_id_alive_at_another_address(co
         with Client(addresses, timeout=5) as client:
 
             def replica() -> pb.ReplicaIdentity:
-                data = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=["beat-set"]))
-                (info,) = data.replicas_info
-                (only,) = [*info.in_sync_replicas, *info.not_in_sync_replicas]
-                return only
+                return only_replica(client, "beat-set")
 
             wait_for(lambda: replica().alive, 10, "the controller to see the broker alive")
             refused = client.call("BrokerHeartbeat", intruder)
