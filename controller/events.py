@@ -95,12 +95,8 @@ class SetGroupConfig:
     expected_config_version: int
 
 
-Event = (
-    ApplyBrokerId
-    | UpdateBrokerAddress
-    | ElectMaster
-    | AlterSyncStateSet
-    | CleanBrokerData
-    | AssignPreferredMaster
-    | SetGroupConfig
+BrokerSetEvent = (
+    ApplyBrokerId | UpdateBrokerAddress | ElectMaster | AlterSyncStateSet | CleanBrokerData | AssignPreferredMaster
 )
+"""The events that change one broker set (``broker_name``)."""
+Event = BrokerSetEvent | SetGroupConfig

@@ -14,7 +14,7 @@ Invariants (kept by ``controller.state.apply_event``):
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
@@ -123,3 +123,12 @@ class LiveInfo:
 
 AliveView = Mapping[tuple[str, int], LiveInfo]
 """Alive brokers only, keyed by ``(brokerName, brokerId)``: the liveness facts a decision reads."""
+
+
+def alive_in_set(alive: AliveView, bs: BrokerSet) -> dict[int, LiveInfo]:
+    """The set's registered brokers that are alive, by id (an alive id that is not registered does not count)."""
+    return {i: alive[(bs.broker_name, i)] for i in bs.broker_ids if (bs.broker_name, i) in alive}
+
+
+Clock = Callable[[], float]
+"""A monotonic clock in seconds, injected wherever a decision reads the time, so tests can set it."""

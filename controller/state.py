@@ -14,7 +14,7 @@ No I/O, no logging, no clock here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, assert_never
@@ -25,13 +25,14 @@ from controller.events import (
     AlterSyncStateSet,
     ApplyBrokerId,
     AssignPreferredMaster,
+    BrokerSetEvent,
     CleanBrokerData,
     ElectMaster,
     Event,
     SetGroupConfig,
     UpdateBrokerAddress,
 )
-from controller.model import FIRST_BROKER_ID, AliveView, BrokerSet, ControllerState, LiveInfo, Replica
+from controller.model import FIRST_BROKER_ID, AliveView, BrokerSet, ControllerState, LiveInfo, Replica, alive_in_set
 from controller.requests import (
     AlterSyncStateSetReply,
     AlterSyncStateSetRequest,
@@ -65,10 +66,6 @@ METADATA_NOT_EXIST = "Broker metadata is not existed"
 
 def _is_alive(alive: AliveView, broker_name: str, broker_id: int | None) -> bool:
     return broker_id is not None and (broker_name, broker_id) in alive
-
-
-def _alive_in_set(alive: AliveView, bs: BrokerSet) -> dict[int, LiveInfo]:
-    return {i: alive[(bs.broker_name, i)] for i in bs.broker_ids if (bs.broker_name, i) in alive}
 
 
 # --- registration -------------------------------------------------------------------------------
@@ -216,7 +213,7 @@ def elect_master(
     if req.designate_elect and bs.cluster_name != req.cluster_name:  # the admin's -c, checked as Java does not
         return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST, not_registered(req.cluster_name, req.broker_name, bs))
     old_master = bs.master_id
-    in_set = _alive_in_set(alive, bs)
+    in_set = alive_in_set(alive, bs)
     preferred = preferred_of(bs.preferred_id, in_set) if preferred_master and not req.designate_elect else None
     new_master = _first_election_candidate(bs, req, in_set, preferred)
     if new_master is None:
@@ -630,14 +627,23 @@ def _set_config(state: ControllerState, e: SetGroupConfig) -> ControllerState:
     return replace(state, config=config, config_version=state.config_version + 1)
 
 
-_TRANSITIONS: dict[type, Callable[[BrokerSet | None, Any], BrokerSet | None]] = {
-    ApplyBrokerId: _apply_broker_id,
-    UpdateBrokerAddress: _update_address,
-    ElectMaster: _elect,
-    AlterSyncStateSet: _alter,
-    CleanBrokerData: _clean,
-    AssignPreferredMaster: _assign_preferred,
-}
+def _transition(bs: BrokerSet | None, event: BrokerSetEvent) -> BrokerSet | None:
+    """One broker set's next value; exhaustive like ``compute``, so mypy fails on an event type left out."""
+    match event:
+        case ApplyBrokerId():
+            return _apply_broker_id(bs, event)
+        case UpdateBrokerAddress():
+            return _update_address(bs, event)
+        case ElectMaster():
+            return _elect(bs, event)
+        case AlterSyncStateSet():
+            return _alter(bs, event)
+        case CleanBrokerData():
+            return _clean(bs, event)
+        case AssignPreferredMaster():
+            return _assign_preferred(bs, event)
+        case _:
+            assert_never(event)
 
 
 def apply_event(state: ControllerState, event: Event) -> ControllerState:
@@ -656,7 +662,7 @@ def apply_events(state: ControllerState, events: Iterable[Event]) -> ControllerS
             sets = dict(state.broker_sets)
         name = event.broker_name
         before = sets.get(name)
-        after = _TRANSITIONS[type(event)](before, event)
+        after = _transition(before, event)
         if after is None:
             sets.pop(name, None)
         elif after is not before:

@@ -16,7 +16,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from controller.election import preferred_of
-from controller.model import AliveView, BrokerSet, ControllerState, LiveInfo
+from controller.model import AliveView, BrokerSet, ControllerState, alive_in_set
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +57,9 @@ class Record:
     final_offset: int = -1
 
 
-def _alive_in_set(alive: AliveView, bs: BrokerSet) -> dict[int, LiveInfo]:
-    return {i: alive[(bs.broker_name, i)] for i in bs.broker_ids if (bs.broker_name, i) in alive}
-
-
 def missing_from_full_set(bs: BrokerSet, alive: AliveView) -> tuple[int, ...]:
     """Registered brokers that should be in the SyncStateSet and are not (alive async learners never are)."""
-    in_set = _alive_in_set(alive, bs)
+    in_set = alive_in_set(alive, bs)
     return tuple(
         i for i in bs.broker_ids if i not in bs.sync_state_set and not (i in in_set and in_set[i].async_learner)
     )
@@ -80,7 +76,7 @@ def scan_warning(bs: BrokerSet, new_master: int, alive: AliveView, interval_ms: 
 
     Shared by transferMaster and electMaster, which both make a master the operator chose.
     """
-    preferred = preferred_of(bs.preferred_id, _alive_in_set(alive, bs))
+    preferred = preferred_of(bs.preferred_id, alive_in_set(alive, bs))
     if preferred is None or preferred == new_master:
         return None
     return (
@@ -104,7 +100,7 @@ def check_transfer(bs: BrokerSet, target: int, alive: AliveView, *, require_full
         return f"broker set {name} has no master; elect one first (mqadmin electMaster)"
     if bs.master_id == target:
         return f"broker {target} is already the master of {name} (masterEpoch {bs.master_epoch})"
-    in_set = _alive_in_set(alive, bs)
+    in_set = alive_in_set(alive, bs)
     if bs.master_id not in in_set:
         return f"master {bs.master_id} of {name} is not alive; the controller elects a new master by itself"
     info = in_set.get(target)
@@ -146,7 +142,7 @@ def plan_transfers(
     out: list[Planned] = []
     started = 0
     for bs in sorted(state, key=lambda b: b.broker_name):
-        target = preferred_of(bs.preferred_id, _alive_in_set(alive, bs))
+        target = preferred_of(bs.preferred_id, alive_in_set(alive, bs))
         if target is None or bs.master_id is None or target == bs.master_id:
             continue
         name = bs.broker_name
