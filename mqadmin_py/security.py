@@ -29,12 +29,12 @@ from typing import Any, NamedTuple
 import grpc
 from google.protobuf import message_factory  # type: ignore[import-untyped]
 
+from controller.codes import ResponseCode
 from mqadmin_py.configkeys import ConfigError, format_value, java_keys, parse_bool, parse_fields, parse_str
 from mqadmin_py.properties import PropertiesError, read_properties
 
 log = logging.getLogger(__name__)
 
-NO_PERMISSION = 16
 ACCESS_KEY_HEADER = "x-mq-access-key"
 TIMESTAMP_HEADER = "x-mq-timestamp"
 SIGNATURE_HEADER = "x-mq-signature"
@@ -401,7 +401,7 @@ class Guard:
         return f"{name} needs {' or '.join(sorted(r.value for r in allowed))} credentials: {reason}; {how}"
 
     def refused(self, method: str, remark: str) -> Any:
-        return self._responses[method](code=NO_PERMISSION, remark=remark)
+        return self._responses[method](code=ResponseCode.NO_PERMISSION, remark=remark)
 
 
 class ServerGuard(grpc.ServerInterceptor):  # type: ignore[misc]
@@ -457,7 +457,9 @@ class AioServerGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         async def checked_stream(request_iterator: Any, context: Any) -> Any:
             remark = guard.check(details, b"")
             if remark is not None:
-                await context.abort(grpc.StatusCode.PERMISSION_DENIED, f"NO_PERMISSION ({NO_PERMISSION}): {remark}")
+                await context.abort(
+                    grpc.StatusCode.PERMISSION_DENIED, f"NO_PERMISSION ({ResponseCode.NO_PERMISSION:d}): {remark}"
+                )
             return await stream(request_iterator, context)
 
         return grpc.stream_stream_rpc_method_handler(

@@ -11,9 +11,9 @@ from typing import Annotated, Any
 
 import typer
 
+from controller.codes import ResponseCode
 from mqadmin_py.commands.broker import OptionalControllerOpt, each_concurrently, epoch_doc
 from mqadmin_py.commands.common import (
-    NO_PERMISSION,
     CountOpt,
     IntervalOpt,
     address_option,
@@ -235,7 +235,9 @@ def update_broker_config(
                 request = pb.UpdateBrokerConfigRequest(broker=_ref(target), values={key: value})
                 try:
                     r = agents.call(target["brokerAddress"], "UpdateBrokerConfig", request)
-                    status = "updated" if r.code == 0 else "refused" if r.code == NO_PERMISSION else "failed"
+                    status = (
+                        "updated" if r.code == 0 else "refused" if r.code == ResponseCode.NO_PERMISSION else "failed"
+                    )
                     error = None if r.code == 0 else f"{code_name(r.code)} ({r.code}): {r.remark}"
                     refusal = r.remark if status == "refused" else None
                 except MqError as exc:
@@ -245,7 +247,7 @@ def update_broker_config(
     doc = {"key": key, "value": value, "brokers": results}
     emit(doc, output, _update_table, _update_legacy)
     if refusal is not None:
-        raise OperationRefused(NO_PERMISSION, "NO_PERMISSION", refusal)
+        raise OperationRefused(ResponseCode.NO_PERMISSION, "NO_PERMISSION", refusal)
     failed = [r for r in results if r["status"] == "failed"]
     if failed:
         raise OperationFailed(-1, "FAILED", f"{len(failed)} broker(s) not updated; first: {failed[0]['error']}")

@@ -14,10 +14,10 @@ import typer
 from typer import _click as click
 from typer.core import TyperGroup, TyperOption
 
+from controller.codes import ResponseCode
 from mqadmin_py.errors import MqError, OperationFailed, OperationRefused, UsageError
 from mqadmin_py.output import Output, emit
 
-NO_PERMISSION = 16
 INT64_MAX = 2**63 - 1
 """Broker ids and offsets are int64 on the wire (Java's long): larger is a usage error, not a protobuf traceback."""
 INT32_MAX = 2**31 - 1
@@ -252,8 +252,6 @@ def key_values(values: list[str] | None, option: str) -> dict[str, str]:
 
 
 def code_name(code: int) -> str:
-    from controller.codes import ResponseCode
-
     try:
         return ResponseCode(code).name
     except ValueError:
@@ -266,7 +264,7 @@ def check(response: Any, allow: tuple[int, ...] = ()) -> Any:
     NO_PERMISSION raises OperationRefused (exit 4): retrying cannot help.
     """
     if response.code != 0 and response.code not in allow:
-        error = OperationRefused if response.code == NO_PERMISSION else OperationFailed
+        error = OperationRefused if response.code == ResponseCode.NO_PERMISSION else OperationFailed
         raise error(response.code, code_name(response.code), response.remark)
     return response
 
