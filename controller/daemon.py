@@ -25,8 +25,9 @@ from grpc_reflection.v1alpha import reflection
 
 from controller.codes import ResponseCode as C
 from controller.config import RUNTIME_KEYS, ConfigError, ControllerConfig, runtime_properties, with_group_config
-from controller.liveness import Clock, Elector, Liveness
+from controller.liveness import NEVER, Elector, Liveness, due
 from controller.metrics import ControllerMetrics, NodeSample
+from controller.model import Clock
 from controller.proposer import Proposer
 from controller.raft import RaftNode
 from controller.requests import (
@@ -63,6 +64,7 @@ class ControllerNode:
         """StoreLockError when another process holds the node's store; RaftStartError when it cannot be opened."""
         self.file_config = config
         """The node's own configuration (config file, plus values an older release persisted per node)."""
+        self._clock = clock
         self._store_lock = StoreLock.acquire(config.node_store_dir)  # before Raft opens the journal
         try:
             self.raft = RaftNode(config)
@@ -77,13 +79,18 @@ class ControllerNode:
             alive=lambda: self.liveness.alive_view(),
             allow_unclean=lambda: self.config.enable_elect_unclean_master,
             preferred_master=lambda: self.config.enable_preferred_master,
+            clock=clock,
         )
         self.elector = Elector(self.raft, self.proposer, max_retries=lambda: self.config.elect_master_max_retry_count)
         self.liveness = Liveness(clock, on_inactive=self.elector.on_inactive)
         self.proposer.add_listener(self._notify_role_change)
         self.proposer.add_listener(self._log_refused_registration)
         self.transferer = Transferer(
-            lambda: self.raft.state, lambda: self.liveness.alive_view(), self.proposer.submit, lambda: self.config
+            lambda: self.raft.state,
+            lambda: self.liveness.alive_view(),
+            self.proposer.submit,
+            lambda: self.config,
+            clock=clock,
         )
         # As in Java, DISABLE records nothing: no interceptor, no listener, no HTTP server.
         self.metrics = ControllerMetrics(self._sample) if config.metrics_exporter_type == "PROM" else None
@@ -186,23 +193,21 @@ class ControllerNode:
 
     async def _detect(self, health_servicer: health.aio.HealthServicer) -> None:
         """Periodic expiry and inactive-master scans, and the leader-only health status."""
-        next_expire = next_scan = next_preferred = 0.0
+        next_expire = next_scan = next_preferred = NEVER
         serving: bool | None = None
         while True:
-            now = time.monotonic()
+            now, c = self._clock(), self.config
             if self.proposer.serving:
                 self._record_file_values()
-            if now >= next_expire:
+            run, next_expire = due(next_expire, now, c.scan_not_active_broker_interval / 1000.0)
+            if run:
                 self.liveness.expire()
-                next_expire = now + self.config.scan_not_active_broker_interval / 1000.0
-            if now >= next_scan:
-                if self.proposer.serving and self.liveness.warmed_up():
-                    self.elector.scan(self.liveness.alive_view())
-                next_scan = now + self.config.scan_inactive_master_interval / 1000.0
-            if now >= next_preferred:
-                if self.proposer.serving and self.liveness.warmed_up():
-                    self.transferer.scan()
-                next_preferred = now + self.config.scan_preferred_master_interval / 1000.0
+            run, next_scan = due(next_scan, now, c.scan_inactive_master_interval / 1000.0)
+            if run and self.proposer.serving and self.liveness.warmed_up():
+                self.elector.scan(self.liveness.alive_view())
+            run, next_preferred = due(next_preferred, now, c.scan_preferred_master_interval / 1000.0)
+            if run and self.proposer.serving and self.liveness.warmed_up():
+                self.transferer.scan()
             if serving != self.proposer.serving:
                 serving = self.proposer.serving
                 status = (

@@ -10,7 +10,8 @@ Three ways a master is found dead, fastest first:
    timeout after this node started, so an empty table is never read as
    "every master is dead".
 
-Only the leader acts; followers keep their tables current for when they lead.
+Only the leader acts; followers keep their tables current for when they lead. Every time read here comes
+from the node's injected clock.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 from controller.codes import ResponseCode as C
 from controller.heartbeat import DEFAULT_HEARTBEAT_TIMEOUT_MS, BrokerKey, Heartbeat, LiveTable, address_conflict
-from controller.model import AliveView
+from controller.model import AliveView, Clock
 from controller.proposer import Proposer
 from controller.raft import RaftNode
 from controller.requests import ElectMasterRequest, Result
@@ -31,7 +32,13 @@ from controller.state import scan_need_reelect
 
 log = logging.getLogger(__name__)
 
-Clock = Callable[[], float]
+NEVER = float("-inf")
+"""The last run of a periodic scan that has not run yet: it is due at once."""
+
+
+def due(next_at: float, now: float, interval_s: float) -> tuple[bool, float]:
+    """(whether a periodic scan runs at `now`, when it is due next): every `interval_s` from its last run."""
+    return (True, now + interval_s) if now >= next_at else (False, next_at)
 
 
 class Liveness:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -36,11 +35,12 @@ from typing import Any
 from controller.codes import NOT_LEADER_REMARK
 from controller.codes import ResponseCode as C
 from controller.events import Event
-from controller.model import AliveView
+from controller.model import AliveView, Clock
 from controller.raft import RaftNode
 from controller.reads import may_answer, needs_barrier
-from controller.requests import Request, Result, TransferMasterRequest
+from controller.requests import Request, Result
 from controller.state import apply_events, compute
+from controller.transfer import too_late
 
 log = logging.getLogger(__name__)
 
@@ -77,16 +77,6 @@ def _unconfirmed(reason: str) -> Result[Any]:
     )
 
 
-def _too_late(request: Request) -> Result[Any] | None:
-    """A transfer's election decided after its deadline could overlap the paused master resuming writes."""
-    if isinstance(request, TransferMasterRequest) and time.monotonic() > request.not_after:
-        return Result(
-            C.CONTROLLER_ELECT_MASTER_FAILED,
-            "the election was not decided before the master's write pause ran out; nothing changed",
-        )
-    return None
-
-
 class Proposer:
     """Serialises decisions on the leader; answers NOT_LEADER elsewhere."""
 
@@ -96,8 +86,11 @@ class Proposer:
         alive: Callable[[], AliveView],
         allow_unclean: Callable[[], bool],
         preferred_master: Callable[[], bool] = lambda: False,
+        *,
+        clock: Clock,
     ) -> None:
         self._raft = raft
+        self._clock = clock
         self._alive = alive
         self._allow_unclean = allow_unclean
         self._preferred_master = preferred_master
@@ -188,7 +181,7 @@ class Proposer:
         events: list[Event] = []
         for pending in batch:
             try:
-                result = _too_late(pending.request) or compute(
+                result = too_late(pending.request, self._clock()) or compute(
                     speculative, pending.request, alive, allow_unclean=unclean, preferred_master=preferred
                 )
             except Exception as exc:  # a bug must not take the batch down with it

@@ -104,8 +104,8 @@ class TransferMasterRequest:
     """Ours (issue 6): elect `broker_id` after the master paused writes and it acknowledged the final offset.
 
     Decided only if the set still has `expected_master_id` as master in `expected_master_epoch`.
-    `not_after` (leader-local ``time.monotonic``) is checked by the proposer, not by the pure core: an
-    election decided later could overlap the moment the paused master resumes writes.
+    `not_after` (the leader's monotonic clock) is checked by the proposer (``transfer.too_late``), not by
+    ``compute``: an election decided later could overlap the moment the paused master resumes writes.
     """
 
     cluster_name: str

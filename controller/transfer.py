@@ -5,6 +5,9 @@ truncating anything (issue 6): the master stops accepting writes, the target ack
 final offset, and only then is the target elected with masterEpoch + 1. This module holds the decisions;
 ``controller.transferer`` runs the steps, ``agents.broker.manager`` fences the master.
 
+``deadlines``, ``too_late`` and ``after_election`` time an attempt and read its election's answer, with the
+clock passed in.
+
 ``check_transfer`` is the one gate every transfer passes (the admin's ``transferMaster``, its dry run, and
 the preferred-master scan), so all three give the same reason for a refusal. ``plan_transfers`` applies the
 scan's safeguards on top: one transfer per set at a time, a minimum interval per set, a cap per scan.
@@ -13,10 +16,23 @@ scan's safeguards on top: one transfer per set at a time, a minimum interval per
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
+from controller.codes import ResponseCode as C
 from controller.election import preferred_of
 from controller.model import AliveView, BrokerSet, ControllerState, alive_in_set
+from controller.requests import Request, Result, TransferMasterRequest
+
+LEASE_MARGIN_S = 2.0
+"""How much longer than the catch-up timeout the master's write pause lasts without word from the controller."""
+DECIDE_MARGIN_S = 0.5
+"""The election must be decided this long before the master's lease can run out."""
+DECIDED = frozenset({
+    C.CONTROLLER_BROKER_METADATA_NOT_EXIST, C.CONTROLLER_FENCED_MASTER_EPOCH,
+    C.CONTROLLER_INVALID_MASTER, C.CONTROLLER_ELECT_MASTER_FAILED,
+})  # fmt: skip
+"""Election answers that certainly committed nothing (compute refused it): the pause can end at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,3 +173,45 @@ def plan_transfers(
         started += reason is None
         out.append(Planned(name, target, reason))
     return out
+
+
+# --- one attempt's timing and outcome ----------------------------------------------------------------
+
+
+def deadlines(started: float, timeout_s: float) -> tuple[float, float]:
+    """(the master's write-pause lease in seconds, the latest clock time the election may be decided at) of an
+    attempt begun at `started` that gives the target `timeout_s` to catch up."""
+    lease_s = timeout_s + LEASE_MARGIN_S
+    return lease_s, started + lease_s - DECIDE_MARGIN_S
+
+
+def too_late(request: Request, now: float) -> Result[Any] | None:
+    """A transfer's election decided after its deadline could overlap the paused master resuming writes."""
+    if isinstance(request, TransferMasterRequest) and now > request.not_after:
+        return Result(
+            C.CONTROLLER_ELECT_MASTER_FAILED,
+            "the election was not decided before the master's write pause ran out; nothing changed",
+        )
+    return None
+
+
+def after_election(record: Record, result: Result[Any], paused_s: float) -> tuple[Record, bool]:
+    """The attempt's record once its election answered, and whether to end the pause now (ResumeWrites).
+
+    Only an answer that certainly committed nothing ends the pause at once; when the outcome is unknown the
+    pause is left to its lease, so the old master cannot write beside a new one.
+    """
+    if result.code == C.SUCCESS and result.reply is not None:
+        return replace(record, state="done", to_epoch=result.reply.master_epoch, paused_s=paused_s), False
+    if result.code in DECIDED:
+        return replace(record, state="aborted", reason=result.remark, paused_s=paused_s), True
+    reason = (
+        f"the election's outcome is unknown ({result.remark}); the master keeps writes paused until the "
+        "controller confirms its role"
+    )
+    return replace(record, state="aborted", reason=reason, paused_s=paused_s), False
+
+
+def outcome_code(record: Record) -> C:
+    """The answer to the caller of a finished attempt: SUCCESS only when the target was elected."""
+    return C.SUCCESS if record.state == "done" else C.CONTROLLER_ELECT_MASTER_FAILED

@@ -30,15 +30,18 @@ from typing import Any
 
 from controller.codes import ResponseCode as C
 from controller.config import ControllerConfig
-from controller.model import AliveView, BrokerSet, ControllerState
+from controller.model import AliveView, BrokerSet, Clock, ControllerState
 from controller.proposer import COMMIT_TIMEOUT_S
 from controller.requests import Request, Result, TransferMasterRequest
 from controller.transfer import (
     Planned,
     Record,
     ScanLimits,
+    after_election,
     check_transfer,
+    deadlines,
     not_registered,
+    outcome_code,
     plan_transfers,
     scan_warning,
 )
@@ -47,16 +50,7 @@ from mqadmin_py.errors import MqError
 
 log = logging.getLogger(__name__)
 
-LEASE_MARGIN_S = 2.0
-"""How much longer than the catch-up timeout the master's write pause lasts without word from the controller."""
-DECIDE_MARGIN_S = 0.5
-"""The election must be decided this long before the master's lease can run out."""
 WORKERS = 8
-DECIDED = frozenset({
-    C.CONTROLLER_BROKER_METADATA_NOT_EXIST, C.CONTROLLER_FENCED_MASTER_EPOCH,
-    C.CONTROLLER_INVALID_MASTER, C.CONTROLLER_ELECT_MASTER_FAILED,
-})  # fmt: skip
-"""Election answers that certainly committed nothing (compute refused it): the pause can end at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +69,11 @@ class Transferer:
         alive: Callable[[], AliveView],
         submit: Callable[[Request], Future[Result[Any]]],
         config: Callable[[], ControllerConfig],
+        *,
+        clock: Clock,
     ) -> None:
         self._state = state
+        self._clock = clock
         self._alive = alive
         self._submit = submit
         self._config = config
@@ -108,7 +105,7 @@ class Transferer:
     def _plan(self, limits: ScanLimits) -> list[Planned]:
         with self._lock:
             busy, last = set(self._running), dict(self._last_attempt)
-        return plan_transfers(self._state(), self._alive(), busy=busy, last_attempt=last, now=time.monotonic(),
+        return plan_transfers(self._state(), self._alive(), busy=busy, last_attempt=last, now=self._clock(),
                               limits=limits)  # fmt: skip
 
     def blocked(self) -> dict[str, str]:
@@ -180,13 +177,13 @@ class Transferer:
                     self._refusals[broker_name] = refused  # apart: a refusal must not hide the last real transfer
                 return Outcome(C.CONTROLLER_ELECT_MASTER_FAILED, reason, refused)
             self._running.add(broker_name)
-            self._last_attempt[broker_name] = time.monotonic()
+            self._last_attempt[broker_name] = self._clock()
             self._records[broker_name] = record
         return record, bs
 
     def _finish(self, record: Record, bs: BrokerSet, timeout_s: float) -> Outcome:
         """Run a begun attempt to its end and release the set."""
-        started = time.monotonic()
+        started = self._clock()
         try:
             record = self._attempt(record, bs.addresses_of(bs.master_id)[0] or "",
                                    bs.addresses_of(record.to_id)[0] or "", timeout_s, started)  # fmt: skip
@@ -196,13 +193,12 @@ class Transferer:
         finally:
             with self._lock:
                 self._running.discard(bs.broker_name)
-        record = replace(record, duration_s=time.monotonic() - started)
+        record = replace(record, duration_s=self._clock() - started)
         self._records[bs.broker_name] = record
         level = logging.INFO if record.state == "done" else logging.WARNING
         log.log(level, "transfer of %s from %s to %d (%s): %s%s", bs.broker_name, record.from_id, record.to_id,
                 record.trigger, record.state, f": {record.reason}" if record.reason else "")  # fmt: skip
-        code = C.SUCCESS if record.state == "done" else C.CONTROLLER_ELECT_MASTER_FAILED
-        return Outcome(code, record.reason, record)
+        return Outcome(outcome_code(record), record.reason, record)
 
     def _attempt(self, record: Record, master_address: str, target_address: str, timeout_s: float, started: float
                  ) -> Record:  # fmt: skip
@@ -212,7 +208,7 @@ class Transferer:
         assert master_id is not None  # check_transfer passed: the set has a master
         name = record.broker_name
         token = uuid.uuid4().hex[:16]
-        lease_s = timeout_s + LEASE_MARGIN_S
+        lease_s, not_after = deadlines(started, timeout_s)
         ref = apb.BrokerRef(broker_name=name, broker_id=master_id)
         with AgentClient(timeout=timeout_s + 1.0, security=self._config().security.client()) as agents:
             try:
@@ -230,23 +226,16 @@ class Transferer:
             record = replace(record, final_offset=ready.final_offset)
             request = TransferMasterRequest(
                 record.cluster_name, name, record.to_id, master_id, record.from_epoch,
-                not_after=started + lease_s - DECIDE_MARGIN_S,
+                not_after=not_after,
             )  # fmt: skip
             try:
                 result = self._submit(request).result(timeout=COMMIT_TIMEOUT_S + 1.0)
             except TimeoutError:
                 result = Result(C.SYSTEM_ERROR, "no answer from the proposer")
-            paused_s = time.monotonic() - started
-            if result.code == C.SUCCESS and result.reply is not None:
-                return replace(record, state="done", to_epoch=result.reply.master_epoch, paused_s=paused_s)
-            if result.code in DECIDED:
-                self._resume(agents, master_address, ref, token, result.remark)
-                return replace(record, state="aborted", reason=result.remark, paused_s=paused_s)
-            reason = (
-                f"the election's outcome is unknown ({result.remark}); the master keeps writes paused until the "
-                "controller confirms its role"
-            )
-            return replace(record, state="aborted", reason=reason, paused_s=paused_s)
+            record, resume = after_election(record, result, self._clock() - started)
+            if resume:
+                self._resume(agents, master_address, ref, token, record.reason)
+            return record
 
     def _refusal(self, bs: BrokerSet, target: int) -> str | None:
         """The common gate of attempts and dry runs: ``check_transfer`` and one transfer per set."""

@@ -30,7 +30,7 @@ from controller.heartbeat import (
     address_conflict,
     merge,
 )
-from controller.liveness import Liveness
+from controller.liveness import NEVER, Liveness, due
 from controller.model import BrokerSet, ControllerState, LiveInfo, Replica
 from tests.unit.controller.conftest import BROKER, CLUSTER, addr, apply_ids, check_code, ha_addr, with_master
 
@@ -425,3 +425,22 @@ def test_liveness_refuses_a_beat_from_another_address_and_keeps_the_holder() -> 
     liveness.stream_closed((BROKER, 1), "10.0.0.1:1")
     assert inactive == [((BROKER, 1), "heartbeat stream closed")]
     assert liveness.beat(hb(broker_address="10.0.0.2:1")) is None  # the id is free now
+
+
+# --- the detection loop's schedule (controller.daemon runs it on the node's injected clock) -----------------
+
+
+@pytest.mark.parametrize(
+    ("next_at", "now", "interval_s", "expected"),
+    [
+        pytest.param(NEVER, 0.0, 5.0, (True, 5.0), id="never_run_is_due_at_once"),
+        pytest.param(NEVER, -100.0, 5.0, (True, -95.0), id="never_run_is_due_on_any_clock"),
+        pytest.param(10.0, 9.99, 5.0, (False, 10.0), id="before_its_time"),
+        pytest.param(10.0, 10.0, 5.0, (True, 15.0), id="at_its_time"),
+        pytest.param(10.0, 12.5, 5.0, (True, 17.5), id="late_runs_once_and_counts_from_now"),
+    ],
+)
+def test_a_periodic_scan_runs_when_due_and_is_next_due_one_interval_later(
+    next_at: float, now: float, interval_s: float, expected: tuple[bool, float]
+) -> None:
+    assert due(next_at, now, interval_s) == expected

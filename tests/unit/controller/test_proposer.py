@@ -7,6 +7,7 @@ it applies committed events with the real ``apply_events``.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
@@ -66,7 +67,7 @@ def apply_request(broker_id: int, broker_name: str = "b") -> ApplyBrokerIdReques
 
 def run_batch(raft: InMemoryRaft, submit: Callable[[Proposer], list[Future[Result[Any]]]]) -> list[Result[Any]]:
     """Queue requests before the writer starts, so they form one batch after the barrier."""
-    proposer = Proposer(raft, alive=dict, allow_unclean=lambda: False)  # type: ignore[arg-type]
+    proposer = Proposer(raft, alive=dict, allow_unclean=lambda: False, clock=time.monotonic)  # type: ignore[arg-type]
     futures = submit(proposer)
     proposer.start()
     try:
@@ -114,7 +115,7 @@ def test_a_caller_that_gave_up_does_not_stop_the_rest_of_its_batch() -> None:
 
 def test_a_failed_commit_fails_every_request_of_the_batch() -> None:
     raft = InMemoryRaft()
-    proposer = Proposer(raft, alive=dict, allow_unclean=lambda: False)  # type: ignore[arg-type]
+    proposer = Proposer(raft, alive=dict, allow_unclean=lambda: False, clock=time.monotonic)  # type: ignore[arg-type]
     proposer.start()
     try:
         assert proposer.submit(GetNextBrokerIdRequest("c", "b")).result(timeout=10).ok  # past the barrier
@@ -154,7 +155,7 @@ def test_a_leader_that_cannot_commit_refuses_the_lease_question_but_answers_plai
 
 def test_an_answer_is_refused_when_the_term_changed_while_its_entry_committed() -> None:
     raft = InMemoryRaft()
-    proposer = Proposer(raft, alive=dict, allow_unclean=lambda: False)  # type: ignore[arg-type]
+    proposer = Proposer(raft, alive=dict, allow_unclean=lambda: False, clock=time.monotonic)  # type: ignore[arg-type]
     proposer.start()
     try:
         assert proposer.submit(apply_request(1)).result(timeout=10).ok
@@ -168,7 +169,7 @@ def test_an_answer_is_refused_when_the_term_changed_while_its_entry_committed() 
 def test_a_follower_answers_not_leader_at_once() -> None:
     raft = InMemoryRaft()
     raft.leader = False
-    proposer = Proposer(raft, alive=dict, allow_unclean=lambda: False)  # type: ignore[arg-type]
+    proposer = Proposer(raft, alive=dict, allow_unclean=lambda: False, clock=time.monotonic)  # type: ignore[arg-type]
     result = proposer.submit(apply_request(1)).result(timeout=1)
     assert result.code == ResponseCode.CONTROLLER_NOT_LEADER
     assert not proposer.serving
@@ -177,7 +178,7 @@ def test_a_follower_answers_not_leader_at_once() -> None:
 @pytest.mark.parametrize("leader", [True, False])
 def test_stop_answers_queued_requests_not_leader(leader: bool) -> None:
     raft = InMemoryRaft()
-    proposer = Proposer(raft, alive=dict, allow_unclean=lambda: False)  # type: ignore[arg-type]
+    proposer = Proposer(raft, alive=dict, allow_unclean=lambda: False, clock=time.monotonic)  # type: ignore[arg-type]
     futures = [proposer.submit(apply_request(1, f"s{i}")) for i in range(3)]
     raft.leader = leader
     proposer.stop()

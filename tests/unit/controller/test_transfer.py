@@ -28,23 +28,29 @@ from controller.convert import InvalidRequest
 from controller.election import preferred_of
 from controller.events import ElectMaster
 from controller.model import AliveView, BrokerSet, ControllerState, LiveInfo, Replica
-from controller.proposer import Proposer, _too_late
+from controller.proposer import Proposer
 from controller.requests import (
     ElectMasterReply,
     ElectMasterRequest,
     GetNextBrokerIdRequest,
     Request,
+    Result,
     TransferMasterRequest,
 )
 from controller.state import METADATA_NOT_EXIST, apply_events, compute
 from controller.transfer import (
+    DECIDED,
     Planned,
     Record,
     ScanLimits,
+    after_election,
     check_transfer,
+    deadlines,
     missing_from_full_set,
+    outcome_code,
     plan_transfers,
     scan_warning,
+    too_late,
 )
 from controller.transferer import Transferer
 from mqadmin_py.proto import controller_pb2 as pb
@@ -711,7 +717,7 @@ def test_a_set_still_queued_from_the_last_scan_is_not_attempted_twice(monkeypatc
     def no_elections(_request: Request) -> Any:
         raise AssertionError("the patched attempt never submits an election")
 
-    transferer = Transferer(lambda: state, lambda: views, no_elections, lambda: config)
+    transferer = Transferer(lambda: state, lambda: views, no_elections, lambda: config, clock=time.monotonic)
     gate = threading.Event()
     attempts: list[str] = []
 
@@ -749,7 +755,7 @@ def test_a_refused_admin_attempt_is_kept_apart_from_the_last_real_transfer(monke
     def no_elections(_request: Request) -> Any:
         raise AssertionError("the patched attempt never submits an election")
 
-    transferer = Transferer(lambda: state, lambda: views, no_elections, ControllerConfig)
+    transferer = Transferer(lambda: state, lambda: views, no_elections, ControllerConfig, clock=time.monotonic)
     monkeypatch.setattr(transferer, "_attempt", lambda record, *_a: replace(record, state="done", to_epoch=2))
     try:
         done = transferer.run(CLUSTER, "broker-a", 2, 1.0, "admin")
@@ -780,41 +786,95 @@ def test_scan_warning_names_the_preferred_broker_the_scan_moves_back_to(
         )
 
 
-# --- the proposer's deadline ------------------------------------------------------------------------
+# --- one attempt's timing, the proposer's deadline and the election's outcome ------------------------------
 
-
-def test_too_late_refuses_a_transfer_past_its_deadline() -> None:
-    result = _too_late(transfer(2, not_after=time.monotonic() - 1.0))
-    assert result is not None
-    assert result.code == C.CONTROLLER_ELECT_MASTER_FAILED
-    assert result.events == () and result.reply is None
-    assert "nothing changed" in result.remark
+NOW = 1000.0
+"""The leader's clock in the deadline tests: every time below is relative to it."""
 
 
 @pytest.mark.parametrize(
-    "request_",
+    ("started", "timeout_s", "lease_s", "not_after"),
+    [(NOW, 3.0, 5.0, NOW + 4.5), (0.0, 0.1, 2.1, 1.6), (NOW, 60.0, 62.0, NOW + 61.5)],
+)
+def test_the_election_deadline_falls_before_the_masters_lease_runs_out(
+    started: float, timeout_s: float, lease_s: float, not_after: float
+) -> None:
+    assert deadlines(started, timeout_s) == pytest.approx((lease_s, not_after))
+
+
+@pytest.mark.parametrize(
+    ("request_", "refused"),
     [
-        pytest.param(transfer(2, not_after=time.monotonic() + 3600.0), id="future_deadline"),
-        pytest.param(transfer(2), id="no_deadline"),
-        pytest.param(ElectMasterRequest(CLUSTER, BROKER, 2), id="election"),
-        pytest.param(GetNextBrokerIdRequest(CLUSTER, BROKER), id="read"),
+        pytest.param(transfer(2, not_after=NOW - 1.0), True, id="past_deadline"),
+        pytest.param(transfer(2, not_after=NOW - 1e-6), True, id="just_past_deadline"),
+        pytest.param(transfer(2, not_after=NOW), False, id="at_deadline"),
+        pytest.param(transfer(2, not_after=NOW + 3600.0), False, id="future_deadline"),
+        pytest.param(transfer(2), False, id="no_deadline"),
+        pytest.param(ElectMasterRequest(CLUSTER, BROKER, 2), False, id="election"),
+        pytest.param(GetNextBrokerIdRequest(CLUSTER, BROKER), False, id="read"),
     ],
 )
-def test_too_late_lets_everything_else_through(request_: Request) -> None:
-    assert _too_late(request_) is None
+def test_too_late_refuses_only_a_transfer_past_its_deadline(request_: Request, refused: bool) -> None:
+    result = too_late(request_, NOW)
+    if not refused:
+        assert result is None
+        return
+    assert result is not None
+    assert result.code == C.CONTROLLER_ELECT_MASTER_FAILED
+    assert result.events == () and result.reply is None
+    assert result.remark == "the election was not decided before the master's write pause ran out; nothing changed"
+
+
+ELECTED = ElectMasterReply(CLUSTER, BROKER, 2, "127.0.0.1:2", "", 2, 3, ((1, "127.0.0.1:1"), (2, "127.0.0.1:2")),
+                           frozenset({1, 2}))  # fmt: skip
+RUNNING = Record(CLUSTER, BROKER, "running", "admin", 1, 2, 1, 0.0, final_offset=4096)
+UNKNOWN = "the master keeps writes paused until the controller confirms its role"
+
+
+@pytest.mark.parametrize(
+    ("result", "state", "to_epoch", "reason", "resume"),
+    [
+        pytest.param(Result(C.SUCCESS, reply=ELECTED), "done", 2, "", False, id="elected"),
+        pytest.param(Result(C.SUCCESS), "aborted", 0, f"the election's outcome is unknown (); {UNKNOWN}", False,
+                     id="success_without_reply"),
+        *(
+            pytest.param(Result(code, "refused: x"), "aborted", 0, "refused: x", True, id=code.name)
+            for code in sorted(DECIDED)
+        ),
+        pytest.param(Result(C.SYSTEM_ERROR, "Raft commit not confirmed within 5 s; outcome unknown"), "aborted", 0,
+                     f"the election's outcome is unknown (Raft commit not confirmed within 5 s; outcome unknown); "
+                     f"{UNKNOWN}", False, id="commit_timed_out"),
+        pytest.param(Result(C.CONTROLLER_NOT_LEADER, "not leader"), "aborted", 0,
+                     f"the election's outcome is unknown (not leader); {UNKNOWN}", False, id="leadership_moved"),
+    ],
+)  # fmt: skip
+def test_the_elections_answer_decides_the_record_and_whether_the_pause_ends_at_once(
+    result: Result[Any], state: str, to_epoch: int, reason: str, resume: bool
+) -> None:
+    record, resumed = after_election(RUNNING, result, 1.25)
+    assert record == replace(RUNNING, state=state, to_epoch=to_epoch, reason=reason, paused_s=1.25)
+    assert resumed == resume
+    assert outcome_code(record) == (C.SUCCESS if state == "done" else C.CONTROLLER_ELECT_MASTER_FAILED)
+
+
+def test_only_a_done_record_answers_success() -> None:
+    assert [outcome_code(replace(RUNNING, state=s)) for s in ("done", "aborted", "refused", "running")] == [
+        C.SUCCESS, *[C.CONTROLLER_ELECT_MASTER_FAILED] * 3
+    ]  # fmt: skip
 
 
 def _proposer_with(state: ControllerState) -> tuple[InMemoryRaft, Proposer]:
     raft = InMemoryRaft()
     raft.state = state
-    proposer = Proposer(raft, alive=lambda: alive_of(1, 2, 3), allow_unclean=lambda: False)  # type: ignore[arg-type]
+    proposer = Proposer(raft, alive=lambda: alive_of(1, 2, 3), allow_unclean=lambda: False,  # type: ignore[arg-type]
+                        clock=lambda: NOW)  # fmt: skip
     return raft, proposer
 
 
 def test_the_proposer_commits_nothing_for_a_transfer_past_its_deadline() -> None:
     state = with_master(1, (1, 2, 3))
     raft, proposer = _proposer_with(state)
-    late = proposer.submit(transfer(2, not_after=time.monotonic() - 1.0))
+    late = proposer.submit(transfer(2, not_after=NOW - 1.0))
     proposer.start()
     try:
         result = late.result(timeout=30)
@@ -828,8 +888,8 @@ def test_the_proposer_commits_nothing_for_a_transfer_past_its_deadline() -> None
 def test_the_proposer_commits_a_transfer_within_its_deadline_and_a_late_one_in_the_same_batch_is_dropped() -> None:
     state = with_master(1, (1, 2, 3))
     raft, proposer = _proposer_with(state)
-    late = proposer.submit(transfer(3, not_after=time.monotonic() - 1.0))
-    on_time = proposer.submit(transfer(2, not_after=time.monotonic() + 3600.0))
+    late = proposer.submit(transfer(3, not_after=NOW - 1.0))
+    on_time = proposer.submit(transfer(2, not_after=NOW + 3600.0))
     proposer.start()
     try:
         results = [late.result(timeout=30), on_time.result(timeout=30)]
