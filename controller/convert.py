@@ -219,13 +219,16 @@ def elect_reply(r: Result[ElectMasterReply]) -> dict[str, Any]:
         "cluster_name": x.cluster_name,
         "broker_name": x.broker_name,
         "broker_addresses": dict(x.broker_addresses),
-        "sync_state_set": sorted(x.sync_state_set),
+        "sync_state_set": sorted(x.sync_state_set),  # deprecated: ids only, for clients of older releases
         **_opt(
             master_broker_id=x.master_broker_id,
             master_address=x.master_address,
             master_ha_address=x.master_ha_address,
             master_epoch=x.master_epoch,
             sync_state_set_epoch=x.sync_state_set_epoch,
+            sync_state_set_info=None
+            if x.sync_state_set_epoch is None
+            else _sss(x.sync_state_set, x.sync_state_set_epoch),
         ),
     }
 

@@ -227,7 +227,7 @@ def elect_master(
         "masterAddress": opt(r, "master_address"),
         "masterEpoch": opt(r, "master_epoch"),
         "syncStateSetEpoch": opt(r, "sync_state_set_epoch"),
-        "syncStateSet": sorted(r.sync_state_set),
+        "syncStateSet": sorted(r.sync_state_set_info.broker_ids),
         "brokers": [{"brokerId": k, "brokerAddress": v} for k, v in sorted(r.broker_addresses.items())],
         "warnings": list(r.warnings),
     }

@@ -112,7 +112,7 @@ class ElectMasterRequest(_message.Message):
     def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., designate_elect: _Optional[bool] = ...) -> None: ...
 
 class ElectMasterResponse(_message.Message):
-    __slots__ = ("code", "remark", "leader_address", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "cluster_name", "broker_name", "broker_addresses", "sync_state_set", "master_ha_address", "warnings")
+    __slots__ = ("code", "remark", "leader_address", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "cluster_name", "broker_name", "broker_addresses", "sync_state_set", "master_ha_address", "warnings", "sync_state_set_info")
     class BrokerAddressesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -133,6 +133,7 @@ class ElectMasterResponse(_message.Message):
     SYNC_STATE_SET_FIELD_NUMBER: _ClassVar[int]
     MASTER_HA_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     WARNINGS_FIELD_NUMBER: _ClassVar[int]
+    SYNC_STATE_SET_INFO_FIELD_NUMBER: _ClassVar[int]
     code: int
     remark: str
     leader_address: str
@@ -146,7 +147,8 @@ class ElectMasterResponse(_message.Message):
     sync_state_set: _containers.RepeatedScalarFieldContainer[int]
     master_ha_address: str
     warnings: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_addresses: _Optional[_Mapping[int, str]] = ..., sync_state_set: _Optional[_Iterable[int]] = ..., master_ha_address: _Optional[str] = ..., warnings: _Optional[_Iterable[str]] = ...) -> None: ...
+    sync_state_set_info: _common_pb2.SyncStateSet
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_addresses: _Optional[_Mapping[int, str]] = ..., sync_state_set: _Optional[_Iterable[int]] = ..., master_ha_address: _Optional[str] = ..., warnings: _Optional[_Iterable[str]] = ..., sync_state_set_info: _Optional[_Union[_common_pb2.SyncStateSet, _Mapping]] = ...) -> None: ...
 
 class AlterSyncStateSetRequest(_message.Message):
     __slots__ = ("broker_name", "master_broker_id", "master_epoch", "new_sync_state_set")

@@ -331,6 +331,7 @@ def test_elect_master_moves_the_master_and_a_repeat_is_a_no_op(cli: Cli) -> None
     target = next(r["brokerId"] for r in before["inSyncReplicas"] if r["brokerId"] != before["masterBrokerId"])
     elected = cli.json("electMaster", "-c", CLUSTER, "-bn", BROKER, "-b", str(target))
     assert elected["changed"] and elected["masterBrokerId"] == target
+    assert elected["syncStateSet"] == [target]
     assert elected["masterEpoch"] == before["masterEpoch"] + 1
     again = cli("electMaster", "-c", CLUSTER, "-bn", BROKER, "-b", str(target), "-o", "legacy")
     assert f"#MasterEpoch\t{elected['masterEpoch']}" in again.stdout

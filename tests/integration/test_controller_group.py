@@ -179,6 +179,10 @@ def test_registration_assigns_ids_and_first_requester_becomes_master(client: Cli
     assert (won.master_broker_id, won.master_address, won.master_epoch) == (1, group[0].address, 1)
     assert won.master_ha_address == group[0].ha_address
     assert list(won.sync_state_set) == [1]
+    assert (list(won.sync_state_set_info.broker_ids), won.sync_state_set_info.sync_state_set_epoch) == (
+        [1],
+        won.sync_state_set_epoch,
+    )
     assert dict(won.broker_addresses) == {b.broker_id: b.address for b in group}
 
     grown = alter(client, name, 1, 1, [1, 2, 3], won.sync_state_set_epoch)

@@ -121,6 +121,22 @@ def test_replies_carry_the_masters_ha_address_next_to_its_address() -> None:
     assert responses[3].in_sync_replicas[0].ha_address == "h:2"
 
 
+@pytest.mark.parametrize("code", [C.SUCCESS, C.CONTROLLER_MASTER_STILL_EXIST])
+def test_an_election_answers_the_sync_state_set_in_the_shape_of_every_other_reply(code: C) -> None:
+    """Issue 24: ElectMasterResponse had only ids (field 11); field 14 is the SyncStateSet message, epoch included,
+    and the deprecated field keeps the same ids for older clients."""
+    elect = ElectMasterReply("c", "b", 2, "h:1", "h:2", 4, 7, ((1, "h:1"), (2, "h:3")), frozenset({2, 1}))
+    r = pb.ElectMasterResponse(**convert.elect_reply(Result(code, reply=elect)))
+    assert r.HasField("sync_state_set_info")
+    assert (list(r.sync_state_set_info.broker_ids), r.sync_state_set_info.sync_state_set_epoch) == ([1, 2], 7)
+    assert (list(r.sync_state_set), r.sync_state_set_epoch) == ([1, 2], 7)
+
+
+def test_an_election_without_a_reply_has_no_sync_state_set() -> None:
+    r = pb.ElectMasterResponse(**convert.elect_reply(Result(C.CONTROLLER_MASTER_NOT_AVAILABLE, "none")))
+    assert not r.HasField("sync_state_set_info") and list(r.sync_state_set) == []
+
+
 def test_without_a_master_the_ha_address_is_absent_too() -> None:
     info = ReplicaInfoReply(None, None, None, 0, frozenset(), 0)
     r = pb.GetReplicaInfoResponse(**convert.replica_info_reply(Result(C.SUCCESS, reply=info)))
