@@ -89,6 +89,10 @@ def alive(broker_name: str = BROKER, **by_id: LiveInfo) -> dict[tuple[str, int],
     return {(broker_name, int(key[1:])): info for key, info in by_id.items()}
 
 
+NOW = 1000.0
+"""The leader's clock in the clock-driven tests: every time in them is relative to it."""
+
+
 def transfer(
     target: int, master: int = 1, epoch: int = 1, broker_name: str = BROKER, not_after: float = float("inf")
 ) -> TransferMasterRequest:
@@ -769,6 +773,35 @@ def test_a_refused_admin_attempt_is_kept_apart_from_the_last_real_transfer(monke
     assert refusal.reason == "broker 9 is not registered in broker set broker-a (registered ids: 1, 2, 3)"
 
 
+def test_the_transferer_times_attempts_on_the_clock_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 24: the attempt's duration and the scan's minimum interval read the injected clock, not time.monotonic."""
+    state = state_of(make_set("broker-a", 1, (1, 2, 3), preferred=2))
+    views = everyone("broker-a")
+    config = replace(ControllerConfig(), enable_preferred_master=True)  # at most one attempt per set per 60 s
+    now = [NOW]
+
+    def no_elections(_request: Request) -> Any:
+        raise AssertionError("the patched attempt never submits an election")
+
+    def attempt(record: Record, *_args: Any) -> Record:
+        now[0] += 2.5  # the attempt takes 2.5 s on the given clock
+        return replace(record, state="aborted", reason="broker 2 did not catch up")
+
+    transferer = Transferer(lambda: state, lambda: views, no_elections, lambda: config, clock=lambda: now[0])
+    monkeypatch.setattr(transferer, "_attempt", attempt)
+    try:
+        outcome = transferer.run(CLUSTER, "broker-a", 2, 1.0, "admin")
+    finally:
+        transferer.stop()
+    assert outcome.record is not None and outcome.record.duration_s == 2.5
+    now[0] = NOW + 30.0
+    assert transferer.blocked() == {
+        "broker-a": "the last transfer attempt of broker-a is within the minimum interval (next in 30 s)"
+    }
+    now[0] = NOW + 60.0
+    assert transferer.blocked() == {}
+
+
 @pytest.mark.parametrize(
     ("preferred", "new_master", "warned"),
     [(None, 2, False), (2, 2, False), (1, 2, True), (3, 2, True)],
@@ -787,9 +820,6 @@ def test_scan_warning_names_the_preferred_broker_the_scan_moves_back_to(
 
 
 # --- one attempt's timing, the proposer's deadline and the election's outcome ------------------------------
-
-NOW = 1000.0
-"""The leader's clock in the deadline tests: every time below is relative to it."""
 
 
 @pytest.mark.parametrize(
