@@ -13,12 +13,12 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from enum import Enum
 from pathlib import Path
 
 from agents.config import EPOCH_FILE
 from agents.ha.config import HAConfig
 from agents.ha.master_service import HAMaster, PutResult
+from agents.ha.role import Role
 from agents.ha.slave_client import HASlave
 from agents.ha.sync_state import PutStatus, SyncState
 from agents.store.epoch_file import EpochFile
@@ -30,12 +30,6 @@ log = logging.getLogger(__name__)
 
 
 STORE_DIR = "store"  # the MessageStore under a broker's storePathRootDir
-
-
-class Role(Enum):
-    FENCED = "fenced"
-    MASTER = "master"
-    SLAVE = "slave"
 
 
 class StaleEpoch(ValueError):
