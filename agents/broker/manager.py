@@ -32,7 +32,7 @@ from agents.config import BrokerConfig
 from agents.ha.master_service import PutResult
 from agents.ha.master_session import admit_slave
 from agents.ha.replica import Replica, StaleEpoch
-from agents.ha.role import Role
+from agents.ha.role import Position, Role
 from agents.ha.sync_state import PutStatus
 from agents.identity import Identity, IdentityError, IdentityFiles, check
 from agents.store.commitlog import CommitLogError
@@ -91,8 +91,6 @@ class ReplicasManager:
         self._events: queue.Queue[tuple[str, Any]] = queue.Queue()
         self._stopped = threading.Event()
         self._lock = threading.Lock()
-        self._role = Role.FENCED
-        self._master_epoch = 0  # in memory, as Java: a restart accepts the controller's current epoch again
         self._sss_epoch = 0
         self._master: tuple[int | None, str, str] = (None, "", "")
         self._error = ""
@@ -126,11 +124,13 @@ class ReplicasManager:
             self.replica.close()
 
     def status(self) -> Status:
+        position = self._position()
         with self._lock:
             master_id, address, ha = self._master
             return Status(
-                self.broker_id, self._role, self._master_epoch, master_id, address, ha, self._sss_epoch, self._error
-            )
+                self.broker_id, position.role, position.master_epoch, master_id, address, ha, self._sss_epoch,
+                self._error,
+            )  # fmt: skip
 
     def update_config(self, config: BrokerConfig) -> None:
         """Runtime keys take effect for the next heartbeat and poll; the HA keys from the next role change."""
@@ -155,7 +155,7 @@ class ReplicasManager:
 
     def readable(self) -> bool:
         """Reads are refused while fenced (the role is not known yet)."""
-        return self.replica is not None and self._role is not Role.FENCED
+        return self._position().role is not Role.FENCED
 
     def _observe(self, *, tick: bool, now: float | None = None) -> Gate:
         """Look at the write gate now (``write_gate.observe``) and carry out its step; the gate after it.
@@ -199,9 +199,10 @@ class ReplicasManager:
         """
         replica = self.replica
         master = replica.master if replica is not None else None
-        with self._lock:
-            role, epoch = self._role, self._master_epoch
-        refused = write_gate.refusal(self.broker_id, role, epoch, master is not None, target_id, master_epoch)
+        position = self._position()
+        refused = write_gate.refusal(
+            self.broker_id, position.role, position.master_epoch, master is not None, target_id, master_epoch
+        )
         if refused is not None:
             return refused
         assert replica is not None and master is not None  # write_gate.refusal checked the master
@@ -214,8 +215,7 @@ class ReplicasManager:
                  self._name(), final, target_id, token)  # fmt: skip
         ack = master.wait_acked(target_id, final, timeout_s)
         waited = time.monotonic() - started
-        with self._lock:
-            same_role = self._role is Role.MASTER and self._master_epoch == master_epoch and replica.master is master
+        same_role = replica.position == Position(Role.MASTER, master_epoch) and replica.master is master
         ready = write_gate.outcome(target_id, final, ack, timeout_s, waited, same_role=same_role)
         if ready.code == ResponseCode.CONTROLLER_ELECT_MASTER_FAILED:
             self.resume_writes(token, ready.remark)
@@ -395,14 +395,14 @@ class ReplicasManager:
                     epoch, members, sss_epoch, lambda s: self._events.put(("propose", s)), self.config.ha_listen_port,
                     admit=self._admit_slave if self._check_slaves else None,
                 )  # fmt: skip
-                self._set_role(Role.MASTER, epoch, sss_epoch, view)
+                self._took_role(sss_epoch, view)
             case BecomeSlave(epoch=epoch, master_ha_address=ha):
                 if not ha:
                     log.error("%s: master %s of epoch %d registered no HA address; staying as is",
                               self._name(), view.master_id, epoch)  # fmt: skip
                     return
                 replica.change_to_slave(ha, epoch)
-                self._set_role(Role.SLAVE, epoch, 0, view)
+                self._took_role(0, view)
             case TakeSyncStateSet(sync_state_set=members, sync_state_set_epoch=sss_epoch):
                 if replica.master is not None:
                     replica.master.confirm(members, sss_epoch)
@@ -455,14 +455,15 @@ class ReplicasManager:
         """Report the HA master's proposal; apply it only when the controller confirms it."""
         replica = self.replica
         master = replica.master if replica is not None else None
-        if master is None or self._role is not Role.MASTER:
+        position = self._position()
+        if master is None or position.role is not Role.MASTER:
             return
         response = self._link.call(
             "AlterSyncStateSet",
             pb.AlterSyncStateSetRequest(
                 broker_name=self.config.broker_name,
                 master_broker_id=self.broker_id,
-                master_epoch=self._master_epoch,
+                master_epoch=position.master_epoch,
                 new_sync_state_set=common_pb2.SyncStateSet(
                     broker_ids=sorted(new_set), sync_state_set_epoch=self._sss_epoch
                 ),
@@ -480,20 +481,28 @@ class ReplicasManager:
 
     # --- helpers ---------------------------------------------------------------------------------
 
-    def _local(self) -> Local:
-        with self._lock:
-            return Local(self.broker_id, self._role, self._master_epoch, self._sss_epoch)
+    def _position(self) -> Position:
+        """The role and epoch the replica was told (its ``position`` is their one record); fenced without one."""
+        replica = self.replica
+        return replica.position if replica is not None else Position()
 
-    def _set_role(self, role: Role, epoch: int, sss_epoch: int, view: ControllerView) -> None:
+    def _local(self) -> Local:
+        position = self._position()
         with self._lock:
-            self._role, self._master_epoch, self._sss_epoch = role, epoch, sss_epoch
+            return Local(self.broker_id, position.role, position.master_epoch, self._sss_epoch)
+
+    def _took_role(self, sss_epoch: int, view: ControllerView) -> None:
+        """The replica took the role `view` gave it: record what goes with it and tell the owner."""
+        with self._lock:
+            self._sss_epoch = sss_epoch
             self._master = (view.master_id, view.master_address, view.master_ha_address)
         with self._gate_lock:
             self._gate = replace(
                 self._gate, pause=None
             )  # a new role ends any transfer pause (a new master starts unpaused)
+        position = self._position()
         log.info("%s: broker %d is %s in epoch %d (master %s)",
-                 self._name(), self.broker_id, role.value, epoch, view.master_id)  # fmt: skip
+                 self._name(), self.broker_id, position.role.value, position.master_epoch, view.master_id)  # fmt: skip
         if self._on_role_change is not None:
             self._on_role_change(self)
 

@@ -3,6 +3,7 @@ decisions (``agents.broker.roles``) use."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 
 
@@ -12,3 +13,15 @@ class Role(Enum):
     FENCED = "fenced"
     MASTER = "master"
     SLAVE = "slave"
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """The role a replica was last told and the masterEpoch it was told in: the broker's one record of both.
+
+    The epoch is 0 until the first role, a restart included (as Java: a restart accepts the controller's current
+    epoch again; the epoch file still refuses an older one).
+    """
+
+    role: Role = Role.FENCED
+    master_epoch: int = 0

@@ -26,7 +26,7 @@ from agents.config import BrokerConfig
 from agents.ha.actions import SlaveAcked
 from agents.ha.config import HAConfig
 from agents.ha.master_service import HAMaster, PutResult
-from agents.ha.role import Role
+from agents.ha.role import Position, Role
 from agents.ha.sync_state import PutStatus, SyncState
 from agents.store.epochs import EpochCache
 from agents.store.message_store import MessageStore
@@ -525,6 +525,16 @@ def test_the_lease_does_not_end_a_pause_early(manager: ReplicasManager) -> None:
     manager._observe(tick=True, now=pause.until)
     assert manager.write_pause == pause
     assert manager.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
+
+
+def test_the_role_and_epoch_have_one_record_the_replicas_position(manager: ReplicasManager) -> None:
+    """The manager keeps no copy of its role and epoch: what the replica was told is what the broker reports."""
+    assert (manager.status().role, manager.status().master_epoch) == (Role.FENCED, 0)
+    assert manager.replica is not None
+    manager.replica.change_to_master(4, frozenset({1}), 1, lambda _s: None)
+    assert manager.replica.position == Position(Role.MASTER, 4)
+    assert (manager.status().role, manager.status().master_epoch) == (Role.MASTER, 4)
+    assert manager.readable()
 
 
 def test_a_role_change_ends_the_pause(manager: ReplicasManager) -> None:
