@@ -8,14 +8,9 @@ HA master (reported with AlterSyncStateSet, applied only once the controller con
 to do with each controller answer is ``roles.decide``; this module only carries it out.
 
 The data plane does not depend on the controller: a master keeps serving and slaves keep replicating while
-the controller group is down. One exception guards against a paused process (SIGSTOP, a VM freeze): a master
-that notices it did not run for half its heartbeat timeout refuses writes until the controller has been asked
-again, because meanwhile another broker may have been elected in a newer epoch.
-
-A graceful transfer (``prepare_transfer``) pauses writes the same way, on the controller's request: until the
-role changes, the controller resumes them (``resume_writes``), or the pause's lease runs out, which again
-means "refuse writes until the controller has been asked" — an election the controller decided but did not
-get to tell us about must win over resuming.
+the controller group is down. The exceptions — a paused process (SIGSTOP, a VM freeze) and a graceful
+transfer's write pause with its lease — are the write gate, decided in ``write_gate``; this module reads the
+clock, holds the gate's lock and carries out what the gate's steps say.
 """
 
 from __future__ import annotations
@@ -25,16 +20,19 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from agents.broker import write_gate
 from agents.broker.controller_link import ControllerLink
-from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Role, Stay, TakeSyncStateSet, decide
+from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Stay, TakeSyncStateSet, decide
 from agents.broker.roles import View as ControllerView
+from agents.broker.write_gate import Gate, Step, TransferReady, WritePause
 from agents.config import BrokerConfig
 from agents.ha.master_service import PutResult
 from agents.ha.master_session import admit_slave
 from agents.ha.replica import Replica, StaleEpoch
+from agents.ha.role import Position, Role
 from agents.ha.sync_state import PutStatus
 from agents.identity import Identity, IdentityError, IdentityFiles, check
 from agents.store.commitlog import CommitLogError
@@ -51,29 +49,6 @@ log = logging.getLogger(__name__)
 RETRY_S = 1.0
 """Wait between attempts while registration cannot reach the controller (Java retries every 5 s)."""
 TICK_S = 0.1
-
-
-@dataclass(frozen=True, slots=True)
-class WritePause:
-    """Writes paused for a graceful transfer to `target_id` (producers are sent to `target_address`)."""
-
-    token: str
-    target_id: int
-    target_address: str
-    master_epoch: int
-    until: float
-    """``time.monotonic`` when the lease runs out."""
-
-
-@dataclass(frozen=True, slots=True)
-class TransferReady:
-    """The answer to PrepareTransfer: SUCCESS (code 0) with the final offset, or why not."""
-
-    code: int
-    remark: str
-    final_offset: int = -1
-    target_ack_offset: int = -1
-    waited_s: float = 0.0
 
 
 class RegistrationError(RuntimeError):
@@ -116,15 +91,12 @@ class ReplicasManager:
         self._events: queue.Queue[tuple[str, Any]] = queue.Queue()
         self._stopped = threading.Event()
         self._lock = threading.Lock()
-        self._role = Role.FENCED
-        self._master_epoch = 0  # in memory, as Java: a restart accepts the controller's current epoch again
         self._sss_epoch = 0
         self._master: tuple[int | None, str, str] = (None, "", "")
         self._error = ""
         self._on_role_change = on_role_change
-        self._last_tick = time.monotonic()
-        self._paused_at: float | None = None  # writes wait for a controller answer asked for after this time
-        self._write_pause: WritePause | None = None
+        self._gate_lock = threading.Lock()  # guards _gate: puts, the watchdog, the worker and transfer RPCs
+        self._gate = Gate(time.monotonic())
         self._link = ControllerLink(
             config.controller_addr,
             self._heartbeat,
@@ -152,11 +124,13 @@ class ReplicasManager:
             self.replica.close()
 
     def status(self) -> Status:
+        position = self._position()
         with self._lock:
             master_id, address, ha = self._master
             return Status(
-                self.broker_id, self._role, self._master_epoch, master_id, address, ha, self._sss_epoch, self._error
-            )
+                self.broker_id, position.role, position.master_epoch, master_id, address, ha, self._sss_epoch,
+                self._error,
+            )  # fmt: skip
 
     def update_config(self, config: BrokerConfig) -> None:
         """Runtime keys take effect for the next heartbeat and poll; the HA keys from the next role change."""
@@ -175,44 +149,46 @@ class ReplicasManager:
         replica = self.replica
         if replica is None:
             return PutResult(PutStatus.SERVICE_NOT_AVAILABLE)
-        if self._check_pause():
+        if self._observe(tick=False).waits_for_controller:
             return PutResult(PutStatus.SERVICE_NOT_AVAILABLE)
         return replica.put(messages)
 
     def readable(self) -> bool:
         """Reads are refused while fenced (the role is not known yet)."""
-        return self.replica is not None and self._role is not Role.FENCED
+        return self._position().role is not Role.FENCED
 
-    def _check_pause(self) -> bool:
-        """True while writes must wait for the controller after a pause (see the module docstring)."""
-        now = time.monotonic()
-        if now - self._last_tick > self._pause_limit_s():
-            self._note_pause("this process did not run for a while")
-        self._check_lease(now)
-        return self._paused_at is not None
+    def _observe(self, *, tick: bool, now: float | None = None) -> Gate:
+        """Look at the write gate now (``write_gate.observe``) and carry out its step; the gate after it.
 
-    def _pause_limit_s(self) -> float:
-        return max(0.3, self.config.controller_heart_beat_timeout_mills / 2000)
+        `now` defaults to the clock read under the gate's lock (tests pass a moment past a lease).
+        """
+        with self._gate_lock:
+            limit_s = write_gate.pause_limit_s(self.config.controller_heart_beat_timeout_mills)
+            step = write_gate.observe(self._gate, time.monotonic() if now is None else now, limit_s, tick=tick)
+            self._gate = step.gate
+            self._carry_out(step)
+        return step.gate
 
-    def _note_pause(self, why: str) -> None:
-        if self._paused_at is None:
-            log.warning("%s: %s; writes wait for the controller", self._name(), why)
-            self._paused_at = time.monotonic()
+    def _carry_out(self, step: Step) -> None:
+        """Do what a gate step asks (caller holds the gate's lock)."""
+        if step.closed:
+            log.warning("%s: %s; writes wait for the controller", self._name(), step.closed)
             self._events.put(("poll", None))
+        if step.lease_ended is not None:
+            replica = self.replica
+            master = replica.master if replica is not None else None
+            if master is not None:
+                master.resume_writes()  # puts still wait for the controller (the gate closed above)
 
     def _watch(self) -> None:
         while not self._stopped.wait(TICK_S):
-            now = time.monotonic()
-            if now - self._last_tick > self._pause_limit_s():
-                self._note_pause("this process did not run for a while")
-            self._check_lease(now)
-            self._last_tick = now
+            self._observe(tick=True)
 
     # --- graceful transfer -----------------------------------------------------------------------
 
     @property
     def write_pause(self) -> WritePause | None:
-        return self._write_pause
+        return self._gate.pause
 
     def prepare_transfer(
         self, target_id: int, target_address: str, master_epoch: int, timeout_s: float, lease_s: float, token: str
@@ -223,61 +199,41 @@ class ReplicasManager:
         """
         replica = self.replica
         master = replica.master if replica is not None else None
-        with self._lock:
-            role, epoch = self._role, self._master_epoch
-        if replica is None or master is None or role is not Role.MASTER:
-            return TransferReady(ResponseCode.CONTROLLER_INVALID_MASTER, f"broker {self.broker_id} is not a master")
-        if epoch != master_epoch:
-            return TransferReady(
-                ResponseCode.CONTROLLER_FENCED_MASTER_EPOCH,
-                f"broker {self.broker_id} is master in epoch {epoch}, not {master_epoch}",
-            )
-        if target_id == self.broker_id:
-            return TransferReady(ResponseCode.CONTROLLER_INVALID_REQUEST, f"broker {target_id} is this master")
-        started = time.monotonic()
-        self._write_pause = WritePause(token, target_id, target_address, master_epoch, started + lease_s)
+        position = self._position()
+        refused = write_gate.refusal(
+            self.broker_id, position.role, position.master_epoch, master is not None, target_id, master_epoch
+        )
+        if refused is not None:
+            return refused
+        assert replica is not None and master is not None  # write_gate.refusal checked the master
+        with self._gate_lock:
+            started = time.monotonic()
+            pause = WritePause(token, target_id, target_address, master_epoch, started + lease_s)
+            self._gate = replace(self._gate, pause=pause)
         final = master.pause_writes()
         log.info("%s: writes paused at offset %d for a transfer to broker %d (token %s)",
                  self._name(), final, target_id, token)  # fmt: skip
         ack = master.wait_acked(target_id, final, timeout_s)
         waited = time.monotonic() - started
-        with self._lock:
-            same_role = self._role is Role.MASTER and self._master_epoch == master_epoch and replica.master is master
-        if not same_role:
-            return TransferReady(
-                ResponseCode.CONTROLLER_FENCED_MASTER_EPOCH, "the role changed while waiting", final, ack, waited
-            )
-        if ack < final:
-            seen = "is not connected" if ack < 0 else f"acknowledged {ack}"
-            reason = f"broker {target_id} {seen}, not the final offset {final}, within {timeout_s * 1000:.0f} ms"
-            self.resume_writes(token, reason)
-            return TransferReady(ResponseCode.CONTROLLER_ELECT_MASTER_FAILED, reason, final, ack, waited)
-        return TransferReady(ResponseCode.SUCCESS, "", final, ack, waited)
+        same_role = replica.position == Position(Role.MASTER, master_epoch) and replica.master is master
+        ready = write_gate.outcome(target_id, final, ack, timeout_s, waited, same_role=same_role)
+        if ready.code == ResponseCode.CONTROLLER_ELECT_MASTER_FAILED:
+            self.resume_writes(token, ready.remark)
+        return ready
 
     def resume_writes(self, token: str, reason: str) -> bool:
         """End the transfer pause named `token` (the controller aborted it); False when there is none."""
-        pause = self._write_pause
-        if pause is None or pause.token != token:
-            return False
-        self._write_pause = None
-        replica = self.replica
-        master = replica.master if replica is not None else None
-        if master is not None:
-            master.resume_writes()
+        with self._gate_lock:
+            pause, resumed = self._gate.pause, write_gate.resume(self._gate, token)
+            if resumed is None or pause is None:
+                return False
+            self._gate = resumed
+            replica = self.replica
+            master = replica.master if replica is not None else None
+            if master is not None:
+                master.resume_writes()
         log.warning("%s: transfer to broker %d aborted (%s); writes resume", self._name(), pause.target_id, reason)
         return True
-
-    def _check_lease(self, now: float) -> None:
-        """A transfer pause whose lease ran out waits for the controller's word (see the module docstring)."""
-        pause = self._write_pause
-        if pause is None or now <= pause.until:
-            return
-        self._note_pause(f"the write pause of the transfer to broker {pause.target_id} ran out")
-        self._write_pause = None
-        replica = self.replica
-        master = replica.master if replica is not None else None
-        if master is not None:
-            master.resume_writes()  # puts still wait for the controller (the pause noted above)
 
     # --- the worker ------------------------------------------------------------------------------
 
@@ -418,9 +374,10 @@ class ReplicasManager:
             log.info("%s: controller answered %d: %s", self._name(), response.code, response.remark)
             return
         self._apply(self._view_of(response), may_elect=True)
-        paused_at = self._paused_at
-        if paused_at is not None and asked_at >= paused_at:  # an answer to a question asked before the pause
-            self._paused_at = None  # says nothing about what happened since
+        with self._gate_lock:
+            before, self._gate = self._gate, write_gate.answered(self._gate, asked_at)
+            reopened = before.waits_for_controller and not self._gate.waits_for_controller
+        if reopened:
             log.info("%s: the controller answered; writes resume", self._name())
 
     def _apply(self, view: ControllerView, *, may_elect: bool) -> None:
@@ -438,14 +395,14 @@ class ReplicasManager:
                     epoch, members, sss_epoch, lambda s: self._events.put(("propose", s)), self.config.ha_listen_port,
                     admit=self._admit_slave if self._check_slaves else None,
                 )  # fmt: skip
-                self._set_role(Role.MASTER, epoch, sss_epoch, view)
+                self._took_role(sss_epoch, view)
             case BecomeSlave(epoch=epoch, master_ha_address=ha):
                 if not ha:
                     log.error("%s: master %s of epoch %d registered no HA address; staying as is",
                               self._name(), view.master_id, epoch)  # fmt: skip
                     return
                 replica.change_to_slave(ha, epoch)
-                self._set_role(Role.SLAVE, epoch, 0, view)
+                self._took_role(0, view)
             case TakeSyncStateSet(sync_state_set=members, sync_state_set_epoch=sss_epoch):
                 if replica.master is not None:
                     replica.master.confirm(members, sss_epoch)
@@ -498,14 +455,15 @@ class ReplicasManager:
         """Report the HA master's proposal; apply it only when the controller confirms it."""
         replica = self.replica
         master = replica.master if replica is not None else None
-        if master is None or self._role is not Role.MASTER:
+        position = self._position()
+        if master is None or position.role is not Role.MASTER:
             return
         response = self._link.call(
             "AlterSyncStateSet",
             pb.AlterSyncStateSetRequest(
                 broker_name=self.config.broker_name,
                 master_broker_id=self.broker_id,
-                master_epoch=self._master_epoch,
+                master_epoch=position.master_epoch,
                 new_sync_state_set=common_pb2.SyncStateSet(
                     broker_ids=sorted(new_set), sync_state_set_epoch=self._sss_epoch
                 ),
@@ -523,17 +481,28 @@ class ReplicasManager:
 
     # --- helpers ---------------------------------------------------------------------------------
 
-    def _local(self) -> Local:
-        with self._lock:
-            return Local(self.broker_id, self._role, self._master_epoch, self._sss_epoch)
+    def _position(self) -> Position:
+        """The role and epoch the replica was told (its ``position`` is their one record); fenced without one."""
+        replica = self.replica
+        return replica.position if replica is not None else Position()
 
-    def _set_role(self, role: Role, epoch: int, sss_epoch: int, view: ControllerView) -> None:
+    def _local(self) -> Local:
+        position = self._position()
         with self._lock:
-            self._role, self._master_epoch, self._sss_epoch = role, epoch, sss_epoch
+            return Local(self.broker_id, position.role, position.master_epoch, self._sss_epoch)
+
+    def _took_role(self, sss_epoch: int, view: ControllerView) -> None:
+        """The replica took the role `view` gave it: record what goes with it and tell the owner."""
+        with self._lock:
+            self._sss_epoch = sss_epoch
             self._master = (view.master_id, view.master_address, view.master_ha_address)
-        self._write_pause = None  # a new role ends any transfer pause (a new master starts unpaused)
+        with self._gate_lock:
+            self._gate = replace(
+                self._gate, pause=None
+            )  # a new role ends any transfer pause (a new master starts unpaused)
+        position = self._position()
         log.info("%s: broker %d is %s in epoch %d (master %s)",
-                 self._name(), self.broker_id, role.value, epoch, view.master_id)  # fmt: skip
+                 self._name(), self.broker_id, position.role.value, position.master_epoch, view.master_id)  # fmt: skip
         if self._on_role_change is not None:
             self._on_role_change(self)
 

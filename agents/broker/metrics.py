@@ -14,9 +14,9 @@ from prometheus_client import Counter, Histogram
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 
 from agents.broker.manager import Status
-from agents.broker.roles import Role
 from agents.config import BrokerConfig
 from agents.ha.replica import Replica
+from agents.ha.role import Role
 from controller.metrics import MetricsEndpoint
 
 LABELS = ("cluster", "broker_name", "broker_id")

@@ -15,15 +15,8 @@ pushed role change through ``decide`` and executes the one decision it returns. 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
-
-class Role(Enum):
-    """The role the manager has put its replica in."""
-
-    FENCED = "fenced"
-    MASTER = "master"
-    SLAVE = "slave"
+from agents.ha.role import Role
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,8 @@ from typing import Any, Protocol
 
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
-from agents.broker.roles import Role
+from agents.broker.write_gate import request_problem
+from agents.ha.role import Role
 from agents.ha.sync_state import PutStatus
 from agents.store.commitlog import OffsetTooSmall
 from agents.store.epochs import MAX_OFFSET
@@ -33,10 +34,6 @@ log = logging.getLogger(__name__)
 QUEUES_PER_TOPIC = 4
 """Queues a send with queue_id -1 spreads over (the default topic's readQueueNums/writeQueueNums is 4 in Java)."""
 MAX_PULL = 1024
-MAX_TRANSFER_WAIT_MS = 60_000
-"""The longest PrepareTransfer wait (the controller's transferMasterTimeoutMs allows 100..60000 ms)."""
-MAX_TRANSFER_LEASE_MS = 600_000
-"""The longest write pause a PrepareTransfer may ask for (the controller asks for the wait plus 2 s)."""
 SERVICE = pb.DESCRIPTOR.services_by_name["AgentService"]
 _ADMIN, _MEMBER = frozenset({CallerRole.ADMIN}), frozenset({CallerRole.BROKER})
 POLICY: dict[str, frozenset[CallerRole]] = {
@@ -336,18 +333,9 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         manager = self._manager(request.broker, pb.PrepareTransferResponse)
         if not isinstance(manager, ReplicasManager):
             return manager  # type: ignore[no-any-return]
-        timeout, lease = request.timeout_millis, request.lease_millis
-        if (
-            not request.token
-            or request.target_broker_id < 1
-            or not 0 < timeout <= MAX_TRANSFER_WAIT_MS
-            or not timeout < lease <= MAX_TRANSFER_LEASE_MS
-        ):
-            return pb.PrepareTransferResponse(
-                code=ResponseCode.CONTROLLER_INVALID_REQUEST,
-                remark=f"token, target_broker_id >= 1, timeout_millis 1..{MAX_TRANSFER_WAIT_MS} and lease_millis "
-                f"above timeout_millis, at most {MAX_TRANSFER_LEASE_MS}, are required",
-            )
+        problem = request_problem(request.token, request.target_broker_id, request.timeout_millis, request.lease_millis)
+        if problem is not None:
+            return pb.PrepareTransferResponse(code=ResponseCode.CONTROLLER_INVALID_REQUEST, remark=problem)
         ready = manager.prepare_transfer(
             request.target_broker_id,
             request.target_address,

@@ -29,8 +29,9 @@ from agents.ha.sync_state import (
     SyncState,
     acks_satisfied,
     admit_put,
-    confirm_offset,
     expand,
+    next_confirm_offset,
+    proposal_expired,
     shrink,
 )
 from agents.protocol.frames import FrameError, FrameFromSlave, FrameReader, SlaveHandshake
@@ -38,9 +39,6 @@ from agents.store.epochs import EpochCache
 from agents.store.record import Message
 
 log = logging.getLogger(__name__)
-
-PROPOSAL_TIMEOUT_S = 10.0
-"""How long a SyncStateSet proposal may wait for the controller's answer before it is abandoned."""
 
 SEND_ROUND = 4 * 1024 * 1024
 """Bytes a connection sends before it reads the slave's acks again: a long catch-up must not stall ack
@@ -231,10 +229,10 @@ class HAMaster:
     def _update_confirm_offset(self) -> None:
         """Recompute confirmOffset (caller holds the lock)."""
         s = self._store
-        if len(self._sync.effective()) <= 1 or not self._config.all_ack_in_sync_state_set:
-            new = self._durable
-        else:
-            new = confirm_offset(self._sync, self._slaves, self._durable, s.confirm_offset)
+        new = next_confirm_offset(
+            self._sync, self._slaves, self._durable, s.confirm_offset,
+            all_ack_in_sync_state_set=self._config.all_ack_in_sync_state_set,
+        )  # fmt: skip
         if new > s.confirm_offset:
             s.set_confirm_offset(new)
 
@@ -253,7 +251,7 @@ class HAMaster:
         while not self._stopped.wait(min(1.0, self._config.max_not_catchup_s / 2)):
             with self._lock:
                 if self._sync.synchronizing:
-                    if self._clock() - self._proposed_at > PROPOSAL_TIMEOUT_S:
+                    if proposal_expired(self._sync, self._proposed_at, self._clock()):
                         # The owner never answered (a lost RPC): drop the proposal and decide again.
                         log.warning(
                             "SyncStateSet proposal %s unanswered; abandoning it", sorted(self._sync.proposed or ())

@@ -13,12 +13,12 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from enum import Enum
 from pathlib import Path
 
 from agents.config import EPOCH_FILE
 from agents.ha.config import HAConfig
 from agents.ha.master_service import HAMaster, PutResult
+from agents.ha.role import Position, Role
 from agents.ha.slave_client import HASlave
 from agents.ha.sync_state import PutStatus, SyncState
 from agents.store.epoch_file import EpochFile
@@ -30,12 +30,6 @@ log = logging.getLogger(__name__)
 
 
 STORE_DIR = "store"  # the MessageStore under a broker's storePathRootDir
-
-
-class Role(Enum):
-    FENCED = "fenced"
-    MASTER = "master"
-    SLAVE = "slave"
 
 
 class StaleEpoch(ValueError):
@@ -72,8 +66,9 @@ class Replica:
         self.epochs = EpochFileBook(self.root / EPOCH_FILE)
         self.store = MessageStore(self.root / STORE_DIR, segment_size)
         self._trim_epochs_to_log()
-        self.role = Role.FENCED
-        self.master_epoch = self.epochs.cache.last_epoch()
+        self.position = Position()
+        """Replaced whole, once a role change is complete (readers on other threads see both fields agree)."""
+        self._changing = False  # a role change is under way, or the replica is closed: writes are refused
         self._master: HAMaster | None = None
         self._slave: HASlave | None = None
         self._lock = threading.RLock()
@@ -91,8 +86,9 @@ class Replica:
 
     def _check_epoch(self, epoch: int) -> None:
         last = self.epochs.cache.last_epoch()
-        if epoch < last or epoch < self.master_epoch:
-            raise StaleEpoch(f"epoch {epoch} is older than this replica's epoch {max(last, self.master_epoch)}")
+        told = self.position.master_epoch
+        if epoch < last or epoch < told:
+            raise StaleEpoch(f"epoch {epoch} is older than this replica's epoch {max(last, told)}")
 
     def change_to_master(
         self,
@@ -106,10 +102,10 @@ class Replica:
         """Become master in `epoch`; returns the HA port slaves connect to. `admit`: see ``HAMaster``."""
         with self._lock:
             self._check_epoch(epoch)
-            if self.role is Role.MASTER and self.master_epoch == epoch and self._master is not None:
+            if self.position == Position(Role.MASTER, epoch) and self._master is not None:
                 return self._master.port
+            self._changing = True
             self._stop_ha()
-            self.role = Role.FENCED
             boundary = self.store.last_message_boundary()
             if boundary < self.store.max_offset:
                 log.warning("new master: cutting a partial message %d..%d", boundary, self.store.max_offset)
@@ -121,8 +117,8 @@ class Replica:
             state = SyncState(self.broker_id, frozenset(sync_state_set | {self.broker_id}), sync_state_set_epoch)
             self._master = HAMaster(self.store, lambda: self.epochs.cache, state, self.config, on_propose, admit=admit)
             port = self._master.start(self.ha_host, ha_port)
-            self.master_epoch = epoch
-            self.role = Role.MASTER
+            self.position = Position(Role.MASTER, epoch)
+            self._changing = False
             log.info("broker %d is master in epoch %d from offset %d", self.broker_id, epoch, self.store.max_offset)
             return port
 
@@ -130,17 +126,17 @@ class Replica:
         """Follow the master of `epoch` at `master_ha_address`; writes are fenced from now on."""
         with self._lock:
             self._check_epoch(epoch)
-            self.role = Role.FENCED
+            self._changing = True
             if self._master is not None:
                 self._master.stop()
                 self._master = None
-            self.master_epoch = epoch
             if self._slave is None:
                 self._slave = HASlave(self.store, self.epochs, self.broker_id, self.config)
                 self._slave.start(master_ha_address)
             else:
                 self._slave.set_master(master_ha_address)
-            self.role = Role.SLAVE
+            self.position = Position(Role.SLAVE, epoch)
+            self._changing = False
 
     # --- data ------------------------------------------------------------------------------------
 
@@ -153,11 +149,13 @@ class Replica:
         return self._slave
 
     def put(self, messages: Sequence[Message]) -> PutResult:
-        """Write on the master; a slave or fenced replica refuses without writing."""
-        master = self._master
-        if self.role is not Role.MASTER or master is None:
+        """Write on the master; a slave or fenced replica (or one changing its role) refuses without writing."""
+        master, role, changing = self._master, self.position.role, self._changing
+        if changing or role is not Role.MASTER or master is None:
             return PutResult(
-                PutStatus.SLAVE_NOT_AVAILABLE if self.role is Role.SLAVE else PutStatus.SERVICE_NOT_AVAILABLE
+                PutStatus.SLAVE_NOT_AVAILABLE
+                if role is Role.SLAVE and not changing
+                else PutStatus.SERVICE_NOT_AVAILABLE
             )
         return master.put(messages)
 
@@ -181,6 +179,6 @@ class Replica:
 
     def close(self) -> None:
         with self._lock:
+            self._changing = True
             self._stop_ha()
-            self.role = Role.FENCED
             self.store.close()

@@ -13,7 +13,9 @@ proposal becomes ``local`` only when the controller confirms it (#6662,
 #6728 explain the losses when Java applied it early).
 
 confirmOffset is the lowest acknowledged offset over the set and never moves
-backwards; while any member is disconnected it stays where it is.
+backwards; while any member is disconnected it stays where it is. Which of the
+two modes applies, and when an unanswered proposal is dropped, are decided here
+too (``next_confirm_offset``, ``proposal_expired``); ``HAMaster`` passes its clock in.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
+
+PROPOSAL_TIMEOUT_S = 10.0
+"""How long a SyncStateSet proposal may wait for the controller's answer before it is abandoned."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +116,30 @@ def confirm_offset(state: SyncState, slaves: Mapping[int, SlaveProgress], max_of
         if progress.ack_offset > 0:
             candidate = min(candidate, progress.ack_offset)
     return max(current, candidate)
+
+
+def next_confirm_offset(
+    state: SyncState,
+    slaves: Mapping[int, SlaveProgress],
+    durable: int,
+    current: int,
+    *,
+    all_ack_in_sync_state_set: bool,
+) -> int:
+    """confirmOffset after a change, never below `current`; `durable` is what a flush on the master made durable.
+
+    With allAckInSyncStateSet off, or an effective set of the master alone, every durable write counts as
+    confirmed; otherwise it is ``confirm_offset`` over the set, capped at `durable`.
+    """
+    if len(state.effective()) <= 1 or not all_ack_in_sync_state_set:
+        return max(current, durable)
+    return confirm_offset(state, slaves, durable, current)
+
+
+def proposal_expired(state: SyncState, proposed_at: float, now: float, timeout_s: float = PROPOSAL_TIMEOUT_S) -> bool:
+    """True when the pending proposal (made at `proposed_at`) has waited longer than `timeout_s` for the
+    controller's answer (a lost RPC): the master abandons it and decides again."""
+    return state.synchronizing and now - proposed_at > timeout_s
 
 
 class PutStatus(Enum):

@@ -13,8 +13,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from agents.broker.manager import Status
 from agents.broker.metrics import AgentMetrics
-from agents.broker.roles import Role
 from agents.config import BrokerConfig
+from agents.ha.role import Role
 from agents.ha.sync_state import SlaveProgress, SyncState
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]

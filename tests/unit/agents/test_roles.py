@@ -6,7 +6,8 @@ import itertools
 
 import pytest
 
-from agents.broker.roles import BecomeMaster, BecomeSlave, Elect, Local, Role, Stay, TakeSyncStateSet, View, decide
+from agents.broker.roles import BecomeMaster, BecomeSlave, Elect, Local, Stay, TakeSyncStateSet, View, decide
+from agents.ha.role import Role
 
 ME, OTHER = 1, 2
 

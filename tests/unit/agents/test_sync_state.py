@@ -12,6 +12,8 @@ from agents.ha.sync_state import (
     admit_put,
     confirm_offset,
     expand,
+    next_confirm_offset,
+    proposal_expired,
     shrink,
 )
 
@@ -136,6 +138,44 @@ def test_a_master_alone_confirms_its_max_offset() -> None:
 def test_a_pending_member_counts_for_the_confirm_offset() -> None:
     slaves = {2: progress(2, 900), 3: progress(3, 700)}
     assert confirm_offset(state({1, 2}, proposed={1, 2, 3}), slaves, 1000, 500) == 700
+
+
+@pytest.mark.parametrize(
+    ("sync", "slaves", "all_ack", "durable", "current", "expected"),
+    [
+        pytest.param(state({1, 2}), {2: progress(2, 300)}, False, 1000, 500, 1000, id="acks_off_durable_counts"),
+        pytest.param(state({1}), {}, True, 1000, 500, 1000, id="master_alone_durable_counts"),
+        pytest.param(state({1}), {}, False, 400, 500, 500, id="never_below_current_acks_off"),
+        pytest.param(state({1, 2}), {2: progress(2, 300)}, True, 1000, 500, 500, id="all_ack_lowest_ack_not_back"),
+        pytest.param(state({1, 2}), {2: progress(2, 800)}, True, 1000, 500, 800, id="all_ack_lowest_ack"),
+        pytest.param(state({1, 2}), {2: progress(2, 900)}, True, 700, 500, 700, id="all_ack_capped_at_durable"),
+        pytest.param(state({1, 2}), {}, True, 1000, 500, 500, id="all_ack_disconnected_member_freezes"),
+        pytest.param(
+            state({1}, proposed={1, 2}), {2: progress(2, 600)}, True, 1000, 500, 600, id="pending_member_is_a_member"
+        ),
+    ],
+)
+def test_next_confirm_offset_picks_the_mode(
+    sync: SyncState, slaves: dict[int, SlaveProgress], all_ack: bool, durable: int, current: int, expected: int
+) -> None:
+    """allAckInSyncStateSet off, or the master alone: what is durable is confirmed; otherwise the lowest ack."""
+    assert next_confirm_offset(sync, slaves, durable, current, all_ack_in_sync_state_set=all_ack) == expected
+
+
+@pytest.mark.parametrize(
+    ("sync", "proposed_at", "now", "expired"),
+    [
+        pytest.param(state({1, 2}), 0.0, 100.0, False, id="no_proposal"),
+        pytest.param(state({1, 2}, proposed={1}), 50.0, 55.0, False, id="waiting"),
+        pytest.param(state({1, 2}, proposed={1}), 50.0, 60.0, False, id="exactly_the_timeout"),
+        pytest.param(state({1, 2}, proposed={1}), 50.0, 60.5, True, id="unanswered_too_long"),
+    ],
+)
+def test_an_unanswered_proposal_expires_after_the_timeout(
+    sync: SyncState, proposed_at: float, now: float, expired: bool
+) -> None:
+    assert proposal_expired(sync, proposed_at, now, timeout_s=10.0) is expired
+    assert proposal_expired(sync, proposed_at, now) is expired  # PROPOSAL_TIMEOUT_S is 10 s
 
 
 # --- puts ----------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""Graceful master transfer (issue 6), the broker's side: the HA master's write pause, waiting for the target's
-acknowledgement, the ReplicasManager's PrepareTransfer / ResumeWrites / lease, and the agent API around them.
+"""Graceful master transfer (issue 6), the broker's side: the write gate's rules (``write_gate``, table-driven,
+the clock passed in), the HA master's write pause, waiting for the target's acknowledgement, the ReplicasManager
+that carries the gate out, and the agent API around them.
 
 The stores are real (tmp_path). Slave acknowledgements are driven through ``HAMaster._on_ack``, the method a
 slave connection calls for every ``SlaveAcked`` it decodes, so no slave process or socket is needed. No test
@@ -16,13 +17,16 @@ from typing import Any
 
 import pytest
 
-from agents.broker.manager import ReplicasManager, TransferReady, WritePause
-from agents.broker.roles import BecomeMaster, Role, View
+from agents.broker import write_gate
+from agents.broker.manager import ReplicasManager
+from agents.broker.roles import BecomeMaster, View
 from agents.broker.service import AgentServicer
+from agents.broker.write_gate import Gate, Step, TransferReady, WritePause
 from agents.config import BrokerConfig
 from agents.ha.actions import SlaveAcked
 from agents.ha.config import HAConfig
 from agents.ha.master_service import HAMaster, PutResult
+from agents.ha.role import Position, Role
 from agents.ha.sync_state import PutStatus, SyncState
 from agents.store.epochs import EpochCache
 from agents.store.message_store import MessageStore
@@ -34,6 +38,9 @@ SEG = 64 * 1024
 WAIT_S = 30.0
 """Upper bound for anything a test waits on in another thread (never reached when the code is right)."""
 TARGET_ADDRESS = "127.0.0.1:30912"
+LEASE_S = 100.0
+"""The managers' transfer lease: shorter than their stall limit (300 s), so a test that moves the clock to the
+lease's end sees the lease alone."""
 
 
 def msg(i: int = 0) -> Message:
@@ -53,6 +60,165 @@ def wait_until(predicate: Callable[[], bool]) -> None:
     while not predicate():
         assert time.monotonic() < deadline, "condition not reached"
         time.sleep(0.005)
+
+
+# --- the write gate's rules (pure) --------------------------------------------------------------------
+
+PAUSE = WritePause("t1", 2, TARGET_ADDRESS, 1, until=10.1)
+RAN_OUT = "the write pause of the transfer to broker 2 ran out"
+
+
+@pytest.mark.parametrize(
+    ("gate", "now", "tick", "step"),
+    [
+        pytest.param(Gate(10.0), 10.2, True, Step(Gate(10.2)), id="watchdog_tick_moves_the_last_tick"),
+        pytest.param(Gate(10.0), 10.2, False, Step(Gate(10.0)), id="a_put_only_looks"),
+        pytest.param(Gate(10.0), 10.5, True, Step(Gate(10.5)), id="a_gap_of_exactly_the_limit_is_no_stall"),
+        pytest.param(Gate(10.0), 11.0, True, Step(Gate(11.0, 11.0), write_gate.STALL), id="stall_closes"),
+        pytest.param(Gate(10.0), 11.0, False, Step(Gate(10.0, 11.0), write_gate.STALL), id="a_put_notices_a_stall"),
+        pytest.param(Gate(10.0, 5.0), 11.0, True, Step(Gate(11.0, 5.0)), id="stall_while_waiting_changes_nothing"),
+        pytest.param(Gate(10.0, 10.0), 10.2, True, Step(Gate(10.2, 10.0)), id="waiting_lasts_until_answered"),
+        pytest.param(Gate(10.0, pause=PAUSE), 10.1, True, Step(Gate(10.1, pause=PAUSE)), id="lease_not_ended_early"),
+        pytest.param(
+            Gate(10.0, pause=PAUSE), 10.2, True, Step(Gate(10.2, 10.2), RAN_OUT, PAUSE), id="lease_end_closes"
+        ),
+        pytest.param(
+            Gate(10.0, pause=PAUSE), 11.0, True, Step(Gate(11.0, 11.0), write_gate.STALL, PAUSE), id="stall_and_lease"
+        ),
+        pytest.param(
+            Gate(10.0, 9.0, PAUSE), 10.2, True, Step(Gate(10.2, 9.0), "", PAUSE), id="lease_end_while_waiting"
+        ),
+    ],
+)
+def test_observe(gate: Gate, now: float, tick: bool, step: Step) -> None:
+    """A stall longer than the limit (0.5 s here) or a lease past its end makes writes wait for the controller."""
+    assert write_gate.observe(gate, now, 0.5, tick=tick) == step
+
+
+@pytest.mark.parametrize(
+    ("gate", "asked_at", "after"),
+    [
+        pytest.param(Gate(1.0), 5.0, Gate(1.0), id="not_waiting"),
+        pytest.param(Gate(1.0, 5.0), 4.9, Gate(1.0, 5.0), id="asked_before_the_gate_closed"),
+        pytest.param(Gate(1.0, 5.0), 5.0, Gate(1.0), id="asked_when_it_closed"),
+        pytest.param(Gate(1.0, 5.0, PAUSE), 6.0, Gate(1.0, None, PAUSE), id="asked_after_it_closed"),
+    ],
+)
+def test_only_an_answer_asked_after_the_gate_closed_reopens_it(gate: Gate, asked_at: float, after: Gate) -> None:
+    assert write_gate.answered(gate, asked_at) == after
+
+
+@pytest.mark.parametrize(
+    ("gate", "token", "after"),
+    [
+        pytest.param(Gate(1.0), "t1", None, id="no_pause"),
+        pytest.param(Gate(1.0, pause=PAUSE), "other", None, id="another_token"),
+        pytest.param(Gate(1.0, 0.5, PAUSE), "t1", Gate(1.0, 0.5), id="its_token"),
+    ],
+)
+def test_resume_needs_the_pause_token(gate: Gate, token: str, after: Gate | None) -> None:
+    assert write_gate.resume(gate, token) == after
+
+
+@pytest.mark.parametrize(("timeout_ms", "limit_s"), [(600_000, 300.0), (10_000, 5.0), (600, 0.3), (0, 0.3)])
+def test_the_stall_limit_is_half_the_heartbeat_timeout_at_least_300_ms(timeout_ms: int, limit_s: float) -> None:
+    assert write_gate.pause_limit_s(timeout_ms) == limit_s
+
+
+@pytest.mark.parametrize(
+    ("broker_id", "role", "epoch", "has_master", "target", "master_epoch", "refused"),
+    [
+        pytest.param(
+            -1, Role.FENCED, 0, False, 2, 1, (ResponseCode.CONTROLLER_INVALID_MASTER, "broker -1 is not a master"),
+            id="unregistered",
+        ),
+        pytest.param(
+            1, Role.FENCED, 0, False, 2, 1, (ResponseCode.CONTROLLER_INVALID_MASTER, "broker 1 is not a master"),
+            id="fenced",
+        ),
+        pytest.param(
+            1, Role.SLAVE, 1, False, 2, 1, (ResponseCode.CONTROLLER_INVALID_MASTER, "broker 1 is not a master"),
+            id="slave",
+        ),
+        pytest.param(
+            1, Role.MASTER, 1, False, 2, 1, (ResponseCode.CONTROLLER_INVALID_MASTER, "broker 1 is not a master"),
+            id="master_role_without_an_ha_master",
+        ),
+        pytest.param(
+            1, Role.MASTER, 3, True, 2, 2,
+            (ResponseCode.CONTROLLER_FENCED_MASTER_EPOCH, "broker 1 is master in epoch 3, not 2"), id="older_epoch",
+        ),
+        pytest.param(
+            1, Role.MASTER, 3, True, 2, 4,
+            (ResponseCode.CONTROLLER_FENCED_MASTER_EPOCH, "broker 1 is master in epoch 3, not 4"), id="newer_epoch",
+        ),
+        pytest.param(
+            1, Role.MASTER, 1, True, 1, 1, (ResponseCode.CONTROLLER_INVALID_REQUEST, "broker 1 is this master"),
+            id="to_itself",
+        ),
+        pytest.param(1, Role.MASTER, 1, True, 2, 1, None, id="master_of_that_epoch"),
+    ],
+)  # fmt: skip
+def test_who_may_prepare_a_transfer(
+    broker_id: int, role: Role, epoch: int, has_master: bool, target: int, master_epoch: int,
+    refused: tuple[int, str] | None,
+) -> None:  # fmt: skip
+    got = write_gate.refusal(broker_id, role, epoch, has_master, target, master_epoch)
+    assert got == (TransferReady(*refused) if refused is not None else None)
+
+
+@pytest.mark.parametrize(
+    ("ack", "timeout_s", "same_role", "code", "remark"),
+    [
+        pytest.param(100, 0.05, False, ResponseCode.CONTROLLER_FENCED_MASTER_EPOCH, "the role changed while waiting",
+                     id="role_changed"),
+        pytest.param(-1, 0.05, False, ResponseCode.CONTROLLER_FENCED_MASTER_EPOCH, "the role changed while waiting",
+                     id="role_change_outranks_a_missing_ack"),
+        pytest.param(-1, 0.05, True, ResponseCode.CONTROLLER_ELECT_MASTER_FAILED,
+                     "broker 2 is not connected, not the final offset 100, within 50 ms", id="not_connected"),
+        pytest.param(0, 0.01, True, ResponseCode.CONTROLLER_ELECT_MASTER_FAILED,
+                     "broker 2 acknowledged 0, not the final offset 100, within 10 ms", id="behind"),
+        pytest.param(100, 30.0, True, ResponseCode.SUCCESS, "", id="caught_up"),
+        pytest.param(200, 30.0, True, ResponseCode.SUCCESS, "", id="ahead"),
+    ],
+)  # fmt: skip
+def test_the_outcome_of_the_wait(ack: int, timeout_s: float, same_role: bool, code: int, remark: str) -> None:
+    got = write_gate.outcome(2, 100, ack, timeout_s, 0.5, same_role=same_role)
+    assert got == TransferReady(code, remark, 100, ack, 0.5)
+
+
+BAD_REQUESTS = [
+    pytest.param({"token": ""}, id="no_token"),
+    pytest.param({"timeout_millis": 0}, id="no_timeout"),
+    pytest.param({"timeout_millis": -5}, id="negative_timeout"),
+    pytest.param({"lease_millis": 1000}, id="lease_equal_to_timeout"),
+    pytest.param({"lease_millis": 10}, id="lease_shorter_than_timeout"),
+    pytest.param({"target_broker_id": -1}, id="negative_target"),
+    pytest.param({"target_broker_id": 0}, id="target_0"),
+    pytest.param({"timeout_millis": 60_001, "lease_millis": 70_000}, id="timeout_above_60000"),
+    pytest.param({"lease_millis": 600_001}, id="lease_above_600000"),
+    pytest.param({"timeout_millis": 2**63 - 1, "lease_millis": 2**63 - 1}, id="huge_timeout"),
+    pytest.param({"lease_millis": 2**62}, id="huge_lease"),
+]
+GOOD_REQUEST: dict[str, Any] = {"token": "t1", "target_broker_id": 2, "timeout_millis": 1000, "lease_millis": 5000}
+
+
+@pytest.mark.parametrize("fields", BAD_REQUESTS)
+def test_malformed_prepare_requests(fields: dict[str, Any]) -> None:
+    r = {**GOOD_REQUEST, **fields}
+    problem = write_gate.request_problem(r["token"], r["target_broker_id"], r["timeout_millis"], r["lease_millis"])
+    assert problem == (
+        "token, target_broker_id >= 1, timeout_millis 1..60000 and lease_millis above timeout_millis, "
+        "at most 600000, are required"
+    )
+
+
+@pytest.mark.parametrize(
+    "fields", [{}, {"timeout_millis": 60_000, "lease_millis": 600_000}, {"timeout_millis": 1, "lease_millis": 2}]
+)
+def test_well_formed_prepare_requests(fields: dict[str, Any]) -> None:
+    r = {**GOOD_REQUEST, **fields}
+    assert write_gate.request_problem(r["token"], r["target_broker_id"], r["timeout_millis"], r["lease_millis"]) is None
 
 
 # --- HAMaster ------------------------------------------------------------------------------------------
@@ -227,7 +393,7 @@ def become_master(m: ReplicasManager, epoch: int = 1, members: frozenset[int] = 
 
 
 def prepare(m: ReplicasManager, target: int = 2, epoch: int = 1, timeout_s: float = 0.01, token: str = "t1") -> Any:
-    return m.prepare_transfer(target, TARGET_ADDRESS, epoch, timeout_s, 600.0, token)
+    return m.prepare_transfer(target, TARGET_ADDRESS, epoch, timeout_s, LEASE_S, token)
 
 
 def test_a_manager_without_a_replica_is_not_a_master(tmp_path: Path) -> None:
@@ -344,7 +510,7 @@ def test_an_expired_lease_waits_for_the_controller_instead_of_resuming(manager: 
     assert prepare(manager).code == ResponseCode.SUCCESS
     pause = manager.write_pause
     assert pause is not None
-    manager._check_lease(pause.until + 1.0)  # what the watchdog does once the lease ran out
+    manager._observe(tick=True, now=pause.until + 1.0)  # what the watchdog does once the lease ran out
     assert manager.write_pause is None
     assert manager.put([msg(1)]).status is PutStatus.SERVICE_NOT_AVAILABLE, "fenced until the controller answers"
     assert manager._events.get_nowait() == ("poll", None), "the controller is asked at once"
@@ -356,9 +522,19 @@ def test_the_lease_does_not_end_a_pause_early(manager: ReplicasManager) -> None:
     assert prepare(manager).code == ResponseCode.SUCCESS
     pause = manager.write_pause
     assert pause is not None
-    manager._check_lease(pause.until)
+    manager._observe(tick=True, now=pause.until)
     assert manager.write_pause == pause
     assert manager.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
+
+
+def test_the_role_and_epoch_have_one_record_the_replicas_position(manager: ReplicasManager) -> None:
+    """The manager keeps no copy of its role and epoch: what the replica was told is what the broker reports."""
+    assert (manager.status().role, manager.status().master_epoch) == (Role.FENCED, 0)
+    assert manager.replica is not None
+    manager.replica.change_to_master(4, frozenset({1}), 1, lambda _s: None)
+    assert manager.replica.position == Position(Role.MASTER, 4)
+    assert (manager.status().role, manager.status().master_epoch) == (Role.MASTER, 4)
+    assert manager.readable()
 
 
 def test_a_role_change_ends_the_pause(manager: ReplicasManager) -> None:
@@ -390,19 +566,7 @@ def prepare_request(**fields: Any) -> pb.PrepareTransferRequest:
     return pb.PrepareTransferRequest(**{**base, **fields})
 
 
-@pytest.mark.parametrize(
-    "fields",
-    [
-        pytest.param({"token": ""}, id="no_token"),
-        pytest.param({"timeout_millis": 0}, id="no_timeout"),
-        pytest.param({"timeout_millis": -5}, id="negative_timeout"),
-        pytest.param({"lease_millis": 1000}, id="lease_equal_to_timeout"),
-        pytest.param({"lease_millis": 10}, id="lease_shorter_than_timeout"),
-        pytest.param({"target_broker_id": -1}, id="negative_target"),
-        pytest.param({"timeout_millis": 2**63 - 1, "lease_millis": 2**63 - 1}, id="huge_timeout"),
-        pytest.param({"lease_millis": 2**62}, id="huge_lease"),
-    ],
-)
+@pytest.mark.parametrize("fields", BAD_REQUESTS)
 def test_prepare_transfer_requests_are_validated_before_anything_pauses(
     manager: ReplicasManager, fields: dict[str, Any]
 ) -> None:
