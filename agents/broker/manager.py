@@ -535,9 +535,11 @@ class ReplicasManager:
         has_master = response.HasField("master_broker_id") and response.master_address
         members: Sequence[int]
         sync_state_set = response.sync_state_set
+        if hasattr(response, "sync_state_set_info") and response.HasField("sync_state_set_info"):
+            sync_state_set = response.sync_state_set_info  # ElectMasterResponse's SyncStateSet message (field 14)
         if isinstance(sync_state_set, common_pb2.SyncStateSet):
             members, sss_epoch = sync_state_set.broker_ids, sync_state_set.sync_state_set_epoch
-        else:  # ElectMasterResponse lists the ids and carries the epoch beside them
+        else:  # an older controller's ElectMasterResponse: the ids, and the epoch beside them
             members, sss_epoch = sync_state_set, response.sync_state_set_epoch
         return ControllerView(
             response.master_broker_id if has_master else None,

@@ -45,7 +45,13 @@ def test_every_controller_answer_becomes_the_same_view() -> None:
         master_broker_id=1, master_address="h:1", master_ha_address="h:2", master_epoch=5,
         sync_state_set=[1, 2], sync_state_set_epoch=3,
     )  # fmt: skip
-    assert [ReplicasManager._view_of(r) for r in (register, info, elect)] == [expected] * 3
+    # the message form (field 14) wins over the deprecated ids an older controller sent alone
+    elect_message = pb.ElectMasterResponse(
+        master_broker_id=1, master_address="h:1", master_ha_address="h:2", master_epoch=5,
+        sync_state_set=[9], sync_state_set_epoch=8, sync_state_set_info=members,
+    )  # fmt: skip
+    answers = (register, info, elect, elect_message)
+    assert [ReplicasManager._view_of(r) for r in answers] == [expected] * 4
     assert ReplicasManager._view_of_push(push) == expected
 
 
