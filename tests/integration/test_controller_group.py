@@ -22,9 +22,9 @@ from mqadmin_py.errors import MqError
 from mqadmin_py.proto import common_pb2, controller_pb2_grpc
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
-from tests.integration.conftest import (
+from tests.harness.controllers import (
     CLUSTER,
-    EXTRA_CONFIG,
+    CONTROLLER_CONFIG,
     Client,
     FakeBroker,
     ensure_group,
@@ -33,8 +33,8 @@ from tests.integration.conftest import (
     metadata,
     node,
     running,
-    wait_until,
 )
+from tests.harness.wait import wait_until
 from tests.integration.test_cli_sandbox import Cli
 
 pytestmark = [pytest.mark.integration]
@@ -425,7 +425,7 @@ def test_the_first_leader_records_every_runtime_key_for_the_group(sandbox: Sandb
     assert len({r.config_version for r in configs}) == 1
     for r in configs:
         assert {k: r.config[k] for k in RUNTIME_KEYS} == dict(r.group_config)
-        assert r.group_config["scanInactiveMasterInterval"] == EXTRA_CONFIG["scanInactiveMasterInterval"]
+        assert r.group_config["scanInactiveMasterInterval"] == CONTROLLER_CONFIG["scanInactiveMasterInterval"]
 
 
 def test_config_update_with_a_node_down_reaches_it_when_it_restarts(sandbox: Sandbox) -> None:
@@ -503,7 +503,7 @@ def test_nodes_whose_files_disagree_decide_with_one_value_across_a_leader_change
     start, and a leader change flipped the election switch. The first leader now records its value for the group."""
     box = Sandbox(tmp_path / "split-files")
     try:
-        box.up(controllers=3, extra_config=dict(EXTRA_CONFIG), timeout=30.0)
+        box.up(controllers=3, extra_config=dict(CONTROLLER_CONFIG), timeout=30.0)
         box.down()
         shutil.rmtree(box.dir / "store")  # a new group, whose n0 alone has the switch on in its file
         with open(node(box, "n0").configFile, "a", encoding="utf-8") as f:

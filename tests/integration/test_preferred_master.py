@@ -16,7 +16,8 @@ import pytest
 from controller.codes import ResponseCode as C
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
-from tests.integration.conftest import CLUSTER, Client, FakeBroker, ensure_group, leader, wait_until
+from tests.harness.controllers import CLUSTER, Client, FakeBroker, ensure_group, leader
+from tests.harness.wait import wait_until
 from tests.integration.test_controller_group import (
     alive_ids,
     alter,

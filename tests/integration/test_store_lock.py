@@ -16,7 +16,9 @@ import pytest
 from mqadmin_py.properties import read_properties, write_properties_atomic
 from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
-from tests.integration.agents_cluster import ROOT, AgentProcess, unused_port, wait_for
+from tests.harness.agents import AgentProcess
+from tests.harness.processes import ROOT, unused_port
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 
@@ -76,7 +78,7 @@ def test_a_second_agent_on_a_store_exits_1_naming_the_holder(shared: str, tmp_pa
         second.conf.write_text(second.conf.read_text().replace(str(second.dir / "agent"), str(store)))
     try:
         first.start()
-        wait_for(lambda: first.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2).brokers, 30, "the first agent")
+        wait_until(lambda: first.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2).brokers, 30, "the first agent")
         result = run_second("agents", second.conf)
         assert result.returncode == 1, result.stderr
         assert "mqagent: cannot start: " in result.stderr and "Traceback" not in result.stderr

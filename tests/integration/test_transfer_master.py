@@ -38,7 +38,7 @@ from mqadmin_py.errors import MqError
 from mqadmin_py.proto import agent_pb2 as apb
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox, _pid_alive
-from tests.integration.conftest import wait_until
+from tests.harness.wait import wait_until
 from tests.integration.test_cli_sandbox import Cli as SandboxCli
 
 pytestmark = [pytest.mark.integration]
