@@ -83,3 +83,23 @@ class AgentProcess(ChildProcess):
         except grpc.RpcError:
             return "down"
         return status.role if status.code == ResponseCode.SUCCESS else "unknown"
+
+
+def master_of_set(agents: list[AgentProcess], name: str) -> AgentProcess | None:
+    """The agent hosting the master replica of set `name`, when exactly one agent says it is master."""
+    masters = [a for a in agents if a.role(name) == "master"]
+    return masters[0] if len(masters) == 1 else None
+
+
+def master_agent(agents: list[AgentProcess]) -> AgentProcess | None:
+    """The agent whose broker-a replica is the master, when exactly one is."""
+    return master_of_set(agents, BROKER)
+
+
+def send(agent: AgentProcess, i: int) -> pb.SendMessageResponse:
+    """Message `i` to the agent's broker-a replica (topic Orders, two queues)."""
+    message = pb.Message(topic="Orders", queue_id=i % 2, body=f"order-{i:05d}".encode())
+    response: pb.SendMessageResponse = agent.stub(BROKER).SendMessage(
+        pb.SendMessageRequest(broker=pb.BrokerRef(broker_name=BROKER), message=message), timeout=10
+    )
+    return response

@@ -9,6 +9,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
+
 from agents.broker.agent import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,3 +88,26 @@ class ChildProcess:
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
+
+
+EXIT_WAIT_S = 60.0
+"""How long the second process may take to give up (a second that runs instead never exits: the test fails)."""
+
+
+def run_second(module: str, config_file: Path) -> subprocess.CompletedProcess[str]:
+    """Run `python -m module -c config_file`, expected to exit; a process still running at EXIT_WAIT_S is killed
+    and fails the test."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", module, "-c", str(config_file)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        out, err = proc.communicate(timeout=EXIT_WAIT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"the second {module} on the same store kept running: {err[-2000:]}")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)

@@ -15,7 +15,7 @@ from mqadmin_py.client import ControllerClient
 from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.proto import controller_pb2 as cpb
 from mqadmin_py.sandbox import Sandbox
-from tests.harness.agents import BROKER, FAST, AgentProcess
+from tests.harness.agents import BROKER, FAST, AgentProcess, master_agent, master_of_set, send
 from tests.harness.controllers import CONTROLLER_CONFIG
 from tests.harness.processes import unused_port
 from tests.harness.wait import wait_until
@@ -60,21 +60,9 @@ def sync_state(controllers: Sandbox) -> cpb.ReplicasInfo:
 def settled_master(controllers: Sandbox, cluster: list[AgentProcess]) -> AgentProcess:
     """The master, once all three replicas are in the SyncStateSet."""
     wait_until(lambda: len(sync_state(controllers).in_sync_replicas) == 3, 30, "all three in sync")
-    master = master_of(cluster)
+    master = master_agent(cluster)
     assert master is not None
     return master
-
-
-def master_of(agents: list[AgentProcess]) -> AgentProcess | None:
-    return master_of_set(agents, BROKER)
-
-
-def send(agent: AgentProcess, i: int) -> pb.SendMessageResponse:
-    message = pb.Message(topic="Orders", queue_id=i % 2, body=f"order-{i:05d}".encode())
-    response: pb.SendMessageResponse = agent.stub(BROKER).SendMessage(
-        pb.SendMessageRequest(broker=pb.BrokerRef(broker_name=BROKER), message=message), timeout=10
-    )
-    return response
 
 
 def pull_all(agent: AgentProcess) -> dict[int, list[tuple[int, bytes]]]:
@@ -134,7 +122,7 @@ def test_sigkill_of_the_master_under_load_fails_over_without_losing_an_acknowled
     def produce() -> None:
         i = 0
         while not stop.is_set():
-            target = master_of([a for a in cluster if a is not old]) if old.proc.poll() is not None else old  # type: ignore[union-attr]
+            target = master_agent([a for a in cluster if a is not old]) if old.proc.poll() is not None else old  # type: ignore[union-attr]
             if target is None:
                 stop.wait(0.02)
                 continue
@@ -152,7 +140,7 @@ def test_sigkill_of_the_master_under_load_fails_over_without_losing_an_acknowled
         wait_until(lambda: len(acked) >= 30, 20, "sends before the crash")
         old.kill()
         killed_at = len(acked)
-        new = wait_until(lambda: master_of([a for a in cluster if a is not old]), 15, "a new master")
+        new = wait_until(lambda: master_agent([a for a in cluster if a is not old]), 15, "a new master")
         assert new.ha_status(BROKER).master_epoch == old_epoch + 1
         wait_until(lambda: len(acked) >= killed_at + 30, 20, "sends after the failover")
     finally:
@@ -198,7 +186,7 @@ def test_a_hung_master_is_replaced_and_steps_down_without_accepting_writes_in_it
     old.signal(signal.SIGSTOP)
     try:
         others = [a for a in cluster if a is not old]
-        new = wait_until(lambda: master_of(others), 15, "the controller to elect another master (heartbeat expiry)")
+        new = wait_until(lambda: master_agent(others), 15, "the controller to elect another master (heartbeat expiry)")
         assert new.ha_status(BROKER).master_epoch == old_epoch + 1
         assert send(new, 1).code == ResponseCode.SUCCESS
     finally:
@@ -237,7 +225,9 @@ def test_replication_survives_the_controller_leader_and_the_new_leader_handles_t
         controllers.wait_for_leader(timeout=20)
         epoch = master.ha_status(BROKER).master_epoch
         master.kill()
-        new = wait_until(lambda: master_of([a for a in cluster if a is not master]), 20, "the new leader to fail over")
+        new = wait_until(
+            lambda: master_agent([a for a in cluster if a is not master]), 20, "the new leader to fail over"
+        )
         assert new.ha_status(BROKER).master_epoch == epoch + 1
     finally:
         controllers.start(leader_id)
@@ -304,8 +294,3 @@ def test_killing_an_agent_fails_over_only_the_broker_sets_whose_master_it_hosted
                 cluster_name="E2ECluster", broker_name=name, is_clean_living_broker=True,
                 clean_whole_set=True))  # fmt: skip
         client.close()
-
-
-def master_of_set(agents: list[AgentProcess], name: str) -> AgentProcess | None:
-    masters = [a for a in agents if a.role(name) == "master"]
-    return masters[0] if len(masters) == 1 else None

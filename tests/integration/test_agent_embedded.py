@@ -18,11 +18,10 @@ from controller.codes import ResponseCode
 from mqadmin_py.client import ControllerClient
 from mqadmin_py.errors import MqError
 from mqadmin_py.proto import controller_pb2 as cpb
-from tests.harness.agents import BROKER, FAST, AgentProcess
+from tests.harness.agents import BROKER, FAST, AgentProcess, master_agent, send
 from tests.harness.controllers import CONTROLLER_CONFIG
 from tests.harness.processes import unused_port
 from tests.harness.wait import wait_until
-from tests.integration.test_agent_e2e import master_of, send
 
 pytestmark = [pytest.mark.integration]
 
@@ -105,14 +104,14 @@ def test_killing_the_agent_of_the_master_and_the_raft_leader_fails_over_both(clu
     agents = cluster.agents
     wait_until(lambda: len(cluster.in_sync()) == 3, 40, "a master and a SyncStateSet of 3")
     leader = wait_until(lambda: cluster.leader(agents), 20, "a Raft leader among the embedded nodes")
-    if master_of(agents) is not leader:  # put the broker master on the leader's agent: the hardest crash
+    if master_agent(agents) is not leader:  # put the broker master on the leader's agent: the hardest crash
         moved = cluster.client.call("ElectMaster", cpb.ElectMasterRequest(
             cluster_name="E2ECluster", broker_name=BROKER, broker_id=leader.ha_status(BROKER).broker_id,
             designate_elect=True))  # fmt: skip
         assert moved.code == ResponseCode.SUCCESS, moved
         wait_until(lambda: leader.role(BROKER) == "master", 15, "the leader's agent to take the master")
         wait_until(lambda: len(cluster.in_sync()) == 3, 30, "the SyncStateSet to grow back to 3")
-    assert cluster.leader(agents) is leader and master_of(agents) is leader
+    assert cluster.leader(agents) is leader and master_agent(agents) is leader
     assert role_metric(leader, "master") == 1.0
     assert all(role_metric(a, "slave") == 1.0 for a in agents if a is not leader)
     assert send(leader, 0).code == ResponseCode.SUCCESS
@@ -125,7 +124,7 @@ def test_killing_the_agent_of_the_master_and_the_raft_leader_fails_over_both(clu
     leader.kill()
     survivors = [a for a in agents if a is not leader]
     wait_until(lambda: cluster.leader(survivors), 20, "the survivors to elect a Raft leader")
-    new = wait_until(lambda: master_of(survivors), 30, "the survivors to elect a broker master")
+    new = wait_until(lambda: master_agent(survivors), 30, "the survivors to elect a broker master")
     assert new.ha_status(BROKER).master_epoch == old_epoch + 1
     wait_until(lambda: send(new, 1).code == ResponseCode.SUCCESS, 15, "sends to resume on the new master")
     assert role_metric(new, "master") == 1.0

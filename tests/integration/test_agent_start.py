@@ -16,9 +16,8 @@ import pytest
 from controller.codes import ResponseCode
 from mqadmin_py.proto import agent_pb2 as pb
 from tests.harness.agents import AgentProcess
-from tests.harness.processes import ROOT, unused_port
+from tests.harness.processes import ROOT, run_second, unused_port
 from tests.harness.wait import wait_until
-from tests.integration.test_store_lock import run_second
 
 pytestmark = [pytest.mark.integration]
 

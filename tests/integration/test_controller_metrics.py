@@ -15,9 +15,8 @@ from controller.codes import ResponseCode as C
 from mqadmin_py import __version__
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import ControllerProcess, Sandbox
-from tests.harness.controllers import CLUSTER, CONTROLLER_CONFIG, Client, FakeBroker, leader
+from tests.harness.controllers import CLUSTER, CONTROLLER_CONFIG, Client, FakeBroker, leader, wait_alive
 from tests.harness.wait import wait_until
-from tests.integration.test_controller_group import wait_alive
 
 pytestmark = [pytest.mark.integration]
 

@@ -23,9 +23,8 @@ from controller.codes import ResponseCode
 from mqadmin_py.proto import agent_pb2, common_pb2, controller_pb2
 from mqadmin_py.sandbox import Sandbox
 from tests.harness.agents import BROKER, AgentProcess
-from tests.harness.controllers import leader, metadata
+from tests.harness.controllers import leader, metadata, node_config
 from tests.harness.wait import wait_until
-from tests.integration.test_controller_group import node_config
 
 pytestmark = [pytest.mark.integration]
 
