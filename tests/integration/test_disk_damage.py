@@ -30,11 +30,10 @@ from mqadmin_py.sandbox import Sandbox
 from mqadmin_py.storelock import LOCK_FILE
 from tests.harness.agents import AgentProcess
 from tests.harness.controllers import Client, followers, leader, metadata, node
+from tests.harness.processes import ROOT
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _apply(client: Client, broker_name: str, count: int) -> None:

@@ -38,11 +38,11 @@ from mqadmin_py.sandbox import Sandbox, _pid_alive
 from mqadmin_py.security import PLAINTEXT, ClientSecurity, Credential, open_channel
 from tests.harness.agents import AgentProcess
 from tests.harness.controllers import FakeBroker
+from tests.harness.processes import ROOT
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 
-ROOT = Path(__file__).resolve().parents[2]
 BROKER = "broker-a"
 CLUSTER = "DefaultCluster"
 
