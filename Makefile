@@ -1,11 +1,12 @@
 # Two entry points: `make demo` runs the product's main job, `make test` runs the whole suite.
 # Both create .venv and install the project into it first (Python 3.11+ as python3).
+# `make check` is the developer's edit loop: lint, types, unit and fuzz tests (no multi-process tests).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint stubs completions clean
+.PHONY: demo test check lint stubs completions clean
 
 $(STAMP): pyproject.toml setup.py agents/store/_fastscan.c
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +21,9 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	GRPC_VERBOSITY=ERROR $(PY) -m pytest
+
+check: lint
+	GRPC_VERBOSITY=ERROR $(PY) -m pytest -q tests/unit tests/fuzz
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy

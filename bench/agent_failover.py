@@ -46,7 +46,9 @@ from _common import pb as cpb
 
 from controller.codes import ResponseCode
 from mqadmin_py.proto import agent_pb2 as apb
-from tests.integration.agents_cluster import BROKER, CONTROLLER_CONFIG, FAST, AgentProcess, wait_for
+from tests.harness.agents import BROKER, FAST, AgentProcess
+from tests.harness.controllers import CONTROLLER_CONFIG
+from tests.harness.wait import wait_until
 
 POLL_S = 0.01
 PAUSE_S = 0.005
@@ -197,7 +199,7 @@ def master(agents: Sequence[AgentProcess]) -> tuple[AgentProcess, apb.GetHAStatu
         found = [(a, s) for a in agents if (s := a.ha_status(BROKER)).role == "master"]
         return found[0] if len(found) == 1 else None
 
-    result: tuple[AgentProcess, apb.GetHAStatusResponse] = wait_for(find, 30, "exactly one master")
+    result: tuple[AgentProcess, apb.GetHAStatusResponse] = wait_until(find, 30, "exactly one master")
     return result
 
 
@@ -211,9 +213,9 @@ def wait_all_in_sync(client: ControllerClient, agents: Sequence[AgentProcess], p
         _, status = master(agents)
         return len(status.sync_state_set) == 3 and all(a.role(BROKER) in ("master", "slave") for a in agents)
 
-    wait_for(in_sync, 60, "all three replicas in the SyncStateSet")
+    wait_until(in_sync, 60, "all three replicas in the SyncStateSet")
     t = time.monotonic()
-    wait_for(lambda: len(producer.acks_since(t)) >= 20, 30, "acks with all three in sync")
+    wait_until(lambda: len(producer.acks_since(t)) >= 20, 30, "acks with all three in sync")
     return time.monotonic()
 
 
@@ -230,7 +232,7 @@ def one_run(kind: str, client: ControllerClient, agents: list[AgentProcess], pro
         assert old.proc is not None
         old.proc.wait(10)
     try:
-        wait_for(lambda: any(e > old_epoch for _, e in producer.acks_since(run.fault)), 30, "an ack in a new epoch",
+        wait_until(lambda: any(e > old_epoch for _, e in producer.acks_since(run.fault)), 30, "an ack in a new epoch",
                  interval=POLL_S)  # fmt: skip
         watcher.join(30)
     except AssertionError as exc:
@@ -247,7 +249,7 @@ def one_run(kind: str, client: ControllerClient, agents: list[AgentProcess], pro
         old.start()
     else:
         old.signal(signal.SIGCONT)
-        wait_for(lambda: (s := old.ha_status(BROKER)).role == "slave" and s.master_epoch > old_epoch, 30,
+        wait_until(lambda: (s := old.ha_status(BROKER)).role == "slave" and s.master_epoch > old_epoch, 30,
                  "the stopped master to step down by itself")  # fmt: skip
         run.stepped_down = time.monotonic() - restarted
     run.recovered = wait_all_in_sync(client, agents, producer) - restarted
@@ -307,7 +309,7 @@ def agent_log_summary(agents: Sequence[AgentProcess]) -> str:
 def start_agents(agents: Sequence[AgentProcess]) -> None:
     """The first agent alone until it is master (a deterministic start), then the others."""
     agents[0].start()
-    wait_for(lambda: agents[0].role(BROKER) == "master", 30, "the first replica to become master")
+    wait_until(lambda: agents[0].role(BROKER) == "master", 30, "the first replica to become master")
     for a in agents[1:]:
         a.start()
 

@@ -52,7 +52,9 @@ from agent_failover import (
 
 from controller.codes import ResponseCode
 from mqadmin_py.proto import agent_pb2 as apb
-from tests.integration.agents_cluster import BROKER, CONTROLLER_CONFIG, FAST, AgentProcess, wait_for
+from tests.harness.agents import BROKER, FAST, AgentProcess
+from tests.harness.controllers import CONTROLLER_CONFIG
+from tests.harness.wait import wait_until
 
 RETRIABLE = frozenset({ResponseCode.SLAVE_NOT_AVAILABLE, ResponseCode.SERVICE_NOT_AVAILABLE})
 TRANSFERRING = "MASTER_TRANSFERRING"
@@ -234,7 +236,7 @@ def transfer_run(
     if response.code != ResponseCode.SUCCESS or run.state != "done":
         run.notes.append(f"transfer {run.state}: code {response.code} {response.remark}")
     try:
-        wait_for(lambda: any(e > run.old_epoch for _, e in producer.acks_since(run.rpc_sent)), 30,
+        wait_until(lambda: any(e > run.old_epoch for _, e in producer.acks_since(run.rpc_sent)), 30,
                  "an ack in a new epoch", interval=POLL_S)  # fmt: skip
     except AssertionError as exc:
         run.notes.append(str(exc))

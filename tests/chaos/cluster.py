@@ -26,13 +26,9 @@ Every process is started by this module and stopped by pid (``close``), also whe
 from __future__ import annotations
 
 import json
-import os
 import pickle
 import re
-import signal
 import struct
-import subprocess
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,14 +44,9 @@ from mqadmin_py.errors import MqError
 from mqadmin_py.proto import controller_pb2 as cpb
 from tests.chaos.history import ControllerView, ReplicaFiles, RoleChange
 from tests.chaos.proxy import Link, Mode, ProxyHub
-from tests.integration.agents_cluster import (
-    CONTROLLER_CONFIG,
-    FAST,
-    ROOT,
-    AgentProcess,
-    stop_process,
-    unused_port,
-)
+from tests.harness.agents import FAST, AgentProcess
+from tests.harness.controllers import CONTROLLER_CONFIG
+from tests.harness.processes import ChildProcess, unused_port
 
 AGENT_HOST = "127.0.0.1"
 PROXY_HOST = "127.0.0.4"
@@ -69,13 +60,12 @@ ROLE_LINE = re.compile(
 )
 
 
-class ControllerProc:
+class ControllerProc(ChildProcess):
     """One ``mqcontroller`` process with its own peer list (see the module docstring)."""
 
     def __init__(self, directory: Path, node_id: str, peers: str, extra: dict[str, str]) -> None:
+        super().__init__(directory / node_id, "controller.log")
         self.id = node_id
-        self.dir = directory / node_id
-        self.dir.mkdir(parents=True, exist_ok=True)
         self.store = directory / "store"
         self.conf = self.dir / "controller.conf"
         values = {
@@ -87,41 +77,18 @@ class ControllerProc:
             **extra,
         }
         self.conf.write_text("".join(f"{k}={v}\n" for k, v in values.items()))
-        self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def node_store(self) -> Path:
         return self.store / self.id
 
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
     def start(self) -> None:
-        with open(self.dir / "controller.log", "ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "controller", "-c", str(self.conf)],
-                stdout=log,
-                stderr=log,
-                env={**os.environ, "PYTHONPATH": str(ROOT), "GRPC_VERBOSITY": "ERROR"},
-                cwd=ROOT,
-            )
+        self.spawn(["-m", "controller", "-c", str(self.conf)], {"GRPC_VERBOSITY": "ERROR"})
 
     def signal(self, sig: int) -> None:
+        """Send `sig` if it runs: a fault's heal may come after another fault killed the node."""
         if self.running():
-            assert self.proc is not None
-            os.kill(self.proc.pid, sig)
-
-    def kill(self) -> None:
-        if self.running():
-            assert self.proc is not None
-            self.proc.send_signal(signal.SIGCONT)
-            self.proc.kill()
-            self.proc.wait(10)
-
-    def stop(self) -> None:
-        """SIGTERM (after SIGCONT), then SIGKILL if it does not exit."""
-        if self.proc is not None:
-            stop_process(self.proc)
+            super().signal(sig)
 
 
 @dataclass(frozen=True, slots=True)

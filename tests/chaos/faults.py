@@ -24,7 +24,8 @@ from mqadmin_py.proto import controller_pb2 as cpb
 from tests.chaos.cluster import CLUSTER, ChaosCluster
 from tests.chaos.history import Fault, Recorder
 from tests.chaos.proxy import Mode
-from tests.integration.agents_cluster import AgentProcess
+from tests.harness.agents import AgentProcess
+from tests.harness.wait import wait_until
 
 KINDS = (
     "kill-master",
@@ -114,16 +115,16 @@ class FaultScheduler:
         cluster = self.cluster
         name = cluster.sets[0]
         try:
-            old = self._wait_for(lambda: cluster.leader(), "a controller leader")
+            old = wait_until(lambda: cluster.leader(), 30.0, "a controller leader")
             info = cluster.sync_state()[name]
             master = info.master_broker_id
             target = min(r.broker_id for r in info.in_sync_replicas if r.broker_id != master)
             answered = self.recorder.history.lease_answers  # the poller's, appended under the recorder's lock
-            self._wait_for(lambda: old if any(a.node == old for a in answered) else None, f"a lease answer of {old}")
+            wait_until(lambda: old if any(a.node == old for a in answered) else None, 30.0, f"a lease answer of {old}")
             links = cluster.raft_links_of(old)
             self._cut("partition-controller-leader", f"controller {old}", old, links, Mode.BLACKHOLE, float("inf"))
             others = [n for n in cluster.controllers if n != old]
-            new = self._wait_for(lambda: cluster.leader(among=others), "a leader on the majority side")
+            new = wait_until(lambda: cluster.leader(among=others), 30.0, "a leader on the majority side")
             request = cpb.TransferMasterRequest(cluster_name=CLUSTER, broker_name=name, broker_id=target)
             with ControllerClient(list(cluster.controller_addresses.values()), timeout=15.0) as client:
                 moved = client.call_at(cluster.controller_addresses[new], "TransferMaster", request)
@@ -136,14 +137,6 @@ class FaultScheduler:
             self.heal_all()
 
     # --- internals -------------------------------------------------------------------------------
-
-    def _wait_for(self, find: Callable[[], str | None], what: str, timeout: float = 30.0) -> str:
-        deadline = time.monotonic() + timeout
-        while (found := find()) is None:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"no {what} within {timeout:g} s")
-            time.sleep(0.1)
-        return found
 
     def _record(self, kind: str, target: str, detail: str = "") -> None:
         at = time.monotonic() - self.started

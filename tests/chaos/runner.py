@@ -32,7 +32,8 @@ from tests.chaos.faults import FaultScheduler
 from tests.chaos.history import FinalLog, History, Recorder
 from tests.chaos.invariants import Violation, check_all
 from tests.chaos.workload import QUEUES, Consumer, ControllerPoller, Producer, pull_request
-from tests.integration.agents_cluster import AgentProcess
+from tests.harness.agents import AgentProcess
+from tests.harness.wait import wait_until
 
 READY_S = 90.0
 AFTER_HEAL_S = 3.0
@@ -156,24 +157,16 @@ def run_chaos(
 
 
 def _wait_ready(cluster: ChaosCluster, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    last = "no answer"
-    while time.monotonic() < deadline:
-        try:
-            state = cluster.sync_state()
-        except MqError as exc:
-            last = str(exc)
-        else:
-            ready = [
-                n
-                for n, info in state.items()
-                if info.HasField("master_address") and sum(r.alive for r in info.in_sync_replicas) == 3
-            ]
-            if len(ready) == len(cluster.sets):
-                return
-            last = f"ready: {ready}"
-        time.sleep(0.2)
-    raise AssertionError(f"the cluster did not start within {timeout:g} s ({last}); see {cluster.dir}")
+    def ready() -> bool:
+        state = cluster.sync_state()
+        sets = [
+            n
+            for n, info in state.items()
+            if info.HasField("master_address") and sum(r.alive for r in info.in_sync_replicas) == 3
+        ]
+        return len(sets) == len(cluster.sets)
+
+    wait_until(ready, timeout, f"the cluster to start (see {cluster.dir})", interval=0.2)
 
 
 def _status(agent: AgentProcess, broker_set: str) -> pb.GetHAStatusResponse | None:

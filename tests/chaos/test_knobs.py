@@ -14,7 +14,7 @@ from agents.config import ConfigError, parse_broker
 from agents.store import message_store
 from agents.store.message_store import MessageStore
 from agents.store.record import Message
-from tests.integration.agents_cluster import ROOT
+from tests.harness.processes import ROOT
 
 REQUIRED = {"brokerName": "broker-a", "storePathRootDir": "/data/broker-a", "controllerAddr": "10.0.0.1:9876"}
 

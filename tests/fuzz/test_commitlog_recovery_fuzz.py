@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from agents.store.commitlog import CommitLog, CommitLogError, segment_name
 from agents.store.record import Message, encode
-from tests.fuzz.conftest import fuzz
+from tests.harness.fuzzing import fuzz
 
 SEG = 512
 TOPIC_AT = 38

@@ -17,7 +17,7 @@ import agents.config as agent_config
 import controller.config as controller_config
 from mqadmin_py.configkeys import ConfigError
 from mqadmin_py.properties import PropertiesError, parse_properties
-from tests.fuzz.conftest import files_state, fuzz, write_file
+from tests.harness.fuzzing import files_state, fuzz, write_file
 
 NUMBERS = st.sampled_from(["-1", "0", "1", "500", str(2**63 - 1), str(2**63), "9" * 30, "9" * 5000, "1e3", "²", "١٢"])
 NASTY_VALUES = st.one_of(

@@ -31,7 +31,7 @@ from agents.protocol.frames import (
     decode_from_slave,
     encode,
 )
-from tests.fuzz.conftest import flip_bits, fuzz
+from tests.harness.fuzzing import flip_bits, fuzz
 
 Decoded = tuple[object | None, int]
 INT32 = (-(2**31), 2**31 - 1)

@@ -18,7 +18,7 @@ from agents.store import checkpoint
 from agents.store.checkpoint import Checkpoint, CheckpointData, CheckpointError
 from agents.store.epoch_file import EpochFile, EpochFileError, decode, encode
 from agents.store.epochs import EpochCache
-from tests.fuzz.conftest import files_state, flip_bits, fuzz, write_file
+from tests.harness.fuzzing import files_state, flip_bits, fuzz, write_file
 
 GOOD_EPOCHS = [
     encode(EpochCache.from_pairs([(1, 0), (2, 100), (5, 2**40)])),

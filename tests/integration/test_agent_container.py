@@ -12,7 +12,10 @@ from mqadmin_py.client import ControllerClient
 from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.proto import controller_pb2 as cpb
 from mqadmin_py.sandbox import Sandbox
-from tests.integration.agents_cluster import CONTROLLER_CONFIG, FAST, AgentProcess, unused_port, wait_for
+from tests.harness.agents import FAST, AgentProcess
+from tests.harness.controllers import CONTROLLER_CONFIG
+from tests.harness.processes import unused_port
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 
@@ -38,7 +41,7 @@ def test_brokers_come_and_go_at_run_time_and_a_broken_one_fails_alone(controller
     agent = AgentProcess(tmp_path, "container", addresses, {"first": dict(FAST)})
     try:
         agent.start()
-        wait_for(lambda: agent.role("first") == "master", 20, "the configured broker to become master")
+        wait_until(lambda: agent.role("first") == "master", 20, "the configured broker to become master")
         # add a broker at run time, from a config file on the agent's host
         added = tmp_path / "added.conf"
         added.write_text(
@@ -47,7 +50,7 @@ def test_brokers_come_and_go_at_run_time_and_a_broken_one_fails_alone(controller
         )
         response = agent.stub().AddBroker(pb.AddBrokerRequest(broker_config_path=str(added)), timeout=5)
         assert response.code == ResponseCode.SUCCESS, response
-        wait_for(lambda: agent.role("added") == "master", 20, "the added broker to become master")
+        wait_until(lambda: agent.role("added") == "master", 20, "the added broker to become master")
         # a broken config is refused with the reason, and the others keep running
         broken = tmp_path / "broken.conf"
         broken.write_text("brokerName=broken\nstorePathRootDir=/tmp/x\ncontrollerAddr=nowhere\n")
@@ -68,7 +71,7 @@ def test_brokers_come_and_go_at_run_time_and_a_broken_one_fails_alone(controller
         # an added broker comes back after a restart; a removed one does not
         agent.stop()
         agent.start()
-        wait_for(lambda: agent.role("added") == "master", 20, "the added broker to come back after a restart")
+        wait_until(lambda: agent.role("added") == "master", 20, "the added broker to come back after a restart")
         broker_id = listed(agent)["added"].broker_id
         gone = agent.stub().RemoveBroker(
             pb.RemoveBrokerRequest(cluster_name="E2ECluster", broker_name="added", broker_id=broker_id), timeout=5
@@ -77,7 +80,7 @@ def test_brokers_come_and_go_at_run_time_and_a_broken_one_fails_alone(controller
         assert set(listed(agent)) == {"first"}
         agent.stop()
         agent.start()
-        wait_for(lambda: agent.role("first") == "master", 20, "the configured broker after the second restart")
+        wait_until(lambda: agent.role("first") == "master", 20, "the configured broker after the second restart")
         assert set(listed(agent)) == {"first"}
     finally:
         agent.close()
@@ -90,7 +93,7 @@ def test_a_broker_registers_again_when_the_controller_lost_its_set(controllers: 
     client = ControllerClient(addresses)
     try:
         agent.start()
-        wait_for(lambda: agent.role("lost-set") == "master", 20, "the broker to become master")
+        wait_until(lambda: agent.role("lost-set") == "master", 20, "the broker to become master")
         cleaned = client.call("CleanBrokerData", cpb.CleanBrokerDataRequest(
             cluster_name="E2ECluster", broker_name="lost-set", is_clean_living_broker=True,
             clean_whole_set=True))  # fmt: skip
@@ -100,7 +103,7 @@ def test_a_broker_registers_again_when_the_controller_lost_its_set(controllers: 
             data = client.call("GetSyncStateData", cpb.GetSyncStateDataRequest(broker_names=["lost-set"]))
             return bool(data.replicas_info) and bool(data.replicas_info[0].in_sync_replicas)
 
-        wait_for(registered, 20, "the broker to register its set again (next GetReplicaInfo poll)")
+        wait_until(registered, 20, "the broker to register its set again (next GetReplicaInfo poll)")
         assert "registering again" in agent.log_text()
     finally:
         client.close()

@@ -15,7 +15,10 @@ from mqadmin_py.client import ControllerClient
 from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.proto import controller_pb2 as cpb
 from mqadmin_py.sandbox import Sandbox
-from tests.integration.agents_cluster import BROKER, CONTROLLER_CONFIG, FAST, AgentProcess, unused_port, wait_for
+from tests.harness.agents import BROKER, FAST, AgentProcess, master_agent, master_of_set, send
+from tests.harness.controllers import CONTROLLER_CONFIG
+from tests.harness.processes import unused_port
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 
@@ -35,7 +38,7 @@ def cluster(controllers: Sandbox, tmp_path: Path) -> Iterator[list[AgentProcess]
     agents = [AgentProcess(tmp_path, f"agent{i}", addresses, {BROKER: dict(FAST)}) for i in range(3)]
     try:
         agents[0].start()
-        wait_for(lambda: agents[0].role(BROKER) == "master", 20, "the first replica to become master")
+        wait_until(lambda: agents[0].role(BROKER) == "master", 20, "the first replica to become master")
         for a in agents[1:]:
             a.start()
         yield agents
@@ -56,22 +59,10 @@ def sync_state(controllers: Sandbox) -> cpb.ReplicasInfo:
 
 def settled_master(controllers: Sandbox, cluster: list[AgentProcess]) -> AgentProcess:
     """The master, once all three replicas are in the SyncStateSet."""
-    wait_for(lambda: len(sync_state(controllers).in_sync_replicas) == 3, 30, "all three in sync")
-    master = master_of(cluster)
+    wait_until(lambda: len(sync_state(controllers).in_sync_replicas) == 3, 30, "all three in sync")
+    master = master_agent(cluster)
     assert master is not None
     return master
-
-
-def master_of(agents: list[AgentProcess]) -> AgentProcess | None:
-    return master_of_set(agents, BROKER)
-
-
-def send(agent: AgentProcess, i: int) -> pb.SendMessageResponse:
-    message = pb.Message(topic="Orders", queue_id=i % 2, body=f"order-{i:05d}".encode())
-    response: pb.SendMessageResponse = agent.stub(BROKER).SendMessage(
-        pb.SendMessageRequest(broker=pb.BrokerRef(broker_name=BROKER), message=message), timeout=10
-    )
-    return response
 
 
 def pull_all(agent: AgentProcess) -> dict[int, list[tuple[int, bytes]]]:
@@ -102,7 +93,7 @@ def pull_all(agent: AgentProcess) -> dict[int, list[tuple[int, bytes]]]:
 
 def test_start_up_replicate_and_read_from_every_replica(controllers: Sandbox, cluster: list[AgentProcess]) -> None:
     first = cluster[0]
-    info = wait_for(
+    info = wait_until(
         lambda: (s := sync_state(controllers)) and len(s.in_sync_replicas) == 3 and s,
         30,
         "the SyncStateSet to grow to all three replicas",
@@ -114,7 +105,7 @@ def test_start_up_replicate_and_read_from_every_replica(controllers: Sandbox, cl
     expected = {q: [(r.results[0].queue_offset, f"order-{i:05d}".encode()) for i, r in enumerate(sent) if i % 2 == q]
                 for q in (0, 1)}  # fmt: skip
     for agent in cluster:
-        wait_for(lambda a=agent: pull_all(a) == expected, 15, f"{agent.name} to serve every message")  # type: ignore[misc]
+        wait_until(lambda a=agent: pull_all(a) == expected, 15, f"{agent.name} to serve every message")  # type: ignore[misc]
     # a slave refuses writes and says where the master is
     refused = send(cluster[1], 99)
     assert refused.status == "SLAVE_NOT_AVAILABLE" and refused.master_address
@@ -131,7 +122,7 @@ def test_sigkill_of_the_master_under_load_fails_over_without_losing_an_acknowled
     def produce() -> None:
         i = 0
         while not stop.is_set():
-            target = master_of([a for a in cluster if a is not old]) if old.proc.poll() is not None else old  # type: ignore[union-attr]
+            target = master_agent([a for a in cluster if a is not old]) if old.proc.poll() is not None else old  # type: ignore[union-attr]
             if target is None:
                 stop.wait(0.02)
                 continue
@@ -146,24 +137,24 @@ def test_sigkill_of_the_master_under_load_fails_over_without_losing_an_acknowled
     producer = threading.Thread(target=produce)
     producer.start()
     try:
-        wait_for(lambda: len(acked) >= 30, 20, "sends before the crash")
+        wait_until(lambda: len(acked) >= 30, 20, "sends before the crash")
         old.kill()
         killed_at = len(acked)
-        new = wait_for(lambda: master_of([a for a in cluster if a is not old]), 15, "a new master")
+        new = wait_until(lambda: master_agent([a for a in cluster if a is not old]), 15, "a new master")
         assert new.ha_status(BROKER).master_epoch == old_epoch + 1
-        wait_for(lambda: len(acked) >= killed_at + 30, 20, "sends after the failover")
+        wait_until(lambda: len(acked) >= killed_at + 30, 20, "sends after the failover")
     finally:
         stop.set()
         producer.join(15)
     old.start()
-    wait_for(lambda: old.role(BROKER) == "slave", 30, "the old master to come back as a slave")
-    wait_for(lambda: len(sync_state(controllers).in_sync_replicas) == 3, 30, "the old master to rejoin")
+    wait_until(lambda: old.role(BROKER) == "slave", 30, "the old master to come back as a slave")
+    wait_until(lambda: len(sync_state(controllers).in_sync_replicas) == 3, 30, "the old master to rejoin")
     # In send order, each queue's acknowledged offsets ascend.
     for q in (0, 1):
         offsets = [p.queue_offset for _, p, _ in acked if p.queue_id == q]
         assert offsets == sorted(set(offsets)), f"queue {q}: acknowledged offsets out of order or repeated"
     for agent in cluster:
-        wait_for(lambda a=agent: not missing_acked(a, acked), 20, f"{agent.name} to hold every acknowledged message")
+        wait_until(lambda a=agent: not missing_acked(a, acked), 20, f"{agent.name} to hold every acknowledged message")
         assert not missing_acked(agent, acked)
 
 
@@ -195,7 +186,7 @@ def test_a_hung_master_is_replaced_and_steps_down_without_accepting_writes_in_it
     old.signal(signal.SIGSTOP)
     try:
         others = [a for a in cluster if a is not old]
-        new = wait_for(lambda: master_of(others), 15, "the controller to elect another master (heartbeat expiry)")
+        new = wait_until(lambda: master_agent(others), 15, "the controller to elect another master (heartbeat expiry)")
         assert new.ha_status(BROKER).master_epoch == old_epoch + 1
         assert send(new, 1).code == ResponseCode.SUCCESS
     finally:
@@ -203,7 +194,7 @@ def test_a_hung_master_is_replaced_and_steps_down_without_accepting_writes_in_it
     # Right after SIGCONT the old master must not acknowledge a write in its old epoch.
     late = send(old, 2)
     assert late.code != ResponseCode.SUCCESS or late.master_epoch > old_epoch, late
-    wait_for(lambda: old.role(BROKER) == "slave", 15, "the old master to step down")
+    wait_until(lambda: old.role(BROKER) == "slave", 15, "the old master to step down")
     assert old.ha_status(BROKER).master_epoch == old_epoch + 1
 
 
@@ -215,10 +206,10 @@ def test_a_killed_slave_leaves_the_sync_state_set_and_rejoins(
     slave_id = slave.ha_status(BROKER).broker_id
     slave.kill()
     # allAck: the master keeps serving once the set has shrunk (the first sends may time out while it shrinks)
-    wait_for(lambda: send(master, 1).code == ResponseCode.SUCCESS and slave_id not in
+    wait_until(lambda: send(master, 1).code == ResponseCode.SUCCESS and slave_id not in
              {r.broker_id for r in sync_state(controllers).in_sync_replicas}, 20, "the set to shrink")  # fmt: skip
     slave.start()
-    wait_for(lambda: len(sync_state(controllers).in_sync_replicas) == 3, 30, "the slave to rejoin")
+    wait_until(lambda: len(sync_state(controllers).in_sync_replicas) == 3, 30, "the slave to rejoin")
     assert slave.ha_status(BROKER).broker_id == slave_id
 
 
@@ -234,7 +225,9 @@ def test_replication_survives_the_controller_leader_and_the_new_leader_handles_t
         controllers.wait_for_leader(timeout=20)
         epoch = master.ha_status(BROKER).master_epoch
         master.kill()
-        new = wait_for(lambda: master_of([a for a in cluster if a is not master]), 20, "the new leader to fail over")
+        new = wait_until(
+            lambda: master_agent([a for a in cluster if a is not master]), 20, "the new leader to fail over"
+        )
         assert new.ha_status(BROKER).master_epoch == epoch + 1
     finally:
         controllers.start(leader_id)
@@ -244,7 +237,7 @@ def test_replication_survives_the_controller_leader_and_the_new_leader_handles_t
 def test_a_replica_restarted_on_a_new_port_keeps_its_id_and_the_controller_learns_the_address(
     controllers: Sandbox, cluster: list[AgentProcess]
 ) -> None:
-    wait_for(lambda: len(sync_state(controllers).in_sync_replicas) == 3, 30, "all three in sync")
+    wait_until(lambda: len(sync_state(controllers).in_sync_replicas) == 3, 30, "all three in sync")
     slave = next(a for a in cluster if a.role(BROKER) == "slave")
     slave_id = slave.ha_status(BROKER).broker_id
     slave.stop()
@@ -258,7 +251,7 @@ def test_a_replica_restarted_on_a_new_port_keeps_its_id_and_the_controller_learn
         replicas = [*sync_state(controllers).in_sync_replicas, *sync_state(controllers).not_in_sync_replicas]
         return any(r.broker_id == slave_id and r.broker_address == f"127.0.0.1:{new_port}" for r in replicas)
 
-    wait_for(registered_at_new_port, 20, "the controller to hold the new address under the same id")
+    wait_until(registered_at_new_port, 20, "the controller to hold the new address under the same id")
     assert slave.ha_status(BROKER).broker_id == slave_id
 
 
@@ -271,7 +264,7 @@ def test_killing_an_agent_fails_over_only_the_broker_sets_whose_master_it_hosted
     client = ControllerClient(addresses)
     try:
         agents[0].start()
-        wait_for(lambda: all(agents[0].role(n) == "master" for n in names), 20, "agent0 to be master of both sets")
+        wait_until(lambda: all(agents[0].role(n) == "master" for n in names), 20, "agent0 to be master of both sets")
         for a in agents[1:]:
             a.start()
 
@@ -279,17 +272,17 @@ def test_killing_an_agent_fails_over_only_the_broker_sets_whose_master_it_hosted
             data = client.call("GetSyncStateData", cpb.GetSyncStateDataRequest(broker_names=[name]))
             return {r.broker_id for r in data.replicas_info[0].in_sync_replicas}
 
-        wait_for(lambda: all(len(in_sync(n)) == 3 for n in names), 30, "both sets fully in sync")
+        wait_until(lambda: all(len(in_sync(n)) == 3 for n in names), 30, "both sets fully in sync")
         # move set-b's master to agent1 (admin-designated election), so agent0 hosts only set-a's master
         b_on_agent1 = agents[1].ha_status("set-b").broker_id
         moved = client.call("ElectMaster", cpb.ElectMasterRequest(
             cluster_name="E2ECluster", broker_name="set-b", broker_id=b_on_agent1, designate_elect=True))  # fmt: skip
         assert moved.code == ResponseCode.SUCCESS, moved
-        wait_for(lambda: agents[1].role("set-b") == "master", 15, "agent1 to take set-b")
+        wait_until(lambda: agents[1].role("set-b") == "master", 15, "agent1 to take set-b")
         b_epoch = agents[1].ha_status("set-b").master_epoch
         a_epoch = agents[0].ha_status("set-a").master_epoch
         agents[0].kill()
-        wait_for(lambda: master_of_set(agents[1:], "set-a"), 15, "set-a to fail over")
+        wait_until(lambda: master_of_set(agents[1:], "set-a"), 15, "set-a to fail over")
         assert agents[1].role("set-b") == "master" and agents[1].ha_status("set-b").master_epoch == b_epoch
         new_a = master_of_set(agents[1:], "set-a")
         assert new_a is not None and new_a.ha_status("set-a").master_epoch == a_epoch + 1
@@ -301,8 +294,3 @@ def test_killing_an_agent_fails_over_only_the_broker_sets_whose_master_it_hosted
                 cluster_name="E2ECluster", broker_name=name, is_clean_living_broker=True,
                 clean_whole_set=True))  # fmt: skip
         client.close()
-
-
-def master_of_set(agents: list[AgentProcess], name: str) -> AgentProcess | None:
-    masters = [a for a in agents if a.role(name) == "master"]
-    return masters[0] if len(masters) == 1 else None

@@ -18,8 +18,10 @@ from controller.codes import ResponseCode
 from mqadmin_py.client import ControllerClient
 from mqadmin_py.errors import MqError
 from mqadmin_py.proto import controller_pb2 as cpb
-from tests.integration.agents_cluster import BROKER, CONTROLLER_CONFIG, FAST, AgentProcess, unused_port, wait_for
-from tests.integration.test_agent_e2e import master_of, send
+from tests.harness.agents import BROKER, FAST, AgentProcess, master_agent, send
+from tests.harness.controllers import CONTROLLER_CONFIG
+from tests.harness.processes import unused_port
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 
@@ -83,7 +85,7 @@ def cluster(tmp_path: Path) -> Iterator[EmbeddedCluster]:
 
 
 def scrape(agent: AgentProcess) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
-    url = wait_for(lambda: METRICS_URL.findall(agent.log_text()), 10, f"{agent.name} to log its metrics URL")[-1]
+    url = wait_until(lambda: METRICS_URL.findall(agent.log_text()), 10, f"{agent.name} to log its metrics URL")[-1]
     with urllib.request.urlopen(url, timeout=5) as response:
         text = response.read().decode()
     return {
@@ -100,16 +102,16 @@ def role_metric(agent: AgentProcess, role: str) -> float:
 
 def test_killing_the_agent_of_the_master_and_the_raft_leader_fails_over_both(cluster: EmbeddedCluster) -> None:
     agents = cluster.agents
-    wait_for(lambda: len(cluster.in_sync()) == 3, 40, "a master and a SyncStateSet of 3")
-    leader = wait_for(lambda: cluster.leader(agents), 20, "a Raft leader among the embedded nodes")
-    if master_of(agents) is not leader:  # put the broker master on the leader's agent: the hardest crash
+    wait_until(lambda: len(cluster.in_sync()) == 3, 40, "a master and a SyncStateSet of 3")
+    leader = wait_until(lambda: cluster.leader(agents), 20, "a Raft leader among the embedded nodes")
+    if master_agent(agents) is not leader:  # put the broker master on the leader's agent: the hardest crash
         moved = cluster.client.call("ElectMaster", cpb.ElectMasterRequest(
             cluster_name="E2ECluster", broker_name=BROKER, broker_id=leader.ha_status(BROKER).broker_id,
             designate_elect=True))  # fmt: skip
         assert moved.code == ResponseCode.SUCCESS, moved
-        wait_for(lambda: leader.role(BROKER) == "master", 15, "the leader's agent to take the master")
-        wait_for(lambda: len(cluster.in_sync()) == 3, 30, "the SyncStateSet to grow back to 3")
-    assert cluster.leader(agents) is leader and master_of(agents) is leader
+        wait_until(lambda: leader.role(BROKER) == "master", 15, "the leader's agent to take the master")
+        wait_until(lambda: len(cluster.in_sync()) == 3, 30, "the SyncStateSet to grow back to 3")
+    assert cluster.leader(agents) is leader and master_agent(agents) is leader
     assert role_metric(leader, "master") == 1.0
     assert all(role_metric(a, "slave") == 1.0 for a in agents if a is not leader)
     assert send(leader, 0).code == ResponseCode.SUCCESS
@@ -121,10 +123,10 @@ def test_killing_the_agent_of_the_master_and_the_raft_leader_fails_over_both(clu
 
     leader.kill()
     survivors = [a for a in agents if a is not leader]
-    wait_for(lambda: cluster.leader(survivors), 20, "the survivors to elect a Raft leader")
-    new = wait_for(lambda: master_of(survivors), 30, "the survivors to elect a broker master")
+    wait_until(lambda: cluster.leader(survivors), 20, "the survivors to elect a Raft leader")
+    new = wait_until(lambda: master_agent(survivors), 30, "the survivors to elect a broker master")
     assert new.ha_status(BROKER).master_epoch == old_epoch + 1
-    wait_for(lambda: send(new, 1).code == ResponseCode.SUCCESS, 15, "sends to resume on the new master")
+    wait_until(lambda: send(new, 1).code == ResponseCode.SUCCESS, 15, "sends to resume on the new master")
     assert role_metric(new, "master") == 1.0
 
     for agent in survivors:  # a clean stop ends the brokers and then the embedded node

@@ -15,8 +15,9 @@ import pytest
 
 from controller.codes import ResponseCode
 from mqadmin_py.proto import agent_pb2 as pb
-from tests.integration.agents_cluster import ROOT, AgentProcess, unused_port, wait_for
-from tests.integration.test_store_lock import run_second
+from tests.harness.agents import AgentProcess
+from tests.harness.processes import ROOT, run_second, unused_port
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 
@@ -107,7 +108,7 @@ def test_a_broker_that_cannot_start_is_listed_with_its_error(tmp_path: Path) -> 
             brokers = list(agent.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2).brokers)
             return brokers if len(brokers) == 2 else None
 
-        brokers = wait_for(both, 30, "both brokers to be listed")
+        brokers = wait_until(both, 30, "both brokers to be listed")
         by_path = {b.config_path: b for b in brokers}
         assert set(by_path) == {str(agent.dir / "good.conf"), str(bad)}
         failed = by_path[str(bad)]
@@ -122,7 +123,7 @@ def test_an_agent_without_brokers_starts_empty_on_purpose(tmp_path: Path) -> Non
     agent = AgentProcess(tmp_path, "empty", "", {})  # brokerConfigPaths= (empty)
     try:
         agent.start()
-        listed = wait_for(lambda: agent.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2), 30, "ListBrokers")
+        listed = wait_until(lambda: agent.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2), 30, "ListBrokers")
         assert listed.code == ResponseCode.SUCCESS and list(listed.brokers) == []
     finally:
         agent.close()

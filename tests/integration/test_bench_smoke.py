@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+from tests.harness.processes import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def run_quick(script: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -7,7 +7,6 @@ later ones change the cluster (election, failover, an added broker set), so each
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -18,35 +17,8 @@ from typing import Any
 import pytest
 
 from mqadmin_py.sandbox import _pid_alive
-
-ROOT = Path(__file__).resolve().parents[2]
-BROKER = "broker-a"
-CLUSTER = "DefaultCluster"
-
-
-class Cli:
-    """Runs ``python -m mqadmin_py`` against the module's sandbox."""
-
-    def __init__(self, directory: Path) -> None:
-        self.dir = directory
-        self.env = {**os.environ, "MQADMIN_SANDBOX_DIR": str(directory), "PYTHONPATH": str(ROOT)}
-
-    def __call__(self, *args: str, ok: bool = True, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        result = subprocess.run(
-            [sys.executable, "-m", "mqadmin_py", *args],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            env=self.env,
-            timeout=timeout,
-        )
-        assert "Traceback" not in result.stderr, result.stderr
-        if ok:
-            assert result.returncode == 0, f"{args}: exit {result.returncode}\n{result.stdout}\n{result.stderr}"
-        return result
-
-    def json(self, *args: str) -> Any:
-        return json.loads(self(*args, "-o", "json").stdout)
+from tests.harness.processes import ROOT
+from tests.harness.sandbox import BROKER, CLUSTER, Cli
 
 
 @pytest.fixture(scope="module")

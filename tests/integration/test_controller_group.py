@@ -22,20 +22,31 @@ from mqadmin_py.errors import MqError
 from mqadmin_py.proto import common_pb2, controller_pb2_grpc
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
-from tests.integration.conftest import (
+from tests.harness.controllers import (
     CLUSTER,
-    EXTRA_CONFIG,
+    CONTROLLER_CONFIG,
     Client,
     FakeBroker,
+    alive_ids,
+    alter,
+    catch_up,
+    elect,
     ensure_group,
     followers,
     leader,
+    master_of,
     metadata,
     node,
+    node_config,
+    replica_info,
     running,
-    wait_until,
+    sync_state_data,
+    wait_alive,
+    wait_dead,
+    wait_new_master,
 )
-from tests.integration.test_cli_sandbox import Cli
+from tests.harness.sandbox import Cli
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 
@@ -53,55 +64,6 @@ def healthy_group(sandbox: Sandbox) -> Iterator[None]:
     ensure_group(sandbox)
 
 
-def replica_info(client: Client, broker_name: str) -> pb.GetReplicaInfoResponse:
-    return client.call("GetReplicaInfo", pb.GetReplicaInfoRequest(broker_name=broker_name))
-
-
-def sync_state_data(client: Client, broker_name: str) -> pb.ReplicasInfo | None:
-    """The set's ReplicasInfo from GetSyncStateData, or None when the controller does not know it."""
-    resp = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=[broker_name]))
-    assert resp.code == C.SUCCESS, resp
-    found = [r for r in resp.replicas_info if r.broker_name == broker_name]
-    return found[0] if found else None
-
-
-def alive_ids(info: pb.ReplicasInfo) -> set[int]:
-    return {r.broker_id for r in [*info.in_sync_replicas, *info.not_in_sync_replicas] if r.alive}
-
-
-def wait_alive(client: Client, broker_name: str, ids: set[int], timeout: float = 15.0) -> pb.ReplicasInfo:
-    """Wait until the leader's live table has every id of `ids` (their streams reached the leader)."""
-
-    def check() -> pb.ReplicasInfo | None:
-        info = sync_state_data(client, broker_name)
-        return info if info is not None and ids <= alive_ids(info) else None
-
-    return wait_until(check, timeout, f"{broker_name} brokers {sorted(ids)} alive on the leader")
-
-
-def elect(client: Client, broker_name: str, broker_id: int, designate: bool = False) -> pb.ElectMasterResponse:
-    return client.call(
-        "ElectMaster",
-        pb.ElectMasterRequest(
-            cluster_name=CLUSTER, broker_name=broker_name, broker_id=broker_id, designate_elect=designate
-        ),
-    )
-
-
-def alter(
-    client: Client, broker_name: str, master: int, master_epoch: int, ids: list[int], sss_epoch: int
-) -> pb.AlterSyncStateSetResponse:
-    return client.call(
-        "AlterSyncStateSet",
-        pb.AlterSyncStateSetRequest(
-            broker_name=broker_name,
-            master_broker_id=master,
-            master_epoch=master_epoch,
-            new_sync_state_set=common_pb2.SyncStateSet(broker_ids=ids, sync_state_set_epoch=sss_epoch),
-        ),
-    )
-
-
 def three_in_sync(client: Client, make: MakeBroker, broker_name: str, **kwargs: object) -> list[FakeBroker]:
     """Three heartbeating brokers (ids 1, 2, 3), master 1 at masterEpoch 1, SyncStateSet {1, 2, 3}."""
     group = [make(broker_name, **kwargs) for _ in range(3)]
@@ -114,42 +76,12 @@ def three_in_sync(client: Client, make: MakeBroker, broker_name: str, **kwargs: 
     return group
 
 
-def master_of(info: pb.GetReplicaInfoResponse) -> int | None:
-    return info.master_broker_id if info.HasField("master_broker_id") else None
-
-
-def wait_new_master(client: Client, broker_name: str, old: int, timeout: float) -> pb.GetReplicaInfoResponse:
-    """Poll GetReplicaInfo until the set has a master other than `old`."""
-
-    def check() -> pb.GetReplicaInfoResponse | None:
-        info = replica_info(client, broker_name)
-        return info if master_of(info) not in (None, old) else None
-
-    return wait_until(check, timeout, f"{broker_name} to get a master other than {old}")
-
-
-def wait_dead(sandbox: Sandbox, node_id: str) -> None:
-    wait_until(lambda: node_id not in {c.id for c in running(sandbox)}, 10, f"{node_id} to die")
-
-
 def process_state(pid: int | None) -> str:
     """The state letter of a process (R, S, T for stopped, ...); "" when it does not run."""
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
     except (OSError, IndexError):
         return ""
-
-
-def catch_up(sandbox: Sandbox, node_id: str, timeout: float = 30.0) -> None:
-    """Wait until `node_id` knows the leader and has applied everything the leader had applied."""
-    lead = leader(sandbox)
-    target = metadata(lead.address).raft.last_applied
-
-    def caught_up() -> bool:
-        m = metadata(node(sandbox, node_id).address)
-        return bool(m.controller_leader_id) and m.raft.last_applied >= target
-
-    wait_until(caught_up, timeout, f"{node_id} to apply up to index {target}")
 
 
 # --- 1. registration and first election ----------------------------------------------------------
@@ -379,13 +311,6 @@ def test_whole_group_restart_recovers_state_from_disk(sandbox: Sandbox, client: 
 UNCLEAN = "enableElectUncleanMaster"
 
 
-def node_config(address: str) -> pb.GetControllerConfigResponse:
-    with Client(address, timeout=3.0) as one:
-        resp = one.call_at(address, "GetControllerConfig", pb.GetControllerConfigRequest())
-    assert resp.code == C.SUCCESS, resp
-    return resp
-
-
 def test_a_refused_config_update_changes_nothing_on_any_node(sandbox: Sandbox) -> None:
     target = followers(sandbox, leader(sandbox).id)[0]
     original = {c.id: dict(node_config(c.address).config) for c in sandbox.controllers()}
@@ -425,7 +350,7 @@ def test_the_first_leader_records_every_runtime_key_for_the_group(sandbox: Sandb
     assert len({r.config_version for r in configs}) == 1
     for r in configs:
         assert {k: r.config[k] for k in RUNTIME_KEYS} == dict(r.group_config)
-        assert r.group_config["scanInactiveMasterInterval"] == EXTRA_CONFIG["scanInactiveMasterInterval"]
+        assert r.group_config["scanInactiveMasterInterval"] == CONTROLLER_CONFIG["scanInactiveMasterInterval"]
 
 
 def test_config_update_with_a_node_down_reaches_it_when_it_restarts(sandbox: Sandbox) -> None:
@@ -503,7 +428,7 @@ def test_nodes_whose_files_disagree_decide_with_one_value_across_a_leader_change
     start, and a leader change flipped the election switch. The first leader now records its value for the group."""
     box = Sandbox(tmp_path / "split-files")
     try:
-        box.up(controllers=3, extra_config=dict(EXTRA_CONFIG), timeout=30.0)
+        box.up(controllers=3, extra_config=dict(CONTROLLER_CONFIG), timeout=30.0)
         box.down()
         shutil.rmtree(box.dir / "store")  # a new group, whose n0 alone has the switch on in its file
         with open(node(box, "n0").configFile, "a", encoding="utf-8") as f:

@@ -15,8 +15,8 @@ from controller.codes import ResponseCode as C
 from mqadmin_py import __version__
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import ControllerProcess, Sandbox
-from tests.integration.conftest import CLUSTER, EXTRA_CONFIG, Client, FakeBroker, leader, wait_until
-from tests.integration.test_controller_group import wait_alive
+from tests.harness.controllers import CLUSTER, CONTROLLER_CONFIG, Client, FakeBroker, leader, wait_alive
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 
@@ -29,7 +29,7 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReq
     """The conftest group, with PROM metrics on ephemeral ports (overrides conftest's ``sandbox``)."""
     box = Sandbox(Path(tmp_path_factory.mktemp("controller-metrics")))
     request.addfinalizer(box.down)
-    extra = {**EXTRA_CONFIG, "metricsExporterType": "PROM", "metricsPromExporterPort": "0"}
+    extra = {**CONTROLLER_CONFIG, "metricsExporterType": "PROM", "metricsPromExporterPort": "0"}
     box.up(controllers=3, extra_config=extra, timeout=30.0)
     return box
 

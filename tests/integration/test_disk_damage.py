@@ -28,12 +28,12 @@ from mqadmin_py.proto import agent_pb2 as apb
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
 from mqadmin_py.storelock import LOCK_FILE
-from tests.integration.agents_cluster import AgentProcess, wait_for
-from tests.integration.conftest import Client, followers, leader, metadata, node, wait_until
+from tests.harness.agents import AgentProcess
+from tests.harness.controllers import Client, followers, leader, metadata, node
+from tests.harness.processes import ROOT
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _apply(client: Client, broker_name: str, count: int) -> None:
@@ -261,7 +261,7 @@ def test_a_full_disk_fails_the_append_cleanly_and_appends_resume_at_the_same_off
 
 def _started(proc: AgentProcess, broker_name: str) -> AgentProcess:
     proc.start()
-    wait_for(lambda: proc.role(broker_name) == "master", 60, f"{broker_name} to become master")
+    wait_until(lambda: proc.role(broker_name) == "master", 60, f"{broker_name} to become master")
     return proc
 
 
@@ -303,7 +303,7 @@ def _refused_start(proc: AgentProcess, broker_name: str, *expected: str) -> str:
     """Restart `proc`: it serves (ListBrokers answers) but lists the broker as not started, with `expected` in its
     error; its broker never becomes master. Returns the error."""
     proc.start()
-    hosted = wait_for(lambda: (h := _hosted(proc, broker_name)).error.startswith("cannot start") and h, 60,
+    hosted = wait_until(lambda: (h := _hosted(proc, broker_name)).error.startswith("cannot start") and h, 60,
                       f"{broker_name} to be listed as not started")  # fmt: skip
     for text in expected:
         assert text in hosted.error, hosted.error

@@ -12,10 +12,9 @@ import pytest
 from mqadmin_py.client import ControllerClient
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
+from tests.harness.processes import ROOT
 
 pytestmark = [pytest.mark.integration]
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -22,9 +22,9 @@ from grpc_health.v1 import health_pb2
 from controller.codes import ResponseCode
 from mqadmin_py.proto import agent_pb2, common_pb2, controller_pb2
 from mqadmin_py.sandbox import Sandbox
-from tests.integration.agents_cluster import BROKER, AgentProcess, wait_for
-from tests.integration.conftest import leader, metadata, wait_until
-from tests.integration.test_controller_group import node_config
+from tests.harness.agents import BROKER, AgentProcess
+from tests.harness.controllers import leader, metadata, node_config
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 
@@ -245,7 +245,7 @@ def agent(sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     proc = AgentProcess(tmp_path_factory.mktemp("fuzz-agent"), "a0", sandbox.addresses(), {BROKER: {}})
     try:
         proc.start()
-        wait_for(lambda: proc.role(BROKER) == "master", 60, "the broker to become master")
+        wait_until(lambda: proc.role(BROKER) == "master", 60, "the broker to become master")
         yield proc
     finally:
         proc.close()

@@ -18,11 +18,11 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from mqadmin_py.client import ControllerClient
 from mqadmin_py.errors import MqError
 from mqadmin_py.sandbox import Sandbox
+from tests.harness.processes import ROOT
 
 pytestmark = [pytest.mark.integration]
 
 SERVICE = "mqadmin.controller.v1.ControllerService"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

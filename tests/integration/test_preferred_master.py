@@ -16,12 +16,16 @@ import pytest
 from controller.codes import ResponseCode as C
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
-from tests.integration.conftest import CLUSTER, Client, FakeBroker, ensure_group, leader, wait_until
-from tests.integration.test_controller_group import (
+from tests.harness.controllers import (
+    CLUSTER,
+    Client,
+    FakeBroker,
     alive_ids,
     alter,
     catch_up,
     elect,
+    ensure_group,
+    leader,
     master_of,
     node_config,
     replica_info,
@@ -30,6 +34,7 @@ from tests.integration.test_controller_group import (
     wait_dead,
     wait_new_master,
 )
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 

@@ -28,8 +28,10 @@ from mqadmin_py.proto import agent_pb2 as apb
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.proto import controller_pb2_grpc
 from mqadmin_py.sandbox import Sandbox
-from tests.integration.agents_cluster import CONTROLLER_CONFIG, FAST, ROOT, AgentProcess, wait_for
-from tests.integration.conftest import CLUSTER, Client, FakeBroker
+from tests.harness.agents import FAST, AgentProcess
+from tests.harness.controllers import CLUSTER, CONTROLLER_CONFIG, Client, FakeBroker
+from tests.harness.processes import ROOT
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 
@@ -73,7 +75,7 @@ def test_a_second_broker_cannot_take_an_id_that_heartbeats_from_another_address(
             def replica() -> pb.ReplicaIdentity:
                 return only_replica(client, "steal-set")
 
-            wait_for(lambda: replica().alive, 10, "the controller to see the broker alive")
+            wait_until(lambda: replica().alive, 10, "the controller to see the broker alive")
             refused = client.call("RegisterBroker", steal)
             assert refused.code == ResponseCode.CONTROLLER_BROKER_ID_INVALID, refused
             assert f"is alive at {rightful.address}" in refused.remark
@@ -82,7 +84,7 @@ def test_a_second_broker_cannot_take_an_id_that_heartbeats_from_another_address(
             assert f"RegisterBroker refused: BrokerId: {broker_id} of broker-set: steal-set is alive at" in log
             # once the broker stops heartbeating, the id's next registration (its restart elsewhere) is accepted
             rightful.close()
-            moved = wait_for(
+            moved = wait_until(
                 lambda: client.call("RegisterBroker", steal).code == ResponseCode.SUCCESS, 20, "the id to be free"
             )
             assert moved
@@ -103,7 +105,7 @@ def test_a_second_broker_cannot_heartbeat_with_an_id_alive_at_another_address(co
             def replica() -> pb.ReplicaIdentity:
                 return only_replica(client, "beat-set")
 
-            wait_for(lambda: replica().alive, 10, "the controller to see the broker alive")
+            wait_until(lambda: replica().alive, 10, "the controller to see the broker alive")
             refused = client.call("BrokerHeartbeat", intruder)
             assert refused.code == ResponseCode.CONTROLLER_BROKER_ID_INVALID, refused
             assert f"is alive at {rightful.address}" in refused.remark
@@ -148,10 +150,10 @@ def test_a_broker_registers_once_its_identity_file_can_be_written(controller: Sa
             brokers = agent.stub().ListBrokers(apb.ListBrokersRequest(), timeout=2).brokers
             return str(brokers[0].error) if brokers else ""  # none yet: the container port serves first
 
-        wait_for(lambda: os.strerror(errno.EFBIG) in error(), 30, "the identity write to fail")
+        wait_until(lambda: os.strerror(errno.EFBIG) in error(), 30, "the identity write to fail")
         assert error().startswith("registration retries: cannot write the broker identity: "), error()
         resource.prlimit(agent.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-        wait_for(lambda: agent.role("full-set") == "master", 30, "the broker to register and become master")
+        wait_until(lambda: agent.role("full-set") == "master", 30, "the broker to register and become master")
         assert error() == ""
         identity = Identity.decode((agent.dir / "full-set" / IDENTITY_FILE).read_text())
         assert (identity.cluster_name, identity.broker_name) == ("E2ECluster", "full-set")

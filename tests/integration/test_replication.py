@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from agents.ha.replica import Replica, StaleEpoch
 from agents.ha.sync_state import PutStatus
 from agents.store.commitlog import CommitLogError, OffsetTooSmall
 from agents.store.record import Message, Scan
+from tests.harness import wait as harness_wait
 
 pytestmark = [pytest.mark.integration]
 
@@ -37,13 +39,8 @@ FAST = HAConfig(
 )
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float = 15.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
+wait_until = partial(harness_wait.wait_until, timeout=15.0, interval=0.02)
+"""In-process replicas converge within milliseconds: poll often."""
 
 
 def msg(i: int, topic: str = "TopicA") -> Message:

@@ -36,12 +36,13 @@ from mqadmin_py.proto import agent_pb2 as apb
 from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox, _pid_alive
 from mqadmin_py.security import PLAINTEXT, ClientSecurity, Credential, open_channel
-from tests.integration.agents_cluster import AgentProcess
-from tests.integration.conftest import FakeBroker, wait_until
+from tests.harness.agents import AgentProcess
+from tests.harness.controllers import FakeBroker
+from tests.harness.processes import ROOT
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 
-ROOT = Path(__file__).resolve().parents[2]
 BROKER = "broker-a"
 CLUSTER = "DefaultCluster"
 

@@ -20,7 +20,8 @@ from mqadmin_py.proto import common_pb2
 from mqadmin_py.proto import controller_pb2 as pb
 from tests.chaos.cluster import CLUSTER, ChaosCluster
 from tests.chaos.proxy import Mode
-from tests.integration.conftest import FakeBroker, wait_until
+from tests.harness.controllers import FakeBroker
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 

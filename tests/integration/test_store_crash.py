@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from agents.store.message_store import MessageStore
+from tests.harness.processes import ROOT
 from tests.integration.store_child import QUEUES, TOPIC, message
 
 pytestmark = [pytest.mark.integration]
 
-ROOT = Path(__file__).resolve().parents[2]
 CHILD = Path(__file__).with_name("store_child.py")
 SEG = 4096
 

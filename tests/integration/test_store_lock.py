@@ -7,8 +7,6 @@ agent took over the first one's broker id and registered its own address.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,31 +14,11 @@ import pytest
 from mqadmin_py.properties import read_properties, write_properties_atomic
 from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
-from tests.integration.agents_cluster import ROOT, AgentProcess, unused_port, wait_for
+from tests.harness.agents import AgentProcess
+from tests.harness.processes import run_second, unused_port
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
-
-EXIT_WAIT_S = 60.0
-"""How long the second process may take to give up (a second that runs instead never exits: the test fails)."""
-
-
-def run_second(module: str, config_file: Path) -> subprocess.CompletedProcess[str]:
-    """Run `python -m module -c config_file`, expected to exit; a process still running at EXIT_WAIT_S is killed
-    and fails the test."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", module, "-c", str(config_file)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
-    try:
-        out, err = proc.communicate(timeout=EXIT_WAIT_S)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        pytest.fail(f"the second {module} on the same store kept running: {err[-2000:]}")
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def test_a_second_controller_on_a_node_store_exits_1_naming_the_holder(tmp_path: Path) -> None:
@@ -76,7 +54,7 @@ def test_a_second_agent_on_a_store_exits_1_naming_the_holder(shared: str, tmp_pa
         second.conf.write_text(second.conf.read_text().replace(str(second.dir / "agent"), str(store)))
     try:
         first.start()
-        wait_for(lambda: first.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2).brokers, 30, "the first agent")
+        wait_until(lambda: first.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2).brokers, 30, "the first agent")
         result = run_second("agents", second.conf)
         assert result.returncode == 1, result.stderr
         assert "mqagent: cannot start: " in result.stderr and "Traceback" not in result.stderr

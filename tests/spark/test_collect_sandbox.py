@@ -27,8 +27,8 @@ import pytest
 from mqadmin_py.client import AgentClient
 from mqadmin_py.errors import MqError
 from mqadmin_py.proto import agent_pb2 as apb
-from tests.integration.conftest import wait_until
-from tests.integration.test_transfer_master import BROKER, CLUSTER, Cli, Cluster, ha_status, send
+from tests.harness.sandbox import BROKER, CLUSTER, Cli, Cluster, ha_status, send
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 

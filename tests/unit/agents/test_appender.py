@@ -4,10 +4,9 @@ failure, and the bytes on disk."""
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
-from typing import TypeVar
 from unittest import mock
 
 import pytest
@@ -15,9 +14,11 @@ import pytest
 from agents.ha.appender import Appender
 from agents.store.message_store import MessageStore
 from agents.store.record import BLANK_SIZE, Message, RecordError, encode, encode_blank
+from tests.harness.wait import wait_until
 
 SEGMENT = 4096
-T = TypeVar("T")
+wait_for = partial(wait_until, timeout=10.0, what="the appender thread", interval=0.005)
+"""The writing thread is asynchronous: poll often."""
 
 
 def log(count: int) -> bytes:
@@ -236,14 +237,3 @@ def test_a_failed_dispatch_is_reported_once_and_stops_further_confirm_offsets(
     assert appender.take_failure() is None
     appender.confirm(len(stream) + 1)  # taken: the appender applies targets again
     wait_for(lambda: store.confirm_offset == len(stream))
-
-
-def wait_for(probe: Callable[[], T | None], timeout: float = 10.0) -> T:
-    """Poll `probe` until it returns something truthy (the writing thread is asynchronous)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = probe()
-        if value:
-            return value
-        time.sleep(0.005)
-    raise AssertionError(f"{probe} did not come true within {timeout} s")

@@ -1,4 +1,4 @@
-"""Shared pieces of the fuzz suite: reproducible hypothesis settings and a file-state fingerprint.
+"""Shared pieces of the fuzz suite: reproducible hypothesis settings, a file-state fingerprint, bit flips.
 
 Every fuzz test runs with ``fuzz(n)``: a fixed example count, no deadline (the box is shared and slow), derandomized
 and without the example database, so CI runs the same inputs every time and a failure reproduces locally.

@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import grpc
 
-from agents.broker.agent import free_port
 from controller.codes import ResponseCode
 from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.proto import agent_pb2_grpc as pb_grpc
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.harness.processes import ChildProcess, unused_port
 
 BROKER = "broker-a"
 FAST = {  # broker keys that make failures show up in seconds, not tens of seconds
@@ -33,57 +25,13 @@ FAST = {  # broker keys that make failures show up in seconds, not tens of secon
     "syncFlushTimeout": "3000",
     "totalReplicas": "3",
 }
-CONTROLLER_CONFIG = {"scanNotActiveBrokerInterval": "200", "scanInactiveMasterInterval": "500"}
 
 
-_handed_out: set[int] = set()
-
-
-def unused_port() -> int:
-    """A free loopback port never handed out before in this process.
-
-    Ports are chosen before the processes bind them, so the OS may offer a just-released port twice (it did: an
-    embedded controller's Raft port and another agent's listen port once collided); remembering them prevents it.
-    """
-    while (port := free_port("127.0.0.1")) in _handed_out:
-        pass
-    _handed_out.add(port)
-    return port
-
-
-def wait_for(pred: Callable[[], Any], timeout: float, what: str, interval: float = 0.05) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            value = pred()
-        except grpc.RpcError:
-            value = None
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(interval)
-
-
-def stop_process(proc: subprocess.Popen[bytes]) -> None:
-    """SIGCONT (it may be stopped), SIGTERM, then SIGKILL if it does not exit within 15 s."""
-    if proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGCONT)
-    proc.terminate()
-    try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(10)
-
-
-class AgentProcess:
+class AgentProcess(ChildProcess):
     """One mqagent with one broker replica per entry of `brokers` (broker name → extra broker keys)."""
 
     def __init__(self, directory: Path, name: str, controllers: str, brokers: dict[str, dict[str, str]]) -> None:
-        self.dir = directory / name
-        self.dir.mkdir(parents=True, exist_ok=True)
+        super().__init__(directory / name, "agent.log")
         self.name = name
         self.port = unused_port()
         self.broker_ports: dict[str, int] = {}
@@ -107,42 +55,12 @@ class AgentProcess:
         self.conf.write_text(
             f"listenPort={self.port}\nbrokerConfigPaths={';'.join(paths)}\nagentStorePath={self.dir / 'agent'}\n"
         )
-        self.proc: subprocess.Popen[bytes] | None = None
         self._channels: dict[int, grpc.Channel] = {}
 
     def start(self, env: Mapping[str, str] | None = None) -> AgentProcess:
         """Start the process; `env` adds environment variables (the chaos tests' fault-injection knobs)."""
-        log = open(self.dir / "agent.log", "ab")  # noqa: SIM115 - the child owns it
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "agents", "-c", str(self.conf), "--log-level", "INFO"],
-            stdout=log,
-            stderr=log,
-            env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
-            cwd=ROOT,
-        )
-        log.close()
+        self.spawn(["-m", "agents", "-c", str(self.conf), "--log-level", "INFO"], env)
         return self
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    def signal(self, sig: int) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, sig)
-
-    def kill(self) -> None:
-        """SIGKILL and reap (a crash)."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGCONT)
-            self.proc.kill()
-            self.proc.wait(10)
-
-    def stop(self) -> None:
-        """SIGTERM, then SIGKILL if it does not exit."""
-        if self.proc is not None:
-            stop_process(self.proc)
 
     def close(self) -> None:
         self.stop()
@@ -166,5 +84,22 @@ class AgentProcess:
             return "down"
         return status.role if status.code == ResponseCode.SUCCESS else "unknown"
 
-    def log_text(self) -> str:
-        return (self.dir / "agent.log").read_text(errors="replace")
+
+def master_of_set(agents: list[AgentProcess], name: str) -> AgentProcess | None:
+    """The agent hosting the master replica of set `name`, when exactly one agent says it is master."""
+    masters = [a for a in agents if a.role(name) == "master"]
+    return masters[0] if len(masters) == 1 else None
+
+
+def master_agent(agents: list[AgentProcess]) -> AgentProcess | None:
+    """The agent whose broker-a replica is the master, when exactly one is."""
+    return master_of_set(agents, BROKER)
+
+
+def send(agent: AgentProcess, i: int) -> pb.SendMessageResponse:
+    """Message `i` to the agent's broker-a replica (topic Orders, two queues)."""
+    message = pb.Message(topic="Orders", queue_id=i % 2, body=f"order-{i:05d}".encode())
+    response: pb.SendMessageResponse = agent.stub(BROKER).SendMessage(
+        pb.SendMessageRequest(broker=pb.BrokerRef(broker_name=BROKER), message=message), timeout=10
+    )
+    return response
