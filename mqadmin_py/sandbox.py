@@ -155,6 +155,8 @@ class Sandbox:
     def __init__(self, directory: str | Path) -> None:
         self.dir = Path(directory).expanduser().resolve()
         self._children: dict[int, subprocess.Popen[bytes]] = {}
+        self._node_of: dict[int, str] = {}
+        """The node id each child was started for."""
         self._started: dict[str, subprocess.Popen[bytes]] = {}
         """The last process this object started for each node id."""
 
@@ -178,6 +180,7 @@ class Sandbox:
         for pid, proc in list(self._children.items()):
             if proc.poll() is not None:
                 del self._children[pid]
+                self._node_of.pop(pid, None)
 
     # --- state ---------------------------------------------------------------------------------
 
@@ -234,6 +237,11 @@ class Sandbox:
         return self.dir / "run" / f"{node_id}.pid"
 
     def _read_pid(self, proc: Process) -> int | None:
+        """The pid `proc` runs as: a running child this object started for its config (whatever the pid file
+        says, so that a start that failed later cannot hide it), else the pid file's if that process runs."""
+        for pid, child in self._children.items():
+            if self._node_of.get(pid) == proc.id and child.poll() is None:
+                return pid
         try:
             pid = int(self._pid_file(proc.id).read_text().strip())
         except (OSError, ValueError):
@@ -392,6 +400,7 @@ class Sandbox:
                 env=env,
             )
         self._children[child.pid] = child
+        self._node_of[child.pid] = node_id
         self._started[node_id] = child
         self._pid_file(node_id).write_text(f"{child.pid}\n")
         self._reap()
@@ -408,7 +417,15 @@ class Sandbox:
     def stop(self, node_id: str, timeout: float = 10.0) -> None:
         """SIGTERM one process and wait; SIGKILL if it does not exit in time."""
         proc = self._process(node_id)
-        if proc.pid:
+        child = self._children.get(proc.pid) if proc.pid else None
+        if child is not None:  # ours: stopped through its Popen, which also sees it before its exec completes
+            child.terminate()
+            try:
+                child.wait(timeout)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()  # gone, so its store lock is free for the next start
+        elif proc.pid:
             _terminate(proc.pid, proc.configFile, timeout)
         self._pid_file(node_id).unlink(missing_ok=True)
         self._reap()
