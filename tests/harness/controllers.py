@@ -384,12 +384,7 @@ class FakeBroker:
 
     def close(self) -> None:
         """Stop heartbeating and release threads, streams and channels (idempotent)."""
-        self._stopped.set()
-        with self._lock:
-            calls = list(self._calls.values())
-        for call in calls:
-            call.cancel()
-        self._join()
+        self.crash()
         self._client.close()
 
     def _join(self) -> None:
