@@ -29,7 +29,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy
 
 stubs: $(STAMP)
-	$(PY) -m mqadmin_py.proto.generate
+	$(PY) -m mqbase.proto.generate
 
 completions: $(STAMP)
 	$(PY) -m mqadmin_py.completions

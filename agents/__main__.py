@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import logging
-import os
 import signal
-import sys
 import threading
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from mqadmin_py.daemons import LogLevelOpt, checked_level, daemon_app, fail, start_logging
 from mqadmin_py.version import VersionOpt
 
-app = typer.Typer(
-    add_completion=False,  # static scripts in completions/
-    pretty_exceptions_show_locals=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+PROGRAM = "mqagent"
+app = daemon_app()
 
 
 @app.command()
@@ -35,7 +30,7 @@ def run(
             help="Check every broker config file, print the effective configuration and exit.",
         ),
     ] = False,
-    log_level: Annotated[str, typer.Option("--log-level", help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
+    log_level: LogLevelOpt = "INFO",
     _version: VersionOpt = False,
 ) -> None:
     """Host the broker replicas listed in the agent config; each registers with the controllers and replicates.
@@ -45,10 +40,9 @@ def run(
     Exit codes: 0 clean shutdown (SIGTERM/SIGINT), 1 cannot start (port in use, a store in use by another
     process, damaged controller store, no broker could start), 2 bad configuration.
     """
-    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     from agents.broker.agent import remembered
     from agents.config import load_agent, load_broker
-    from mqadmin_py.configkeys import ConfigError
+    from mqbase.configkeys import ConfigError
 
     try:
         config = load_agent(config_file)
@@ -56,19 +50,13 @@ def run(
             for path in [*map(str, config.broker_config_paths), *remembered(config)]:
                 load_broker(path)
     except ConfigError as exc:
-        typer.echo(f"mqagent: bad configuration: {exc}", err=True)
-        raise typer.Exit(2) from exc
-    if log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-        typer.echo(f"mqagent: --log-level must be DEBUG, INFO, WARNING or ERROR, got {log_level!r}", err=True)
-        raise typer.Exit(2)
+        fail(PROGRAM, f"bad configuration: {exc}", 2)
+    level = checked_level(PROGRAM, log_level)
     if print_config:
         for key, value in sorted(config.to_properties().items()):
             typer.echo(f"{key}={value}")
         return
-    logging.basicConfig(
-        level=log_level.upper(), format="%(asctime)s %(levelname)s [agent] %(name)s: %(message)s", stream=sys.stderr
-    )
-    logging.getLogger("pysyncobj").setLevel(logging.WARNING)  # as mqcontroller, for an embedded controller
+    start_logging(level, "agent")  # pysyncobj quiet as in mqcontroller, for an embedded controller
     from agents.broker.agent import Agent
     from agents.broker.service import AgentStartError
 
@@ -80,8 +68,7 @@ def run(
         agent.start()
     except AgentStartError as exc:
         agent.stop()
-        typer.echo(f"mqagent: cannot start: {exc}", err=True)
-        raise typer.Exit(1) from exc
+        fail(PROGRAM, f"cannot start: {exc}", 1)
     while not stop.wait(0.5):
         pass
     logging.getLogger(__name__).info("stopping")
@@ -89,7 +76,7 @@ def run(
 
 
 def main() -> None:
-    app(prog_name="mqagent")
+    app(prog_name=PROGRAM)
 
 
 if __name__ == "__main__":

@@ -18,9 +18,10 @@ import controller.config as controller_config
 from agents.ha.config import HAConfig
 from agents.identity import IDENTITY_FILE
 from agents.store.commitlog import MAX_SEGMENT_SIZE
+from agents.store.layout import EPOCH_FILE
 from agents.store.record import BLANK_SIZE, MAX_RECORD_SIZE
 from controller.config import METRICS_EXPORTER_TYPES, ControllerConfig
-from mqadmin_py.configkeys import (
+from mqbase.configkeys import (
     ConfigError,
     Parser,
     address_problem,
@@ -34,9 +35,9 @@ from mqadmin_py.configkeys import (
     parse_str,
     unknown_key,
 )
-from mqadmin_py.properties import PropertiesError, read_properties
-from mqadmin_py.security import SECURITY_KEYS, SecurityConfig, parse_security, resolve_paths, security_properties
-from mqadmin_py.security import validate_security as _validate_security
+from mqbase.properties import PropertiesError, read_properties
+from mqbase.security import SECURITY_KEYS, SecurityConfig, parse_security, resolve_paths, security_properties
+from mqbase.security import validate_security as _validate_security
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,6 @@ CQ_UNIT_SIZE = 20
 """Java's ``ConsumeQueue.CQ_STORE_UNIT_SIZE``: mappedFileSizeConsumeQueue is a count of 20-byte entries."""
 MIN_COMMIT_LOG_FILE_SIZE = MAX_RECORD_SIZE + BLANK_SIZE
 """A commit-log file must hold one maximum-size message and the blank record that closes the file."""
-EPOCH_FILE = "epochFileCheckpoint"
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from agents.store.checkpoint import atomic_write, fsync_dir
-from mqadmin_py.configkeys import address_problem, name_problem
+from agents.errors import AgentError
+from mqbase.configkeys import address_problem, name_problem
+from mqbase.files import atomic_write, fsync_dir
 
 IDENTITY_FILE = "brokerIdentity"
 TEMP_FILE = "brokerIdentity-temp"
@@ -28,7 +29,7 @@ _INT64_MAX = 2**63 - 1
 _T = TypeVar("_T")
 
 
-class IdentityError(ValueError):
+class IdentityError(AgentError, ValueError):
     """Identity files that cannot be trusted, or an identity that does not belong to this broker's config."""
 
 

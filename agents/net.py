@@ -14,11 +14,13 @@ import os
 import select
 import socket
 
+from agents.errors import AgentError
+
 Connection = socket.socket
 """A connected TCP socket; other modules name the type through this alias."""
 
 
-class ConnectionLost(Exception):
+class ConnectionLost(AgentError):
     """The peer went away or the socket failed; the message says how."""
 
 

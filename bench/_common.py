@@ -29,12 +29,12 @@ os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 import grpc  # noqa: E402
 from tabulate import tabulate  # noqa: E402
 
-from mqadmin_py.client import ControllerClient  # noqa: E402
-from mqadmin_py.errors import MqError  # noqa: E402
-from mqadmin_py.proto import common_pb2 as common  # noqa: E402
-from mqadmin_py.proto import controller_pb2 as pb  # noqa: E402
-from mqadmin_py.proto import controller_pb2_grpc as pb_grpc  # noqa: E402
 from mqadmin_py.sandbox import ControllerProcess, Sandbox  # noqa: E402
+from mqbase.client import ControllerClient  # noqa: E402
+from mqbase.errors import MqError  # noqa: E402
+from mqbase.proto import common_pb2 as common  # noqa: E402
+from mqbase.proto import controller_pb2 as pb  # noqa: E402
+from mqbase.proto import controller_pb2_grpc as pb_grpc  # noqa: E402
 
 __all__ = ["ControllerClient", "MqError", "Sandbox", "common", "grpc", "pb", "pb_grpc"]
 

@@ -44,8 +44,8 @@ from _common import (
 )
 from _common import pb as cpb
 
-from controller.codes import ResponseCode
-from mqadmin_py.proto import agent_pb2 as apb
+from mqbase.codes import ResponseCode
+from mqbase.proto import agent_pb2 as apb
 from tests.harness.agents import BROKER, FAST, AgentProcess
 from tests.harness.controllers import CONTROLLER_CONFIG
 from tests.harness.wait import wait_until

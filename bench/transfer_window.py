@@ -50,8 +50,8 @@ from agent_failover import (
     wait_all_in_sync,
 )
 
-from controller.codes import ResponseCode
-from mqadmin_py.proto import agent_pb2 as apb
+from mqbase.codes import ResponseCode
+from mqbase.proto import agent_pb2 as apb
 from tests.harness.agents import BROKER, FAST, AgentProcess
 from tests.harness.controllers import CONTROLLER_CONFIG
 from tests.harness.wait import wait_until

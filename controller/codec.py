@@ -26,6 +26,7 @@ from dataclasses import MISSING, fields
 from types import MappingProxyType
 from typing import Any, get_args
 
+from controller.errors import ControllerError
 from controller.events import Event
 from controller.model import BrokerSet, ControllerState, Replica
 
@@ -41,7 +42,7 @@ _SET_FIELDS = {"new_sync_state_set", "broker_ids", "sync_state_set"}
 _MAP_FIELDS = {"values"}
 
 
-class CodecError(ValueError):
+class CodecError(ControllerError, ValueError):
     """A log entry or snapshot that cannot be decoded."""
 
 

@@ -7,7 +7,7 @@ are milliseconds, as in Java. ``controllerPeers`` lists every node as
 
 A config file with an unknown key or a bad value is refused with a message
 naming the key; nothing starts on a config that is half understood. The TLS and
-access-control keys are shared with the agent (``mqadmin_py.security``).
+access-control keys are shared with the agent (``mqbase.security``).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from mqadmin_py.configkeys import ConfigError as ConfigError
-from mqadmin_py.configkeys import camel as _camel
-from mqadmin_py.configkeys import java_keys, unknown_key
-from mqadmin_py.configkeys import parse_bool as _parse_bool
-from mqadmin_py.configkeys import parse_int as _parse_int
-from mqadmin_py.properties import PropertiesError, read_properties
-from mqadmin_py.security import (
+from mqbase.configkeys import ConfigError as ConfigError
+from mqbase.configkeys import camel as _camel
+from mqbase.configkeys import java_keys, unknown_key
+from mqbase.configkeys import parse_bool as _parse_bool
+from mqbase.configkeys import parse_int as _parse_int
+from mqbase.properties import PropertiesError, read_properties
+from mqbase.security import (
     SECURITY_KEYS,
     SecurityConfig,
     mask_secrets,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.errors import ControllerError
 from controller.heartbeat import DEFAULT_HEARTBEAT_TIMEOUT_MS, Heartbeat
 from controller.requests import (
     AlterSyncStateSetReply,
@@ -30,15 +31,15 @@ from controller.requests import (
     SyncStateDataReply,
 )
 from controller.transfer import Record
-from mqadmin_py.proto import common_pb2 as common
-from mqadmin_py.proto import controller_pb2 as pb
+from mqbase.proto import common_pb2 as common
+from mqbase.proto import controller_pb2 as pb
 
 MAX_NAME = 255
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
 
 
-class InvalidRequest(ValueError):
+class InvalidRequest(ControllerError, ValueError):
     """A request field is missing or out of range; the message names it."""
 
 

@@ -20,11 +20,10 @@ from concurrent.futures import Future
 from typing import Any
 
 import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_health.v1 import health, health_pb2
 
-from controller.codes import ResponseCode as C
 from controller.config import RUNTIME_KEYS, ConfigError, ControllerConfig, runtime_properties, with_group_config
+from controller.errors import ControllerError
 from controller.liveness import NEVER, Elector, Liveness, due
 from controller.metrics import ControllerMetrics, NodeSample
 from controller.model import Clock
@@ -40,20 +39,20 @@ from controller.requests import (
 )
 from controller.service import POLICY, SERVICE, SERVICE_NAME, BrokerStreams, ControllerServicer, RequestMetrics
 from controller.transferer import Transferer
-from mqadmin_py.grpc_guard import AioDecodeGuard
-from mqadmin_py.proto import common_pb2 as common
-from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
-from mqadmin_py.security import AioServerGuard, Guard, SecurityError, add_port
-from mqadmin_py.storelock import StoreLock
+from mqbase import serving
+from mqbase.codes import ResponseCode as C
+from mqbase.proto import common_pb2 as common
+from mqbase.proto import controller_pb2_grpc as pb_grpc
+from mqbase.storelock import StoreLock
 
 log = logging.getLogger(__name__)
 
 
-class GrpcBindError(RuntimeError):
+class GrpcBindError(ControllerError, RuntimeError):
     """The gRPC port could not be bound."""
 
 
-class MetricsBindError(RuntimeError):
+class MetricsBindError(ControllerError, RuntimeError):
     """The metrics HTTP port could not be bound."""
 
 
@@ -244,26 +243,18 @@ class ControllerNode:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, self._stop.set)
         interceptors: list[Any] = [RequestMetrics(self.metrics.observe_request)] if self.metrics is not None else []
-        # Inside the metrics (an undecodable request counts as code="error"), outside the access check (it has no
-        # body whose signature could be checked).
-        interceptors.append(AioDecodeGuard())
+        # The guards sit inside the metrics: an undecodable request counts as code="error", refusals are counted.
         security = self.config.security
-        if security.acl_enable:  # inside the metrics interceptor, so refusals are counted too
-            interceptors.append(AioServerGuard(Guard(security, SERVICE, POLICY, time.time)))
+        interceptors += serving.interceptors(security, SERVICE, POLICY, aio=True)
         server = grpc.aio.server(interceptors=interceptors, options=[("grpc.so_reuseport", 0)])
         pb_grpc.add_ControllerServiceServicer_to_server(ControllerServicer(self), server)
         health_servicer = health.aio.HealthServicer()
-        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-        reflection.enable_server_reflection(
-            [SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME], server
-        )
+        serving.add_health_and_reflection(server, SERVICE_NAME, health_servicer)
         address = self.config.self_peer.grpc_address
         try:
-            port = add_port(server, address, security)
-        except (RuntimeError, SecurityError) as exc:
+            port = serving.bind(server, address, security)
+        except serving.BindError as exc:
             raise GrpcBindError(f"cannot bind gRPC port {address}: {exc}") from exc
-        if port == 0:
-            raise GrpcBindError(f"cannot bind gRPC port {address}: address in use?")
         if self.metrics is not None:
             self._serve_metrics(self.metrics)
         await server.start()

@@ -22,13 +22,13 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
-from controller.codes import ResponseCode as C
 from controller.heartbeat import DEFAULT_HEARTBEAT_TIMEOUT_MS, BrokerKey, Heartbeat, LiveTable, address_conflict
 from controller.model import AliveView, Clock
 from controller.proposer import Proposer
 from controller.raft import RaftNode
 from controller.requests import ElectMasterRequest, Result
 from controller.state import scan_need_reelect
+from mqbase.codes import ResponseCode as C
 
 log = logging.getLogger(__name__)
 

@@ -10,19 +10,16 @@ interceptor in ``controller.service``.
 
 from __future__ import annotations
 
-import platform
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
-from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, start_http_server
+from prometheus_client import Counter, Histogram
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 
-from controller.codes import ResponseCode as C
 from controller.requests import ElectMasterRequest, Request, Result
-from mqadmin_py import __version__
+from mqbase.codes import ResponseCode as C
+from mqbase.metrics import MetricsEndpoint
 
 ROLES = ("leader", "follower", "candidate")
 
@@ -74,41 +71,6 @@ class _NodeCollector:
             "mqcontroller_active_brokers", "Alive brokers in this node's heartbeat table.", value=s.active_brokers
         )
         yield GaugeMetricFamily("mqcontroller_broker_sets", "Broker sets in the controller state.", value=s.broker_sets)
-
-
-class MetricsEndpoint:
-    """A process's own registry and the HTTP endpoint serving it (shared by mqcontroller and mqagent).
-
-    `program` (``mqcontroller``, ``mqagent``) names the ``<program>_build_info`` gauge: 1, labelled with this
-    package's version and the Python version, as Prometheus exporters conventionally do.
-    """
-
-    def __init__(self, program: str) -> None:
-        self.registry = CollectorRegistry()
-        ProcessCollector(registry=self.registry)
-        build_info = Gauge(
-            f"{program}_build_info", f"Always 1: the version of {program} and of the Python running it.",
-            ["version", "python"], registry=self.registry,
-        )  # fmt: skip
-        build_info.labels(version=__version__, python=platform.python_version()).set(1)
-        self._server: WSGIServer | None = None
-        self._thread: threading.Thread | None = None
-
-    def serve(self, port: int, host: str) -> tuple[WSGIServer, int]:
-        """Serve ``/metrics`` on a daemon thread; returns the server and its bound port (0 picks a free one)."""
-        server, thread = start_http_server(port, host, registry=self.registry)
-        self._server, self._thread = server, thread
-        return server, server.server_port
-
-    def stop(self) -> None:
-        """Stop the HTTP endpoint and release its port (no-op when not serving)."""
-        if self._server is None:
-            return
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5.0)
-        self._server = self._thread = None
 
 
 class ControllerMetrics(MetricsEndpoint):

@@ -32,8 +32,6 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from controller.codes import NOT_LEADER_REMARK
-from controller.codes import ResponseCode as C
 from controller.events import Event
 from controller.model import AliveView, Clock
 from controller.raft import RaftNode
@@ -41,6 +39,8 @@ from controller.reads import may_answer, needs_barrier
 from controller.requests import Request, Result
 from controller.state import apply_events, compute
 from controller.transfer import too_late
+from mqbase.codes import NOT_LEADER_REMARK
+from mqbase.codes import ResponseCode as C
 
 log = logging.getLogger(__name__)
 

@@ -43,6 +43,7 @@ from pysyncobj.journal import MetaStorer
 from controller.append_entries import Refuse, plan_append
 from controller.codec import CodecError, decode_events, decode_state, encode_events, encode_state, entry_json
 from controller.config import ControllerConfig
+from controller.errors import ControllerError
 from controller.events import Event
 from controller.model import ControllerState
 from controller.state import apply_events
@@ -55,7 +56,7 @@ CommitCallback = Callable[[bool, str], None]
 _FAIL_NAMES = {v: k for k, v in vars(FAIL_REASON).items() if isinstance(v, int)}
 
 
-class RaftStartError(RuntimeError):
+class RaftStartError(ControllerError, RuntimeError):
     """The node cannot start: its port is taken, or its journal/snapshot cannot be read."""
 
 

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from controller.codes import ResponseCode
 from controller.events import Event
+from mqbase.codes import ResponseCode
 
 
 @dataclass(frozen=True, slots=True)

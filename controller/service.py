@@ -12,25 +12,25 @@ import itertools
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import grpc
 
 from controller import convert
-from controller.codes import ResponseCode as C
-from controller.config import RUNTIME_KEYS, ConfigError, to_properties, validate, with_overrides
+from controller.config import RUNTIME_KEYS, ConfigError, ControllerConfig, to_properties, validate, with_overrides
 from controller.heartbeat import BrokerKey, Heartbeat
-from controller.proposer import not_leader
+from controller.liveness import Liveness
+from controller.proposer import Proposer, not_leader
+from controller.raft import RaftNode
 from controller.requests import Request, Result, SetGroupConfigRequest
 from controller.state import id_taken
 from controller.transfer import not_registered, scan_warning
-from mqadmin_py.proto import common_pb2 as common
-from mqadmin_py.proto import controller_pb2 as pb
-from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
-from mqadmin_py.security import Role
-
-if TYPE_CHECKING:
-    from controller.daemon import ControllerNode
+from controller.transferer import Transferer
+from mqbase.codes import ResponseCode as C
+from mqbase.proto import common_pb2 as common
+from mqbase.proto import controller_pb2 as pb
+from mqbase.proto import controller_pb2_grpc as pb_grpc
+from mqbase.security import Role
 
 log = logging.getLogger(__name__)
 
@@ -138,10 +138,30 @@ class RequestMetrics(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         )
 
 
+class Node(Protocol):
+    """What the servicer needs of the running node (``controller.daemon.ControllerNode``), which builds it."""
+
+    @property
+    def config(self) -> ControllerConfig: ...
+    @property
+    def file_config(self) -> ControllerConfig: ...
+    @property
+    def raft(self) -> RaftNode: ...
+    @property
+    def proposer(self) -> Proposer: ...
+    @property
+    def liveness(self) -> Liveness: ...
+    @property
+    def transferer(self) -> Transferer: ...
+    @property
+    def streams(self) -> BrokerStreams: ...
+    def leader_grpc_address(self) -> str | None: ...
+
+
 class ControllerServicer(pb_grpc.ControllerServiceServicer):
     """Implements ControllerService on top of a ``ControllerNode``."""
 
-    def __init__(self, node: ControllerNode) -> None:
+    def __init__(self, node: Node) -> None:
         self._node = node
 
     # --- Raft-backed requests --------------------------------------------------------------------

@@ -19,7 +19,6 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, assert_never
 
-from controller.codes import ResponseCode as C
 from controller.election import elect, preferred_of
 from controller.events import (
     AlterSyncStateSet,
@@ -60,6 +59,7 @@ from controller.requests import (
     TransferMasterRequest,
 )
 from controller.transfer import check_transfer, not_registered
+from mqbase.codes import ResponseCode as C
 
 METADATA_NOT_EXIST = "Broker metadata is not existed"
 

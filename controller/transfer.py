@@ -19,10 +19,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from controller.codes import ResponseCode as C
 from controller.election import preferred_of
 from controller.model import AliveView, BrokerSet, ControllerState, alive_in_set
 from controller.requests import Request, Result, TransferMasterRequest
+from mqbase.codes import ResponseCode as C
 
 LEASE_MARGIN_S = 2.0
 """How much longer than the catch-up timeout the master's write pause lasts without word from the controller."""

@@ -28,7 +28,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
-from controller.codes import ResponseCode as C
 from controller.config import ControllerConfig
 from controller.model import AliveView, BrokerSet, Clock, ControllerState
 from controller.proposer import COMMIT_TIMEOUT_S
@@ -45,8 +44,9 @@ from controller.transfer import (
     plan_transfers,
     scan_warning,
 )
-from mqadmin_py.client import AgentClient
-from mqadmin_py.errors import MqError
+from mqbase.client import AgentClient
+from mqbase.codes import ResponseCode as C
+from mqbase.errors import MqError
 
 log = logging.getLogger(__name__)
 
@@ -202,7 +202,7 @@ class Transferer:
 
     def _attempt(self, record: Record, master_address: str, target_address: str, timeout_s: float, started: float
                  ) -> Record:  # fmt: skip
-        from mqadmin_py.proto import agent_pb2 as apb
+        from mqbase.proto import agent_pb2 as apb
 
         master_id = record.from_id
         assert master_id is not None  # check_transfer passed: the set has a master
@@ -246,7 +246,7 @@ class Transferer:
         return reason
 
     def _resume(self, agents: AgentClient, address: str, ref: Any, token: str, reason: str) -> None:
-        from mqadmin_py.proto import agent_pb2 as apb
+        from mqbase.proto import agent_pb2 as apb
 
         try:
             agents.call(address, "ResumeWrites", apb.ResumeWritesRequest(broker=ref, token=token, reason=reason))

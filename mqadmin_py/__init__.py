@@ -1,3 +1,1 @@
-"""The ``mqadmin`` admin toolkit: CLI, controller client, local sandbox, and the shared gRPC protos."""
-
-__version__ = "0.1.0"
+"""The ``mqadmin`` admin toolkit: the CLI, the local sandbox and the entry points' shared start-up options."""

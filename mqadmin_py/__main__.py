@@ -9,7 +9,7 @@ import sys
 def main() -> None:
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     from mqadmin_py.app import app
-    from mqadmin_py.errors import MqError
+    from mqbase.errors import MqError
 
     try:
         app(prog_name="mqadmin")  # usage errors exit 2 inside typer

@@ -19,7 +19,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import string
 import subprocess
 import sys
@@ -29,10 +28,12 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mqadmin_py.client import ControllerClient
-from mqadmin_py.errors import ControllerUnavailable, MqError, TimedOut, UsageError
-from mqadmin_py.properties import directory_problem, write_properties_atomic
-from mqadmin_py.security import PLAINTEXT, ClientSecurity, client_security
+from mqbase.client import ControllerClient
+from mqbase.errors import ControllerUnavailable, MqError, TimedOut, UsageError
+from mqbase.files import directory_problem
+from mqbase.ports import free_ports
+from mqbase.properties import write_properties_atomic
+from mqbase.security import PLAINTEXT, ClientSecurity, client_security
 
 STATE_FILE = "sandbox.json"
 DEFAULT_CLUSTER = "DefaultCluster"
@@ -59,20 +60,6 @@ BROKER_DEFAULTS = {
 Progress = Callable[[str], None]
 LOG_TAIL_LINES = 5
 """Lines of a dead process's log that ``up`` quotes."""
-
-
-def free_ports(count: int) -> list[int]:
-    """Ports the OS considers free on 127.0.0.1 now (all held open together so they differ)."""
-    socks = []
-    try:
-        for _ in range(count):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
-            socks.append(s)
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -486,7 +473,7 @@ class Sandbox:
 
         Ends at once when a process of `watch` (node ids this object started) exits.
         """
-        from mqadmin_py.proto import controller_pb2 as pb
+        from mqbase.proto import controller_pb2 as pb
 
         wanted = {name: sum(1 for a in self.agents() for b in a.brokers if b.brokerName == name)
                   for name in self.broker_sets()}  # fmt: skip
@@ -520,7 +507,7 @@ class Sandbox:
     def broker_ids(self) -> dict[str, int]:
         """brokerAddress -> the broker id the controllers assigned it (ids are theirs, not the sandbox's); empty
         when no controller answers, so that status still shows the processes during an outage."""
-        from mqadmin_py.proto import controller_pb2 as pb
+        from mqbase.proto import controller_pb2 as pb
 
         if not self.broker_sets() or not any(c.pid for c in self.controllers()):
             return {}
@@ -534,7 +521,7 @@ class Sandbox:
 
     def master_agent(self, broker_name: str | None = None) -> tuple[AgentProcess, BrokerReplica]:
         """The agent hosting the current master of `broker_name` (default: the first set)."""
-        from mqadmin_py.proto import controller_pb2 as pb
+        from mqbase.proto import controller_pb2 as pb
 
         sets = self.broker_sets()
         if not sets:

@@ -20,8 +20,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from mqadmin_py.properties import dump_properties
-from mqadmin_py.security import Credential
+from mqbase.properties import dump_properties
+from mqbase.security import Credential
 
 TLS_DIR = "tls"
 CREDENTIALS_FILE = "credentials"

@@ -1,4 +1,4 @@
-"""The ``--version`` option the three programs share (the version is ``mqadmin_py.__version__``)."""
+"""The ``--version`` option the three programs share (the version is ``mqbase.__version__``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from mqadmin_py import __version__
+from mqbase import __version__
 
 
 def _print_version(ctx: typer.Context, value: bool) -> None:

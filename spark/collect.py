@@ -13,12 +13,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agents.config import EPOCH_FILE
-from agents.ha.replica import STORE_DIR
 from agents.identity import IdentityFiles
 from agents.store.checkpoint import Checkpoint
 from agents.store.commitlog import read_only_bounds
 from agents.store.epoch_file import EpochFile
+from agents.store.layout import EPOCH_FILE, STORE_DIR
+from spark.errors import SparkError
 
 Row = dict[str, Any]
 
@@ -102,7 +102,7 @@ class StoreReplica:
     epochs: tuple[tuple[int, int], ...]  # (epoch, startOffset)
 
 
-class StoreError(ValueError):
+class StoreError(SparkError, ValueError):
     """A directory that is not a readable broker store."""
 
 

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from mqbase.ports import free_port
+from spark.errors import SparkError
 from spark.session import default_conf
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
@@ -41,7 +43,7 @@ RESERVED = {
 """Settings `conf` may not hold, and why."""
 
 
-class ConnectServerError(RuntimeError):
+class ConnectServerError(SparkError, RuntimeError):
     """The server did not come up (its own output says why), or could not be started at all."""
 
 
@@ -120,7 +122,7 @@ def start_server(
     import pyspark
 
     token = token or os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(24)
-    chosen = port or _free_port()
+    chosen = port or free_port(LOOPBACK)
     spark_home = Path(os.environ.get("SPARK_HOME") or Path(pyspark.__file__).parent)
     command = server_command(spark_home, chosen, master, conf)
     if _listening(chosen):
@@ -185,12 +187,6 @@ def check_reachable(url: str, timeout: float = 5.0) -> None:
             pass
     except OSError as exc:
         raise ConnectServerError(f"nothing answers at {host}:{target._port} ({exc.strerror or exc})") from exc
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((LOOPBACK, 0))
-        return int(probe.getsockname()[1])
 
 
 def _listening(port: int) -> bool:

@@ -16,10 +16,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from spark.errors import SparkError
 from spark.schema import TABLES
 
 
-class DatasetError(ValueError):
+class DatasetError(SparkError, ValueError):
     """A dataset directory that cannot be read as a fleet dataset: missing tables or columns, unreadable files."""
 
 

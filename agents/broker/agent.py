@@ -7,7 +7,7 @@ unnamed request means that broker. Brokers added at run time are remembered in `
 is listed by ListBrokers with its error and does not stop the others; when none of them starts, the agent does
 not start either (it would serve nothing), unless it has none to start or hosts a controller.
 
-Each store is held by one process only (``mqadmin_py.storelock``): the agent locks ``agentStorePath`` and every
+Each store is held by one process only (``mqbase.storelock``): the agent locks ``agentStorePath`` and every
 broker's ``storePathRootDir`` while it uses them.
 
 With ``enableControllerInAgent=true`` the agent also runs a controller node (``EmbeddedController``: its
@@ -20,31 +20,29 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 import threading
-import time
 from concurrent import futures
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_health.v1 import health, health_pb2
 
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
 from agents.broker.service import POLICY, SERVICE, AgentServicer, AgentStartError, BrokerNotFound
 from agents.config import AgentConfig, load_broker, with_overrides
 from agents.store import fastpath
-from agents.store.checkpoint import atomic_write
 from controller.config import ControllerConfig
 from controller.daemon import ControllerNode, GrpcBindError, MetricsBindError
 from controller.raft import RaftStartError
-from mqadmin_py.grpc_guard import DecodeGuard
-from mqadmin_py.proto import agent_pb2 as pb
-from mqadmin_py.proto import agent_pb2_grpc as pb_grpc
-from mqadmin_py.security import Guard, SecurityConfig, SecurityError, ServerGuard, add_port
-from mqadmin_py.storelock import StoreLock, StoreLockError
+from mqbase import serving
+from mqbase.files import atomic_write
+from mqbase.ports import free_port
+from mqbase.proto import agent_pb2 as pb
+from mqbase.proto import agent_pb2_grpc as pb_grpc
+from mqbase.security import SecurityConfig
+from mqbase.storelock import StoreLock, StoreLockError
 
 log = logging.getLogger(__name__)
 
@@ -93,35 +91,23 @@ def remembered(config: AgentConfig) -> list[str]:
     return [line for line in path.read_text().splitlines() if line and line not in configured]
 
 
-def free_port(host: str) -> int:
-    """A port the OS says is free now (for haListenPort=0: the HA address is registered before it is bound)."""
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
-
-
 def serve(servicer: AgentServicer, address: str, security: SecurityConfig) -> tuple[grpc.Server, int]:
     """A started AgentService server (with health and reflection) on `address`; returns it and its port.
 
     TLS and the access check as `security` says (aclEnable: ``POLICY``'s calls need a credential).
     """
-    # A request that does not parse is refused (INVALID_ARGUMENT) before the access check: it has nothing to verify.
-    guards = [ServerGuard(Guard(security, SERVICE, POLICY, time.time))] if security.acl_enable else []
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="agent-rpc"),
-        interceptors=[DecodeGuard(), *guards],
+        interceptors=serving.interceptors(security, SERVICE, POLICY, aio=False),
     )
     pb_grpc.add_AgentServiceServicer_to_server(servicer, server)
     checker = health.HealthServicer()
     checker.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
-    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    serving.add_health_and_reflection(server, SERVICE_NAME, checker)
     try:
-        port = add_port(server, address, security)
-    except (RuntimeError, SecurityError) as exc:
+        port = serving.bind(server, address, security)
+    except serving.BindError as exc:
         raise AgentStartError(f"cannot listen on {address}: {exc}") from exc
-    if port == 0:
-        raise AgentStartError(f"cannot listen on {address} (in use?)")
     server.start()
     return server, port
 

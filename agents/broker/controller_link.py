@@ -16,11 +16,11 @@ from typing import Any
 
 import grpc
 
-from mqadmin_py.client import ControllerClient
-from mqadmin_py.proto import common_pb2
-from mqadmin_py.proto import controller_pb2 as pb
-from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
-from mqadmin_py.security import PLAINTEXT, ClientSecurity, open_channel
+from mqbase.client import ControllerClient
+from mqbase.proto import common_pb2
+from mqbase.proto import controller_pb2 as pb
+from mqbase.proto import controller_pb2_grpc as pb_grpc
+from mqbase.security import PLAINTEXT, ClientSecurity, open_channel
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class ControllerLink:
         self._threads: list[threading.Thread] = []
 
     def call(self, method: str, request: Any) -> Any:
-        """One RPC on the leader; raises ``mqadmin_py.errors.MqError`` when no leader answers."""
+        """One RPC on the leader; raises ``mqbase.errors.MqError`` when no leader answers."""
         return self._client.call(method, request)
 
     def start(self) -> None:

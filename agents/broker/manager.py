@@ -29,6 +29,7 @@ from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Loca
 from agents.broker.roles import View as ControllerView
 from agents.broker.write_gate import Gate, Step, TransferReady, WritePause
 from agents.config import BrokerConfig
+from agents.errors import AgentError
 from agents.ha.master_service import PutResult
 from agents.ha.master_session import admit_slave
 from agents.ha.replica import Replica, StaleEpoch
@@ -38,11 +39,11 @@ from agents.identity import Identity, IdentityError, IdentityFiles, check
 from agents.store.commitlog import CommitLogError
 from agents.store.epoch_file import EpochFileError
 from agents.store.record import Message
-from controller.codes import ResponseCode
-from mqadmin_py.errors import MqError
-from mqadmin_py.proto import common_pb2
-from mqadmin_py.proto import controller_pb2 as pb
-from mqadmin_py.security import SecurityConfig
+from mqbase.codes import ResponseCode
+from mqbase.errors import MqError
+from mqbase.proto import common_pb2
+from mqbase.proto import controller_pb2 as pb
+from mqbase.security import SecurityConfig
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ RETRY_S = 1.0
 TICK_S = 0.1
 
 
-class RegistrationError(RuntimeError):
+class RegistrationError(AgentError, RuntimeError):
     """The broker cannot register for a reason retrying will not fix (names in the identity file differ)."""
 
 

@@ -17,7 +17,7 @@ from agents.broker.manager import Status
 from agents.config import BrokerConfig
 from agents.ha.replica import Replica
 from agents.ha.role import Role
-from controller.metrics import MetricsEndpoint
+from mqbase.metrics import MetricsEndpoint
 
 LABELS = ("cluster", "broker_name", "broker_id")
 

@@ -16,18 +16,19 @@ from typing import Any, Protocol
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
 from agents.broker.write_gate import request_problem
+from agents.errors import AgentError
 from agents.ha.role import Role
 from agents.ha.sync_state import PutStatus
 from agents.store.commitlog import OffsetTooSmall
 from agents.store.epochs import MAX_OFFSET
 from agents.store.record import Message, RecordError, blank_size_at, header_at
-from controller.codes import ResponseCode
-from mqadmin_py.configkeys import address_problem
-from mqadmin_py.proto import agent_pb2 as pb
-from mqadmin_py.proto import agent_pb2_grpc as pb_grpc
-from mqadmin_py.proto import common_pb2
-from mqadmin_py.security import Role as CallerRole
-from mqadmin_py.storelock import StoreLockError
+from mqbase.codes import ResponseCode
+from mqbase.configkeys import address_problem
+from mqbase.proto import agent_pb2 as pb
+from mqbase.proto import agent_pb2_grpc as pb_grpc
+from mqbase.proto import common_pb2
+from mqbase.security import Role as CallerRole
+from mqbase.storelock import StoreLockError
 
 log = logging.getLogger(__name__)
 
@@ -67,11 +68,11 @@ REMARKS = {
 }
 
 
-class BrokerNotFound(LookupError):
+class BrokerNotFound(AgentError, LookupError):
     """A request named a broker this agent does not host."""
 
 
-class AgentStartError(RuntimeError):
+class AgentStartError(AgentError, RuntimeError):
     """The agent, or a broker it adds, cannot start (its port or store is taken, or none of its brokers starts).
     Defined here, beside the Host protocol, so that AddBroker can answer it rather than fail the call."""
 

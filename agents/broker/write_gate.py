@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from agents.ha.role import Role
-from controller.codes import ResponseCode
+from mqbase.codes import ResponseCode
 
 MAX_TRANSFER_WAIT_MS = 60_000
 """The longest PrepareTransfer wait (the controller's transferMasterTimeoutMs allows 100..60000 ms)."""

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agents.config import EPOCH_FILE
+from agents.errors import AgentError
 from agents.ha.config import HAConfig
 from agents.ha.master_service import HAMaster, PutResult
 from agents.ha.role import Position, Role
@@ -23,16 +23,14 @@ from agents.ha.slave_client import HASlave
 from agents.ha.sync_state import PutStatus, SyncState
 from agents.store.epoch_file import EpochFile
 from agents.store.epochs import EpochCache
+from agents.store.layout import EPOCH_FILE, STORE_DIR
 from agents.store.message_store import MessageStore
 from agents.store.record import Message
 
 log = logging.getLogger(__name__)
 
 
-STORE_DIR = "store"  # the MessageStore under a broker's storePathRootDir
-
-
-class StaleEpoch(ValueError):
+class StaleEpoch(AgentError, ValueError):
     """A role change carried an epoch older than the replica's last one."""
 
 

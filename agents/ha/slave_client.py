@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from agents import net
+from agents.errors import AgentError
 from agents.ha.actions import Action, Append, Close, RecordEpoch, Send, SetConfirm, StartAt, Truncate
 from agents.ha.appender import Appender
 from agents.ha.config import HAConfig
@@ -37,7 +38,7 @@ FLUSH_THREAD = "ha-slave-flush"
 WRITE_THREAD = "ha-slave-write"
 
 
-class ApplyFailed(Exception):
+class ApplyFailed(AgentError):
     """Checking, writing or dispatching replicated batches failed (on the writing thread); the connection ends
     with it."""
 

@@ -63,6 +63,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Generic, Literal, NoReturn, TypeAlias, TypeVar, cast, overload
 
+from agents.errors import AgentError
+
 __all__ = [
     "EPOCH_ENTRY_SIZE",
     "MASTER_HANDSHAKE_HEADER_SIZE",
@@ -100,7 +102,7 @@ class HAState(IntEnum):
     SHUTDOWN = 4
 
 
-class FrameError(ValueError):
+class FrameError(AgentError, ValueError):
     """Malformed HA input; the message names the field and its value. The connection cannot continue."""
 
 

@@ -28,6 +28,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agents.errors import AgentError
+from mqbase.files import atomic_write
+
 _MAGIC = b"MQCK"
 _VERSION = 1
 _BODY = struct.Struct(">4sHHqqq")
@@ -35,7 +38,7 @@ _CRC = struct.Struct(">I")
 SIZE = _BODY.size + _CRC.size
 
 
-class CheckpointError(ValueError):
+class CheckpointError(AgentError, ValueError):
     """A checkpoint file that exists but is not one this release wrote intact."""
 
 
@@ -70,15 +73,6 @@ def decode(blob: bytes) -> CheckpointData:
     return CheckpointData(flushed, confirm, dispatched)
 
 
-def fsync_dir(path: Path) -> None:
-    """Make creations, renames and deletions inside directory `path` durable."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def duplicates(fds: Iterable[int]) -> tuple[int, ...]:
     """``os.dup`` of each descriptor (all or none: the ones made are closed again if one fails)."""
     out: list[int] = []
@@ -90,21 +84,6 @@ def duplicates(fds: Iterable[int]) -> tuple[int, ...]:
             os.close(fd)
         raise
     return tuple(out)
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so that a crash leaves either the old or the new content."""
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
-    try:
-        view = memoryview(data)
-        while view:  # a write that runs into a full disk is short first; the next one reports the error
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
 
 
 class Checkpoint:

@@ -41,7 +41,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
-from agents.store.checkpoint import atomic_write, duplicates, fsync_dir
+from agents.errors import AgentError
+from agents.store.checkpoint import duplicates
 from agents.store.record import (
     BLANK_SIZE,
     MIN_RECORD_SIZE,
@@ -57,6 +58,7 @@ from agents.store.record import (
     record_sizes,
     scan_replicated,
 )
+from mqbase.files import atomic_write, fsync_dir
 
 log = logging.getLogger(__name__)
 
@@ -72,11 +74,11 @@ _INTENT = struct.Struct(">qI")
 _WINDOW = 1 << 20  # bytes read at a time while scanning
 
 
-class CommitLogError(RuntimeError):
+class CommitLogError(AgentError, RuntimeError):
     """The files on disk are not a commit log this configuration can open (or an intent file is damaged)."""
 
 
-class OffsetTooSmall(LookupError):
+class OffsetTooSmall(AgentError, LookupError):
     """A read below the minimum offset: retention deleted that data. ``min_offset`` is where reading can start."""
 
     def __init__(self, offset: int, min_offset: int, what: str = "commit-log offset") -> None:

@@ -45,13 +45,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.store.checkpoint import fsync_dir
+from agents.errors import AgentError
+from mqbase.files import fsync_dir
 
 ENTRY = struct.Struct(">qi")
 _FILE_NAME = re.compile(r"[0-9]{20}")
 
 
-class ConsumeQueueError(ValueError):
+class ConsumeQueueError(AgentError, ValueError):
     """Consume-queue files that do not fit together (a gap, or ``entries_per_file`` changed), or a record whose
     queue offset does not follow on (a ValueError: the HA client closes the connection that brought it)."""
 

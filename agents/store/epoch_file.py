@@ -15,12 +15,13 @@ empty file as missing and use the backup; this module reads it as an empty histo
 from __future__ import annotations
 
 import logging
-import os
 import re
 import zlib
 from pathlib import Path
 
+from agents.errors import AgentError
 from agents.store.epochs import EpochCache, EpochError
+from mqbase.files import atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ _ENTRY = re.compile(r"([0-9]{1,10})-([0-9]{1,19})")
 _NO_CRC = 0
 
 
-class EpochFileError(RuntimeError):
+class EpochFileError(AgentError, RuntimeError):
     """An epoch file that cannot be read, or no usable copy of it at all."""
 
 
@@ -90,23 +91,6 @@ def _read(path: Path) -> EpochCache | None:
     return decode(data)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 class EpochFile:
     """The epoch file at `path` and its backup ``<path>.bak``."""
 
@@ -156,6 +140,5 @@ class EpochFile:
             except EpochFileError as exc:
                 log.warning("epoch file %s is unusable (%s); keeping the existing backup", self.path, exc)
             else:
-                _write_atomically(self.backup, current)
-        _write_atomically(self.path, encode(cache))
-        _fsync_dir(self.path.parent)
+                atomic_write(self.backup, current)
+        atomic_write(self.path, encode(cache))

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
+from agents.errors import AgentError
+
 MAX_OFFSET = 2**63 - 1
 """Java's ``Long.MAX_VALUE``: the end offset of an epoch that is still open."""
 
@@ -20,7 +22,7 @@ MAX_EPOCH = 2**31 - 1
 """Epochs are Java ints on the wire and in the file."""
 
 
-class EpochError(ValueError):
+class EpochError(AgentError, ValueError):
     """An epoch history that breaks the ordering rules, or an operation that would."""
 
 

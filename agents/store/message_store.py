@@ -44,7 +44,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from agents.store.checkpoint import Checkpoint, CheckpointData, fsync_dir
+from agents.store.checkpoint import Checkpoint, CheckpointData
 from agents.store.commitlog import CommitLog, CommitLogError, OffsetTooSmall
 from agents.store.consume_queue import ConsumeQueue, ConsumeQueueError
 from agents.store.record import (
@@ -58,6 +58,7 @@ from agents.store.record import (
     fast_group_entries,
     unpack_entries,
 )
+from mqbase.files import fsync_dir
 
 log = logging.getLogger(__name__)
 

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from types import MappingProxyType, ModuleType
 from typing import NamedTuple
 
+from agents.errors import AgentError
 from agents.store import fastpath
 from agents.store.crc import crc32
 
@@ -104,7 +105,7 @@ fast_group_entries: (
 """The compiled grouping of packed entries for dispatch (``MessageStore._dispatch_grouped``), or None."""
 
 
-class RecordError(ValueError):
+class RecordError(AgentError, ValueError):
     """A message that cannot be encoded, or a CRC-valid record that breaks the format rules."""
 
 

@@ -27,9 +27,9 @@ from mqadmin_py.commands.common import (
     run,
 )
 from mqadmin_py.commands.controller import fetch_sync_state
-from mqadmin_py.errors import MqError, UsageError
 from mqadmin_py.options import BrokerNamesOpt, ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table, null
+from mqbase.errors import MqError, UsageError
 
 OptionalControllerOpt = Annotated[
     str,
@@ -60,7 +60,7 @@ def _unreachable(doc: dict[str, Any], exc: MqError) -> dict[str, Any]:
 
 
 def epoch_doc(agents: Any, member: dict[str, Any]) -> dict[str, Any]:
-    from mqadmin_py.proto import agent_pb2 as pb
+    from mqbase.proto import agent_pb2 as pb
 
     doc: dict[str, Any] = {
         "clusterName": member["clusterName"],
@@ -162,7 +162,7 @@ def get_broker_epoch(
 
 
 def _ha_doc(agents: Any, address: str, addresses: dict[int, str]) -> dict[str, Any]:
-    from mqadmin_py.proto import agent_pb2 as pb
+    from mqbase.proto import agent_pb2 as pb
 
     doc: dict[str, Any] = {"brokerAddress": address, "reachable": True, "error": None}
     try:
@@ -310,7 +310,7 @@ def reset_master_flush_offset(
     For recovery when the SyncStateSet cannot ack (e.g. every slave lost): consumers then see messages up to the
     new offset.
     """
-    from mqadmin_py.proto import agent_pb2 as pb
+    from mqbase.proto import agent_pb2 as pb
 
     with agent_client(timeout) as agents:
         r = check(agents.call(broker_addr, "ResetMasterFlushOffset", pb.ResetMasterFlushOffsetRequest(offset=offset)))

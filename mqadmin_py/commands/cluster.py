@@ -11,7 +11,6 @@ from typing import Annotated, Any
 
 import typer
 
-from controller.codes import ResponseCode
 from mqadmin_py.commands.broker import OptionalControllerOpt, each_concurrently, epoch_doc
 from mqadmin_py.commands.common import (
     CountOpt,
@@ -25,9 +24,10 @@ from mqadmin_py.commands.common import (
     run,
 )
 from mqadmin_py.commands.controller import fetch_sync_state
-from mqadmin_py.errors import MqError, OperationFailed, OperationRefused, Refused, UsageError
 from mqadmin_py.options import ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table
+from mqbase.codes import ResponseCode
+from mqbase.errors import MqError, OperationFailed, OperationRefused, Refused, UsageError
 
 
 def replicas(client: Any, cluster_name: str | None) -> list[dict[str, Any]]:
@@ -140,7 +140,7 @@ def _targets(
 
 
 def _ref(target: dict[str, Any]) -> Any:
-    from mqadmin_py.proto import agent_pb2 as pb
+    from mqbase.proto import agent_pb2 as pb
 
     if target["brokerName"] is None:
         return pb.BrokerRef()  # -b: the one broker served at that address
@@ -214,7 +214,7 @@ def update_broker_config(
     A refused key (NO_PERMISSION: not a runtime key) stops at the first broker, exit 4. The result lists every
     broker with its outcome: updated, refused, failed, skipped (not reached) or unreachable.
     """
-    from mqadmin_py.proto import agent_pb2 as pb
+    from mqbase.proto import agent_pb2 as pb
 
     if not key.strip():
         raise UsageError("-k/--key must not be empty")

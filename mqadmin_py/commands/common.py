@@ -14,9 +14,9 @@ import typer
 from typer import _click as click
 from typer.core import TyperGroup, TyperOption
 
-from controller.codes import ResponseCode
-from mqadmin_py.errors import MqError, OperationFailed, OperationRefused, UsageError
 from mqadmin_py.output import Output, emit
+from mqbase.codes import ResponseCode
+from mqbase.errors import MqError, OperationFailed, OperationRefused, UsageError
 
 INT64_MAX = 2**63 - 1
 """Broker ids and offsets are int64 on the wire (Java's long): larger is a usage error, not a protobuf traceback."""
@@ -37,7 +37,7 @@ def address_list(text: str, what: str) -> str:
 
     Returns the addresses re-joined by ``;`` (blanks dropped). ValueError names the first bad entry.
     """
-    from mqadmin_py.configkeys import address_problem
+    from mqbase.configkeys import address_problem
 
     addresses = [token.strip() for token in text.replace(",", ";").split(";") if token.strip()]
     if not addresses:
@@ -79,7 +79,7 @@ def cluster_name(value: str | None) -> str | None:
 
 def broker_address(value: str | None) -> str | None:
     """One broker's or agent's ``host:port`` (``-b brokerAddr``, ``--brokerAddr``, a container's ``-c``)."""
-    from mqadmin_py.configkeys import address_problem
+    from mqbase.configkeys import address_problem
 
     if value is not None and (problem := address_problem(value.strip())):
         raise ValueError(f"the address {problem} (want host:port)")
@@ -213,7 +213,7 @@ def client_security() -> Any:
 
     from typer._click.globals import get_current_context
 
-    from mqadmin_py.security import PLAINTEXT, SecurityError, client_security
+    from mqbase.security import PLAINTEXT, SecurityError, client_security
 
     ctx = get_current_context(silent=True)
     root = ctx.find_root().obj if ctx is not None else None
@@ -228,13 +228,13 @@ def client_security() -> Any:
 
 
 def controller_client(addresses: str, timeout: float) -> Any:
-    from mqadmin_py.client import ControllerClient
+    from mqbase.client import ControllerClient
 
     return ControllerClient(addresses, timeout, client_security())
 
 
 def agent_client(timeout: float) -> Any:
-    from mqadmin_py.client import AgentClient
+    from mqbase.client import AgentClient
 
     return AgentClient(timeout, client_security())
 

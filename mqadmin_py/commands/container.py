@@ -7,9 +7,9 @@ from typing import Annotated, Any
 import typer
 
 from mqadmin_py.commands.common import INT64_MAX, address_option, agent_client, check
-from mqadmin_py.errors import UsageError
 from mqadmin_py.options import OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table
+from mqbase.errors import UsageError
 
 ContainerOpt = Annotated[str, address_option("-c", "--brokerContainerAddr", help="The agent's container address.")]
 
@@ -23,7 +23,7 @@ def add_broker(
     timeout: TimeoutOpt = 10.0,
 ) -> None:
     """Start a broker in a running agent from a config file on its host; it is remembered across restarts."""
-    from mqadmin_py.proto import agent_pb2 as pb
+    from mqbase.proto import agent_pb2 as pb
 
     with agent_client(timeout) as agents:
         r = check(agents.call(container, "AddBroker", pb.AddBrokerRequest(broker_config_path=config_path)))
@@ -52,7 +52,7 @@ def remove_broker(
     timeout: TimeoutOpt = 10.0,
 ) -> None:
     """Stop a broker hosted by an agent and forget it (its store stays on disk)."""
-    from mqadmin_py.proto import agent_pb2 as pb
+    from mqbase.proto import agent_pb2 as pb
 
     cluster, name, broker_id = parse_broker_identity(broker)
     request = pb.RemoveBrokerRequest(cluster_name=cluster, broker_name=name, broker_id=broker_id)
@@ -69,7 +69,7 @@ def remove_broker(
 
 def list_brokers(container: ContainerOpt, output: OutputOpt = Output.table, timeout: TimeoutOpt = 3.0) -> None:
     """List the brokers an agent hosts, with role, epoch and any start-up error."""
-    from mqadmin_py.proto import agent_pb2 as pb
+    from mqbase.proto import agent_pb2 as pb
 
     with agent_client(timeout) as agents:
         r = check(agents.call(container, "ListBrokers", pb.ListBrokersRequest()))

@@ -22,9 +22,9 @@ from mqadmin_py.commands.common import (
     run,
 )
 from mqadmin_py.commands.transfer import transfer_doc, transfer_summary
-from mqadmin_py.errors import ControllerUnavailable, MqError, OperationFailed, TimedOut, UsageError
 from mqadmin_py.options import BrokerNamesOpt, ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table, null
+from mqbase.errors import ControllerUnavailable, MqError, OperationFailed, TimedOut, UsageError
 
 
 def register(app: typer.Typer) -> None:
@@ -182,7 +182,7 @@ def get_sync_state_set(
 
 def fetch_sync_state(client: Any, broker_names: list[str] | None, cluster_name: str | None) -> list[dict[str, Any]]:
     """The getSyncStateSet documents of the named sets, of a cluster, or (neither given) of every set."""
-    from mqadmin_py.proto import controller_pb2 as pb
+    from mqbase.proto import controller_pb2 as pb
 
     request = pb.GetSyncStateDataRequest(
         broker_names=broker_names or [], cluster_name=cluster_name or "",
@@ -213,7 +213,7 @@ def elect_master(
     "Already master" is a no-op with exit 0. The set must belong to cluster -c (exit 1, 2008 otherwise). With
     enablePreferredMaster, a note on stderr says when the controller will move the role back to the preferred one.
     """
-    from mqadmin_py.proto import controller_pb2 as pb
+    from mqbase.proto import controller_pb2 as pb
 
     request = pb.ElectMasterRequest(cluster_name=cluster_name, broker_name=broker_name, broker_id=broker_id,
                                     designate_elect=True)  # fmt: skip
@@ -274,7 +274,7 @@ def clean_broker_metadata(
     Name the ids with -b, or the whole set with --wholeSet: an empty or missing -b never means "every id"
     (one unset shell variable must not wipe a running set).
     """
-    from mqadmin_py.proto import controller_pb2 as pb
+    from mqbase.proto import controller_pb2 as pb
 
     if not clean_living and not cluster_name:
         raise UsageError("cleanLivingBroker option is false, clusterName option can not be empty.")
@@ -302,7 +302,7 @@ APPLY_POLL_S = 0.1
 
 def _config_node(client: Any, address: str) -> dict[str, Any]:
     """One node's GetControllerConfig as a document; an unreachable node is marked, not fatal."""
-    from mqadmin_py.proto import controller_pb2 as pb
+    from mqbase.proto import controller_pb2 as pb
 
     try:
         r = check(client.call_at(address, "GetControllerConfig", pb.GetControllerConfigRequest()))
@@ -425,7 +425,7 @@ def update_controller_config(
     Exit 0 once every listed node holds the value; 5 when a node is unreachable and 3 when one has not applied it
     within --timeout (the group holds the value all the same: such a node takes it when it catches up).
     """
-    from mqadmin_py.proto import controller_pb2 as pb
+    from mqbase.proto import controller_pb2 as pb
 
     request = pb.UpdateControllerConfigRequest(properties={key: value})
     with controller_client(controller, timeout) as client:

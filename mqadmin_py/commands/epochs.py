@@ -20,9 +20,9 @@ from typing import Annotated, Any
 import typer
 
 from mqadmin_py.commands.common import key_values, seconds_option
-from mqadmin_py.errors import MqError, OperationFailed, SparkUnavailable, UsageError
 from mqadmin_py.options import OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table
+from mqbase.errors import MqError, OperationFailed, SparkUnavailable, UsageError
 
 app = typer.Typer(help="Fleet analytics: collect epoch caches across clusters, report on them with PySpark.")
 

@@ -20,9 +20,9 @@ from mqadmin_py.commands.common import (
     controller_client,
 )
 from mqadmin_py.commands.controller import fetch_sync_state
-from mqadmin_py.errors import MqError, OperationFailed, Refused, UsageError
 from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table, null
+from mqbase.errors import MqError, OperationFailed, Refused, UsageError
 
 RETRIABLE = frozenset({11, 14})
 """SLAVE_NOT_AVAILABLE and SERVICE_NOT_AVAILABLE: the broker stored nothing, so a retry cannot duplicate."""
@@ -52,7 +52,7 @@ def _send_one(agents: Any, broker_name: str, address: str, message: Any, budget_
     MASTER_TRANSFERRING during a graceful transfer), following the broker's hint of where the master is; a
     FLUSH_SLAVE_TIMEOUT is reported, not retried, since the message may be stored already (Java's default).
     """
-    from mqadmin_py.proto import agent_pb2 as pb
+    from mqbase.proto import agent_pb2 as pb
 
     request = pb.SendMessageRequest(broker=pb.BrokerRef(broker_name=broker_name), message=message)
     deadline = time.monotonic() + budget_s
@@ -134,7 +134,7 @@ def send_message(
     A message counts as sent only when stored and acknowledged as the broker is configured (PUT_OK); any other
     status is listed, and the command exits 1 after printing every result.
     """
-    from mqadmin_py.proto import agent_pb2 as pb
+    from mqbase.proto import agent_pb2 as pb
 
     targets = [list(t) for t in _masters(controller, timeout, broker_name)]
     results = []
@@ -224,7 +224,7 @@ def _pull_queue(
     messages: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """Pull up to `wanted` confirmed messages of one queue from `offset` into `messages`; returns the queue doc."""
-    from mqadmin_py.proto import agent_pb2 as pb
+    from mqbase.proto import agent_pb2 as pb
 
     queue: dict[str, Any] = {"queueId": queue_id, "requestedOffset": offset, "offsetMoved": False}
     first = next_offset = offset

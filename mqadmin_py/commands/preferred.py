@@ -24,9 +24,9 @@ from mqadmin_py.commands.common import (
     seconds_option,
 )
 from mqadmin_py.commands.wait import MAX_RPC_TIMEOUT, _master_alive, _summary, _sync_state, poll
-from mqadmin_py.errors import OperationRefused, Refused, UsageError
 from mqadmin_py.options import ControllerOpt, OutputOpt
 from mqadmin_py.output import Output, emit, emit_table, null
+from mqbase.errors import OperationRefused, Refused, UsageError
 
 INVALID_REPLICAS = 2003
 """CONTROLLER_INVALID_REPLICAS: the broker is an async learner, which can never become master."""
@@ -55,7 +55,7 @@ def assign_preferred_master(
     the broker is the alive master; exit 3 on timeout (getSyncStateSet says why it waits), 4 if the preference is
     cleared or changed meanwhile.
     """
-    from mqadmin_py.proto import controller_pb2 as pb
+    from mqbase.proto import controller_pb2 as pb
 
     if clear == (broker_id is not None):
         raise UsageError("give -b BROKER_ID to assign, or --clear to remove the preference (not both)")

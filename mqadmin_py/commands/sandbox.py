@@ -11,9 +11,9 @@ from typing import Annotated, Any
 import typer
 
 from mqadmin_py.commands.common import key_values, seconds_option
-from mqadmin_py.errors import UsageError
 from mqadmin_py.options import DEFAULT_SANDBOX_DIR, OutputOpt, SandboxDirOpt
 from mqadmin_py.output import Output, emit, emit_table
+from mqbase.errors import UsageError
 
 DRILL_SIGNALS = ("KILL", "TERM", "STOP", "CONT")
 app = typer.Typer(help="Run a real local cluster on loopback (controllers and broker agents) to try things and test.")

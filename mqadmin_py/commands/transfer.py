@@ -23,9 +23,9 @@ from mqadmin_py.commands.common import (
     opt,
     seconds_option,
 )
-from mqadmin_py.errors import OperationFailed, Refused
 from mqadmin_py.options import ControllerOpt, OutputOpt
 from mqadmin_py.output import Output, emit, emit_table, null
+from mqbase.errors import OperationFailed, Refused
 
 RPC_MARGIN_S = 10.0
 """On top of the pause budget: the controller's commit timeout (5 s) and the calls around it."""
@@ -88,7 +88,7 @@ def transfer_master(
     Exit 0 when done, when the broker already is master (a no-op), or for a dry run that would be allowed; 4 when
     refused (not in sync, not alive, a transfer already running, ...), 1 when aborted.
     """
-    from mqadmin_py.proto import controller_pb2 as pb
+    from mqbase.proto import controller_pb2 as pb
 
     request = pb.TransferMasterRequest(
         cluster_name=cluster_name,

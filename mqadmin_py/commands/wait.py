@@ -11,9 +11,9 @@ import typer
 
 from mqadmin_py.commands.common import broker_id_option, broker_name_option, controller_client, seconds_option
 from mqadmin_py.commands.controller import fetch_sync_state
-from mqadmin_py.errors import MqError, TimedOut
 from mqadmin_py.options import ControllerOpt, OutputOpt
 from mqadmin_py.output import Output, emit, emit_table
+from mqbase.errors import MqError, TimedOut
 
 app = typer.Typer(help="Block until a broker set has a master, a full SyncStateSet, or the controllers a quorum.")
 

@@ -39,9 +39,9 @@ from agents.store.record import blank_size_at, decode_at
 from controller.codec import decode_events, decode_state
 from controller.model import ControllerState
 from controller.state import apply_events
-from mqadmin_py.client import ControllerClient
-from mqadmin_py.errors import MqError
-from mqadmin_py.proto import controller_pb2 as cpb
+from mqbase.client import ControllerClient
+from mqbase.errors import MqError
+from mqbase.proto import controller_pb2 as cpb
 from tests.chaos.history import ControllerView, ReplicaFiles, RoleChange
 from tests.chaos.proxy import Link, Mode, ProxyHub
 from tests.harness.agents import FAST, AgentProcess

@@ -18,9 +18,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mqadmin_py.client import ControllerClient
-from mqadmin_py.errors import MqError
-from mqadmin_py.proto import controller_pb2 as cpb
+from mqbase.client import ControllerClient
+from mqbase.errors import MqError
+from mqbase.proto import controller_pb2 as cpb
 from tests.chaos.cluster import CLUSTER, ChaosCluster
 from tests.chaos.history import Fault, Recorder
 from tests.chaos.proxy import Mode

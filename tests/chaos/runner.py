@@ -23,10 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mqadmin_py.client import AgentClient
-from mqadmin_py.errors import MqError
-from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.sandbox import broker_set_names
+from mqbase.client import AgentClient
+from mqbase.errors import MqError
+from mqbase.proto import agent_pb2 as pb
 from tests.chaos.cluster import AGENT_HOST, ChaosCluster, records, views_of
 from tests.chaos.faults import FaultScheduler
 from tests.chaos.history import FinalLog, History, Recorder

@@ -18,11 +18,11 @@ import random
 import threading
 import time
 
-from mqadmin_py.client import AgentClient, ControllerClient
 from mqadmin_py.commands.messages import _send_one
-from mqadmin_py.errors import MqError
-from mqadmin_py.proto import agent_pb2 as pb
-from mqadmin_py.proto import controller_pb2 as cpb
+from mqbase.client import AgentClient, ControllerClient
+from mqbase.errors import MqError
+from mqbase.proto import agent_pb2 as pb
+from mqbase.proto import controller_pb2 as cpb
 from tests.chaos.cluster import AGENT_HOST, ChaosCluster
 from tests.chaos.history import Ack, ControllerView, LeaseAnswer, Recorder, Seen
 

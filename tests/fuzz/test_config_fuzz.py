@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 import agents.config as agent_config
 import controller.config as controller_config
-from mqadmin_py.configkeys import ConfigError
-from mqadmin_py.properties import PropertiesError, parse_properties
+from mqbase.configkeys import ConfigError
+from mqbase.properties import PropertiesError, parse_properties
 from tests.harness.fuzzing import files_state, fuzz, write_file
 
 NUMBERS = st.sampled_from(["-1", "0", "1", "500", str(2**63 - 1), str(2**63), "9" * 30, "9" * 5000, "1e3", "²", "١٢"])

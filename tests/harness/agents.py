@@ -7,9 +7,9 @@ from pathlib import Path
 
 import grpc
 
-from controller.codes import ResponseCode
-from mqadmin_py.proto import agent_pb2 as pb
-from mqadmin_py.proto import agent_pb2_grpc as pb_grpc
+from mqbase.codes import ResponseCode
+from mqbase.proto import agent_pb2 as pb
+from mqbase.proto import agent_pb2_grpc as pb_grpc
 from tests.harness.processes import ChildProcess, unused_port
 
 BROKER = "broker-a"

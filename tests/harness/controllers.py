@@ -20,12 +20,12 @@ os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 import grpc
 
-from controller.codes import ResponseCode
-from mqadmin_py.client import ControllerClient
-from mqadmin_py.errors import ControllerUnavailable
-from mqadmin_py.proto import common_pb2, controller_pb2_grpc
-from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import ControllerProcess, Sandbox
+from mqbase.client import ControllerClient
+from mqbase.codes import ResponseCode
+from mqbase.errors import ControllerUnavailable
+from mqbase.proto import common_pb2, controller_pb2_grpc
+from mqbase.proto import controller_pb2 as pb
 from tests.harness.wait import wait_until
 
 CLUSTER = "IntegrationCluster"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.broker.agent import free_port
+from mqbase.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,11 +16,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from controller.codes import ResponseCode as C
-from mqadmin_py.client import AgentClient, ControllerClient
-from mqadmin_py.proto import agent_pb2 as apb
-from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
+from mqbase.client import AgentClient, ControllerClient
+from mqbase.codes import ResponseCode as C
+from mqbase.proto import agent_pb2 as apb
+from mqbase.proto import controller_pb2 as pb
 from tests.harness.controllers import metadata
 from tests.harness.processes import ROOT
 from tests.harness.wait import wait_until

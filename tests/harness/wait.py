@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import grpc
 
-from mqadmin_py.errors import MqError
+from mqbase.errors import MqError
 
 T = TypeVar("T")
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.codes import ResponseCode
-from mqadmin_py.client import ControllerClient
-from mqadmin_py.proto import agent_pb2 as pb
-from mqadmin_py.proto import controller_pb2 as cpb
 from mqadmin_py.sandbox import Sandbox
+from mqbase.client import ControllerClient
+from mqbase.codes import ResponseCode
+from mqbase.proto import agent_pb2 as pb
+from mqbase.proto import controller_pb2 as cpb
 from tests.harness.agents import BROKER, FAST, AgentProcess, master_agent, master_of_set, send
 from tests.harness.controllers import CONTROLLER_CONFIG
 from tests.harness.processes import unused_port

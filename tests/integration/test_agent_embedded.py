@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from controller.codes import ResponseCode
-from mqadmin_py.client import ControllerClient
-from mqadmin_py.errors import MqError
-from mqadmin_py.proto import controller_pb2 as cpb
+from mqbase.client import ControllerClient
+from mqbase.codes import ResponseCode
+from mqbase.errors import MqError
+from mqbase.proto import controller_pb2 as cpb
 from tests.harness.agents import BROKER, FAST, AgentProcess, master_agent, send
 from tests.harness.controllers import CONTROLLER_CONFIG
 from tests.harness.processes import unused_port

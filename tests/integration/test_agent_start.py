@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.codes import ResponseCode
-from mqadmin_py.proto import agent_pb2 as pb
+from mqbase.codes import ResponseCode
+from mqbase.proto import agent_pb2 as pb
 from tests.harness.agents import AgentProcess
 from tests.harness.processes import ROOT, run_second, unused_port
 from tests.harness.wait import wait_until

@@ -338,9 +338,9 @@ def test_transfer_records_refusals_apart_and_a_transfer_to_the_master_is_a_no_op
 
 def test_an_empty_clean_list_is_refused_and_the_live_set_survives(cli: Cli) -> None:
     """Issue 23 §5: ``-b '' -l`` (and an empty list over the RPC) removed a live set's metadata."""
-    from controller.codes import ResponseCode
-    from mqadmin_py.client import ControllerClient
-    from mqadmin_py.proto import controller_pb2 as pb
+    from mqbase.client import ControllerClient
+    from mqbase.codes import ResponseCode
+    from mqbase.proto import controller_pb2 as pb
 
     refused = cli("cleanBrokerMetadata", "-c", CLUSTER, "-bn", BROKER, "-b", "", "-l", ok=False)
     assert refused.returncode == 2 and "no broker id given" in refused.stderr
@@ -418,7 +418,7 @@ def test_add_list_remove_broker_then_clean_its_metadata(cli: Cli, tmp_path: Path
     agent = cli.up["agents"][0]  # type: ignore[attr-defined]
     port = json.loads(cli("sandbox", "status", "-o", "json").stdout)["agents"][0]["address"]
     assert port == agent["address"]
-    from mqadmin_py.sandbox import free_ports
+    from mqbase.ports import free_ports
 
     listen, ha = free_ports(2)
     conf = tmp_path / "broker-z.conf"

@@ -17,11 +17,11 @@ from pathlib import Path
 import grpc
 import pytest
 
-from controller.codes import ResponseCode as C
-from mqadmin_py.errors import MqError
-from mqadmin_py.proto import common_pb2, controller_pb2_grpc
-from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
+from mqbase.codes import ResponseCode as C
+from mqbase.errors import MqError
+from mqbase.proto import common_pb2, controller_pb2_grpc
+from mqbase.proto import controller_pb2 as pb
 from tests.harness.controllers import (
     CLUSTER,
     CONTROLLER_CONFIG,

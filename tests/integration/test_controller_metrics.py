@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from controller.codes import ResponseCode as C
-from mqadmin_py import __version__
-from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import ControllerProcess, Sandbox
+from mqbase import __version__
+from mqbase.codes import ResponseCode as C
+from mqbase.proto import controller_pb2 as pb
 from tests.harness.controllers import CLUSTER, CONTROLLER_CONFIG, Client, FakeBroker, leader, wait_alive
 from tests.harness.wait import wait_until
 

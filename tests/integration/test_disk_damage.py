@@ -21,13 +21,12 @@ from typing import Any
 
 import pytest
 
-from agents.config import EPOCH_FILE
-from agents.ha.replica import STORE_DIR
-from controller.codes import ResponseCode
-from mqadmin_py.proto import agent_pb2 as apb
-from mqadmin_py.proto import controller_pb2 as pb
+from agents.store.layout import EPOCH_FILE, STORE_DIR
 from mqadmin_py.sandbox import Sandbox
-from mqadmin_py.storelock import LOCK_FILE
+from mqbase.codes import ResponseCode
+from mqbase.proto import agent_pb2 as apb
+from mqbase.proto import controller_pb2 as pb
+from mqbase.storelock import LOCK_FILE
 from tests.harness.agents import AgentProcess
 from tests.harness.controllers import Client, followers, leader, metadata, node
 from tests.harness.processes import ROOT
@@ -291,7 +290,7 @@ def _hosted(proc: AgentProcess, broker_name: str) -> apb.HostedBroker:
 def _aged(root: Path) -> dict[str, tuple[bytes, int]]:
     """Every file under `root`, given an old mtime first so that a rewrite shows: path → (content, mtime).
 
-    The store lock is left out: each process that opens the store writes its pid there (``mqadmin_py.storelock``).
+    The store lock is left out: each process that opens the store writes its pid there (``mqbase.storelock``).
     """
     files = [p for p in root.rglob("*") if p.is_file() and p != root / LOCK_FILE]
     for path in files:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from mqadmin_py.client import ControllerClient
-from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
+from mqbase.client import ControllerClient
+from mqbase.proto import controller_pb2 as pb
 from tests.harness.processes import ROOT
 
 pytestmark = [pytest.mark.integration]

@@ -4,7 +4,7 @@ The methods are enumerated from the service descriptors (controller.proto, agent
 request is filled generically by its protobuf type, so a new RPC or field is fuzzed without editing this file.
 Each call must get a response with a RocketMQ ``code`` (and a ``remark`` when it is not SUCCESS), or a clean
 INVALID_ARGUMENT on the heartbeat stream and for bytes that are not a protobuf of the method's type
-(``mqadmin_py.grpc_guard``). Afterwards the controller's metadata and configuration and the agent's
+(``mqbase.grpc_guard``). Afterwards the controller's metadata and configuration and the agent's
 state must be what they were. Real processes on loopback: the module's 3-node group and one mqagent.
 """
 
@@ -19,9 +19,9 @@ from google.protobuf import descriptor as d
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2
 
-from controller.codes import ResponseCode
-from mqadmin_py.proto import agent_pb2, common_pb2, controller_pb2
 from mqadmin_py.sandbox import Sandbox
+from mqbase.codes import ResponseCode
+from mqbase.proto import agent_pb2, common_pb2, controller_pb2
 from tests.harness.agents import BROKER, AgentProcess
 from tests.harness.controllers import leader, metadata, node_config
 from tests.harness.wait import wait_until

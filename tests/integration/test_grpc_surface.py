@@ -15,9 +15,9 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from mqadmin_py.client import ControllerClient
-from mqadmin_py.errors import MqError
 from mqadmin_py.sandbox import Sandbox
+from mqbase.client import ControllerClient
+from mqbase.errors import MqError
 from tests.harness.processes import ROOT
 
 pytestmark = [pytest.mark.integration]

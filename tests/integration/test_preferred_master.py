@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from controller.codes import ResponseCode as C
-from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
+from mqbase.codes import ResponseCode as C
+from mqbase.proto import controller_pb2 as pb
 from tests.harness.controllers import (
     CLUSTER,
     Client,

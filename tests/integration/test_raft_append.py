@@ -17,7 +17,7 @@ import pytest
 
 from controller.config import ControllerConfig, Peer
 from controller.raft import _conf, _ReplicatedController, _sealed_meta
-from mqadmin_py.sandbox import free_ports
+from mqbase.ports import free_ports
 from tests.chaos.cluster import journal_entries
 
 pytestmark = [pytest.mark.integration]

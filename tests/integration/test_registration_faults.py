@@ -23,11 +23,11 @@ import grpc
 import pytest
 
 from agents.identity import IDENTITY_FILE, Identity
-from controller.codes import ResponseCode
-from mqadmin_py.proto import agent_pb2 as apb
-from mqadmin_py.proto import controller_pb2 as pb
-from mqadmin_py.proto import controller_pb2_grpc
 from mqadmin_py.sandbox import Sandbox
+from mqbase.codes import ResponseCode
+from mqbase.proto import agent_pb2 as apb
+from mqbase.proto import controller_pb2 as pb
+from mqbase.proto import controller_pb2_grpc
 from tests.harness.agents import FAST, AgentProcess
 from tests.harness.controllers import CLUSTER, CONTROLLER_CONFIG, Client, FakeBroker
 from tests.harness.processes import ROOT

@@ -29,13 +29,13 @@ from agents.ha.sync_state import SyncState
 from agents.protocol.frames import MASTER_HANDSHAKE_HEADER_SIZE, SlaveHandshake, encode
 from agents.store.epochs import EpochCache
 from agents.store.message_store import MessageStore
-from controller.codes import ResponseCode
-from mqadmin_py.client import AgentClient, ControllerClient
-from mqadmin_py.errors import BrokerUnavailable, ControllerUnavailable
-from mqadmin_py.proto import agent_pb2 as apb
-from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import Sandbox, _pid_alive
-from mqadmin_py.security import PLAINTEXT, ClientSecurity, Credential, open_channel
+from mqbase.client import AgentClient, ControllerClient
+from mqbase.codes import ResponseCode
+from mqbase.errors import BrokerUnavailable, ControllerUnavailable
+from mqbase.proto import agent_pb2 as apb
+from mqbase.proto import controller_pb2 as pb
+from mqbase.security import PLAINTEXT, ClientSecurity, Credential, open_channel
 from tests.harness.agents import AgentProcess
 from tests.harness.controllers import FakeBroker
 from tests.harness.processes import ROOT

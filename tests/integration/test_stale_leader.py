@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from controller.codes import ResponseCode as C
-from mqadmin_py.client import ControllerClient
-from mqadmin_py.proto import common_pb2
-from mqadmin_py.proto import controller_pb2 as pb
+from mqbase.client import ControllerClient
+from mqbase.codes import ResponseCode as C
+from mqbase.proto import common_pb2
+from mqbase.proto import controller_pb2 as pb
 from tests.chaos.cluster import CLUSTER, ChaosCluster
 from tests.chaos.proxy import Mode
 from tests.harness.controllers import FakeBroker

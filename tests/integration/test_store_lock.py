@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from mqadmin_py.properties import read_properties, write_properties_atomic
-from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.sandbox import Sandbox
+from mqbase.properties import read_properties, write_properties_atomic
+from mqbase.proto import agent_pb2 as pb
 from tests.harness.agents import AgentProcess
 from tests.harness.processes import run_second, unused_port
 from tests.harness.wait import wait_until

@@ -29,12 +29,12 @@ from typing import Any
 
 import pytest
 
-from controller.codes import ResponseCode as C
-from mqadmin_py.client import AgentClient, ControllerClient
-from mqadmin_py.errors import MqError
-from mqadmin_py.proto import agent_pb2 as apb
-from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox import _pid_alive
+from mqbase.client import AgentClient, ControllerClient
+from mqbase.codes import ResponseCode as C
+from mqbase.errors import MqError
+from mqbase.proto import agent_pb2 as apb
+from mqbase.proto import controller_pb2 as pb
 from tests.harness.processes import ROOT
 from tests.harness.sandbox import BROKER, CLUSTER, Cli, Cluster, Master, ha_status, leader_known, replicas, send
 from tests.harness.wait import wait_until

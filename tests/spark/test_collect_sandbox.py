@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
-from mqadmin_py.client import AgentClient
-from mqadmin_py.errors import MqError
-from mqadmin_py.proto import agent_pb2 as apb
+from mqbase.client import AgentClient
+from mqbase.errors import MqError
+from mqbase.proto import agent_pb2 as apb
 from tests.harness.sandbox import BROKER, CLUSTER, Cli, Cluster, ha_status, send
 from tests.harness.wait import wait_until
 

@@ -26,7 +26,7 @@ from agents.config import (
     with_overrides,
 )
 from agents.ha.config import HAConfig
-from mqadmin_py.configkeys import ConfigError
+from mqbase.configkeys import ConfigError
 
 REQUIRED = {"brokerName": "broker-a", "storePathRootDir": "/data/broker-a", "controllerAddr": "10.0.0.1:9876"}
 PEERS = "n0-127.0.0.1:9878:9876;n1-127.0.0.1:9868:9866;n2-127.0.0.1:9858:9856"
@@ -370,7 +370,7 @@ def test_embedded_controller_config_is_exposed_and_agent_keys_win() -> None:
 
 def test_controller_config_is_not_a_key() -> None:
     assert "controllerConfig" not in AGENT_KEYS
-    # security is a nested SecurityConfig: its keys are mqadmin_py.security.SECURITY_KEYS
+    # security is a nested SecurityConfig: its keys are mqbase.security.SECURITY_KEYS
     assert set(AGENT_KEYS.values()) == {f.name for f in fields(AgentConfig)} - {"controller_config", "security"}
 
 

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from mqadmin_py.app import app
 from mqadmin_py.commands.controller import _sync_state_docs, _sync_state_legacy, _sync_state_table
-from mqadmin_py.proto import controller_pb2 as pb
-from mqadmin_py.sandbox import free_ports
+from mqbase.ports import free_ports
+from mqbase.proto import controller_pb2 as pb
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,10 +11,10 @@ import typer
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from mqadmin_py import __version__
 from mqadmin_py.app import app
 from mqadmin_py.commands.common import AliasGroup
-from mqadmin_py.errors import UsageError
+from mqbase import __version__
+from mqbase.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 

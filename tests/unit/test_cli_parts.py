@@ -13,10 +13,10 @@ from mqadmin_py.commands import messages
 from mqadmin_py.commands.broker import _epochs_legacy, _ha_legacy
 from mqadmin_py.commands.common import AliasGroup, check, kebab, key_values, run
 from mqadmin_py.commands.container import parse_broker_identity
-from mqadmin_py.errors import OperationFailed, OperationRefused, TimedOut, UsageError
 from mqadmin_py.output import Output
-from mqadmin_py.proto import agent_pb2 as pb
 from mqadmin_py.sandbox import broker_set_names
+from mqbase.errors import OperationFailed, OperationRefused, TimedOut, UsageError
+from mqbase.proto import agent_pb2 as pb
 
 
 def test_kebab_spelling_of_rocketmq_names() -> None:

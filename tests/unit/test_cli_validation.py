@@ -22,8 +22,8 @@ from mqadmin_py.commands.common import (
     finite_seconds,
     optional_controller_addresses,
 )
-from mqadmin_py.properties import directory_problem
 from mqadmin_py.sandbox import exit_report
+from mqbase.files import directory_problem
 from tests.unit.test_cli import ROOT, run_mqadmin
 
 

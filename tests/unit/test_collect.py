@@ -21,7 +21,7 @@ from agents.store.epochs import EpochCache  # noqa: E402
 from agents.store.message_store import MessageStore  # noqa: E402
 from agents.store.record import Message  # noqa: E402
 from mqadmin_py.app import app  # noqa: E402
-from mqadmin_py.errors import MqError, UsageError  # noqa: E402
+from mqbase.errors import MqError, UsageError  # noqa: E402
 from spark.collect import Snapshot, StoreError, add_cluster, add_stores, find_store_roots, read_store  # noqa: E402
 from spark.dataset import DatasetError, check_dataset, now, rows_table, write_snapshot  # noqa: E402
 
@@ -236,7 +236,7 @@ def test_a_bad_fleet_file_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_an_unreachable_cluster_is_recorded_and_strict_fails(tmp_path: Path) -> None:
-    from mqadmin_py.sandbox import free_ports
+    from mqbase.ports import free_ports
 
     (port,) = free_ports(1)
     fleet = tmp_path / "fleet.json"

@@ -15,7 +15,7 @@ from controller.config import (
     validate,
     with_overrides,
 )
-from mqadmin_py.properties import PropertiesError, parse_properties, read_properties, write_properties_atomic
+from mqbase.properties import PropertiesError, parse_properties, read_properties, write_properties_atomic
 
 PEERS = "n0-127.0.0.1:9878:9876;n1-127.0.0.1:9868:9866;n2-127.0.0.1:9858:9856"
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from mqadmin_py.commands.controller import config_differences, not_held_error
-from mqadmin_py.errors import ControllerUnavailable, TimedOut
+from mqbase.errors import ControllerUnavailable, TimedOut
 
 UNCLEAN = "enableElectUncleanMaster"
 

@@ -17,14 +17,14 @@ from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from agents.broker.metrics import AgentMetrics
-from controller.codes import ResponseCode as C
 from controller.config import ConfigError, ControllerConfig, to_properties, validate, with_overrides
 from controller.events import ElectMaster
 from controller.metrics import ControllerMetrics, MetricsEndpoint, NodeSample, election_outcome
 from controller.requests import ElectMasterRequest, GetNextBrokerIdRequest, Request, Result
 from controller.service import SERVICE_NAME, RequestMetrics
-from mqadmin_py import __version__
-from mqadmin_py.proto import controller_pb2 as pb
+from mqbase import __version__
+from mqbase.codes import ResponseCode as C
+from mqbase.proto import controller_pb2 as pb
 
 BASE = {"controllerPeers": "n0-127.0.0.1:9878:9876", "controllerSelfId": "n0"}
 

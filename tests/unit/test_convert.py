@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from controller import convert
-from controller.codes import ResponseCode as C
 from controller.convert import InvalidRequest
 from controller.requests import (
     ElectMasterReply,
@@ -16,8 +15,9 @@ from controller.requests import (
     Result,
     SyncStateDataReply,
 )
-from mqadmin_py.proto import common_pb2 as common
-from mqadmin_py.proto import controller_pb2 as pb
+from mqbase.codes import ResponseCode as C
+from mqbase.proto import common_pb2 as common
+from mqbase.proto import controller_pb2 as pb
 
 
 def test_register_without_address_names_the_field() -> None:

@@ -32,6 +32,6 @@ def test_sdist_carries_completions_docs_and_license(tmp_path: Path) -> None:
     for directory in ("completions", "docs"):
         shipped = {p.relative_to(REPO).as_posix() for p in (REPO / directory).iterdir() if p.is_file()}
         assert shipped and shipped <= names, sorted(shipped - names)
-    assert {"LICENSE", "README.md", "agents/store/_fastscan.c", "mqadmin_py/proto/controller.proto"} <= names
+    assert {"LICENSE", "README.md", "agents/store/_fastscan.c", "mqbase/proto/controller.proto"} <= names
     assert "License-Expression: Apache-2.0" in metadata and "License-File: LICENSE" in metadata
     assert (REPO / "LICENSE").read_text().lstrip().startswith("Apache License\n                           Version 2.0")

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mqadmin_py.proto.generate import PROTO_DIR, generate
+from mqbase.proto.generate import PROTO_DIR, generate
 
 
 def test_committed_stubs_match_proto_files(tmp_path: Path) -> None:
     generated = generate(tmp_path)
     assert generated, "protoc produced nothing"
     stale = [p.name for p in generated if (PROTO_DIR / p.name).read_bytes() != p.read_bytes()]
-    assert not stale, f"stubs out of date: {stale}; run `python -m mqadmin_py.proto.generate` and commit"
+    assert not stale, f"stubs out of date: {stale}; run `python -m mqbase.proto.generate` and commit"
 
 
 def test_every_generated_stub_is_committed(tmp_path: Path) -> None:

@@ -17,10 +17,10 @@ from agents.config import parse_agent
 from agents.ha.master_session import admit_slave
 from controller import config as controller_config
 from controller.config import ControllerConfig, validate, with_overrides
-from mqadmin_py.configkeys import ConfigError
-from mqadmin_py.proto import controller_pb2 as pb
 from mqadmin_py.sandbox_secure import create
-from mqadmin_py.security import (
+from mqbase.configkeys import ConfigError
+from mqbase.proto import controller_pb2 as pb
+from mqbase.security import (
     ACCESS_KEY_HEADER,
     MASK,
     MAX_SKEW_MS,

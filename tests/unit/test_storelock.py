@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mqadmin_py.storelock import LOCK_FILE, StoreLock, StoreLockError, in_use_message
+from mqbase.storelock import LOCK_FILE, StoreLock, StoreLockError, in_use_message
 
 
 @pytest.mark.parametrize(

@@ -22,10 +22,10 @@ from mqadmin_py.app import app
 from mqadmin_py.commands import messages
 from mqadmin_py.commands import transfer as transfer_cmd
 from mqadmin_py.commands.transfer import _legacy, _table, transfer_doc, transfer_summary
-from mqadmin_py.errors import OperationFailed, Refused
-from mqadmin_py.proto import agent_pb2
-from mqadmin_py.proto import controller_pb2 as pb
-from mqadmin_py.sandbox import free_ports
+from mqbase.errors import OperationFailed, Refused
+from mqbase.ports import free_ports
+from mqbase.proto import agent_pb2
+from mqbase.proto import controller_pb2 as pb
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -453,7 +453,7 @@ def test_answers_that_may_have_stored_or_cannot_change_are_not_retried(
 
 
 def test_retriable_codes_are_exactly_the_ones_that_store_nothing() -> None:
-    from controller.codes import ResponseCode
+    from mqbase.codes import ResponseCode
 
     assert {ResponseCode.SLAVE_NOT_AVAILABLE, ResponseCode.SERVICE_NOT_AVAILABLE} == messages.RETRIABLE
     assert ResponseCode.FLUSH_SLAVE_TIMEOUT not in messages.RETRIABLE

@@ -8,8 +8,8 @@ from agents.broker.manager import ReplicasManager
 from agents.broker.roles import View
 from agents.broker.service import placements
 from agents.store.record import Message, encode, encode_blank
-from mqadmin_py.proto import common_pb2
-from mqadmin_py.proto import controller_pb2 as pb
+from mqbase.proto import common_pb2
+from mqbase.proto import controller_pb2 as pb
 
 
 def test_placements_follow_the_records_and_skip_blanks() -> None:

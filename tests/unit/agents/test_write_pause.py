@@ -31,8 +31,8 @@ from agents.ha.sync_state import PutStatus, SyncState
 from agents.store.epochs import EpochCache
 from agents.store.message_store import MessageStore
 from agents.store.record import Message
-from controller.codes import ResponseCode
-from mqadmin_py.proto import agent_pb2 as pb
+from mqbase.codes import ResponseCode
+from mqbase.proto import agent_pb2 as pb
 
 SEG = 64 * 1024
 WAIT_S = 30.0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from controller.codes import ResponseCode
 from controller.events import CleanBrokerData
 from controller.requests import (
     AlterSyncStateSetRequest,
@@ -14,6 +13,7 @@ from controller.requests import (
     GetNextBrokerIdRequest,
 )
 from controller.state import apply_event, apply_events, compute
+from mqbase.codes import ResponseCode
 from tests.unit.controller.conftest import (
     BROKER,
     CLUSTER,

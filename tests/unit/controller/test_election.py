@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from controller.codes import ResponseCode
 from controller.election import elect
 from controller.events import ElectMaster
 from controller.model import ControllerState, LiveInfo
 from controller.requests import ElectMasterReply, ElectMasterRequest
 from controller.state import apply_event, scan_need_reelect
+from mqbase.codes import ResponseCode
 from tests.unit.controller.conftest import (
     BROKER,
     CLUSTER,

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from controller.codec import CodecError, decode_events, decode_state, encode_events, encode_state
-from controller.codes import ResponseCode as C
 from controller.config import ControllerConfig, runtime_properties, with_group_config
 from controller.events import ElectMaster, SetGroupConfig
 from controller.model import ControllerState
 from controller.requests import SetGroupConfigReply, SetGroupConfigRequest
 from controller.state import apply_events, compute
+from mqbase.codes import ResponseCode as C
 from tests.unit.controller.conftest import BROKER, NOBODY, broker_set, run, three_replicas, with_master
 
 UNCLEAN = "enableElectUncleanMaster"

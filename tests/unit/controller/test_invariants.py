@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from controller.codec import decode_events, decode_state, encode_events, encode_state
-from controller.codes import ResponseCode
 from controller.events import ApplyBrokerId, ElectMaster, Event
 from controller.model import AliveView, ControllerState, LiveInfo
 from controller.requests import (
@@ -31,6 +30,7 @@ from controller.requests import (
     Result,
 )
 from controller.state import apply_event, apply_events, compute
+from mqbase.codes import ResponseCode
 from tests.unit.controller.conftest import CLUSTER, addr, check_code, ha_addr
 
 NAMES = st.sampled_from(["broker-a", "broker-b"])

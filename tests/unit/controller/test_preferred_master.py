@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from controller import convert
 from controller.codec import CodecError, decode_state, encode_events, encode_state
-from controller.codes import ResponseCode as C
 from controller.convert import InvalidRequest
 from controller.election import elect, preferred_of
 from controller.events import AssignPreferredMaster, CleanBrokerData
@@ -28,7 +27,8 @@ from controller.requests import (
     Result,
 )
 from controller.state import apply_event, apply_events, compute
-from mqadmin_py.proto import controller_pb2 as pb
+from mqbase.codes import ResponseCode as C
+from mqbase.proto import controller_pb2 as pb
 from tests.unit.controller.conftest import (
     BROKER,
     CLUSTER,

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from controller.codes import ResponseCode
 from controller.events import Event
 from controller.model import ControllerState
 from controller.proposer import Proposer
@@ -26,6 +25,7 @@ from controller.requests import (
     Result,
 )
 from controller.state import apply_events
+from mqbase.codes import ResponseCode
 
 
 class InMemoryRaft:

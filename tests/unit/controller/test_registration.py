@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from controller.codes import ResponseCode
 from controller.events import ApplyBrokerId, UpdateBrokerAddress
 from controller.model import ControllerState, Replica
 from controller.requests import (
@@ -16,6 +15,7 @@ from controller.requests import (
     RegisterBrokerRequest,
 )
 from controller.state import address_taken, apply_event
+from mqbase.codes import ResponseCode
 from tests.unit.controller.conftest import (
     BROKER,
     CLUSTER,

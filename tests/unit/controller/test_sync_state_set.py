@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from controller.codes import ResponseCode
 from controller.events import AlterSyncStateSet
 from controller.model import ControllerState
 from controller.requests import (
@@ -16,6 +15,7 @@ from controller.requests import (
     ReplicasInfo,
 )
 from controller.state import apply_event, apply_events, compute
+from mqbase.codes import ResponseCode
 from tests.unit.controller.conftest import (
     BROKER,
     CLUSTER,

@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 from controller import convert
 from controller import transferer as transferer_module
 from controller.codec import decode_events, encode_events
-from controller.codes import ResponseCode as C
 from controller.config import RUNTIME_KEYS, ConfigError, ControllerConfig, load, to_properties, validate, with_overrides
 from controller.convert import InvalidRequest
 from controller.election import preferred_of
@@ -53,7 +52,8 @@ from controller.transfer import (
     too_late,
 )
 from controller.transferer import Transferer
-from mqadmin_py.proto import controller_pb2 as pb
+from mqbase.codes import ResponseCode as C
+from mqbase.proto import controller_pb2 as pb
 from tests.unit.controller.conftest import (
     BROKER,
     CLUSTER,

@@ -14,10 +14,12 @@ import fcntl
 import os
 from pathlib import Path
 
+from mqbase.errors import MqBaseError
+
 LOCK_FILE = "lock"
 
 
-class StoreLockError(RuntimeError):
+class StoreLockError(MqBaseError, RuntimeError):
     """The store is locked by another process, or its lock file cannot be opened."""
 
 

@@ -19,7 +19,7 @@ def generate(out_root: Path) -> list[Path]:
     """Run protoc for every `.proto` file; return the generated paths under `out_root`.
 
     Paths are relative to the repository root so the generated imports read
-    ``from mqadmin_py.proto import common_pb2`` (running protoc inside the
+    ``from mqbase.proto import common_pb2`` (running protoc inside the
     folder would give ``import common_pb2``, which breaks inside a package).
     """
     from grpc_tools import protoc  # only needed at development time
@@ -38,7 +38,7 @@ def generate(out_root: Path) -> list[Path]:
     ]
     if protoc.main(args) != 0:
         raise RuntimeError(f"protoc failed: {' '.join(args)}")
-    out_dir = out_root / "mqadmin_py" / "proto"
+    out_dir = out_root / "mqbase" / "proto"
     return sorted(p for p in out_dir.iterdir() if "_pb2" in p.name)
 
 

@@ -3,8 +3,8 @@
 import grpc
 import warnings
 
-from mqadmin_py.proto import agent_pb2 as mqadmin__py_dot_proto_dot_agent__pb2
-from mqadmin_py.proto import common_pb2 as mqadmin__py_dot_proto_dot_common__pb2
+from mqbase.proto import agent_pb2 as mqbase_dot_proto_dot_agent__pb2
+from mqbase.proto import common_pb2 as mqbase_dot_proto_dot_common__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -19,7 +19,7 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + ' but the generated code in mqadmin_py/proto/agent_pb2_grpc.py depends on'
+        + ' but the generated code in mqbase/proto/agent_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
@@ -37,73 +37,73 @@ class AgentServiceStub:
         """
         self.NotifyBrokerRoleChanged = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/NotifyBrokerRoleChanged',
-                request_serializer=mqadmin__py_dot_proto_dot_common__pb2.RoleChangeNotification.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_common__pb2.RoleChangeNotification.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
                 _registered_method=True)
         self.GetBrokerEpochCache = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/GetBrokerEpochCache',
-                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerEpochCacheRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerEpochCacheResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.GetBrokerEpochCacheRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.GetBrokerEpochCacheResponse.FromString,
                 _registered_method=True)
         self.SendMessage = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/SendMessage',
-                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessageRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessageResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.SendMessageRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.SendMessageResponse.FromString,
                 _registered_method=True)
         self.SendMessages = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/SendMessages',
-                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessagesRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessageResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.SendMessagesRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.SendMessageResponse.FromString,
                 _registered_method=True)
         self.PullMessage = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/PullMessage',
-                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.PullMessageRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.PullMessageResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.PullMessageRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.PullMessageResponse.FromString,
                 _registered_method=True)
         self.GetHAStatus = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/GetHAStatus',
-                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.GetHAStatusResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.GetHAStatusResponse.FromString,
                 _registered_method=True)
         self.ResetMasterFlushOffset = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/ResetMasterFlushOffset',
-                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.ResetMasterFlushOffsetRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.ResetMasterFlushOffsetRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
                 _registered_method=True)
         self.GetBrokerConfig = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/GetBrokerConfig',
-                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerConfigResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.GetBrokerConfigResponse.FromString,
                 _registered_method=True)
         self.UpdateBrokerConfig = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/UpdateBrokerConfig',
-                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.UpdateBrokerConfigRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.UpdateBrokerConfigRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
                 _registered_method=True)
         self.AddBroker = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/AddBroker',
-                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.AddBrokerRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.AddBrokerRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
                 _registered_method=True)
         self.RemoveBroker = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/RemoveBroker',
-                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.RemoveBrokerRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.RemoveBrokerRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
                 _registered_method=True)
         self.ListBrokers = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/ListBrokers',
-                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.ListBrokersRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.ListBrokersResponse.FromString,
                 _registered_method=True)
         self.PrepareTransfer = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/PrepareTransfer',
-                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.PrepareTransferRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.PrepareTransferResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.PrepareTransferRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.PrepareTransferResponse.FromString,
                 _registered_method=True)
         self.ResumeWrites = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/ResumeWrites',
-                request_serializer=mqadmin__py_dot_proto_dot_agent__pb2.ResumeWritesRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.ResumeWritesRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
                 _registered_method=True)
 
 
@@ -210,73 +210,73 @@ def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'NotifyBrokerRoleChanged': grpc.unary_unary_rpc_method_handler(
                     servicer.NotifyBrokerRoleChanged,
-                    request_deserializer=mqadmin__py_dot_proto_dot_common__pb2.RoleChangeNotification.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_common__pb2.RoleChangeNotification.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
             ),
             'GetBrokerEpochCache': grpc.unary_unary_rpc_method_handler(
                     servicer.GetBrokerEpochCache,
-                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerEpochCacheRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerEpochCacheResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.GetBrokerEpochCacheRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.GetBrokerEpochCacheResponse.SerializeToString,
             ),
             'SendMessage': grpc.unary_unary_rpc_method_handler(
                     servicer.SendMessage,
-                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessageRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessageResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.SendMessageRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.SendMessageResponse.SerializeToString,
             ),
             'SendMessages': grpc.unary_unary_rpc_method_handler(
                     servicer.SendMessages,
-                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessagesRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.SendMessageResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.SendMessagesRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.SendMessageResponse.SerializeToString,
             ),
             'PullMessage': grpc.unary_unary_rpc_method_handler(
                     servicer.PullMessage,
-                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.PullMessageRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.PullMessageResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.PullMessageRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.PullMessageResponse.SerializeToString,
             ),
             'GetHAStatus': grpc.unary_unary_rpc_method_handler(
                     servicer.GetHAStatus,
-                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.BrokerRef.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.GetHAStatusResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.BrokerRef.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.GetHAStatusResponse.SerializeToString,
             ),
             'ResetMasterFlushOffset': grpc.unary_unary_rpc_method_handler(
                     servicer.ResetMasterFlushOffset,
-                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.ResetMasterFlushOffsetRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.ResetMasterFlushOffsetRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
             ),
             'GetBrokerConfig': grpc.unary_unary_rpc_method_handler(
                     servicer.GetBrokerConfig,
-                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.BrokerRef.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerConfigResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.BrokerRef.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.GetBrokerConfigResponse.SerializeToString,
             ),
             'UpdateBrokerConfig': grpc.unary_unary_rpc_method_handler(
                     servicer.UpdateBrokerConfig,
-                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.UpdateBrokerConfigRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.UpdateBrokerConfigRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
             ),
             'AddBroker': grpc.unary_unary_rpc_method_handler(
                     servicer.AddBroker,
-                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.AddBrokerRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.AddBrokerRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
             ),
             'RemoveBroker': grpc.unary_unary_rpc_method_handler(
                     servicer.RemoveBroker,
-                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.RemoveBrokerRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.RemoveBrokerRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
             ),
             'ListBrokers': grpc.unary_unary_rpc_method_handler(
                     servicer.ListBrokers,
-                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.ListBrokersRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.ListBrokersResponse.SerializeToString,
             ),
             'PrepareTransfer': grpc.unary_unary_rpc_method_handler(
                     servicer.PrepareTransfer,
-                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.PrepareTransferRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.PrepareTransferResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.PrepareTransferRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.PrepareTransferResponse.SerializeToString,
             ),
             'ResumeWrites': grpc.unary_unary_rpc_method_handler(
                     servicer.ResumeWrites,
-                    request_deserializer=mqadmin__py_dot_proto_dot_agent__pb2.ResumeWritesRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.ResumeWritesRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -304,8 +304,8 @@ class AgentService:
             request,
             target,
             '/mqadmin.agent.v1.AgentService/NotifyBrokerRoleChanged',
-            mqadmin__py_dot_proto_dot_common__pb2.RoleChangeNotification.SerializeToString,
-            mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+            mqbase_dot_proto_dot_common__pb2.RoleChangeNotification.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -331,8 +331,8 @@ class AgentService:
             request,
             target,
             '/mqadmin.agent.v1.AgentService/GetBrokerEpochCache',
-            mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerEpochCacheRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerEpochCacheResponse.FromString,
+            mqbase_dot_proto_dot_agent__pb2.GetBrokerEpochCacheRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.GetBrokerEpochCacheResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -358,8 +358,8 @@ class AgentService:
             request,
             target,
             '/mqadmin.agent.v1.AgentService/SendMessage',
-            mqadmin__py_dot_proto_dot_agent__pb2.SendMessageRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_agent__pb2.SendMessageResponse.FromString,
+            mqbase_dot_proto_dot_agent__pb2.SendMessageRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.SendMessageResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -385,8 +385,8 @@ class AgentService:
             request,
             target,
             '/mqadmin.agent.v1.AgentService/SendMessages',
-            mqadmin__py_dot_proto_dot_agent__pb2.SendMessagesRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_agent__pb2.SendMessageResponse.FromString,
+            mqbase_dot_proto_dot_agent__pb2.SendMessagesRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.SendMessageResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -412,8 +412,8 @@ class AgentService:
             request,
             target,
             '/mqadmin.agent.v1.AgentService/PullMessage',
-            mqadmin__py_dot_proto_dot_agent__pb2.PullMessageRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_agent__pb2.PullMessageResponse.FromString,
+            mqbase_dot_proto_dot_agent__pb2.PullMessageRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.PullMessageResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -439,8 +439,8 @@ class AgentService:
             request,
             target,
             '/mqadmin.agent.v1.AgentService/GetHAStatus',
-            mqadmin__py_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
-            mqadmin__py_dot_proto_dot_agent__pb2.GetHAStatusResponse.FromString,
+            mqbase_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.GetHAStatusResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -466,8 +466,8 @@ class AgentService:
             request,
             target,
             '/mqadmin.agent.v1.AgentService/ResetMasterFlushOffset',
-            mqadmin__py_dot_proto_dot_agent__pb2.ResetMasterFlushOffsetRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+            mqbase_dot_proto_dot_agent__pb2.ResetMasterFlushOffsetRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -493,8 +493,8 @@ class AgentService:
             request,
             target,
             '/mqadmin.agent.v1.AgentService/GetBrokerConfig',
-            mqadmin__py_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
-            mqadmin__py_dot_proto_dot_agent__pb2.GetBrokerConfigResponse.FromString,
+            mqbase_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.GetBrokerConfigResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -520,8 +520,8 @@ class AgentService:
             request,
             target,
             '/mqadmin.agent.v1.AgentService/UpdateBrokerConfig',
-            mqadmin__py_dot_proto_dot_agent__pb2.UpdateBrokerConfigRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+            mqbase_dot_proto_dot_agent__pb2.UpdateBrokerConfigRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -547,8 +547,8 @@ class AgentService:
             request,
             target,
             '/mqadmin.agent.v1.AgentService/AddBroker',
-            mqadmin__py_dot_proto_dot_agent__pb2.AddBrokerRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+            mqbase_dot_proto_dot_agent__pb2.AddBrokerRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -574,8 +574,8 @@ class AgentService:
             request,
             target,
             '/mqadmin.agent.v1.AgentService/RemoveBroker',
-            mqadmin__py_dot_proto_dot_agent__pb2.RemoveBrokerRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+            mqbase_dot_proto_dot_agent__pb2.RemoveBrokerRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -601,8 +601,8 @@ class AgentService:
             request,
             target,
             '/mqadmin.agent.v1.AgentService/ListBrokers',
-            mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_agent__pb2.ListBrokersResponse.FromString,
+            mqbase_dot_proto_dot_agent__pb2.ListBrokersRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.ListBrokersResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -628,8 +628,8 @@ class AgentService:
             request,
             target,
             '/mqadmin.agent.v1.AgentService/PrepareTransfer',
-            mqadmin__py_dot_proto_dot_agent__pb2.PrepareTransferRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_agent__pb2.PrepareTransferResponse.FromString,
+            mqbase_dot_proto_dot_agent__pb2.PrepareTransferRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.PrepareTransferResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -655,8 +655,8 @@ class AgentService:
             request,
             target,
             '/mqadmin.agent.v1.AgentService/ResumeWrites',
-            mqadmin__py_dot_proto_dot_agent__pb2.ResumeWritesRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+            mqbase_dot_proto_dot_agent__pb2.ResumeWritesRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -7,13 +7,14 @@ are atomic (temp file, fsync, rename) so a crash never leaves half a file.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from mqbase.errors import MqBaseError
+from mqbase.files import atomic_write
 
-class PropertiesError(ValueError):
+
+class PropertiesError(MqBaseError, ValueError):
     """A properties file that cannot be read; the message names the file and line."""
 
 
@@ -53,29 +54,5 @@ def write_properties_atomic(path: str | Path, values: Mapping[str, str], header:
     """Write a properties file so that readers see the old or the new content, never a mix."""
     p = Path(path).expanduser()
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
     body = (f"# {header}\n" if header else "") + dump_properties(values)
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(body)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, p)
-    dir_fd = os.open(p.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
-
-
-def directory_problem(path: Path) -> str | None:
-    """Why `path` cannot hold a process's files (created when missing), or None: a file, a path under /proc, an
-    unwritable folder are then one line at start instead of a traceback once the process is half up."""
-    if path.exists() and not path.is_dir():
-        return f"{path} is not a directory"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):
-            pass
-    except OSError as exc:
-        return f"{path} is not a writable directory ({exc.strerror or exc})"
-    return None
+    atomic_write(p, body.encode("utf-8"))

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from controller.codes import ResponseCode
-from mqadmin_py.channels import Channels
-from mqadmin_py.errors import BrokerUnavailable, ControllerUnavailable, TimedOut
-from mqadmin_py.proto import controller_pb2 as pb
-from mqadmin_py.proto import controller_pb2_grpc as pb_grpc
-from mqadmin_py.security import PLAINTEXT, ClientSecurity
+from mqbase.channels import Channels
+from mqbase.codes import ResponseCode
+from mqbase.errors import BrokerUnavailable, ControllerUnavailable, TimedOut
+from mqbase.proto import controller_pb2 as pb
+from mqbase.proto import controller_pb2_grpc as pb_grpc
+from mqbase.security import PLAINTEXT, ClientSecurity
 
 MAX_REDIRECTS = 3
 
@@ -110,7 +110,7 @@ class AgentClient:
         self._channels = Channels(timeout, BrokerUnavailable, "broker", security)
 
     def call(self, address: str, method: str, request: Any) -> Any:
-        from mqadmin_py.proto import agent_pb2_grpc  # only agent commands pay for these stubs
+        from mqbase.proto import agent_pb2_grpc  # only agent commands pay for these stubs
 
         return self._channels.invoke(address, agent_pb2_grpc.AgentServiceStub, method, request)
 

@@ -29,9 +29,10 @@ from typing import Any, NamedTuple
 import grpc
 from google.protobuf import message_factory  # type: ignore[import-untyped]
 
-from controller.codes import ResponseCode
-from mqadmin_py.configkeys import ConfigError, format_value, java_keys, parse_bool, parse_fields, parse_str
-from mqadmin_py.properties import PropertiesError, read_properties
+from mqbase.codes import ResponseCode
+from mqbase.configkeys import ConfigError, format_value, java_keys, parse_bool, parse_fields, parse_str
+from mqbase.errors import MqBaseError
+from mqbase.properties import PropertiesError, read_properties
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ SECRET_KEYS = frozenset({"adminSecretKey", "brokerSecretKey", "raftPassword"})
 CREDENTIALS_FILE_KEYS = ("accessKey", "secretKey", "tlsCaFile", "tlsCertFile", "tlsKeyFile")
 
 
-class SecurityError(ValueError):
+class SecurityError(MqBaseError, ValueError):
     """Credentials or TLS material that cannot be used; the message says which file or key and why."""
 
 

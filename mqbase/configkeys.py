@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
 from typing import Any
 
+from mqbase.errors import MqBaseError
+
 MAX_NAME = 255
 """Longest cluster or broker name; the controller refuses longer ones (controller/convert.py)."""
 
@@ -19,7 +21,7 @@ Parser = Callable[[str, str], Any]
 """(Java key, raw text) → parsed value, or ConfigError naming the key."""
 
 
-class ConfigError(ValueError):
+class ConfigError(MqBaseError, ValueError):
     """A configuration that cannot be used; the message says which key and why."""
 
 

@@ -16,8 +16,8 @@ os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 import grpc
 
-from mqadmin_py.errors import MqError, TimedOut
-from mqadmin_py.security import PLAINTEXT, ClientSecurity, open_channel, transport_hint
+from mqbase.errors import MqError, TimedOut
+from mqbase.security import PLAINTEXT, ClientSecurity, open_channel, transport_hint
 
 
 class Channels:

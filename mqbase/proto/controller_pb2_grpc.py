@@ -3,8 +3,8 @@
 import grpc
 import warnings
 
-from mqadmin_py.proto import common_pb2 as mqadmin__py_dot_proto_dot_common__pb2
-from mqadmin_py.proto import controller_pb2 as mqadmin__py_dot_proto_dot_controller__pb2
+from mqbase.proto import common_pb2 as mqbase_dot_proto_dot_common__pb2
+from mqbase.proto import controller_pb2 as mqbase_dot_proto_dot_controller__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -19,7 +19,7 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + ' but the generated code in mqadmin_py/proto/controller_pb2_grpc.py depends on'
+        + ' but the generated code in mqbase/proto/controller_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
@@ -37,78 +37,78 @@ class ControllerServiceStub:
         """
         self.GetNextBrokerId = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/GetNextBrokerId',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.GetNextBrokerIdRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.GetNextBrokerIdResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.GetNextBrokerIdRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.GetNextBrokerIdResponse.FromString,
                 _registered_method=True)
         self.ApplyBrokerId = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/ApplyBrokerId',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.ApplyBrokerIdRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.ApplyBrokerIdResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.ApplyBrokerIdRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.ApplyBrokerIdResponse.FromString,
                 _registered_method=True)
         self.RegisterBroker = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/RegisterBroker',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.RegisterBrokerRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.RegisterBrokerResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.RegisterBrokerRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.RegisterBrokerResponse.FromString,
                 _registered_method=True)
         self.ElectMaster = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/ElectMaster',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.ElectMasterRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.ElectMasterResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.ElectMasterRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.ElectMasterResponse.FromString,
                 _registered_method=True)
         self.AlterSyncStateSet = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/AlterSyncStateSet',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.AlterSyncStateSetRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.AlterSyncStateSetResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.AlterSyncStateSetRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.AlterSyncStateSetResponse.FromString,
                 _registered_method=True)
         self.GetReplicaInfo = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/GetReplicaInfo',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.GetReplicaInfoRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.GetReplicaInfoResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.GetReplicaInfoRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.GetReplicaInfoResponse.FromString,
                 _registered_method=True)
         self.GetSyncStateData = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/GetSyncStateData',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.GetSyncStateDataRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.GetSyncStateDataResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.GetSyncStateDataRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.GetSyncStateDataResponse.FromString,
                 _registered_method=True)
         self.CleanBrokerData = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/CleanBrokerData',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.CleanBrokerDataRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.CleanBrokerDataResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.CleanBrokerDataRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.CleanBrokerDataResponse.FromString,
                 _registered_method=True)
         self.AssignPreferredMaster = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/AssignPreferredMaster',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.AssignPreferredMasterRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.AssignPreferredMasterResponse.FromString,
                 _registered_method=True)
         self.TransferMaster = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/TransferMaster',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.TransferMasterRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.TransferMasterResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.TransferMasterRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.TransferMasterResponse.FromString,
                 _registered_method=True)
         self.BrokerHeartbeat = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/BrokerHeartbeat',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.BrokerHeartbeatRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.BrokerHeartbeatResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.BrokerHeartbeatRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.BrokerHeartbeatResponse.FromString,
                 _registered_method=True)
         self.HeartbeatStream = channel.stream_stream(
                 '/mqadmin.controller.v1.ControllerService/HeartbeatStream',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.BrokerHeartbeatRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_common__pb2.RoleChangeNotification.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.BrokerHeartbeatRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_common__pb2.RoleChangeNotification.FromString,
                 _registered_method=True)
         self.GetControllerMetadata = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/GetControllerMetadata',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.GetControllerMetadataRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.GetControllerMetadataResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.GetControllerMetadataRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.GetControllerMetadataResponse.FromString,
                 _registered_method=True)
         self.GetControllerConfig = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/GetControllerConfig',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.GetControllerConfigRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.GetControllerConfigResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.GetControllerConfigRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.GetControllerConfigResponse.FromString,
                 _registered_method=True)
         self.UpdateControllerConfig = channel.unary_unary(
                 '/mqadmin.controller.v1.ControllerService/UpdateControllerConfig',
-                request_serializer=mqadmin__py_dot_proto_dot_controller__pb2.UpdateControllerConfigRequest.SerializeToString,
-                response_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.UpdateControllerConfigResponse.FromString,
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.UpdateControllerConfigRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.UpdateControllerConfigResponse.FromString,
                 _registered_method=True)
 
 
@@ -229,78 +229,78 @@ def add_ControllerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'GetNextBrokerId': grpc.unary_unary_rpc_method_handler(
                     servicer.GetNextBrokerId,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.GetNextBrokerIdRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.GetNextBrokerIdResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.GetNextBrokerIdRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.GetNextBrokerIdResponse.SerializeToString,
             ),
             'ApplyBrokerId': grpc.unary_unary_rpc_method_handler(
                     servicer.ApplyBrokerId,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.ApplyBrokerIdRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.ApplyBrokerIdResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.ApplyBrokerIdRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.ApplyBrokerIdResponse.SerializeToString,
             ),
             'RegisterBroker': grpc.unary_unary_rpc_method_handler(
                     servicer.RegisterBroker,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.RegisterBrokerRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.RegisterBrokerResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.RegisterBrokerRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.RegisterBrokerResponse.SerializeToString,
             ),
             'ElectMaster': grpc.unary_unary_rpc_method_handler(
                     servicer.ElectMaster,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.ElectMasterRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.ElectMasterResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.ElectMasterRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.ElectMasterResponse.SerializeToString,
             ),
             'AlterSyncStateSet': grpc.unary_unary_rpc_method_handler(
                     servicer.AlterSyncStateSet,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.AlterSyncStateSetRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.AlterSyncStateSetResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.AlterSyncStateSetRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.AlterSyncStateSetResponse.SerializeToString,
             ),
             'GetReplicaInfo': grpc.unary_unary_rpc_method_handler(
                     servicer.GetReplicaInfo,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.GetReplicaInfoRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.GetReplicaInfoResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.GetReplicaInfoRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.GetReplicaInfoResponse.SerializeToString,
             ),
             'GetSyncStateData': grpc.unary_unary_rpc_method_handler(
                     servicer.GetSyncStateData,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.GetSyncStateDataRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.GetSyncStateDataResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.GetSyncStateDataRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.GetSyncStateDataResponse.SerializeToString,
             ),
             'CleanBrokerData': grpc.unary_unary_rpc_method_handler(
                     servicer.CleanBrokerData,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.CleanBrokerDataRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.CleanBrokerDataResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.CleanBrokerDataRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.CleanBrokerDataResponse.SerializeToString,
             ),
             'AssignPreferredMaster': grpc.unary_unary_rpc_method_handler(
                     servicer.AssignPreferredMaster,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.AssignPreferredMasterRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.AssignPreferredMasterResponse.SerializeToString,
             ),
             'TransferMaster': grpc.unary_unary_rpc_method_handler(
                     servicer.TransferMaster,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.TransferMasterRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.TransferMasterResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.TransferMasterRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.TransferMasterResponse.SerializeToString,
             ),
             'BrokerHeartbeat': grpc.unary_unary_rpc_method_handler(
                     servicer.BrokerHeartbeat,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.BrokerHeartbeatRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.BrokerHeartbeatResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.BrokerHeartbeatRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.BrokerHeartbeatResponse.SerializeToString,
             ),
             'HeartbeatStream': grpc.stream_stream_rpc_method_handler(
                     servicer.HeartbeatStream,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.BrokerHeartbeatRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_common__pb2.RoleChangeNotification.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.BrokerHeartbeatRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_common__pb2.RoleChangeNotification.SerializeToString,
             ),
             'GetControllerMetadata': grpc.unary_unary_rpc_method_handler(
                     servicer.GetControllerMetadata,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.GetControllerMetadataRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.GetControllerMetadataResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.GetControllerMetadataRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.GetControllerMetadataResponse.SerializeToString,
             ),
             'GetControllerConfig': grpc.unary_unary_rpc_method_handler(
                     servicer.GetControllerConfig,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.GetControllerConfigRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.GetControllerConfigResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.GetControllerConfigRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.GetControllerConfigResponse.SerializeToString,
             ),
             'UpdateControllerConfig': grpc.unary_unary_rpc_method_handler(
                     servicer.UpdateControllerConfig,
-                    request_deserializer=mqadmin__py_dot_proto_dot_controller__pb2.UpdateControllerConfigRequest.FromString,
-                    response_serializer=mqadmin__py_dot_proto_dot_controller__pb2.UpdateControllerConfigResponse.SerializeToString,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.UpdateControllerConfigRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.UpdateControllerConfigResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -328,8 +328,8 @@ class ControllerService:
             request,
             target,
             '/mqadmin.controller.v1.ControllerService/GetNextBrokerId',
-            mqadmin__py_dot_proto_dot_controller__pb2.GetNextBrokerIdRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_controller__pb2.GetNextBrokerIdResponse.FromString,
+            mqbase_dot_proto_dot_controller__pb2.GetNextBrokerIdRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.GetNextBrokerIdResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -355,8 +355,8 @@ class ControllerService:
             request,
             target,
             '/mqadmin.controller.v1.ControllerService/ApplyBrokerId',
-            mqadmin__py_dot_proto_dot_controller__pb2.ApplyBrokerIdRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_controller__pb2.ApplyBrokerIdResponse.FromString,
+            mqbase_dot_proto_dot_controller__pb2.ApplyBrokerIdRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.ApplyBrokerIdResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -382,8 +382,8 @@ class ControllerService:
             request,
             target,
             '/mqadmin.controller.v1.ControllerService/RegisterBroker',
-            mqadmin__py_dot_proto_dot_controller__pb2.RegisterBrokerRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_controller__pb2.RegisterBrokerResponse.FromString,
+            mqbase_dot_proto_dot_controller__pb2.RegisterBrokerRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.RegisterBrokerResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -409,8 +409,8 @@ class ControllerService:
             request,
             target,
             '/mqadmin.controller.v1.ControllerService/ElectMaster',
-            mqadmin__py_dot_proto_dot_controller__pb2.ElectMasterRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_controller__pb2.ElectMasterResponse.FromString,
+            mqbase_dot_proto_dot_controller__pb2.ElectMasterRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.ElectMasterResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -436,8 +436,8 @@ class ControllerService:
             request,
             target,
             '/mqadmin.controller.v1.ControllerService/AlterSyncStateSet',
-            mqadmin__py_dot_proto_dot_controller__pb2.AlterSyncStateSetRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_controller__pb2.AlterSyncStateSetResponse.FromString,
+            mqbase_dot_proto_dot_controller__pb2.AlterSyncStateSetRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.AlterSyncStateSetResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -463,8 +463,8 @@ class ControllerService:
             request,
             target,
             '/mqadmin.controller.v1.ControllerService/GetReplicaInfo',
-            mqadmin__py_dot_proto_dot_controller__pb2.GetReplicaInfoRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_controller__pb2.GetReplicaInfoResponse.FromString,
+            mqbase_dot_proto_dot_controller__pb2.GetReplicaInfoRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.GetReplicaInfoResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -490,8 +490,8 @@ class ControllerService:
             request,
             target,
             '/mqadmin.controller.v1.ControllerService/GetSyncStateData',
-            mqadmin__py_dot_proto_dot_controller__pb2.GetSyncStateDataRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_controller__pb2.GetSyncStateDataResponse.FromString,
+            mqbase_dot_proto_dot_controller__pb2.GetSyncStateDataRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.GetSyncStateDataResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -517,8 +517,8 @@ class ControllerService:
             request,
             target,
             '/mqadmin.controller.v1.ControllerService/CleanBrokerData',
-            mqadmin__py_dot_proto_dot_controller__pb2.CleanBrokerDataRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_controller__pb2.CleanBrokerDataResponse.FromString,
+            mqbase_dot_proto_dot_controller__pb2.CleanBrokerDataRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.CleanBrokerDataResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -544,8 +544,8 @@ class ControllerService:
             request,
             target,
             '/mqadmin.controller.v1.ControllerService/AssignPreferredMaster',
-            mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_controller__pb2.AssignPreferredMasterResponse.FromString,
+            mqbase_dot_proto_dot_controller__pb2.AssignPreferredMasterRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.AssignPreferredMasterResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -571,8 +571,8 @@ class ControllerService:
             request,
             target,
             '/mqadmin.controller.v1.ControllerService/TransferMaster',
-            mqadmin__py_dot_proto_dot_controller__pb2.TransferMasterRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_controller__pb2.TransferMasterResponse.FromString,
+            mqbase_dot_proto_dot_controller__pb2.TransferMasterRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.TransferMasterResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -598,8 +598,8 @@ class ControllerService:
             request,
             target,
             '/mqadmin.controller.v1.ControllerService/BrokerHeartbeat',
-            mqadmin__py_dot_proto_dot_controller__pb2.BrokerHeartbeatRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_controller__pb2.BrokerHeartbeatResponse.FromString,
+            mqbase_dot_proto_dot_controller__pb2.BrokerHeartbeatRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.BrokerHeartbeatResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -625,8 +625,8 @@ class ControllerService:
             request_iterator,
             target,
             '/mqadmin.controller.v1.ControllerService/HeartbeatStream',
-            mqadmin__py_dot_proto_dot_controller__pb2.BrokerHeartbeatRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_common__pb2.RoleChangeNotification.FromString,
+            mqbase_dot_proto_dot_controller__pb2.BrokerHeartbeatRequest.SerializeToString,
+            mqbase_dot_proto_dot_common__pb2.RoleChangeNotification.FromString,
             options,
             channel_credentials,
             insecure,
@@ -652,8 +652,8 @@ class ControllerService:
             request,
             target,
             '/mqadmin.controller.v1.ControllerService/GetControllerMetadata',
-            mqadmin__py_dot_proto_dot_controller__pb2.GetControllerMetadataRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_controller__pb2.GetControllerMetadataResponse.FromString,
+            mqbase_dot_proto_dot_controller__pb2.GetControllerMetadataRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.GetControllerMetadataResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -679,8 +679,8 @@ class ControllerService:
             request,
             target,
             '/mqadmin.controller.v1.ControllerService/GetControllerConfig',
-            mqadmin__py_dot_proto_dot_controller__pb2.GetControllerConfigRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_controller__pb2.GetControllerConfigResponse.FromString,
+            mqbase_dot_proto_dot_controller__pb2.GetControllerConfigRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.GetControllerConfigResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -706,8 +706,8 @@ class ControllerService:
             request,
             target,
             '/mqadmin.controller.v1.ControllerService/UpdateControllerConfig',
-            mqadmin__py_dot_proto_dot_controller__pb2.UpdateControllerConfigRequest.SerializeToString,
-            mqadmin__py_dot_proto_dot_controller__pb2.UpdateControllerConfigResponse.FromString,
+            mqbase_dot_proto_dot_controller__pb2.UpdateControllerConfigRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.UpdateControllerConfigResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,1 @@
+"""Generated gRPC stubs and their `.proto` sources (regenerate with `python -m mqbase.proto.generate`)."""

@@ -1,0 +1,188 @@
+"""The import graph reads bottom-up: mqbase → controller, agents → spark → the CLI and the entry points.
+
+Every ``import`` counts, wherever it is written (module top, inside a function, under ``TYPE_CHECKING``), since a
+lazy import is still a dependency a reader has to follow. docs/architecture.md draws the layers; decisions.md says
+why the floor is a sibling package and why the agent may import the controller's configuration and node.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("mqbase", "controller", "agents", "spark", "mqadmin_py")
+ENTRY_POINTS = frozenset({"controller.__main__", "agents.__main__"})
+"""The daemons' command lines: they import typer, so they sit on top with the CLI."""
+EMBEDDED_CONTROLLER = frozenset({"agents.config", "agents.broker.agent"})
+"""``enableControllerInAgent``: the agent's config holds a ControllerConfig and its container runs a node."""
+STORE_READERS = ("agents.store.", "agents.identity", "agents.errors")
+"""What spark may take from agents: the store formats it reads in place (no threads, sockets or roles)."""
+UI_LIBRARIES = ("typer", "rich", "click")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if "_pb2" not in path.name:
+                found[_module_name(path)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _imported_names(module: str, path: Path) -> Iterator[str]:
+    """Every dotted name `module` imports (``from a import b`` yields ``a.b``, resolved later)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            yield base
+            yield from (f"{base}.{alias.name}" for alias in node.names)
+
+
+def _resolve(name: str) -> str | None:
+    """The project module a dotted name lives in (the longest known prefix), None for third-party names."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _edges() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for module, path in MODULES.items():
+        targets = {_resolve(name) for name in _imported_names(module, path)}
+        graph[module] = {t for t in targets if t is not None and t != module and not module.startswith(t + ".")}
+    return graph
+
+
+EDGES = _edges()
+
+
+def _third_party(module: str) -> set[str]:
+    return {name.partition(".")[0] for name in _imported_names(module, MODULES[module]) if _resolve(name) is None}
+
+
+def layer(module: str) -> str:
+    """mqbase, controller, agents, spark or cli (the CLI, the sandbox and the entry points)."""
+    if module in ENTRY_POINTS or module.startswith("mqadmin_py"):
+        return "cli"
+    return module.partition(".")[0]
+
+
+ALLOWED = {
+    "mqbase": {"mqbase"},
+    "controller": {"mqbase", "controller"},
+    "agents": {"mqbase", "agents"},
+    "spark": {"mqbase", "spark", "agents"},
+    "cli": {"mqbase", "controller", "agents", "spark", "cli"},
+}
+
+
+def _allowed(source: str, target: str) -> bool:
+    src, dst = layer(source), layer(target)
+    if src == "agents" and dst == "controller":
+        return source in EMBEDDED_CONTROLLER
+    if src == "spark" and dst == "agents":
+        return target.startswith(STORE_READERS)
+    return dst in ALLOWED[src]
+
+
+def test_the_graph_covers_every_package() -> None:
+    assert {layer(m) for m in MODULES} == {"mqbase", "controller", "agents", "spark", "cli"}
+    assert "controller.daemon" in EDGES["agents.broker.agent"]  # the resolver sees real edges
+
+
+@pytest.mark.parametrize("source", sorted(MODULES))
+def test_imports_only_lower_layers(source: str) -> None:
+    wrong = sorted(t for t in EDGES[source] if not _allowed(source, t))
+    assert not wrong, f"{source} ({layer(source)}) must not import {wrong}"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if layer(m) != "cli"))
+def test_only_the_cli_uses_terminal_libraries(module: str) -> None:
+    assert not _third_party(module) & set(UI_LIBRARIES), f"{module} imports typer/rich/click: it belongs to the CLI"
+
+
+def test_spark_reaches_no_running_agent_code() -> None:
+    """Transitively too: a store reader that pulled in roles or sockets would drag them into Spark's workers."""
+    seen: set[str] = set()
+    todo = [m for m in MODULES if layer(m) == "spark"]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo.extend(EDGES[module])
+    assert {layer(m) for m in seen} <= {"mqbase", "spark", "agents"}
+    assert all(m.startswith(STORE_READERS) for m in seen if layer(m) == "agents"), sorted(seen)
+
+
+def _cycles() -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(EDGES):
+        if root in index:
+            continue
+        work: list[tuple[str, Iterator[str]]] = [(root, iter(sorted(EDGES[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(EDGES[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_import_cycles() -> None:
+    assert _cycles() == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    EDGES["mqbase.codes"].add("mqbase.errors")
+    EDGES["mqbase.errors"].add("mqbase.codes")
+    try:
+        assert ["mqbase.codes", "mqbase.errors"] in _cycles()
+    finally:
+        EDGES["mqbase.codes"].discard("mqbase.errors")
+        EDGES["mqbase.errors"].discard("mqbase.codes")
