@@ -17,9 +17,7 @@ $(STAMP): pyproject.toml setup.py agents/store/_fastscan.c
 demo: $(STAMP)
 	MQADMIN=$(VENV)/bin/mqadmin ./demo.sh
 
-test: $(STAMP)
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy
+test: lint
 	GRPC_VERBOSITY=ERROR $(PY) -m pytest
 
 check: lint
