@@ -194,7 +194,8 @@ class ReplicasManager:
     def prepare_transfer(
         self, target_id: int, target_address: str, master_epoch: int, timeout_s: float, lease_s: float, token: str
     ) -> TransferReady:
-        """Pause writes and wait until `target_id` acknowledged the final offset; on failure writes resume.
+        """Pause writes, let the puts in flight get their answers, and wait until `target_id` acknowledged the final
+        offset, all within `timeout_s`; on failure writes resume.
 
         A second request while paused (a new controller leader retrying) takes over the pause with its token.
         """
@@ -214,7 +215,8 @@ class ReplicasManager:
         final = master.pause_writes()
         log.info("%s: writes paused at offset %d for a transfer to broker %d (token %s)",
                  self._name(), final, target_id, token)  # fmt: skip
-        ack = master.wait_acked(target_id, final, timeout_s)
+        master.wait_settled(timeout_s)  # the puts below `final` get their answer before the role can change
+        ack = master.wait_acked(target_id, final, max(0.0, started + timeout_s - time.monotonic()))
         waited = time.monotonic() - started
         same_role = replica.position == Position(Role.MASTER, master_epoch) and replica.master is master
         ready = write_gate.outcome(target_id, final, ack, timeout_s, waited, same_role=same_role)

@@ -103,6 +103,7 @@ class HAMaster:
         self._stopped = threading.Event()
         self._proposed_at = 0.0
         self._writes_paused = False
+        self._waiting_puts = 0  # puts that appended and wait for their acknowledgements
         self._durable = store.max_offset  # the end of what a put's flush made durable here (confirm's local cap)
         self.port = 0
 
@@ -171,6 +172,21 @@ class HAMaster:
             self._writes_paused = True
             return self._store.max_offset
 
+    def wait_settled(self, timeout_s: float) -> bool:
+        """Wait until every put that appended has its answer (or the timeout, or stop); True when none waits.
+
+        A transfer waits for this after the pause: the role change that follows it would otherwise answer a put
+        still waiting for a lagging SyncStateSet member FLUSH_SLAVE_TIMEOUT, though the target already holds it.
+        """
+        deadline = self._clock() + timeout_s
+        with self._lock:
+            while self._waiting_puts and not self._stopped.is_set():
+                remaining = deadline - self._clock()
+                if remaining <= 0:
+                    break
+                self._lock.wait(remaining)
+            return self._waiting_puts == 0
+
     def resume_writes(self) -> None:
         with self._lock:
             self._writes_paused = False
@@ -205,8 +221,18 @@ class HAMaster:
             if status is not PutStatus.PUT_OK:
                 return PutResult(status)
             start, end = self._store.put(messages)
+            self._waiting_puts += 1
             for w in self._wakeups:
                 w.notify()
+        try:
+            return self._await_acks(start, end)
+        finally:
+            with self._lock:
+                self._waiting_puts -= 1
+                self._lock.notify_all()
+
+    def _await_acks(self, start: int, end: int) -> PutResult:
+        """Flush what `put` appended at [start, end) and wait for the acknowledgements the config asks for."""
         self._store.flush()  # covers every append made before it, this one included
         with self._lock:
             self._durable = max(self._durable, end)

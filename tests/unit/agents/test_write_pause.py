@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -483,6 +484,45 @@ def test_the_acknowledgement_may_arrive_while_the_master_waits(manager: Replicas
     ack(master, 2, manager.replica.store.max_offset)
     preparing.join(WAIT_S)
     assert ready[0].code == ResponseCode.SUCCESS
+
+
+@pytest.fixture
+def all_ack_manager(tmp_path: Path) -> Iterator[ReplicasManager]:
+    """As `manager`, with allAckInSyncStateSet=true: a put waits for every SyncStateSet member."""
+    m = ReplicasManager(replace(manager_config(tmp_path / "broker"), all_ack_in_sync_state_set=True))
+    m._open(1)
+    yield m
+    if m.replica is not None:
+        m.replica.close()
+
+
+def test_a_put_in_flight_gets_its_answer_before_the_transfer_is_ready(all_ack_manager: ReplicasManager) -> None:
+    """The target holding the final offset is not enough: a put still waiting for the third member of the
+    SyncStateSet would be answered FLUSH_SLAVE_TIMEOUT by the role change that follows a ready transfer."""
+    manager = all_ack_manager
+    master = become_master(manager, members=frozenset({1, 2, 3}))
+    assert manager.replica is not None
+    store = manager.replica.store
+    before = store.max_offset
+    putter, put_result = call_in_thread(lambda: manager.put([msg()]))
+    wait_until(lambda: store.max_offset > before)
+    final = store.max_offset
+
+    def transfer_then_step_down() -> Any:
+        ready = prepare(manager, timeout_s=WAIT_S)
+        master.stop()  # what the controller's election of the target does to this master next
+        return ready
+
+    preparing, ready = call_in_thread(transfer_then_step_down)
+    wait_until(lambda: manager.write_pause is not None)
+    ack(master, 2, final)
+    preparing.join(0.5)  # the old code answers at once and steps down: the put it leaves waiting fails
+    putter.join(0.5)
+    ack(master, 3, final)
+    putter.join(WAIT_S)
+    preparing.join(WAIT_S)
+    assert ready[0].code == ResponseCode.SUCCESS
+    assert put_result[0].status is PutStatus.PUT_OK
 
 
 def master_acked_by_target(manager: ReplicasManager) -> HAMaster:
