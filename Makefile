@@ -18,7 +18,7 @@ demo: $(STAMP)
 	MQADMIN=$(VENV)/bin/mqadmin ./demo.sh
 
 test: lint
-	GRPC_VERBOSITY=ERROR $(PY) -m pytest
+	GRPC_VERBOSITY=ERROR $(PY) -m pytest --durations=15
 
 check: lint
 	GRPC_VERBOSITY=ERROR $(PY) -m pytest -q tests/unit tests/fuzz
