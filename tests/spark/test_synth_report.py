@@ -12,7 +12,7 @@ from pyspark.sql import SparkSession
 
 from spark.report import run_report
 from spark.synth import SET_KINDS, Manifest, synthesize
-from tests.unit.test_synth import ALL_KINDS, Oracle, SetFigures, oracle
+from tests.unit.spark.test_synth import ALL_KINDS, Oracle, SetFigures, oracle
 
 TOP = 10
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -13,8 +12,7 @@ from mqadmin_py.app import app
 from mqadmin_py.commands.controller import _sync_state_docs, _sync_state_legacy, _sync_state_table
 from mqbase.ports import free_ports
 from mqbase.proto import controller_pb2 as pb
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.harness.processes import ROOT
 
 
 def run_mqadmin(*args: str) -> subprocess.CompletedProcess[str]:

@@ -12,7 +12,6 @@ import subprocess
 import sys
 from collections import deque
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,8 +25,7 @@ from mqbase.errors import OperationFailed, Refused
 from mqbase.ports import free_ports
 from mqbase.proto import agent_pb2
 from mqbase.proto import controller_pb2 as pb
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.harness.processes import ROOT
 
 DONE = pb.TransferRecord(
     state="done", trigger="admin", from_broker_id=1, to_broker_id=2, from_master_epoch=1, to_master_epoch=2,

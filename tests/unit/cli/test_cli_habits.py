@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import typer
@@ -15,8 +14,7 @@ from mqadmin_py.app import app
 from mqadmin_py.commands.common import AliasGroup
 from mqbase import __version__
 from mqbase.errors import UsageError
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.harness.processes import ROOT
 
 
 def run_module(module: str, *args: str) -> subprocess.CompletedProcess[str]:

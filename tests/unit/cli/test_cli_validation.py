@@ -24,7 +24,7 @@ from mqadmin_py.commands.common import (
 )
 from mqadmin_py.sandbox import exit_report
 from mqbase.files import directory_problem
-from tests.unit.test_cli import ROOT, run_mqadmin
+from tests.unit.cli.test_cli import ROOT, run_mqadmin
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ import pytest
 from agents.ha.actions import SlaveAcked
 from agents.ha.sync_state import PutStatus
 from agents.store.message_store import MessageStore
-from tests.unit.agents.test_write_pause import SEG, WAIT_S, call_in_thread, ha_master, msg, wait_until
+from tests.unit.agents.broker.test_write_pause import SEG, WAIT_S, call_in_thread, ha_master, msg, wait_until
 
 
 class GatedStore(MessageStore):

@@ -16,8 +16,8 @@ import typer
 from mqadmin_py import completions
 from mqadmin_py.completions import Command, Program
 from mqadmin_py.output import Output
+from tests.harness.processes import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "completions"
 OUTPUTS = sorted(o.value for o in Output)
 
