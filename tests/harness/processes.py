@@ -1,4 +1,4 @@
-"""Child processes of the tests: loopback ports, start with a log file, signal, stop by pid."""
+"""Child processes of the tests: loopback ports, start with a log file, signal, stop by pid, run to the exit."""
 
 from __future__ import annotations
 
@@ -111,3 +111,15 @@ def run_second(module: str, config_file: Path) -> subprocess.CompletedProcess[st
         out, err = proc.communicate()
         pytest.fail(f"the second {module} on the same store kept running: {err[-2000:]}")
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def run_module(module: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``python -m module args`` from the repository root, run to its exit (output captured, as text)."""
+    return subprocess.run(
+        [sys.executable, "-m", module, *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout
+    )
+
+
+def run_mqadmin(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``mqadmin args`` as a user runs it, without a sandbox (``sandbox.Cli`` runs it against one)."""
+    return run_module("mqadmin_py", *args, timeout=timeout)

@@ -1,6 +1,6 @@
 """A synthetic fleet through the real Spark report (issue 7): the report must give exactly the figures the
 generator's manifest states, and the same per-set measures and worst lists as the pure-Python oracle of
-``tests/unit/test_synth.py``. One small fleet (about 600 epoch entries) with every anomaly kind."""
+``tests/harness/synth_oracle.py``. One small fleet (about 600 epoch entries) with every anomaly kind."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pyspark.sql import SparkSession
 
 from spark.report import run_report
 from spark.synth import SET_KINDS, Manifest, synthesize
-from tests.unit.spark.test_synth import ALL_KINDS, Oracle, SetFigures, oracle
+from tests.harness.synth_oracle import ALL_KINDS, Oracle, SetFigures, oracle
 
 TOP = 10
 

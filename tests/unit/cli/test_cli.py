@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from typer.testing import CliRunner
 
@@ -12,13 +9,7 @@ from mqadmin_py.app import app
 from mqadmin_py.commands.controller import _sync_state_docs, _sync_state_legacy, _sync_state_table
 from mqbase.ports import free_ports
 from mqbase.proto import controller_pb2 as pb
-from tests.harness.processes import ROOT
-
-
-def run_mqadmin(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mqadmin_py", *args], capture_output=True, text=True, cwd=ROOT, timeout=60
-    )
+from tests.harness.processes import run_mqadmin
 
 
 def test_help_lists_rocketmq_command_names() -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 import typer
 from typer.main import get_command
@@ -14,11 +11,7 @@ from mqadmin_py.app import app
 from mqadmin_py.commands.common import AliasGroup
 from mqbase import __version__
 from mqbase.errors import UsageError
-from tests.harness.processes import ROOT
-
-
-def run_module(module: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, cwd=ROOT, timeout=60)
+from tests.harness.processes import run_module
 
 
 @pytest.mark.parametrize(("module", "program"), [("mqadmin_py", "mqadmin"), ("controller", "mqcontroller"),

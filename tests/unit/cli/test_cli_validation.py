@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import math
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,7 +22,7 @@ from mqadmin_py.commands.common import (
 )
 from mqadmin_py.sandbox import exit_report
 from mqbase.files import directory_problem
-from tests.unit.cli.test_cli import ROOT, run_mqadmin
+from tests.harness.processes import run_module, run_mqadmin
 
 
 @pytest.mark.parametrize(
@@ -252,8 +250,7 @@ def test_mqcontroller_refuses_a_bad_store_path_in_one_line(tmp_path: Path, store
     (tmp_path / "file").write_text("")
     conf = tmp_path / "c.conf"
     conf.write_text(f"controllerPeers=n0-127.0.0.1:1:2\ncontrollerSelfId=n0\ncontrollerStorePath={tmp_path / store}\n")
-    result = subprocess.run([sys.executable, "-m", "controller", "-c", str(conf)], capture_output=True, text=True,
-                            cwd=ROOT, timeout=60)  # fmt: skip
+    result = run_module("controller", "-c", str(conf))
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("mqcontroller: bad configuration: controllerStorePath: ")
     assert len(result.stderr.splitlines()) == 1, result.stderr

@@ -8,8 +8,6 @@ fake clock, so retries are counted exactly and nothing sleeps.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import deque
 from collections.abc import Iterable
 from typing import Any
@@ -25,7 +23,7 @@ from mqbase.errors import OperationFailed, Refused
 from mqbase.ports import free_ports
 from mqbase.proto import agent_pb2
 from mqbase.proto import controller_pb2 as pb
-from tests.harness.processes import ROOT
+from tests.harness.processes import run_mqadmin
 
 DONE = pb.TransferRecord(
     state="done", trigger="admin", from_broker_id=1, to_broker_id=2, from_master_epoch=1, to_master_epoch=2,
@@ -284,12 +282,6 @@ def test_table_and_legacy_renderers_take_the_command_doc(capsys: pytest.CaptureF
 
 
 # --- the real binary ----------------------------------------------------------------------------
-
-
-def run_mqadmin(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mqadmin_py", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
 
 
 def test_help_mentions_dry_run_and_timeout() -> None:

@@ -32,7 +32,7 @@ from controller.heartbeat import (
 )
 from controller.liveness import NEVER, Liveness, due
 from controller.model import BrokerSet, ControllerState, LiveInfo, Replica
-from tests.unit.controller.conftest import BROKER, CLUSTER, addr, apply_ids, check_code, ha_addr, with_master
+from tests.harness.controller_state import BROKER, CLUSTER, addr, apply_ids, check_code, ha_addr, with_master
 
 # --- strategies ---------------------------------------------------------------------------------
 

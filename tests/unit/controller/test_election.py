@@ -10,7 +10,7 @@ from controller.model import ControllerState, LiveInfo
 from controller.requests import ElectMasterReply, ElectMasterRequest
 from controller.state import apply_event, scan_need_reelect
 from mqbase.codes import ResponseCode
-from tests.unit.controller.conftest import (
+from tests.harness.controller_state import (
     BROKER,
     CLUSTER,
     NOBODY,

@@ -16,7 +16,7 @@ from controller.model import ControllerState
 from controller.requests import SetGroupConfigReply, SetGroupConfigRequest
 from controller.state import apply_events, compute
 from mqbase.codes import ResponseCode as C
-from tests.unit.controller.conftest import BROKER, NOBODY, broker_set, run, three_replicas, with_master
+from tests.harness.controller_state import BROKER, NOBODY, broker_set, run, three_replicas, with_master
 
 UNCLEAN = "enableElectUncleanMaster"
 PREFERRED = "enablePreferredMaster"

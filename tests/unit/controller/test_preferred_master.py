@@ -29,7 +29,8 @@ from controller.requests import (
 from controller.state import apply_event, apply_events, compute
 from mqbase.codes import ResponseCode as C
 from mqbase.proto import controller_pb2 as pb
-from tests.unit.controller.conftest import (
+from tests.harness.controller_invariants import ALIVE, REQUESTS, Spec, materialize
+from tests.harness.controller_state import (
     BROKER,
     CLUSTER,
     NOBODY,
@@ -39,9 +40,9 @@ from tests.unit.controller.conftest import (
     master_view,
     run,
     three_replicas,
+    two_sets_of_three,
     with_master,
 )
-from tests.unit.controller.test_invariants import ALIVE, REQUESTS, Spec, materialize, two_sets_of_three
 
 LEARNER = live(epoch=9, max_offset=10**9, async_learner=True)
 CONTROLLER_TRIGGER = ElectMasterRequest("", BROKER)

@@ -6,7 +6,6 @@ it applies committed events with the real ``apply_events``.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -14,8 +13,6 @@ from typing import Any
 
 import pytest
 
-from controller.events import Event
-from controller.model import ControllerState
 from controller.proposer import Proposer
 from controller.requests import (
     ApplyBrokerIdRequest,
@@ -24,41 +21,8 @@ from controller.requests import (
     GetSyncStateDataRequest,
     Result,
 )
-from controller.state import apply_events
 from mqbase.codes import ResponseCode
-
-
-class InMemoryRaft:
-    """Commits synchronously; can be told to fail commits or to stop being leader."""
-
-    def __init__(self) -> None:
-        self.state = ControllerState()
-        self.leader = True
-        self.fail_commits = False
-        self.commits_allowed: int | None = None
-        """Fail every commit once this many entries are committed."""
-        self.current_term = 1
-        self.new_term_on_commit = False
-        """Start a new term while each entry commits (leadership lost and won again meanwhile)."""
-        self.commits: list[tuple[Event, ...]] = []
-        self.lock = threading.Lock()
-
-    def is_leader(self) -> bool:
-        return self.leader
-
-    def term(self) -> int:
-        return self.current_term
-
-    def commit(self, events: tuple[Event, ...], callback: Callable[[bool, str], None]) -> None:
-        with self.lock:
-            if self.fail_commits or (self.commits_allowed is not None and len(self.commits) >= self.commits_allowed):
-                callback(False, "LEADER_CHANGED")
-                return
-            self.commits.append(events)
-            self.state = apply_events(self.state, events)
-            if self.new_term_on_commit:
-                self.current_term += 1
-        callback(True, "")
+from tests.harness.controller_state import InMemoryRaft
 
 
 def apply_request(broker_id: int, broker_name: str = "b") -> ApplyBrokerIdRequest:

@@ -13,7 +13,7 @@ import pytest
 from controller.codec import decode_events, encode_events, entry_json
 from controller.events import CleanBrokerData, ElectMaster
 from controller.raft import _command_problem, _meta_problem, _sealed_meta, _unpickle
-from tests.unit.controller.conftest import BROKER
+from tests.harness.controller_state import BROKER
 
 EVENTS = [ElectMaster(BROKER, 2, 1), CleanBrokerData(BROKER, frozenset({3}))]
 

@@ -16,7 +16,7 @@ from controller.requests import (
 )
 from controller.state import address_taken, apply_event
 from mqbase.codes import ResponseCode
-from tests.unit.controller.conftest import (
+from tests.harness.controller_state import (
     BROKER,
     CLUSTER,
     NOBODY,

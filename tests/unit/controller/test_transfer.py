@@ -54,9 +54,19 @@ from controller.transfer import (
 from controller.transferer import Transferer
 from mqbase.codes import ResponseCode as C
 from mqbase.proto import controller_pb2 as pb
-from tests.unit.controller.conftest import (
+from tests.harness.controller_invariants import (
+    ALIVE,
+    REQUESTS,
+    Spec,
+    check_result,
+    check_state,
+    check_transition,
+    materialize,
+)
+from tests.harness.controller_state import (
     BROKER,
     CLUSTER,
+    InMemoryRaft,
     addr,
     alive_of,
     broker_set,
@@ -66,19 +76,9 @@ from tests.unit.controller.conftest import (
     master_view,
     run,
     three_replicas,
+    two_sets_of_three,
     with_master,
 )
-from tests.unit.controller.test_invariants import (
-    ALIVE,
-    REQUESTS,
-    Spec,
-    check_result,
-    check_state,
-    check_transition,
-    materialize,
-    two_sets_of_three,
-)
-from tests.unit.controller.test_proposer import InMemoryRaft
 
 LEARNER = live(epoch=9, max_offset=10**9, async_learner=True)
 PEERS = "n0-127.0.0.1:9878:9876"

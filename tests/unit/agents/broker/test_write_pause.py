@@ -9,9 +9,7 @@ asserts on durations: waits are bounded generously and only their outcome is che
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,36 +29,15 @@ from agents.ha.role import Position, Role
 from agents.ha.sync_state import PutStatus, SyncState
 from agents.store.epochs import EpochCache
 from agents.store.message_store import MessageStore
-from agents.store.record import Message
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
+from tests.harness.ha_master import SEG, WAIT_S, call_in_thread, ha_master, msg
+from tests.harness.wait import wait_until
 
-SEG = 64 * 1024
-WAIT_S = 30.0
-"""Upper bound for anything a test waits on in another thread (never reached when the code is right)."""
 TARGET_ADDRESS = "127.0.0.1:30912"
 LEASE_S = 100.0
 """The managers' transfer lease: shorter than their stall limit (300 s), so a test that moves the clock to the
 lease's end sees the lease alone."""
-
-
-def msg(i: int = 0) -> Message:
-    return Message("Orders", 0, f"m{i}".encode(), {}, 1_700_000_000_000 + i)
-
-
-def call_in_thread(fn: Callable[[], Any]) -> tuple[threading.Thread, list[Any]]:
-    """Run `fn` on a daemon thread; its return value lands in the list."""
-    out: list[Any] = []
-    thread = threading.Thread(target=lambda: out.append(fn()), daemon=True)
-    thread.start()
-    return thread, out
-
-
-def wait_until(predicate: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not reached"
-        time.sleep(0.005)
 
 
 # --- the write gate's rules (pure) --------------------------------------------------------------------
@@ -232,12 +209,6 @@ def store(tmp_path: Path) -> Iterator[MessageStore]:
     s.close()
 
 
-def ha_master(store: MessageStore, members: frozenset[int] = frozenset({1}), **config: Any) -> HAMaster:
-    """Master 1 of epoch 1 over `store`, with `members` as its confirmed SyncStateSet (not listening)."""
-    cache = EpochCache.from_pairs([(1, 0)])
-    return HAMaster(store, lambda: cache, SyncState(1, members, 1), HAConfig(**config), on_propose=lambda _s: None)
-
-
 @pytest.fixture
 def master(store: MessageStore) -> Iterator[HAMaster]:
     m = ha_master(store)
@@ -346,7 +317,7 @@ def test_a_put_waiting_for_acks_is_included_in_the_final_offset(store: MessageSt
     try:
         before = store.max_offset
         putter, put_result = call_in_thread(lambda: m.put([msg()]))
-        wait_until(lambda: store.max_offset > before)
+        wait_until(lambda: store.max_offset > before, WAIT_S, "the put's append", interval=0.005)
         final = m.pause_writes()
         assert final == store.max_offset
         assert m.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
@@ -479,7 +450,7 @@ def test_the_acknowledgement_may_arrive_while_the_master_waits(manager: Replicas
     master = become_master(manager)
     manager.put([msg()])
     preparing, ready = call_in_thread(lambda: prepare(manager, timeout_s=WAIT_S))
-    wait_until(lambda: manager.write_pause is not None)
+    wait_until(lambda: manager.write_pause is not None, WAIT_S, "the write pause", interval=0.005)
     assert manager.replica is not None
     ack(master, 2, manager.replica.store.max_offset)
     preparing.join(WAIT_S)
@@ -505,7 +476,7 @@ def test_a_put_in_flight_gets_its_answer_before_the_transfer_is_ready(all_ack_ma
     store = manager.replica.store
     before = store.max_offset
     putter, put_result = call_in_thread(lambda: manager.put([msg()]))
-    wait_until(lambda: store.max_offset > before)
+    wait_until(lambda: store.max_offset > before, WAIT_S, "the put's append", interval=0.005)
     final = store.max_offset
 
     def transfer_then_step_down() -> Any:
@@ -514,7 +485,7 @@ def test_a_put_in_flight_gets_its_answer_before_the_transfer_is_ready(all_ack_ma
         return ready
 
     preparing, ready = call_in_thread(transfer_then_step_down)
-    wait_until(lambda: manager.write_pause is not None)
+    wait_until(lambda: manager.write_pause is not None, WAIT_S, "the write pause", interval=0.005)
     ack(master, 2, final)
     preparing.join(0.5)  # the old code answers at once and steps down: the put it leaves waiting fails
     putter.join(0.5)

@@ -16,7 +16,8 @@ import pytest
 from agents.ha.actions import SlaveAcked
 from agents.ha.sync_state import PutStatus
 from agents.store.message_store import MessageStore
-from tests.unit.agents.broker.test_write_pause import SEG, WAIT_S, call_in_thread, ha_master, msg, wait_until
+from tests.harness.ha_master import SEG, WAIT_S, call_in_thread, ha_master, msg
+from tests.harness.wait import wait_until
 
 
 class GatedStore(MessageStore):
@@ -53,7 +54,8 @@ def test_a_put_appends_while_another_put_flushes(store: GatedStore) -> None:
         assert store.flushing.wait(WAIT_S)
         end_of_first = store.max_offset
         second, second_out = call_in_thread(lambda: master.put([msg(2)]))
-        wait_until(lambda: store.max_offset > end_of_first)  # appended although the first flush has not returned
+        # appended although the first flush has not returned:
+        wait_until(lambda: store.max_offset > end_of_first, WAIT_S, "the second put's append", interval=0.005)
         assert not first_out and not second_out
         store.hold.clear()
         store.gate.set()

@@ -1,14 +1,17 @@
-"""Builders shared by the controller core tests.
+"""Controller states without a process, for the controller core tests: builders, and an in-memory Raft member.
 
 `run` mirrors RocketMQ's ReplicasInfoManagerTest: compute a request against the
-state and the liveness facts, then apply the events the result carries.
+state and the liveness facts, then apply the events the result carries. `InMemoryRaft` stands in for the Raft
+member behind the proposer (the seam it talks to) and applies committed events with the real ``apply_events``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from controller.events import ApplyBrokerId, Event
 from controller.model import AliveView, BrokerSet, ControllerState, LiveInfo
 from controller.requests import (
     AlterSyncStateSetRequest,
@@ -131,3 +134,46 @@ def master_view(state: ControllerState, broker_name: str = BROKER) -> tuple[int 
     """(master id, masterEpoch, SyncStateSet, syncStateSetEpoch) of the named set."""
     bs = broker_set(state, broker_name)
     return bs.master_id, bs.master_epoch, bs.sync_state_set, bs.sync_state_set_epoch
+
+
+def two_sets_of_three() -> ControllerState:
+    """broker-a and broker-b, each with ids 1, 2 and 3 and no master yet."""
+    events = [
+        ApplyBrokerId(CLUSTER, name, addr(i), i, check_code(i), ha_addr(i))
+        for name in ("broker-a", "broker-b")
+        for i in (1, 2, 3)
+    ]
+    return apply_events(ControllerState(), events)
+
+
+class InMemoryRaft:
+    """Commits synchronously; can be told to fail commits or to stop being leader."""
+
+    def __init__(self) -> None:
+        self.state = ControllerState()
+        self.leader = True
+        self.fail_commits = False
+        self.commits_allowed: int | None = None
+        """Fail every commit once this many entries are committed."""
+        self.current_term = 1
+        self.new_term_on_commit = False
+        """Start a new term while each entry commits (leadership lost and won again meanwhile)."""
+        self.commits: list[tuple[Event, ...]] = []
+        self.lock = threading.Lock()
+
+    def is_leader(self) -> bool:
+        return self.leader
+
+    def term(self) -> int:
+        return self.current_term
+
+    def commit(self, events: tuple[Event, ...], callback: Callable[[bool, str], None]) -> None:
+        with self.lock:
+            if self.fail_commits or (self.commits_allowed is not None and len(self.commits) >= self.commits_allowed):
+                callback(False, "LEADER_CHANGED")
+                return
+            self.commits.append(events)
+            self.state = apply_events(self.state, events)
+            if self.new_term_on_commit:
+                self.current_term += 1
+        callback(True, "")
