@@ -71,7 +71,7 @@ class AgentProcess(ChildProcess):
         port = self.port if broker_name is None else self.broker_ports[broker_name]
         if port not in self._channels:
             self._channels[port] = grpc.insecure_channel(f"127.0.0.1:{port}")
-        return pb_grpc.AgentServiceStub(self._channels[port])
+        return pb_grpc.AgentServiceStub(self._channels[port])  # type: ignore[no-untyped-call]  # generated, unannotated
 
     def ha_status(self, broker_name: str) -> pb.GetHAStatusResponse:
         response: pb.GetHAStatusResponse = self.stub().GetHAStatus(pb.BrokerRef(broker_name=broker_name), timeout=2)

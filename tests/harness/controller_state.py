@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from controller.events import ApplyBrokerId, Event
 from controller.model import AliveView, BrokerSet, ControllerState, LiveInfo
@@ -22,6 +22,7 @@ from controller.requests import (
 )
 from controller.state import apply_events, compute
 
+ReplyT = TypeVar("ReplyT")
 BrokerKey = tuple[str, int]
 CLUSTER = "DefaultCluster"
 BROKER = "broker-a"
@@ -80,6 +81,12 @@ def run(
     """Compute `request`, then apply the events of the result; return the new state and the result."""
     result = compute(state, request, alive, allow_unclean=allow_unclean, preferred_master=preferred_master)
     return apply_events(state, result.events), result
+
+
+def reply_of(result: Result[Any], kind: type[ReplyT]) -> ReplyT:
+    """The reply `result` carries, which must be a `kind` (``compute`` returns ``Result[Any]``)."""
+    assert isinstance(result.reply, kind), f"{result.code.name} {result.remark!r}: {result.reply!r}"
+    return result.reply
 
 
 def apply_ids(

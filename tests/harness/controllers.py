@@ -108,7 +108,8 @@ def ensure_group(sandbox: Sandbox, timeout: float = 30.0) -> str:
 
 
 def replica_info(client: Client, broker_name: str) -> pb.GetReplicaInfoResponse:
-    return client.call("GetReplicaInfo", pb.GetReplicaInfoRequest(broker_name=broker_name))
+    resp: pb.GetReplicaInfoResponse = client.call("GetReplicaInfo", pb.GetReplicaInfoRequest(broker_name=broker_name))
+    return resp
 
 
 def sync_state_data(client: Client, broker_name: str) -> pb.ReplicasInfo | None:
@@ -134,18 +135,19 @@ def wait_alive(client: Client, broker_name: str, ids: set[int], timeout: float =
 
 
 def elect(client: Client, broker_name: str, broker_id: int, designate: bool = False) -> pb.ElectMasterResponse:
-    return client.call(
+    resp: pb.ElectMasterResponse = client.call(
         "ElectMaster",
         pb.ElectMasterRequest(
             cluster_name=CLUSTER, broker_name=broker_name, broker_id=broker_id, designate_elect=designate
         ),
     )
+    return resp
 
 
 def alter(
     client: Client, broker_name: str, master: int, master_epoch: int, ids: list[int], sss_epoch: int
 ) -> pb.AlterSyncStateSetResponse:
-    return client.call(
+    resp: pb.AlterSyncStateSetResponse = client.call(
         "AlterSyncStateSet",
         pb.AlterSyncStateSetRequest(
             broker_name=broker_name,
@@ -154,6 +156,7 @@ def alter(
             new_sync_state_set=common_pb2.SyncStateSet(broker_ids=ids, sync_state_set_epoch=sss_epoch),
         ),
     )
+    return resp
 
 
 def master_of(info: pb.GetReplicaInfoResponse) -> int | None:
@@ -188,7 +191,8 @@ def catch_up(sandbox: Sandbox, node_id: str, timeout: float = 30.0) -> None:
 
 def node_config(address: str) -> pb.GetControllerConfigResponse:
     with Client(address, timeout=3.0) as one:
-        resp = one.call_at(address, "GetControllerConfig", pb.GetControllerConfigRequest())
+        request = pb.GetControllerConfigRequest()
+        resp: pb.GetControllerConfigResponse = one.call_at(address, "GetControllerConfig", request)
     assert resp.code == ResponseCode.SUCCESS, resp
     return resp
 
@@ -327,7 +331,7 @@ class FakeBroker:
     def _stream_loop(self, address: str) -> None:
         while not self._stopped.is_set():
             channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
-            stub = controller_pb2_grpc.ControllerServiceStub(channel)
+            stub = controller_pb2_grpc.ControllerServiceStub(channel)  # type: ignore[no-untyped-call]  # generated, unannotated
             done = threading.Event()
             call = stub.HeartbeatStream(self._beats(address, done))
             with self._lock:

@@ -11,6 +11,7 @@ from controller.requests import (
     CleanBrokerDataRequest,
     ElectMasterRequest,
     GetNextBrokerIdRequest,
+    NextBrokerIdReply,
 )
 from controller.state import apply_event, apply_events, compute
 from mqbase.codes import ResponseCode
@@ -23,6 +24,7 @@ from tests.harness.controller_state import (
     broker_set,
     check_code,
     master_view,
+    reply_of,
     run,
     three_replicas,
     with_master,
@@ -120,7 +122,7 @@ def test_clean_some_dead_ids_removes_them_from_replicas_and_sync_state_set() -> 
 def test_clean_keeps_next_broker_id_so_a_cleaned_id_is_not_handed_out_again() -> None:
     state, _ = run(with_master(1, (1, 2, 3)), clean("3"), alive_of(1, 2))
     _, result = run(state, GetNextBrokerIdRequest(CLUSTER, BROKER), NOBODY)
-    assert result.reply.next_broker_id == 4
+    assert reply_of(result, NextBrokerIdReply).next_broker_id == 4
 
 
 def test_clean_all_ids_removes_the_set() -> None:

@@ -188,7 +188,7 @@ def test_every_flipped_bit_of_a_log_entry_is_refused() -> None:
 
 
 def test_a_log_entry_written_before_the_checksum_still_decodes() -> None:
-    events = [ElectMaster(BROKER, 2, 1)]
+    events: list[Event] = [ElectMaster(BROKER, 2, 1)]
     old = entry_json(encode_events(events))
     assert old[:1] == b"{"
     assert decode_events(old) == events

@@ -19,11 +19,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from agents.broker.metrics import AgentMetrics
 from controller.config import ConfigError, ControllerConfig, to_properties, validate, with_overrides
 from controller.events import ElectMaster
-from controller.metrics import ControllerMetrics, MetricsEndpoint, NodeSample, election_outcome
+from controller.metrics import ControllerMetrics, NodeSample, election_outcome
 from controller.requests import ElectMasterRequest, GetNextBrokerIdRequest, Request, Result
 from controller.service import SERVICE_NAME, RequestMetrics
 from mqbase import __version__
 from mqbase.codes import ResponseCode as C
+from mqbase.metrics import MetricsEndpoint
 from mqbase.proto import controller_pb2 as pb
 
 BASE = {"controllerPeers": "n0-127.0.0.1:9878:9876", "controllerSelfId": "n0"}

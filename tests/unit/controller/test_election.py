@@ -22,6 +22,7 @@ from tests.harness.controller_state import (
     ha_addr,
     live,
     master_view,
+    reply_of,
     run,
     three_replicas,
     with_master,
@@ -245,7 +246,7 @@ def test_former_sync_state_set_member_recovers_a_masterless_set() -> None:
     assert refused.code == ResponseCode.CONTROLLER_ELECT_MASTER_FAILED
     after, result = run(state, ElectMasterRequest(CLUSTER, BROKER, 2), alive_of(2, 3))
     assert result.code == ResponseCode.SUCCESS
-    assert result.reply.master_epoch == 3
+    assert reply_of(result, ElectMasterReply).master_epoch == 3
     assert master_view(after) == (2, 3, frozenset({2}), 3)
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from controller.codec import CodecError, decode_events, decode_state, encode_events, encode_state
 from controller.config import ControllerConfig, runtime_properties, with_group_config
-from controller.events import ElectMaster, SetGroupConfig
+from controller.events import ElectMaster, Event, SetGroupConfig
 from controller.model import ControllerState
 from controller.requests import SetGroupConfigReply, SetGroupConfigRequest
 from controller.state import apply_events, compute
@@ -95,7 +95,7 @@ def test_apply_set_group_config_is_fenced_by_the_config_version(
 def test_config_and_broker_events_in_one_entry_leave_each_other_alone() -> None:
     state = with_master(1)
     bs = broker_set(state)
-    events = [SetGroupConfig({UNCLEAN: "true"}, 0), ElectMaster(BROKER, 2, bs.master_epoch)]
+    events: list[Event] = [SetGroupConfig({UNCLEAN: "true"}, 0), ElectMaster(BROKER, 2, bs.master_epoch)]
     after = apply_events(state, events)
     assert (dict(after.config), after.config_version) == ({UNCLEAN: "true"}, 1)
     assert broker_set(after).master_id == 2
@@ -130,7 +130,7 @@ def test_runtime_properties_lists_every_runtime_key_in_canonical_text() -> None:
 
 
 def test_set_group_config_round_trips_through_a_log_entry() -> None:
-    events = [SetGroupConfig({UNCLEAN: "true", PREFERRED: "false"}, 4)]
+    events: list[Event] = [SetGroupConfig({UNCLEAN: "true", PREFERRED: "false"}, 4)]
     assert decode_events(encode_events(events)) == events
 
 

@@ -21,10 +21,12 @@ from controller.requests import (
     AssignPreferredMasterReply,
     AssignPreferredMasterRequest,
     CleanBrokerDataRequest,
+    ElectMasterReply,
     ElectMasterRequest,
     GetSyncStateDataRequest,
     Request,
     Result,
+    SyncStateDataReply,
 )
 from controller.state import apply_event, apply_events, compute
 from mqbase.codes import ResponseCode as C
@@ -38,6 +40,7 @@ from tests.harness.controller_state import (
     broker_set,
     live,
     master_view,
+    reply_of,
     run,
     three_replicas,
     two_sets_of_three,
@@ -165,7 +168,9 @@ def test_master_lost_elects_the_assigned_preferred_over_a_more_advanced_member()
     assert result.code == C.SUCCESS
     assert master_view(after) == (3, 2, frozenset({3}), 3)
     _, off = run(master_lost(3), CONTROLLER_TRIGGER, views)
-    assert off.reply.master_broker_id == 2, "with enablePreferredMaster=false the policy is unchanged"
+    assert reply_of(off, ElectMasterReply).master_broker_id == 2, (
+        "with enablePreferredMaster=false the policy is unchanged"
+    )
 
 
 @pytest.mark.parametrize("preferred", [1, 2, None], ids=["preferred_master_died", "preferred_dead_too", "none"])
@@ -179,10 +184,10 @@ def test_master_lost_without_an_alive_preferred_follows_the_normal_policy(prefer
 def test_priority_0_marks_the_preferred_when_none_is_assigned_and_an_assignment_overrides_it() -> None:
     views = alive(b2=live(5, 900), b3=live(1, 10, priority=0))
     _, result = run(master_lost(None), CONTROLLER_TRIGGER, views, preferred_master=True)
-    assert result.reply.master_broker_id == 3
+    assert reply_of(result, ElectMasterReply).master_broker_id == 3
     views = alive(b2=live(1, 10), b3=live(5, 900, priority=0))
     _, result = run(master_lost(2), CONTROLLER_TRIGGER, views, preferred_master=True)
-    assert result.reply.master_broker_id == 2
+    assert reply_of(result, ElectMasterReply).master_broker_id == 2
 
 
 def test_an_alive_preferred_does_not_unseat_an_alive_master() -> None:
@@ -239,7 +244,8 @@ def test_assigning_the_same_broker_again_is_a_no_op_success() -> None:
     state = preferring(with_master(1), 2)
     after, result = run(state, assign(2), NOBODY)
     assert (result.code, result.events, after) == (C.SUCCESS, (), state)
-    assert (result.reply.previous_preferred_id, result.reply.preferred_id) == (2, 2)
+    reply = reply_of(result, AssignPreferredMasterReply)
+    assert (reply.previous_preferred_id, reply.preferred_id) == (2, 2)
 
 
 def test_clear_removes_the_preference_and_clearing_nothing_is_a_no_op() -> None:
@@ -323,9 +329,11 @@ def test_a_snapshot_written_before_preferred_masters_decodes_without_one() -> No
 
 def test_sync_state_data_carries_the_assigned_preferred() -> None:
     request = GetSyncStateDataRequest(all_broker_sets=True)
-    (info,) = compute(preferring(with_master(1), 3), request, NOBODY, allow_unclean=False).reply.replicas_info
+    (info,) = reply_of(
+        compute(preferring(with_master(1), 3), request, NOBODY, allow_unclean=False), SyncStateDataReply
+    ).replicas_info
     assert info.preferred_broker_id == 3
-    (info,) = compute(with_master(1), request, NOBODY, allow_unclean=False).reply.replicas_info
+    (info,) = reply_of(compute(with_master(1), request, NOBODY, allow_unclean=False), SyncStateDataReply).replicas_info
     assert info.preferred_broker_id is None
 
 

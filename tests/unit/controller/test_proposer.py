@@ -19,10 +19,11 @@ from controller.requests import (
     GetNextBrokerIdRequest,
     GetReplicaInfoRequest,
     GetSyncStateDataRequest,
+    NextBrokerIdReply,
     Result,
 )
 from mqbase.codes import ResponseCode
-from tests.harness.controller_state import InMemoryRaft
+from tests.harness.controller_state import InMemoryRaft, reply_of
 
 
 def apply_request(broker_id: int, broker_name: str = "b") -> ApplyBrokerIdRequest:
@@ -59,7 +60,7 @@ def test_later_requests_in_a_batch_see_earlier_ones() -> None:
             p.submit(apply_request(2)),
         ],
     )
-    assert results[1].reply.next_broker_id == 2
+    assert reply_of(results[1], NextBrokerIdReply).next_broker_id == 2
     assert results[2].code == ResponseCode.SUCCESS
 
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from controller.codec import decode_events, encode_events, entry_json
-from controller.events import CleanBrokerData, ElectMaster
+from controller.events import CleanBrokerData, ElectMaster, Event
 from controller.raft import _command_problem, _meta_problem, _sealed_meta, _unpickle
 from tests.harness.controller_state import BROKER
 
-EVENTS = [ElectMaster(BROKER, 2, 1), CleanBrokerData(BROKER, frozenset({3}))]
+EVENTS: list[Event] = [ElectMaster(BROKER, 2, 1), CleanBrokerData(BROKER, frozenset({3}))]
 
 
 def _call(blob: Any, method: Any = 0) -> bytes:

@@ -27,6 +27,7 @@ from tests.harness.controller_state import (
     check_code,
     ha_addr,
     live,
+    reply_of,
     run,
     three_replicas,
     with_master,
@@ -46,7 +47,7 @@ def test_next_broker_id_follows_the_applied_ids() -> None:
     state = ControllerState()
     for expected in (1, 2, 3, 4):
         _, result = run(state, GetNextBrokerIdRequest(CLUSTER, BROKER), NOBODY)
-        assert result.reply.next_broker_id == expected
+        assert reply_of(result, NextBrokerIdReply).next_broker_id == expected
         state = apply_ids(state, [expected])
 
 
@@ -54,14 +55,14 @@ def test_next_broker_id_is_per_broker_set() -> None:
     state = apply_ids(three_replicas(), [1], broker_name="broker-b")
     _, a = run(state, GetNextBrokerIdRequest(CLUSTER, BROKER), NOBODY)
     _, b = run(state, GetNextBrokerIdRequest(CLUSTER, "broker-b"), NOBODY)
-    assert (a.reply.next_broker_id, b.reply.next_broker_id) == (4, 2)
+    assert (reply_of(a, NextBrokerIdReply).next_broker_id, reply_of(b, NextBrokerIdReply).next_broker_id) == (4, 2)
 
 
 def test_next_broker_id_stays_above_an_applied_id_that_skipped_ahead() -> None:
     state = apply_ids(ControllerState(), [1, 7])
     assert broker_set(state).next_broker_id == 8
     _, result = run(state, GetNextBrokerIdRequest(CLUSTER, BROKER), NOBODY)
-    assert result.reply.next_broker_id == 8
+    assert reply_of(result, NextBrokerIdReply).next_broker_id == 8
 
 
 # --- ApplyBrokerId ------------------------------------------------------------------------------
@@ -137,7 +138,9 @@ def test_apply_same_id_with_another_check_code_is_rejected_with_the_java_remark(
 def test_apply_takes_the_address_from_the_check_code_before_the_first_semicolon() -> None:
     request = ApplyBrokerIdRequest(CLUSTER, BROKER, 1, "10.0.0.5:10911;1700000000000;extra")
     state, result = run(ControllerState(), request, NOBODY)
-    assert result.events[0].broker_address == "10.0.0.5:10911"
+    event = result.events[0]
+    assert isinstance(event, ApplyBrokerId)
+    assert event.broker_address == "10.0.0.5:10911"
     assert broker_set(state).replicas == (Replica(1, "10.0.0.5:10911", "10.0.0.5:10911;1700000000000;extra"),)
 
 
@@ -189,7 +192,7 @@ def test_register_with_an_alive_master_returns_the_master_fields() -> None:
 def test_register_with_a_dead_master_leaves_the_master_fields_empty() -> None:
     state = with_master(1, sync_state_set=(1, 2))
     _, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 2, addr(2), ha_addr(2)), alive_of(2, 3))
-    x = result.reply
+    x = reply_of(result, RegisterBrokerReply)
     assert result.code == ResponseCode.SUCCESS
     assert (x.master_broker_id, x.master_address, x.master_ha_address, x.master_epoch, x.sync_state_set_epoch) == (
         (None,) * 5
@@ -200,9 +203,10 @@ def test_register_with_a_dead_master_leaves_the_master_fields_empty() -> None:
 
 def test_register_before_any_election_has_no_master_fields() -> None:
     _, result = run(three_replicas(), RegisterBrokerRequest(CLUSTER, BROKER, 1, addr(1), ha_addr(1)), alive_of(1, 2, 3))
-    assert result.reply.master_broker_id is None
-    assert result.reply.sync_state_set == frozenset()
-    assert result.reply.current_sync_state_set_epoch == 0
+    reply = reply_of(result, RegisterBrokerReply)
+    assert reply.master_broker_id is None
+    assert reply.sync_state_set == frozenset()
+    assert reply.current_sync_state_set_epoch == 0
 
 
 def test_register_with_the_same_addresses_emits_no_event() -> None:
@@ -254,7 +258,8 @@ def test_registered_master_reports_its_new_addresses_after_update() -> None:
     state = with_master(1)
     state, _ = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 1, "10.0.0.1:10911", "10.0.0.1:10912"), alive_of(1))
     _, result = run(state, RegisterBrokerRequest(CLUSTER, BROKER, 2, addr(2), ha_addr(2)), alive_of(1, 2))
-    assert (result.reply.master_address, result.reply.master_ha_address) == ("10.0.0.1:10911", "10.0.0.1:10912")
+    reply = reply_of(result, RegisterBrokerReply)
+    assert (reply.master_address, reply.master_ha_address) == ("10.0.0.1:10911", "10.0.0.1:10912")
 
 
 # --- an id alive at another address (a second process on a copy of the store) --------------------

@@ -13,6 +13,7 @@ from controller.requests import (
     ReplicaIdentity,
     ReplicaInfoReply,
     ReplicasInfo,
+    SyncStateDataReply,
 )
 from controller.state import apply_event, apply_events, compute
 from mqbase.codes import ResponseCode
@@ -28,6 +29,7 @@ from tests.harness.controller_state import (
     ha_addr,
     live,
     master_view,
+    reply_of,
     run,
     three_replicas,
     with_master,
@@ -233,7 +235,7 @@ def _three_sets() -> ControllerState:
 def _names(request: GetSyncStateDataRequest) -> list[str]:
     _, result = run(_three_sets(), request, NOBODY)
     assert result.code == ResponseCode.SUCCESS
-    return [info.broker_name for info in result.reply.replicas_info]
+    return [info.broker_name for info in reply_of(result, SyncStateDataReply).replicas_info]
 
 
 def test_sync_state_data_by_names_skips_unknown_names_and_sorts() -> None:
@@ -263,7 +265,7 @@ def test_sync_state_data_with_nothing_selected_fails_with_2005() -> None:
 
 def test_sync_state_data_splits_in_sync_and_not_in_sync_with_alive_flags() -> None:
     _, result = run(with_master(1, (1, 2)), GetSyncStateDataRequest(broker_names=(BROKER,)), alive_of(1, 3))
-    assert result.reply.replicas_info == (
+    assert reply_of(result, SyncStateDataReply).replicas_info == (
         ReplicasInfo(
             cluster_name=CLUSTER,
             broker_name=BROKER,

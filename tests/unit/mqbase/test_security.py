@@ -288,9 +288,9 @@ def test_sandbox_material_is_private_and_names_loopback(tmp_path: Path) -> None:
     cert.verify_directly_issued_by(ca)
     resolved = client_security({}, False, tmp_path / "credentials")
     assert resolved.credential == material.admin and resolved.tls
-    validate_security(SecurityConfig(**{  # the keys every process gets form a valid configuration
-        "tls_enable": True, "tls_cert_path": str(material.cert("server")), "tls_key_path": str(material.key("server")),
-        "tls_ca_path": str(material.ca), "tls_client_auth": True, "acl_enable": True,
-        "admin_access_key": material.admin.access_key, "admin_secret_key": material.admin.secret_key,
-        "broker_access_key": material.broker.access_key, "broker_secret_key": material.broker.secret_key,
-    }))  # fmt: skip
+    validate_security(SecurityConfig(  # the keys every process gets form a valid configuration
+        tls_enable=True, tls_cert_path=str(material.cert("server")), tls_key_path=str(material.key("server")),
+        tls_ca_path=str(material.ca), tls_client_auth=True, acl_enable=True,
+        admin_access_key=material.admin.access_key, admin_secret_key=material.admin.secret_key,
+        broker_access_key=material.broker.access_key, broker_secret_key=material.broker.secret_key,
+    ))  # fmt: skip

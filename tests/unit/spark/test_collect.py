@@ -12,7 +12,7 @@ import pytest
 
 pq = pytest.importorskip("pyarrow.parquet")
 
-from typer.testing import CliRunner  # noqa: E402
+from typer.testing import CliRunner, Result  # noqa: E402
 
 from agents.identity import Identity, IdentityFiles  # noqa: E402
 from agents.store.commitlog import CommitLogError, read_only_bounds  # noqa: E402
@@ -202,12 +202,14 @@ def test_a_damaged_epoch_file_is_a_store_error(tmp_path: Path) -> None:
 runner = CliRunner()
 
 
-def invoke(*args: str) -> Any:
-    """The command's result, with `code` the exit code ``mqadmin`` would give (main() maps MqError to it)."""
-    result = runner.invoke(app, ["epochs", "collect", *args], env={"MQADMIN_CONTROLLERS": ""})
+def invoke(*args: str) -> Result:
+    return runner.invoke(app, ["epochs", "collect", *args], env={"MQADMIN_CONTROLLERS": ""})
+
+
+def exit_code(result: Result) -> int:
+    """The exit code ``mqadmin`` would give (main() maps MqError to it)."""
     exc = result.exception
-    result.code = exc.exit_code if isinstance(exc, MqError) else result.exit_code
-    return result
+    return exc.exit_code if isinstance(exc, MqError) else result.exit_code
 
 
 @pytest.mark.parametrize(
@@ -220,7 +222,7 @@ def invoke(*args: str) -> Any:
 )
 def test_collect_needs_exactly_one_source(tmp_path: Path, args: list[str]) -> None:
     result = invoke("--out", str(tmp_path / "out"), *args)
-    assert result.code == 2
+    assert exit_code(result) == 2
     assert "exactly one source" in str(result.exception)
     assert not (tmp_path / "out").exists()
 
@@ -229,10 +231,10 @@ def test_a_bad_fleet_file_is_a_usage_error(tmp_path: Path) -> None:
     fleet = tmp_path / "fleet.json"
     fleet.write_text('{"c1": ""}')
     result = invoke("--out", str(tmp_path / "out"), "--fleet", str(fleet))
-    assert result.code == 2 and "needs controller addresses" in str(result.exception)
+    assert exit_code(result) == 2 and "needs controller addresses" in str(result.exception)
     fleet.write_text("[1, 2]")
     result = invoke("--out", str(tmp_path / "out"), "--fleet", str(fleet))
-    assert result.code == 2 and "expected a JSON object" in str(result.exception)
+    assert exit_code(result) == 2 and "expected a JSON object" in str(result.exception)
 
 
 def test_an_unreachable_cluster_is_recorded_and_strict_fails(tmp_path: Path) -> None:
@@ -243,14 +245,14 @@ def test_an_unreachable_cluster_is_recorded_and_strict_fails(tmp_path: Path) -> 
     fleet.write_text(json.dumps({"gone": [f"127.0.0.1:{port}"]}))
     out = tmp_path / "out"
     result = invoke("--out", str(out), "--fleet", str(fleet), "--timeout", "0.5", "-o", "json")
-    assert result.code == 0, result.output
+    assert exit_code(result) == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["unreachableClusters"] == 1 and doc["clusters"][0]["reachable"] is False
     (row,) = pq.read_table(out / "clusters").to_pylist()
     assert (row["cluster"], row["reachable"], row["brokerSets"]) == ("gone", False, 0)
     assert row["error"]
     strict = invoke("--out", str(out), "--fleet", str(fleet), "--timeout", "0.5", "--strict", "-o", "json")
-    assert strict.code == 1
+    assert exit_code(strict) == 1
     assert len(pq.read_table(out / "clusters")) == 2  # the strict run still recorded its snapshot
 
 

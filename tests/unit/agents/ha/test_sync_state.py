@@ -34,33 +34,33 @@ def progress(broker_id: int, ack: int = -1, caught_up: float = 100.0, learner: b
 def test_a_pending_proposal_counts_acks_against_the_union() -> None:
     s = state({1, 2}).propose(frozenset({1, 2, 3}))
     assert s.synchronizing
-    assert s.effective() == {1, 2, 3}
+    assert s.effective() == frozenset({1, 2, 3})
     assert s.in_sync_count() == 3
 
 
 def test_a_pending_shrink_keeps_the_removed_member_counted_until_confirmed() -> None:
     s = state({1, 2, 3}).propose(frozenset({1, 2}))
-    assert s.effective() == {1, 2, 3}
+    assert s.effective() == frozenset({1, 2, 3})
     assert s.in_sync_count() == 3
 
 
 def test_the_proposal_always_contains_the_master() -> None:
-    assert state({1, 2}).propose(frozenset({2, 3})).proposed == {1, 2, 3}
+    assert state({1, 2}).propose(frozenset({2, 3})).proposed == frozenset({1, 2, 3})
 
 
 def test_confirmation_replaces_local_and_ends_synchronizing() -> None:
     s = state({1, 2}).propose(frozenset({1, 2, 3})).confirm(frozenset({1, 2, 3}), 4)
-    assert (s.local, s.sync_state_set_epoch, s.synchronizing) == ({1, 2, 3}, 4, False)
+    assert (s.local, s.sync_state_set_epoch, s.synchronizing) == (frozenset({1, 2, 3}), 4, False)
 
 
 def test_a_stale_confirmation_is_ignored() -> None:
     s = state({1, 2}, epoch=5).confirm(frozenset({1}), 4)
-    assert (s.local, s.sync_state_set_epoch) == ({1, 2}, 5)
+    assert (s.local, s.sync_state_set_epoch) == (frozenset({1, 2}), 5)
 
 
 def test_abandon_keeps_local() -> None:
     s = state({1, 2}).propose(frozenset({1})).abandon()
-    assert (s.local, s.synchronizing) == ({1, 2}, False)
+    assert (s.local, s.synchronizing) == (frozenset({1, 2}), False)
 
 
 # --- shrink --------------------------------------------------------------------------------------

@@ -410,7 +410,7 @@ def test_a_reader_with_two_buffers_never_overwrites_a_body_still_in_use() -> Non
             in_use.remove((view, expected))
 
     reader = FrameReader("from_master", before_reuse=before_reuse)
-    got = []
+    got: list[bytes] = []
     at = 0
     for size in itertools.cycle([300_000, 1 << 20, 5, 2_500_000, 77_777, 3]):
         if at == len(stream):
@@ -435,7 +435,7 @@ def test_a_reader_with_two_buffers_never_overwrites_a_body_still_in_use() -> Non
 
 def test_only_the_slaves_reader_takes_two_buffers() -> None:
     with pytest.raises(ValueError, match="before_reuse is for the slave's reader"):
-        FrameReader("from_slave", before_reuse=lambda buffer: None)  # type: ignore[call-overload]
+        FrameReader("from_slave", before_reuse=lambda buffer: None)
 
 
 def test_reader_rejects_an_unknown_direction() -> None:

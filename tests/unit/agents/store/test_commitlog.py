@@ -266,7 +266,12 @@ def test_a_segment_created_by_an_append_is_synced_by_the_next_flush(
 ) -> None:
     fsynced: list[str] = []
     real_fsync = os.fsync
-    monkeypatch.setattr(os, "fsync", lambda fd: (fsynced.append(os.readlink(f"/proc/self/fd/{fd}")), real_fsync(fd)))
+
+    def fsync(fd: int) -> None:
+        fsynced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
     clog.flush()
     assert clog.flush_begin().directory is None  # nothing created: a flush does not touch the directory
     clog.append(b"".join(encode(msg(i, 100)) for i in range(4)))  # rolls over into segment SEG

@@ -49,7 +49,8 @@ specs = st.lists(
 def log_bytes(records: list[tuple[int, int, int]], skew: int | None = None, segment: int = SEGMENT) -> bytes:
     """A master's log of (topic index, queue id, body size) records, each queue numbered from 0; record `skew`
     gets a queue offset one too high (a log its consume queues cannot take)."""
-    out, counters = bytearray(), {}
+    out = bytearray()
+    counters: dict[tuple[str, int], int] = {}
     for i, (t, queue_id, size) in enumerate(records):
         key = (TOPICS[t], queue_id)
         counters[key] = counters.get(key, -1) + 1

@@ -478,10 +478,13 @@ def test_writes_and_reads_go_on_while_a_flush_waits_for_the_disk(root: Path, mon
     monkeypatch.setattr(os, "fdatasync", sync)
     flusher, errors = in_thread(s.flush)
     assert sync.entered.wait(10)
+
     # The flush is inside fdatasync: the store lock is free, so a put, dispatch and a read do not wait for it.
-    later, errors_later = in_thread(
-        lambda: (s.put([msg(i) for i in range(10, 20)]), s.set_confirm_offset(s.max_offset))
-    )
+    def put_and_confirm() -> None:
+        s.put([msg(i) for i in range(10, 20)])
+        s.set_confirm_offset(s.max_offset)
+
+    later, errors_later = in_thread(put_and_confirm)
     later.join(10)
     assert not later.is_alive() and not errors_later, "a put waited for the flush's fsync"
     assert len(s.consume("Orders", 0, 0, 100)) == 7
