@@ -2,7 +2,7 @@
 
 The stubs are committed so that installing the package needs no protoc; the
 test suite regenerates them into a temporary folder and fails when the
-committed copies differ (``tests/unit/test_proto_stubs.py``).
+committed copies differ (``tests/unit/mqbase/test_proto_stubs.py``).
 """
 
 from __future__ import annotations
