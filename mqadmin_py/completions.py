@@ -27,11 +27,11 @@ from typing import Literal
 
 import typer
 import typer.main
-from typer._click import types as click_types
-from typer._click.core import Command as ClickCommand  # typer vendors click: what get_command returns
-from typer._types import TyperChoice
 from typer.core import TyperArgument, TyperGroup, TyperOption
 from typer.models import TyperPath
+
+from mqadmin_py.typer_private import Command as ClickCommand
+from mqadmin_py.typer_private import File, StringParamType, TyperChoice
 
 #: Program name -> ``module:attribute`` of its typer app.
 PROGRAMS: dict[str, str] = {
@@ -143,9 +143,9 @@ def _value(param: TyperOption | TyperArgument, names: tuple[str, ...]) -> Value:
         return Value("choice", choices)
     if isinstance(ptype, TyperPath):
         return Value("dir" if ptype.dir_okay and not ptype.file_okay else "file")
-    if isinstance(ptype, click_types.File):
+    if isinstance(ptype, File):
         return Value("file")
-    if isinstance(ptype, click_types.StringParamType):
+    if isinstance(ptype, StringParamType):
         word = max(names, key=len).lstrip("-").lower()
         if word.endswith(("dir", "directory")):
             return Value("dir")

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
-from typer import _click as click
 from typer.core import TyperGroup, TyperOption
 
 from mqadmin_py.output import Output, emit
+from mqadmin_py.typer_private import Command, Context, get_current_context
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError, OperationFailed, OperationRefused, UsageError
 
@@ -172,7 +172,7 @@ class AliasGroup(TyperGroup):
             if not isinstance(command, TyperGroup) and not any("-n" in p.opts for p in command.params):
                 command.params.append(namesrv_option())
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         return super().get_command(ctx, self.aliases.get(cmd_name, cmd_name))
 
 
@@ -189,7 +189,7 @@ def namesrv_option() -> TyperOption:
     )
 
 
-def _check_namesrv(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+def _check_namesrv(ctx: typer.Context, _param: typer.CallbackParam, value: str | None) -> None:
     """A usage error unless `value` is a ``host:port`` list: ``sendMessage -n 10`` from before -n meant the name
     server must not silently send one message."""
     if value is None:
@@ -210,8 +210,6 @@ def add_commands(app: typer.Typer, commands: dict[str, Callable[..., None]]) -> 
 def client_security() -> Any:
     """The TLS and credential the root options, their env vars and the credentials file give (once per run)."""
     from pathlib import Path
-
-    from typer._click.globals import get_current_context
 
     from mqbase.security import PLAINTEXT, SecurityError, client_security
 
