@@ -11,7 +11,10 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
+
+Doc = TypeVar("Doc")
+"""A command's document type (its TypedDict, or a list of them): `emit` hands the same type to its presenters."""
 
 
 class Output(StrEnum):
@@ -47,10 +50,10 @@ def emit_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
 
 
 def emit(
-    doc: Any,
+    doc: Doc,
     fmt: Output,
-    table: Callable[[Any], None],
-    legacy: Callable[[Any], str] | None = None,
+    table: Callable[[Doc], None],
+    legacy: Callable[[Doc], str] | None = None,
 ) -> None:
     """Print `doc` in the chosen format."""
     if fmt == Output.json:

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup, TyperOption
 
-from mqadmin_py.output import Output, emit
+from mqadmin_py.output import Doc, Output, emit
 from mqadmin_py.typer_private import Command, Context, get_current_context
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError, OperationFailed, OperationRefused, UsageError
@@ -273,10 +273,10 @@ def opt(message: Any, field: str) -> Any:
 
 
 def run(
-    fetch: Callable[[], Any],
+    fetch: Callable[[], Doc],
     output: Output,
-    table: Callable[[Any], None],
-    legacy: Callable[[Any], str] | None,
+    table: Callable[[Doc], None],
+    legacy: Callable[[Doc], str] | None,
     interval: float | None = None,
     count: int | None = None,
 ) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 import typer
 
@@ -21,7 +21,7 @@ from mqadmin_py.commands.common import (
     opt,
     run,
 )
-from mqadmin_py.commands.transfer import transfer_doc, transfer_summary
+from mqadmin_py.commands.transfer import TransferDoc, transfer_doc, transfer_summary
 from mqadmin_py.options import BrokerNamesOpt, ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table, null
 from mqbase.errors import ControllerUnavailable, MqError, OperationFailed, TimedOut, UsageError
@@ -38,12 +38,49 @@ def register(app: typer.Typer) -> None:
     })  # fmt: skip
 
 
+class UnreachableNodeDoc(TypedDict):
+    """A controller node that did not answer: these three keys only (docs/cli.md, "json")."""
+
+    address: str
+    reachable: Literal[False]
+    error: str
+
+
 # --- getControllerMetaData ----------------------------------------------------------------------
 
 
-def _metadata_doc(client: Any) -> dict[str, Any]:
-    nodes: list[dict[str, Any]] = []
-    group = leader_id = leader_address = None
+class PeerDoc(TypedDict):
+    id: str
+    address: str
+    raftAddress: str
+
+
+class MetadataNodeDoc(TypedDict):
+    address: str
+    reachable: Literal[True]
+    id: str
+    isLeader: bool
+    state: str
+    term: int
+    commitIndex: int
+    lastApplied: int
+    hasQuorum: bool
+    ready: bool
+    peers: list[PeerDoc]
+
+
+class MetadataDoc(TypedDict):
+    group: str
+    controllerLeaderId: str | None
+    controllerLeaderAddress: str | None
+    nodes: list[MetadataNodeDoc | UnreachableNodeDoc]
+
+
+def _metadata_doc(client: Any) -> MetadataDoc:
+    nodes: list[MetadataNodeDoc | UnreachableNodeDoc] = []
+    group: str | None = None
+    leader_id: str | None = None
+    leader_address: str | None = None
     for address in client.addresses:
         try:
             m = client.metadata(address)
@@ -69,11 +106,13 @@ def _metadata_doc(client: Any) -> dict[str, Any]:
             }
         )
     if group is None:
-        raise ControllerUnavailable("no controller answered: " + "; ".join(n["error"] for n in nodes))
+        raise ControllerUnavailable(
+            "no controller answered: " + "; ".join(n["error"] for n in nodes if not n["reachable"])
+        )
     return {"group": group, "controllerLeaderId": leader_id, "controllerLeaderAddress": leader_address, "nodes": nodes}
 
 
-def _metadata_table(doc: dict[str, Any]) -> None:
+def _metadata_table(doc: MetadataDoc) -> None:
     title = f"Controller group {doc['group']} · leader {doc['controllerLeaderId'] or 'none'}"
     rows = [
         [n["address"], n.get("id"), n.get("state", "unreachable"), n.get("term"), n.get("commitIndex"),
@@ -83,10 +122,10 @@ def _metadata_table(doc: dict[str, Any]) -> None:
     emit_table(title, ["Address", "Id", "Raft state", "Term", "Commit", "Applied", "Quorum"], rows)
 
 
-def _metadata_legacy(doc: dict[str, Any]) -> str:
+def _metadata_legacy(doc: MetadataDoc) -> str:
     out = f"\n#ControllerGroup\t{doc['group']}\n#ControllerLeaderId\t{doc['controllerLeaderId']}"
     out += f"\n#ControllerLeaderAddress\t{doc['controllerLeaderAddress']}"
-    peers: list[dict[str, Any]] = next((n["peers"] for n in doc["nodes"] if n.get("reachable")), [])
+    peers: list[PeerDoc] = next((n["peers"] for n in doc["nodes"] if n["reachable"]), [])
     for p in peers:
         out += f"\n#Peer:\t{p['id']}:{p['address']}"
     return out + "\n"
@@ -104,11 +143,35 @@ def get_controller_metadata(
 # --- getSyncStateSet ----------------------------------------------------------------------------
 
 
-def _replica(r: Any) -> dict[str, Any]:
+class ReplicaDoc(TypedDict):
+    brokerId: int
+    brokerAddress: str
+    haAddress: str
+    alive: bool
+
+
+class SyncStateDoc(TypedDict):
+    """One broker set in getSyncStateSet (also what ``wait`` polls and prints)."""
+
+    clusterName: str
+    brokerName: str
+    masterBrokerId: int | None
+    masterAddress: str | None
+    masterEpoch: int
+    syncStateSetEpoch: int
+    preferredBrokerId: int | None
+    inSyncReplicas: list[ReplicaDoc]
+    notInSyncReplicas: list[ReplicaDoc]
+    lastTransfer: TransferDoc | None
+    lastRefusal: TransferDoc | None
+    preferredMasterBlockedBy: str | None
+
+
+def _replica(r: Any) -> ReplicaDoc:
     return {"brokerId": r.broker_id, "brokerAddress": r.broker_address, "haAddress": r.ha_address, "alive": r.alive}
 
 
-def _sync_state_docs(response: Any) -> list[dict[str, Any]]:
+def _sync_state_docs(response: Any) -> list[SyncStateDoc]:
     return [
         {
             "clusterName": x.cluster_name,
@@ -128,7 +191,7 @@ def _sync_state_docs(response: Any) -> list[dict[str, Any]]:
     ]
 
 
-def _sync_state_table(docs: list[dict[str, Any]]) -> None:
+def _sync_state_table(docs: list[SyncStateDoc]) -> None:
     rows = []
     for d in docs:
         members = [(r, "in-sync") for r in d["inSyncReplicas"]] + [(r, "not in sync") for r in d["notInSyncReplicas"]]
@@ -148,8 +211,8 @@ def _sync_state_table(docs: list[dict[str, Any]]) -> None:
             print(f"{d['brokerName']}: master not moved to the preferred broker: {d['preferredMasterBlockedBy']}")
 
 
-def _sync_state_legacy(docs: list[dict[str, Any]]) -> str:
-    def ident(d: dict[str, Any], r: dict[str, Any]) -> str:
+def _sync_state_legacy(docs: list[SyncStateDoc]) -> str:
+    def ident(d: SyncStateDoc, r: ReplicaDoc) -> str:
         return (f"ReplicaIdentity{{brokerName='{d['brokerName']}', brokerId={r['brokerId']}, "
                 f"brokerAddress='{r['brokerAddress']}', alive={str(r['alive']).lower()}}}")  # fmt: skip
 
@@ -180,7 +243,7 @@ def get_sync_state_set(
             _sync_state_legacy, interval, count)  # fmt: skip
 
 
-def fetch_sync_state(client: Any, broker_names: list[str] | None, cluster_name: str | None) -> list[dict[str, Any]]:
+def fetch_sync_state(client: Any, broker_names: list[str] | None, cluster_name: str | None) -> list[SyncStateDoc]:
     """The getSyncStateSet documents of the named sets, of a cluster, or (neither given) of every set."""
     from mqbase.proto import controller_pb2 as pb
 
@@ -198,6 +261,24 @@ def fetch_sync_state(client: Any, broker_names: list[str] | None, cluster_name: 
 
 
 # --- electMaster --------------------------------------------------------------------------------
+
+
+class BrokerAddressDoc(TypedDict):
+    brokerId: int
+    brokerAddress: str
+
+
+class ElectMasterDoc(TypedDict):
+    clusterName: str
+    brokerName: str
+    changed: bool
+    masterBrokerId: int | None
+    masterAddress: str | None
+    masterEpoch: int | None
+    syncStateSetEpoch: int | None
+    syncStateSet: list[int]
+    brokers: list[BrokerAddressDoc]
+    warnings: list[str]
 
 
 def elect_master(
@@ -219,7 +300,7 @@ def elect_master(
                                     designate_elect=True)  # fmt: skip
     with controller_client(controller, timeout) as client:
         r = check(client.call("ElectMaster", request), allow=(2011,))
-    doc = {
+    doc: ElectMasterDoc = {
         "clusterName": cluster_name,
         "brokerName": broker_name,
         "changed": r.code == 0,
@@ -234,13 +315,13 @@ def elect_master(
     for warning in doc["warnings"]:
         print(f"mqadmin: note: {warning}", file=sys.stderr)
 
-    def table(d: dict[str, Any]) -> None:
+    def table(d: ElectMasterDoc) -> None:
         verdict = "elected" if d["changed"] else "already master (no change)"
         emit_table(f"{d['brokerName']}: broker {d['masterBrokerId']} {verdict}",
                    ["MasterAddress", "MasterEpoch", "SyncStateSetEpoch", "SyncStateSet"],
                    [[d["masterAddress"], d["masterEpoch"], d["syncStateSetEpoch"], d["syncStateSet"]]])  # fmt: skip
 
-    def legacy(d: dict[str, Any]) -> str:
+    def legacy(d: ElectMasterDoc) -> str:
         out = (f"\n#ClusterName\t{d['clusterName']}\n#BrokerName\t{d['brokerName']}\n#BrokerMasterAddr\t"
                f"{d['masterAddress']}\n#MasterEpoch\t{d['masterEpoch']}\n"
                f"#SyncStateSetEpoch\t{d['syncStateSetEpoch']}\n")  # fmt: skip
@@ -250,6 +331,13 @@ def elect_master(
 
 
 # --- cleanBrokerMetadata ------------------------------------------------------------------------
+
+
+class CleanDoc(TypedDict):
+    brokerName: str
+    brokerIds: list[int] | None
+    wholeSet: bool
+    cleaned: bool
 
 
 def clean_broker_metadata(
@@ -289,7 +377,8 @@ def clean_broker_metadata(
                                         is_clean_living_broker=clean_living, clean_whole_set=whole_set)  # fmt: skip
     with controller_client(controller, timeout) as client:
         check(client.call("CleanBrokerData", request))
-    doc = {"brokerName": broker_name, "brokerIds": None if whole_set else ids, "wholeSet": whole_set, "cleaned": True}
+    doc: CleanDoc = {"brokerName": broker_name, "brokerIds": None if whole_set else ids, "wholeSet": whole_set,
+                     "cleaned": True}  # fmt: skip
     emit(doc, output, lambda d: typer.echo(f"clear broker {d['brokerName']} metadata from controller success!"),
          lambda d: f"clear broker {d['brokerName']} metadata from controller success! \n")  # fmt: skip
 
@@ -300,7 +389,37 @@ APPLY_POLL_S = 0.1
 """How often updateControllerConfig re-reads a node that has not applied the change yet."""
 
 
-def _config_node(client: Any, address: str) -> dict[str, Any]:
+class ConfigNodeDoc(TypedDict):
+    """One node in getControllerConfig. Values are strings, as in the properties file (any key the node has)."""
+
+    address: str
+    reachable: Literal[True]
+    id: str | None
+    configVersion: int
+    groupConfig: dict[str, str]
+    config: dict[str, str]
+    differs: NotRequired[list[str]]  # getControllerConfig adds it once every node has answered
+
+
+class UpdateNodeDoc(TypedDict):
+    address: str
+    reachable: Literal[True]
+    id: str | None
+    value: str | None
+    configVersion: int
+    applied: bool
+
+
+class UpdateConfigDoc(TypedDict):
+    key: str
+    value: str
+    changed: bool
+    configVersion: int
+    controllers: list[str]
+    nodes: list[UpdateNodeDoc | UnreachableNodeDoc]
+
+
+def _config_node(client: Any, address: str) -> ConfigNodeDoc | UnreachableNodeDoc:
     """One node's GetControllerConfig as a document; an unreachable node is marked, not fatal."""
     from mqbase.proto import controller_pb2 as pb
 
@@ -318,7 +437,7 @@ def _config_node(client: Any, address: str) -> dict[str, Any]:
     }
 
 
-def config_differences(docs: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+def config_differences(docs: list[ConfigNodeDoc | UnreachableNodeDoc]) -> dict[str, dict[str, str]]:
     """Runtime keys whose effective value is not the same on every reachable node: key → {address: value}."""
     from controller.config import RUNTIME_KEYS
 
@@ -331,7 +450,7 @@ def config_differences(docs: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
     return out
 
 
-def _unreachable_line(d: dict[str, Any]) -> str:
+def _unreachable_line(d: UnreachableNodeDoc) -> str:
     return f"{d['address']}: unreachable ({d['error']})"
 
 
@@ -345,13 +464,15 @@ def get_controller_config(
     with controller_client(controller, timeout) as client:
         docs = [_config_node(client, address) for address in client.addresses]
     if not any(d["reachable"] for d in docs):
-        raise ControllerUnavailable("no controller answered: " + "; ".join(d["error"] for d in docs))
+        raise ControllerUnavailable(
+            "no controller answered: " + "; ".join(d["error"] for d in docs if not d["reachable"])
+        )
     differs = config_differences(docs)
     for d in docs:
         if d["reachable"]:
             d["differs"] = [k for k, values in differs.items() if d["address"] in values]
 
-    def table(ds: list[dict[str, Any]]) -> None:
+    def table(ds: list[ConfigNodeDoc | UnreachableNodeDoc]) -> None:
         for d in ds:
             if not d["reachable"]:
                 typer.echo(_unreachable_line(d))
@@ -361,7 +482,7 @@ def get_controller_config(
         for key, values in differs.items():
             typer.echo(f"{key} differs between nodes: " + ", ".join(f"{a}={v}" for a, v in values.items()))
 
-    def legacy(ds: list[dict[str, Any]]) -> str:
+    def legacy(ds: list[ConfigNodeDoc | UnreachableNodeDoc]) -> str:
         return "".join(
             f"============{d['address']}============\n"
             + (
@@ -375,7 +496,7 @@ def get_controller_config(
     emit(docs, output, table, legacy)
 
 
-def _wait_applied(client: Any, version: int, timeout: float) -> list[dict[str, Any]]:
+def _wait_applied(client: Any, version: int, timeout: float) -> list[ConfigNodeDoc | UnreachableNodeDoc]:
     """Every listed node's config once it has applied config `version`, or as it was when `timeout` ran out.
 
     An unreachable node is not asked again: each try could cost a whole RPC timeout.
@@ -393,7 +514,9 @@ def _wait_applied(client: Any, version: int, timeout: float) -> list[dict[str, A
     return list(docs.values())
 
 
-def not_held_error(key: str, value: str, version: int, nodes: list[dict[str, Any]]) -> MqError | None:
+def not_held_error(
+    key: str, value: str, version: int, nodes: list[UpdateNodeDoc | UnreachableNodeDoc]
+) -> MqError | None:
     """The error to exit with when a listed node does not hold committed config `version` yet, else None.
 
     ControllerUnavailable (5) when a node is unreachable, TimedOut (3) when every node answered but one had not
@@ -433,7 +556,7 @@ def update_controller_config(
         docs = _wait_applied(client, r.config_version, timeout)
     held = [d for d in docs if d["reachable"] and d["configVersion"] >= r.config_version]
     group_value = held[0]["config"][key] if held else value
-    nodes = [
+    nodes: list[UpdateNodeDoc | UnreachableNodeDoc] = [
         {"address": d["address"], "reachable": False, "error": d["error"]}
         if not d["reachable"]
         else {
@@ -446,7 +569,7 @@ def update_controller_config(
         }
         for d in docs
     ]
-    doc = {
+    doc: UpdateConfigDoc = {
         "key": key,
         "value": group_value,
         "changed": bool(r.changed),
@@ -455,7 +578,7 @@ def update_controller_config(
         "nodes": nodes,
     }
 
-    def table(d: dict[str, Any]) -> None:
+    def table(d: UpdateConfigDoc) -> None:
         verdict = "set" if d["changed"] else "already held (no change)"
         rows = [
             [n["address"], n.get("id"), n.get("value", "unreachable"), n.get("configVersion"),
@@ -465,7 +588,7 @@ def update_controller_config(
         emit_table(f"{key}={d['value']} {verdict} for the group (config version {d['configVersion']})",
                    ["Address", "Id", "Value", "ConfigVersion", "Holds it"], rows)  # fmt: skip
 
-    def legacy(d: dict[str, Any]) -> str:
+    def legacy(d: UpdateConfigDoc) -> str:
         holding = [n["address"] for n in d["nodes"] if n.get("applied")]
         return f"update controller config success!{';'.join(holding)}\n{key} : {d['value']}\n"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired, TypedDict
 
 import typer
 
@@ -23,6 +23,7 @@ from mqadmin_py.commands.common import (
     opt,
     seconds_option,
 )
+from mqadmin_py.commands.controller import SyncStateDoc
 from mqadmin_py.commands.wait import MAX_RPC_TIMEOUT, _master_alive, _summary, _sync_state, poll
 from mqadmin_py.options import ControllerOpt, OutputOpt
 from mqadmin_py.output import Output, emit, emit_table, null
@@ -32,6 +33,18 @@ INVALID_REPLICAS = 2003
 """CONTROLLER_INVALID_REPLICAS: the broker is an async learner, which can never become master."""
 ASSIGN_RPC_TIMEOUT = 6.0
 """Seconds for the assignment itself: the leader waits up to 5 s for its commit."""
+
+
+class PreferredDoc(TypedDict):
+    clusterName: str
+    brokerName: str
+    previousPreferredBrokerId: int | None
+    preferredBrokerId: int | None
+    changed: bool
+    preferredMasterEnabled: bool
+    masterBrokerId: int | None
+    masterEpoch: int
+    waitedSeconds: NotRequired[float]  # with --wait (masterBrokerId and masterEpoch are then the ones waited for)
 
 
 def assign_preferred_master(
@@ -69,7 +82,7 @@ def assign_preferred_master(
         if r.code == INVALID_REPLICAS:
             raise OperationRefused(r.code, code_name(r.code), r.remark)
         check(r)
-        doc: dict[str, Any] = {
+        doc: PreferredDoc = {
             "clusterName": r.cluster_name,
             "brokerName": r.broker_name,
             "previousPreferredBrokerId": opt(r, "previous_preferred_broker_id"),
@@ -89,28 +102,28 @@ def assign_preferred_master(
 
 
 def _wait_until_master(
-    client: Any, broker_name: str, broker_id: int, doc: dict[str, Any], timeout: float
-) -> dict[str, Any]:
+    client: Any, broker_name: str, broker_id: int, doc: PreferredDoc, timeout: float
+) -> PreferredDoc:
     """Poll until `broker_id` is the alive master; Refused (exit 4) as soon as it is no longer the preferred one."""
     client.timeout = MAX_RPC_TIMEOUT
 
-    def probe(rpc_timeout: float) -> tuple[bool, Any, str]:
+    def probe(rpc_timeout: float) -> tuple[SyncStateDoc | None, str]:
         state = _sync_state(client, broker_name, rpc_timeout)
         elected = state["masterBrokerId"] == broker_id and _master_alive(state)
         dropped = state["preferredBrokerId"] != broker_id
-        return elected or dropped, state, f"{_summary(state)}, preferred {null(state['preferredBrokerId'])}"
+        return state if elected or dropped else None, f"{_summary(state)}, preferred {null(state['preferredBrokerId'])}"
 
-    state = poll(f"broker {broker_id} to be the alive master of {broker_name}", probe, max(timeout, 0.1))
+    state, waited = poll(f"broker {broker_id} to be the alive master of {broker_name}", probe, max(timeout, 0.1))
     if state["preferredBrokerId"] != broker_id:
         raise Refused(
             f"broker {broker_id} is no longer the preferred master of {broker_name} (now: "
             f"{null(state['preferredBrokerId'])}); it will not be elected for that reason any more"
         )
-    keys = ("masterBrokerId", "masterEpoch", "waitedSeconds")
-    return {**doc, **{key: state[key] for key in keys}}
+    return {**doc, "masterBrokerId": state["masterBrokerId"], "masterEpoch": state["masterEpoch"],
+            "waitedSeconds": waited}  # fmt: skip
 
 
-def _table(d: dict[str, Any]) -> None:
+def _table(d: PreferredDoc) -> None:
     change = f"{null(d['previousPreferredBrokerId'])} -> {null(d['preferredBrokerId'])}"
     title = f"{d['brokerName']}: preferred master {change if d['changed'] else 'unchanged'}"
     if "waitedSeconds" in d:
@@ -120,7 +133,7 @@ def _table(d: dict[str, Any]) -> None:
                  str(d["preferredMasterEnabled"]).lower()]])  # fmt: skip
 
 
-def _legacy(d: dict[str, Any]) -> str:
+def _legacy(d: PreferredDoc) -> str:
     return (f"#ClusterName\t{d['clusterName']}\n#BrokerName\t{d['brokerName']}\n"
             f"#PreviousPreferredBrokerId\t{null(d['previousPreferredBrokerId'])}\n"
             f"#PreferredBrokerId\t{null(d['preferredBrokerId'])}\n#MasterBrokerId\t{null(d['masterBrokerId'])}\n"

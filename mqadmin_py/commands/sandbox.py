@@ -6,7 +6,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 import typer
 
@@ -15,11 +15,67 @@ from mqadmin_py.options import DEFAULT_SANDBOX_DIR, OutputOpt, SandboxDirOpt
 from mqadmin_py.output import Output, emit, emit_table
 from mqbase.errors import UsageError
 
+if TYPE_CHECKING:
+    from mqadmin_py.sandbox import Sandbox
+
 DRILL_SIGNALS = ("KILL", "TERM", "STOP", "CONT")
 app = typer.Typer(help="Run a real local cluster on loopback (controllers and broker agents) to try things and test.")
 
 
-def _doc(sandbox: Any) -> dict[str, Any]:
+class ControllerDoc(TypedDict):
+    id: str
+    address: str
+    raftAddress: str
+    pid: int | None
+    logFile: str
+
+
+class HostedBrokerDoc(TypedDict):
+    clusterName: str
+    brokerName: str
+    brokerId: int | None
+    brokerAddress: str
+    haAddress: str
+
+
+class AgentDoc(TypedDict):
+    id: str
+    address: str
+    pid: int | None
+    logFile: str
+    brokers: list[HostedBrokerDoc]
+
+
+class SandboxDoc(TypedDict):
+    """``sandbox up`` and ``sandbox status``."""
+
+    dir: str
+    credentialsFile: str | None
+    controllers: list[ControllerDoc]
+    agents: list[AgentDoc]
+
+
+class ProcessDoc(TypedDict):
+    """A process and its pid: ``sandbox down`` lists the ones it stopped; ``stop`` gives None for one not running."""
+
+    id: str
+    pid: int | None
+
+
+class DownDoc(TypedDict):
+    stopped: list[ProcessDoc]
+    purged: bool
+
+
+class KillDoc(TypedDict):
+    id: str
+    pid: int
+    signal: str
+    brokerName: str | None
+    brokerAddress: str | None
+
+
+def _doc(sandbox: Sandbox) -> SandboxDoc:
     credentials = sandbox.credentials_file
     ids = sandbox.broker_ids()
     return {
@@ -51,7 +107,7 @@ def _doc(sandbox: Any) -> dict[str, Any]:
     }
 
 
-def _table(doc: dict[str, Any]) -> None:
+def _table(doc: SandboxDoc) -> None:
     rows = [[c["id"], "controller", c["address"], f"raft {c['raftAddress']}", c["pid"] or "stopped"]
             for c in doc["controllers"]]  # fmt: skip
     for a in doc["agents"]:
@@ -68,7 +124,7 @@ def _table(doc: dict[str, Any]) -> None:
         typer.echo(f"export MQADMIN_CREDENTIALS_FILE='{doc['credentialsFile']}'")
 
 
-def _sandbox(directory: str) -> Any:
+def _sandbox(directory: str) -> Sandbox:
     from mqadmin_py.sandbox import Sandbox
 
     return Sandbox(directory)
@@ -141,7 +197,7 @@ def down(
 ) -> None:
     """Stop exactly the processes the sandbox started (by pid); files stay for a later 'up' unless --purge."""
     stopped = _sandbox(directory).down(purge=purge)
-    doc = {"stopped": [{"id": p.id, "pid": p.pid} for p in stopped], "purged": purge}
+    doc: DownDoc = {"stopped": [{"id": p.id, "pid": p.pid} for p in stopped], "purged": purge}
     emit(doc, output, lambda d: typer.echo(f"stopped {len(d['stopped'])} process(es)" + (", purged" if purge else "")))
 
 
@@ -177,7 +233,7 @@ def kill(
     else:
         node_id = target
     pid = sandbox.signal(node_id, signum)
-    doc = {
+    doc: KillDoc = {
         "id": node_id,
         "pid": pid,
         "signal": signum.name,
@@ -198,8 +254,9 @@ def stop(
     sandbox = _sandbox(directory)
     pid = next((p.pid for p in sandbox.processes() if p.id == node), None)
     sandbox.stop(node, timeout=15.0)
+    doc: ProcessDoc = {"id": node, "pid": pid}
     emit(
-        {"id": node, "pid": pid},
+        doc,
         output,
         lambda d: typer.echo(f"{d['id']} stopped" + (f" (was pid {pid})" if pid else "")),
     )
@@ -213,4 +270,5 @@ def start(
 ) -> None:
     """Start one stopped sandbox process again (same ports, same data)."""
     pid = _sandbox(directory).start(node)
-    emit({"id": node, "pid": pid}, output, lambda d: typer.echo(f"{d['id']} runs (pid {d['pid']})"))
+    doc: ProcessDoc = {"id": node, "pid": pid}
+    emit(doc, output, lambda d: typer.echo(f"{d['id']} runs (pid {d['pid']})"))

@@ -9,7 +9,7 @@ questions and changes nothing. ``transfer_doc`` is shared with getSyncStateSet's
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 import typer
 
@@ -33,7 +33,41 @@ DEFAULT_BUDGET_S = 60.0
 """The most the controller allows for the pause (transferMasterTimeoutMs), when --timeout is not given."""
 
 
-def transfer_doc(t: Any) -> dict[str, Any]:
+class TransferDoc(TypedDict):
+    """A TransferRecord: transferMaster's ``transfer``, getSyncStateSet's ``lastTransfer`` and ``lastRefusal``."""
+
+    state: str
+    trigger: str
+    fromBrokerId: int | None
+    toBrokerId: int
+    fromMasterEpoch: int
+    toMasterEpoch: int | None
+    reason: str | None
+    startedAtMillis: int
+    durationMillis: int
+    writesPausedMillis: int
+    finalOffset: int | None
+
+
+class TransferMasterDoc(TypedDict):
+    clusterName: str
+    brokerName: str
+    brokerId: int
+    dryRun: bool
+    allowed: bool
+    alreadyMaster: bool
+    state: str | None
+    reason: str | None
+    warnings: list[str]
+    masterBrokerId: int | None
+    masterEpoch: int
+    preferredBrokerId: int | None
+    masterMaxOffset: int | None
+    targetMaxOffset: int | None
+    transfer: TransferDoc | None
+
+
+def transfer_doc(t: Any) -> TransferDoc:
     """A TransferRecord as JSON (the schema in docs/cli.md)."""
     return {
         "state": t.state,
@@ -50,7 +84,7 @@ def transfer_doc(t: Any) -> dict[str, Any]:
     }
 
 
-def transfer_summary(t: dict[str, Any]) -> str:
+def transfer_summary(t: TransferDoc) -> str:
     """One line for a transfer record, as getSyncStateSet and transferMaster print it."""
     moved = f"{null(t['fromBrokerId'])} -> {t['toBrokerId']}"
     if t["state"] == "done":
@@ -102,7 +136,7 @@ def transfer_master(
     transfer = transfer_doc(r.transfer) if r.HasField("transfer") else None
     if r.code != 0 and transfer is None:
         check(r)  # refused before any check (unknown set, bad request): exit 1 with the code
-    doc: dict[str, Any] = {
+    doc: TransferMasterDoc = {
         "clusterName": cluster_name,
         "brokerName": broker_name,
         "brokerId": broker_id,
@@ -128,7 +162,7 @@ def transfer_master(
         raise OperationFailed(r.code, code_name(r.code), f"transfer of {broker_name} aborted: {r.remark}")
 
 
-def _table(d: dict[str, Any]) -> None:
+def _table(d: TransferMasterDoc) -> None:
     t = d["transfer"]
     if d["alreadyMaster"]:
         title = f"{d['brokerName']}: broker {d['brokerId']} already master (no change)"
@@ -136,6 +170,7 @@ def _table(d: dict[str, Any]) -> None:
         verdict = "allowed" if d["allowed"] else f"not allowed: {d['reason']}"
         title = f"{d['brokerName']}: dry run, master {null(d['masterBrokerId'])} -> {d['brokerId']} {verdict}"
     else:
+        assert t is not None, "a run that changed or tried something carries its transfer record"
         title = f"{d['brokerName']}: master {transfer_summary(t)}"
     columns = ["Master", "Target", "MasterEpoch", "Preferred", "MasterMaxOffset", "TargetMaxOffset"]
     rows = [[d["masterBrokerId"], d["brokerId"], d["masterEpoch"], d["preferredBrokerId"], d["masterMaxOffset"],
@@ -143,8 +178,8 @@ def _table(d: dict[str, Any]) -> None:
     emit_table(title, columns, rows)
 
 
-def _legacy(d: dict[str, Any]) -> str:
-    t = d["transfer"] or {}
+def _legacy(d: TransferMasterDoc) -> str:
+    t = d["transfer"]
     lines = {
         "ClusterName": d["clusterName"],
         "BrokerName": d["brokerName"],
@@ -155,7 +190,7 @@ def _legacy(d: dict[str, Any]) -> str:
         "Reason": d["reason"],
         "MasterBrokerId": d["masterBrokerId"],
         "MasterEpoch": d["masterEpoch"],
-        "WritesPausedMillis": t.get("writesPausedMillis"),
-        "FinalOffset": t.get("finalOffset"),
+        "WritesPausedMillis": t["writesPausedMillis"] if t else None,
+        "FinalOffset": t["finalOffset"] if t else None,
     }
     return "".join(f"#{k}\t{null(v)}\n" for k, v in lines.items())
