@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, TypedDict, TypeVar
 
 import typer
 
@@ -26,7 +26,7 @@ from mqadmin_py.commands.common import (
     optional_controller_addresses,
     run,
 )
-from mqadmin_py.commands.controller import fetch_sync_state
+from mqadmin_py.commands.controller import ReplicaDoc, fetch_sync_state
 from mqadmin_py.options import BrokerNamesOpt, ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table, null
 from mqbase.errors import MqError, UsageError
@@ -44,7 +44,11 @@ OptionalControllerOpt = Annotated[
 ]
 
 
-def each_concurrently(items: list[Any], fn: Callable[[Any], dict[str, Any]]) -> list[dict[str, Any]]:
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+def each_concurrently(items: list[Item], fn: Callable[[Item], Result]) -> list[Result]:
     """`fn` over `items` on a few threads (one slow broker must not serialise the rest), results in order."""
     if len(items) <= 1:
         return [fn(item) for item in items]
@@ -52,17 +56,50 @@ def each_concurrently(items: list[Any], fn: Callable[[Any], dict[str, Any]]) -> 
         return list(pool.map(fn, items))
 
 
-def _unreachable(doc: dict[str, Any], exc: MqError) -> dict[str, Any]:
-    return {**doc, "reachable": False, "error": str(exc)}
-
-
 # --- getBrokerEpoch -----------------------------------------------------------------------------
 
 
-def epoch_doc(agents: Any, member: dict[str, Any]) -> dict[str, Any]:
+class ReplicaRefDoc(TypedDict):
+    """What names one replica: enough to ask it for its epochs (clusterList's rows are one too)."""
+
+    clusterName: str
+    brokerName: str
+    brokerId: int
+    brokerAddress: str
+
+
+class MemberDoc(ReplicaDoc):
+    """A set's replica as getSyncStateSet lists it, with the set's names."""
+
+    clusterName: str
+    brokerName: str
+
+
+class EpochEntryDoc(TypedDict):
+    epoch: int
+    startOffset: int
+    endOffset: int
+
+
+class EpochDoc(TypedDict):
+    """One replica in getBrokerEpoch: an unreachable one keeps every key (no epochs, null offsets)."""
+
+    clusterName: str
+    brokerName: str
+    brokerId: int
+    brokerAddress: str
+    reachable: bool
+    error: str | None
+    epochs: list[EpochEntryDoc]
+    maxOffset: int | None
+    minOffset: int | None
+    confirmOffset: int | None
+
+
+def epoch_doc(agents: Any, member: ReplicaRefDoc) -> EpochDoc:
     from mqbase.proto import agent_pb2 as pb
 
-    doc: dict[str, Any] = {
+    doc: EpochDoc = {
         "clusterName": member["clusterName"],
         "brokerName": member["brokerName"],
         "brokerId": member["brokerId"],
@@ -78,17 +115,18 @@ def epoch_doc(agents: Any, member: dict[str, Any]) -> dict[str, Any]:
     try:
         r = check(agents.call(member["brokerAddress"], "GetBrokerEpochCache", request))
     except MqError as exc:
-        return _unreachable(doc, exc)
+        doc["reachable"], doc["error"] = False, str(exc)
+        return doc
     doc["epochs"] = [{"epoch": e.epoch, "startOffset": e.start_offset, "endOffset": e.end_offset} for e in r.epoch_list]
-    doc.update(maxOffset=r.max_offset, minOffset=r.min_offset, confirmOffset=r.confirm_offset)
+    doc["maxOffset"], doc["minOffset"], doc["confirmOffset"] = r.max_offset, r.min_offset, r.confirm_offset
     return doc
 
 
 def fetch_broker_epochs(
     client: Any, agents: Any, broker_names: list[str] | None, cluster_name: str | None
-) -> list[dict[str, Any]]:
+) -> list[EpochDoc]:
     """Every replica of the selected sets with its epoch entries (the last one ending at maxOffset)."""
-    members = [
+    members: list[MemberDoc] = [
         {"clusterName": d["clusterName"], "brokerName": d["brokerName"], **r}
         for d in fetch_sync_state(client, broker_names, cluster_name)
         for r in sorted(d["inSyncReplicas"] + d["notInSyncReplicas"], key=lambda r: r["brokerId"])
@@ -96,7 +134,7 @@ def fetch_broker_epochs(
     return each_concurrently(members, lambda m: epoch_doc(agents, m))
 
 
-def _epochs_table(docs: list[dict[str, Any]]) -> None:
+def _epochs_table(docs: list[EpochDoc]) -> None:
     rows = []
     for d in docs:
         if not d["reachable"]:
@@ -118,7 +156,7 @@ def _epochs_table(docs: list[dict[str, Any]]) -> None:
     emit_table("Broker epochs", columns, rows)
 
 
-def _epochs_legacy(docs: list[dict[str, Any]]) -> str:
+def _epochs_legacy(docs: list[EpochDoc]) -> str:
     out = ""
     for d in docs:
         out += (
@@ -161,16 +199,56 @@ def get_broker_epoch(
 # --- haStatus -----------------------------------------------------------------------------------
 
 
-def _ha_doc(agents: Any, address: str, addresses: dict[int, str]) -> dict[str, Any]:
+class SlaveDoc(TypedDict):
+    brokerId: int
+    brokerAddress: str | None
+    ackOffset: int
+    diff: int
+    inSync: bool
+    lastCaughtUpMillisAgo: int
+
+
+class HaDoc(TypedDict):
+    """One broker in haStatus; ``slaves`` is a master's, the master* and connection keys a slave's view."""
+
+    brokerAddress: str
+    reachable: Literal[True]
+    error: None
+    clusterName: str
+    brokerName: str
+    brokerId: int
+    role: str
+    masterEpoch: int
+    maxOffset: int
+    confirmOffset: int
+    syncStateSet: list[int]
+    syncStateSetEpoch: int
+    slaves: list[SlaveDoc]
+    masterAddress: str | None
+    masterHaAddress: str | None
+    connected: bool
+    lastError: str | None
+
+
+class HaUnreachableDoc(TypedDict):
+    """A broker that did not answer haStatus: these three keys only (docs/cli.md, "json")."""
+
+    brokerAddress: str
+    reachable: Literal[False]
+    error: str
+
+
+def _ha_doc(agents: Any, address: str, addresses: dict[int, str]) -> HaDoc | HaUnreachableDoc:
     from mqbase.proto import agent_pb2 as pb
 
-    doc: dict[str, Any] = {"brokerAddress": address, "reachable": True, "error": None}
     try:
         r = check(agents.call(address, "GetHAStatus", pb.BrokerRef()))
     except MqError as exc:
-        return _unreachable(doc, exc)
+        return {"brokerAddress": address, "reachable": False, "error": str(exc)}
     return {
-        **doc,
+        "brokerAddress": address,
+        "reachable": True,
+        "error": None,
         "clusterName": r.cluster_name,
         "brokerName": r.broker_name,
         "brokerId": r.broker_id,
@@ -200,7 +278,7 @@ def _ha_doc(agents: Any, address: str, addresses: dict[int, str]) -> dict[str, A
 
 def fetch_ha_status(
     controller: str, agents: Any, timeout: float, broker_addr: str | None, cluster_name: str | None
-) -> list[dict[str, Any]]:
+) -> list[HaDoc | HaUnreachableDoc]:
     """HA status of one broker (-b), or of the master of every set (of a cluster with -c)."""
     addresses: dict[int, str] = {}
     if broker_addr:
@@ -216,7 +294,7 @@ def fetch_ha_status(
     return each_concurrently(targets, lambda a: _ha_doc(agents, a, addresses))
 
 
-def _ha_table(docs: list[dict[str, Any]]) -> None:
+def _ha_table(docs: list[HaDoc | HaUnreachableDoc]) -> None:
     for d in docs:
         if not d["reachable"]:
             emit_table(f"{d['brokerAddress']}: unreachable", ["Error"], [[d["error"]]])
@@ -243,7 +321,7 @@ def _ha_table(docs: list[dict[str, Any]]) -> None:
             emit_table(title, ["Master", "Master HA address", "Connected", "Last error"], rows)
 
 
-def _ha_legacy(docs: list[dict[str, Any]]) -> str:
+def _ha_legacy(docs: list[HaDoc | HaUnreachableDoc]) -> str:
     out = ""
     for d in docs:
         if not d["reachable"]:
@@ -297,6 +375,12 @@ def ha_status(
 # --- resetMasterFlushOffset ---------------------------------------------------------------------
 
 
+class ResetFlushDoc(TypedDict):
+    brokerAddress: str
+    offset: int
+    remark: str
+
+
 def reset_master_flush_offset(
     broker_addr: Annotated[str, address_option("-b", "--brokerAddr", help="The master broker's address.")],
     offset: Annotated[
@@ -314,6 +398,6 @@ def reset_master_flush_offset(
 
     with agent_client(timeout) as agents:
         r = check(agents.call(broker_addr, "ResetMasterFlushOffset", pb.ResetMasterFlushOffsetRequest(offset=offset)))
-    doc = {"brokerAddress": broker_addr, "offset": offset, "remark": r.remark}
+    doc: ResetFlushDoc = {"brokerAddress": broker_addr, "offset": offset, "remark": r.remark}
     message = f"reset master flush offset to {offset} success\n"
     emit(doc, output, lambda d: typer.echo(f"{message.rstrip()} ({d['remark']})"), lambda _d: message)

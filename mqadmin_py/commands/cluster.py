@@ -7,7 +7,7 @@ is, and each replica is asked directly.
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, TypedDict
 
 import typer
 
@@ -30,10 +30,24 @@ from mqbase.codes import ResponseCode
 from mqbase.errors import MqError, OperationFailed, OperationRefused, Refused, UsageError
 
 
-def replicas(client: Any, cluster_name: str | None) -> list[dict[str, Any]]:
+class ClusterReplicaDoc(TypedDict):
+    """A replica as the controllers see it."""
+
+    clusterName: str
+    brokerName: str
+    brokerId: int
+    brokerAddress: str
+    role: str
+    alive: bool
+    inSync: bool
+    masterEpoch: int
+    syncStateSetEpoch: int
+
+
+def replicas(client: Any, cluster_name: str | None) -> list[ClusterReplicaDoc]:
     """Every replica the controllers know (of one cluster, or of all), with its set's view of it, ordered by
     cluster, set and id."""
-    out = []
+    out: list[ClusterReplicaDoc] = []
     for d in fetch_sync_state(client, None, cluster_name):
         for members, in_sync in ((d["inSyncReplicas"], True), (d["notInSyncReplicas"], False)):
             for r in members:
@@ -56,11 +70,22 @@ def replicas(client: Any, cluster_name: str | None) -> list[dict[str, Any]]:
 # --- clusterList --------------------------------------------------------------------------------
 
 
-def fetch_cluster_list(client: Any, agents: Any, cluster_name: str | None) -> list[dict[str, Any]]:
+class ClusterListDoc(ClusterReplicaDoc):
+    """One row of clusterList: the controllers' view, then the replica's own (null when it does not answer)."""
+
+    epoch: int | None
+    minOffset: int | None
+    maxOffset: int | None
+    confirmOffset: int | None
+    reachable: bool
+    error: str | None
+
+
+def fetch_cluster_list(client: Any, agents: Any, cluster_name: str | None) -> list[ClusterListDoc]:
     """Each replica as the controllers see it, plus what the replica itself says of its log (its last epoch and
     offsets; reachable=false and the error when it does not answer)."""
 
-    def one(replica: dict[str, Any]) -> dict[str, Any]:
+    def one(replica: ClusterReplicaDoc) -> ClusterListDoc:
         own = epoch_doc(agents, replica)
         return {
             **replica,
@@ -75,7 +100,7 @@ def fetch_cluster_list(client: Any, agents: Any, cluster_name: str | None) -> li
     return each_concurrently(replicas(client, cluster_name), one)
 
 
-def _cluster_table(docs: list[dict[str, Any]]) -> None:
+def _cluster_table(docs: list[ClusterListDoc]) -> None:
     rows = [
         [
             d["clusterName"],
@@ -123,9 +148,39 @@ TargetClusterOpt = Annotated[
 ]
 
 
-def _targets(
-    controller: str, timeout: float, broker_addr: str | None, cluster_name: str | None
-) -> list[dict[str, Any]]:
+class TargetDoc(TypedDict):
+    """A broker getBrokerConfig or updateBrokerConfig asks: with -b only its address is known."""
+
+    clusterName: str | None
+    brokerName: str | None
+    brokerId: int | None
+    brokerAddress: str
+
+
+class BrokerConfigDoc(TargetDoc):
+    """One broker in getBrokerConfig. ``config`` holds whatever keys the broker has (values are strings, as in its
+    properties file); null when it did not answer."""
+
+    reachable: bool
+    error: str | None
+    config: dict[str, str] | None
+
+
+UpdateStatus = Literal["updated", "refused", "failed", "skipped", "unreachable"]
+
+
+class UpdateOutcomeDoc(TargetDoc):
+    status: UpdateStatus
+    error: str | None
+
+
+class UpdateBrokerConfigDoc(TypedDict):
+    key: str
+    value: str
+    brokers: list[UpdateOutcomeDoc]
+
+
+def _targets(controller: str, timeout: float, broker_addr: str | None, cluster_name: str | None) -> list[TargetDoc]:
     """The brokers -b or -c names; exactly one must be given and non-empty (no default reaches every broker)."""
     if (broker_addr is None) == (cluster_name is None) or not (broker_addr or cluster_name or "").strip():
         raise UsageError("give exactly one of -b brokerAddr or -c clusterName (with -a controllers)")
@@ -135,11 +190,14 @@ def _targets(
         raise UsageError("-c needs the controllers: -a host:port;... or MQADMIN_CONTROLLERS")
     with controller_client(controller, timeout) as client:
         found = replicas(client, cluster_name)
-    keys = ("clusterName", "brokerName", "brokerId", "brokerAddress")
-    return [{k: r[k] for k in keys} for r in found]
+    return [
+        {"clusterName": r["clusterName"], "brokerName": r["brokerName"], "brokerId": r["brokerId"],
+         "brokerAddress": r["brokerAddress"]}
+        for r in found
+    ]  # fmt: skip
 
 
-def _ref(target: dict[str, Any]) -> Any:
+def _ref(target: TargetDoc) -> Any:
     from mqbase.proto import agent_pb2 as pb
 
     if target["brokerName"] is None:
@@ -147,7 +205,7 @@ def _ref(target: dict[str, Any]) -> Any:
     return pb.BrokerRef(broker_name=target["brokerName"], broker_id=target["brokerId"])
 
 
-def _config_doc(agents: Any, target: dict[str, Any], strict: bool) -> dict[str, Any]:
+def _config_doc(agents: Any, target: TargetDoc, strict: bool) -> BrokerConfigDoc:
     """A broker's configuration; one that does not answer raises when `strict` (-b: its error is the command's),
     else is listed with reachable=false (-c: the others are still shown)."""
     try:
@@ -159,7 +217,7 @@ def _config_doc(agents: Any, target: dict[str, Any], strict: bool) -> dict[str, 
     return {**target, "reachable": True, "error": None, "config": dict(sorted(r.config.items()))}
 
 
-def _config_table(docs: list[dict[str, Any]]) -> None:
+def _config_table(docs: list[BrokerConfigDoc]) -> None:
     for d in docs:
         title = f"{d['brokerAddress']}" + (f" ({d['brokerName']} broker {d['brokerId']})" if d["brokerName"] else "")
         if d["config"] is None:
@@ -168,7 +226,7 @@ def _config_table(docs: list[dict[str, Any]]) -> None:
             emit_table(title, ["Key", "Value"], list(d["config"].items()))
 
 
-def _config_legacy(docs: list[dict[str, Any]]) -> str:
+def _config_legacy(docs: list[BrokerConfigDoc]) -> str:
     out = ""
     for d in docs:
         out += f"============{d['brokerAddress']}============\n"
@@ -225,14 +283,15 @@ def update_broker_config(
         if silent and not reachable_only:
             names = ", ".join(p["brokerAddress"] for p in silent)
             raise Refused(f"nothing changed: {names} did not answer; retry when it is back, or pass --reachable-only")
-        results: list[dict[str, Any]] = []
+        results: list[UpdateOutcomeDoc] = []
         refusal: str | None = None  # the first refusal's remark: the key is refused everywhere, so stop there
         for target, probe in zip(targets, probes, strict=True):
-            outcome = {**target, "status": "unreachable", "error": probe["error"]}
+            outcome: UpdateOutcomeDoc = {**target, "status": "unreachable", "error": probe["error"]}
             if probe["reachable"] and refusal is not None:
-                outcome.update(status="skipped", error="not attempted after a refusal")
+                outcome["status"], outcome["error"] = "skipped", "not attempted after a refusal"
             elif probe["reachable"]:
                 request = pb.UpdateBrokerConfigRequest(broker=_ref(target), values={key: value})
+                status: UpdateStatus
                 try:
                     r = agents.call(target["brokerAddress"], "UpdateBrokerConfig", request)
                     status = (
@@ -242,9 +301,9 @@ def update_broker_config(
                     refusal = r.remark if status == "refused" else None
                 except MqError as exc:
                     status, error = "failed", str(exc)
-                outcome.update(status=status, error=error)
+                outcome["status"], outcome["error"] = status, error
             results.append(outcome)
-    doc = {"key": key, "value": value, "brokers": results}
+    doc: UpdateBrokerConfigDoc = {"key": key, "value": value, "brokers": results}
     emit(doc, output, _update_table, _update_legacy)
     if refusal is not None:
         raise OperationRefused(ResponseCode.NO_PERMISSION, "NO_PERMISSION", refusal)
@@ -255,12 +314,12 @@ def update_broker_config(
         print(f"mqadmin: not updated (unreachable): {', '.join(p['brokerAddress'] for p in silent)}", file=sys.stderr)
 
 
-def _update_table(doc: dict[str, Any]) -> None:
+def _update_table(doc: UpdateBrokerConfigDoc) -> None:
     rows = [[r["brokerAddress"], r["brokerName"], r["brokerId"], r["status"], r["error"]] for r in doc["brokers"]]
     emit_table(f"{doc['key']} = {doc['value']}", ["Address", "Broker set", "Id", "Status", "Error"], rows)
 
 
-def _update_legacy(doc: dict[str, Any]) -> str:
+def _update_legacy(doc: UpdateBrokerConfigDoc) -> str:
     return "".join(
         f"update broker config success, {r['brokerAddress']}\n"
         if r["status"] == "updated"

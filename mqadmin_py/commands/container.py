@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, TypedDict
 
 import typer
 
@@ -12,6 +12,33 @@ from mqadmin_py.output import Output, emit, emit_table
 from mqbase.errors import UsageError
 
 ContainerOpt = Annotated[str, address_option("-c", "--brokerContainerAddr", help="The agent's container address.")]
+
+
+class AddBrokerDoc(TypedDict):
+    container: str
+    brokerConfigPath: str
+    remark: str
+
+
+class RemoveBrokerDoc(TypedDict):
+    container: str
+    clusterName: str
+    brokerName: str
+    brokerId: int
+
+
+class HostedBrokerDoc(TypedDict):
+    """One broker in listBrokers."""
+
+    clusterName: str
+    brokerName: str
+    brokerId: int | None
+    brokerAddress: str
+    haAddress: str
+    role: str
+    masterEpoch: int
+    configPath: str
+    error: str | None
 
 
 def add_broker(
@@ -27,7 +54,7 @@ def add_broker(
 
     with agent_client(timeout) as agents:
         r = check(agents.call(container, "AddBroker", pb.AddBrokerRequest(broker_config_path=config_path)))
-    doc = {"container": container, "brokerConfigPath": config_path, "remark": r.remark}
+    doc: AddBrokerDoc = {"container": container, "brokerConfigPath": config_path, "remark": r.remark}
     emit(
         doc,
         output,
@@ -58,7 +85,7 @@ def remove_broker(
     request = pb.RemoveBrokerRequest(cluster_name=cluster, broker_name=name, broker_id=broker_id)
     with agent_client(timeout) as agents:
         check(agents.call(container, "RemoveBroker", request))
-    doc = {"container": container, "clusterName": cluster, "brokerName": name, "brokerId": broker_id}
+    doc: RemoveBrokerDoc = {"container": container, "clusterName": cluster, "brokerName": name, "brokerId": broker_id}
     emit(
         doc,
         output,
@@ -73,7 +100,7 @@ def list_brokers(container: ContainerOpt, output: OutputOpt = Output.table, time
 
     with agent_client(timeout) as agents:
         r = check(agents.call(container, "ListBrokers", pb.ListBrokersRequest()))
-    docs = [
+    docs: list[HostedBrokerDoc] = [
         {
             "clusterName": b.cluster_name,
             "brokerName": b.broker_name,
@@ -88,7 +115,7 @@ def list_brokers(container: ContainerOpt, output: OutputOpt = Output.table, time
         for b in r.brokers
     ]
 
-    def table(ds: list[dict[str, Any]]) -> None:
+    def table(ds: list[HostedBrokerDoc]) -> None:
         rows = [
             [
                 d["clusterName"],
