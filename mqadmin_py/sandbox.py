@@ -175,6 +175,8 @@ class Sandbox:
         return self.dir / STATE_FILE
 
     def _state(self) -> dict[str, Any]:
+        """The state file as ``up`` wrote it: not a CLI document, and its items go straight into the process
+        dataclasses, whose constructors check the keys (so it stays a plain dict here)."""
         path = self._state_path()
         if not path.exists():
             return {"controllers": [], "agents": []}

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 import typer
 
@@ -177,9 +177,30 @@ def collect(
         )
 
 
-def _collect_doc(out: Path, snap: Any, files: dict[str, Path]) -> dict[str, Any]:
+class CollectClusterDoc(TypedDict):
+    cluster: str
+    reachable: bool
+    error: str | None
+    brokerSets: int
+    replicas: int
+    unreachableReplicas: int
+
+
+class CollectDoc(TypedDict):
+    """``epochs collect``: ``rows`` and ``files`` are keyed by the snapshot's table names."""
+
+    out: str
+    snapshotTs: str
+    clusters: list[CollectClusterDoc]
+    unreachableClusters: int
+    unreachableReplicas: int
+    rows: dict[str, int]
+    files: dict[str, str]
+
+
+def _collect_doc(out: Path, snap: Any, files: dict[str, Path]) -> CollectDoc:
     replicas = snap.tables["replicas"]
-    clusters = [
+    clusters: list[CollectClusterDoc] = [
         {
             "cluster": c["cluster"],
             "reachable": c["reachable"],
@@ -201,7 +222,7 @@ def _collect_doc(out: Path, snap: Any, files: dict[str, Path]) -> dict[str, Any]
     }
 
 
-def _collect_table(doc: dict[str, Any]) -> None:
+def _collect_table(doc: CollectDoc) -> None:
     rows = [
         [c["cluster"], "yes" if c["reachable"] else f"NO: {c['error']}", c["brokerSets"], c["replicas"],
          c["unreachableReplicas"]]
@@ -373,7 +394,7 @@ _ROLLUP = [
 ]
 
 
-def _report_table(doc: dict[str, Any]) -> None:
+def _report_table(doc: dict[str, Any]) -> None:  # spark.report.Report.summary(): built in spark/, not here
     fleet = doc["fleet"]
     print(f"Fleet report over {doc['snapshots']} snapshot(s), latest {doc['latestSnapshotTs']}: "
           f"{fleet['clusters']} cluster(s), {fleet['unreachableClusters']} unreachable")  # fmt: skip
@@ -429,7 +450,7 @@ def serve(
         except ConnectServerError as exc:
             raise SparkUnavailable(str(exc)) from exc
         try:
-            doc = {
+            doc: ServeDoc = {
                 "url": server.url,
                 "port": server.port,
                 "pid": server.pid,
@@ -453,7 +474,16 @@ def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _serve_table(doc: dict[str, Any]) -> None:
+class ServeDoc(TypedDict):
+    url: str
+    port: int
+    pid: int
+    master: str
+    tokenEnv: str
+    token: str | None
+
+
+def _serve_table(doc: ServeDoc) -> None:
     token = doc["token"] if doc["token"] is not None else f"${doc['tokenEnv']} (yours)"
     print(f"Spark Connect server ready at {doc['url']} (pid {doc['pid']}, master {doc['master']}); token: {token}")
     print("Reports from other shells:")
@@ -500,7 +530,7 @@ def synth(
     emit(manifest.to_dict(), output, _synth_table)
 
 
-def _synth_table(doc: dict[str, Any]) -> None:
+def _synth_table(doc: dict[str, Any]) -> None:  # spark.synth.Manifest.to_dict(): built in spark/, not here
     rows = ", ".join(f"{name} {n}" for name, n in doc["rows"].items())
     print(f"{doc['params']['clusters']} cluster(s) written; rows: {rows}")
     emit_table("Expected fleet figures", ["Measure", "Value"], [[k, v] for k, v in doc["expected"]["fleet"].items()])

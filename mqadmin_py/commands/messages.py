@@ -5,7 +5,8 @@ from __future__ import annotations
 import base64
 import sys
 import time
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypedDict
 
 import typer
 
@@ -45,7 +46,34 @@ def _masters(controller: str, timeout: float, broker_name: str | None) -> list[t
 # --- sendMessage --------------------------------------------------------------------------------
 
 
-def _send_one(agents: Any, broker_name: str, address: str, message: Any, budget_s: float) -> tuple[dict[str, Any], str]:
+class SendOutcomeDoc(TypedDict):
+    """What became of one message; a broker that did not answer gives UNREACHABLE and nulls."""
+
+    brokerName: str
+    brokerAddress: str
+    brokerId: int | None
+    masterEpoch: int | None
+    status: str
+    code: int | None
+    remark: str | None
+    queueId: int | None
+    queueOffset: int | None
+    commitLogOffset: int | None
+    attempts: int | None
+
+
+class SentDoc(SendOutcomeDoc):
+    index: int
+
+
+class SendDoc(TypedDict):
+    topic: str
+    sent: int
+    failed: int
+    results: list[SentDoc]
+
+
+def _send_one(agents: Any, broker_name: str, address: str, message: Any, budget_s: float) -> tuple[SendOutcomeDoc, str]:
     """Send to `address`, retrying what is safe to retry for up to `budget_s`. Returns (result, address).
 
     Only refusals that stored nothing are retried (SLAVE_NOT_AVAILABLE, SERVICE_NOT_AVAILABLE, which includes
@@ -83,7 +111,7 @@ def _send_one(agents: Any, broker_name: str, address: str, message: Any, budget_
     }, address
 
 
-def _send_table(doc: dict[str, Any]) -> None:
+def _send_table(doc: SendDoc) -> None:
     rows = [
         [
             r["index"],
@@ -101,8 +129,8 @@ def _send_table(doc: dict[str, Any]) -> None:
     emit_table(f"{doc['topic']}: {doc['sent']} sent, {doc['failed']} failed", columns, rows)
 
 
-def _send_legacy(doc: dict[str, Any]) -> str:
-    rows = [("#Broker Name", "#QID", "#Send Result", "#QueueOffset")]
+def _send_legacy(doc: SendDoc) -> str:
+    rows: list[tuple[object, object, object, object]] = [("#Broker Name", "#QID", "#Send Result", "#QueueOffset")]
     rows += [(r["brokerName"], r["queueId"], r["status"], r["queueOffset"]) for r in doc["results"]]
     return "".join(f"{a!s:<32}  {b!s:<4}  {c!s:<20}    {d}\n" for a, b, c, d in rows)
 
@@ -137,7 +165,7 @@ def send_message(
     from mqbase.proto import agent_pb2 as pb
 
     targets = [list(t) for t in _masters(controller, timeout, broker_name)]
-    results = []
+    results: list[SentDoc] = []
     properties = {key: value for key, value in (("KEYS", keys), ("TAGS", tags)) if value}
     with agent_client(timeout) as agents, _progress(count, "sending") as advance:
         for i in range(count):
@@ -148,6 +176,7 @@ def send_message(
                 body=body.replace("{i}", str(i)).encode("utf-8", "surrogateescape"),
                 properties=properties,
             )
+            result: SendOutcomeDoc
             try:
                 result, target[1] = _send_one(agents, target[0], target[1], message, timeout)
             except MqError as exc:
@@ -167,7 +196,7 @@ def send_message(
             results.append({"index": i, **result})
             advance()
     failed = [r for r in results if r["status"] != "PUT_OK"]
-    doc = {"topic": topic, "sent": len(results) - len(failed), "failed": len(failed), "results": results}
+    doc: SendDoc = {"topic": topic, "sent": len(results) - len(failed), "failed": len(failed), "results": results}
     emit(doc, output, _send_table, _send_legacy)
     if failed:
         first = failed[0]
@@ -187,7 +216,7 @@ class _progress:
         self._total, self._what = total, what
         self._bar: Progress | None = None
 
-    def __enter__(self) -> Any:
+    def __enter__(self) -> Callable[[], None]:
         if self._total < 50 or not sys.stderr.isatty():
             return lambda: None
         from rich.console import Console
@@ -206,7 +235,42 @@ class _progress:
 # --- consumeMessage -----------------------------------------------------------------------------
 
 
-def _body(data: bytes) -> tuple[str, str]:
+BodyEncoding = Literal["utf-8", "base64"]
+
+
+class MessageDoc(TypedDict):
+    """One message read. ``properties`` holds whatever the producer set (strings)."""
+
+    queueId: int
+    queueOffset: int
+    body: str
+    bodyEncoding: BodyEncoding
+    keys: str | None
+    properties: dict[str, str]
+    storeTimestamp: int
+
+
+class QueueDoc(TypedDict):
+    """One queue read: where the read began and where the queue stands (min/max null when nothing was asked)."""
+
+    queueId: int
+    requestedOffset: int
+    offsetMoved: bool
+    firstReadOffset: int
+    nextOffset: int
+    minOffset: int | None
+    maxOffset: int | None
+
+
+class ConsumeDoc(TypedDict):
+    topic: str
+    brokerName: str
+    brokerAddress: str
+    messages: list[MessageDoc]
+    queues: list[QueueDoc]
+
+
+def _body(data: bytes) -> tuple[str, BodyEncoding]:
     try:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
@@ -221,12 +285,12 @@ def _pull_queue(
     queue_id: int,
     offset: int,
     wanted: int,
-    messages: list[dict[str, Any]],
-) -> dict[str, Any]:
+    messages: list[MessageDoc],
+) -> QueueDoc:
     """Pull up to `wanted` confirmed messages of one queue from `offset` into `messages`; returns the queue doc."""
     from mqbase.proto import agent_pb2 as pb
 
-    queue: dict[str, Any] = {"queueId": queue_id, "requestedOffset": offset, "offsetMoved": False}
+    moved = False
     first = next_offset = offset
     r = None
     while wanted > 0:
@@ -239,7 +303,7 @@ def _pull_queue(
         )
         r = check(agents.call(address, "PullMessage", request), allow=(21,))
         if r.code == 21:  # PULL_OFFSET_MOVED: below the first readable offset, resume there
-            queue["offsetMoved"] = True
+            moved = True
             first = next_offset = r.next_offset
             continue
         for m in r.messages:
@@ -259,16 +323,18 @@ def _pull_queue(
         if not r.messages or r.next_offset <= next_offset:
             break
         next_offset = r.next_offset
-    queue.update(
-        firstReadOffset=first,
-        nextOffset=next_offset if r is None else r.next_offset,
-        minOffset=r.min_offset if r else None,
-        maxOffset=r.max_offset if r else None,
-    )
-    return queue
+    return {
+        "queueId": queue_id,
+        "requestedOffset": offset,
+        "offsetMoved": moved,
+        "firstReadOffset": first,
+        "nextOffset": next_offset if r is None else r.next_offset,
+        "minOffset": r.min_offset if r else None,
+        "maxOffset": r.max_offset if r else None,
+    }
 
 
-def _consume_table(doc: dict[str, Any]) -> None:
+def _consume_table(doc: ConsumeDoc) -> None:
     rows = [
         [
             m["queueId"],
@@ -286,7 +352,7 @@ def _consume_table(doc: dict[str, Any]) -> None:
     )
 
 
-def _consume_legacy(doc: dict[str, Any]) -> str:
+def _consume_legacy(doc: ConsumeDoc) -> str:
     return "".join(
         f"MSG: queueId={m['queueId']}, queueOffset={m['queueOffset']}, keys={null(m['keys'])}, body={m['body']}\n"
         for m in doc["messages"]
@@ -324,12 +390,13 @@ def consume_message(
         )
     address = broker_addr or _masters(controller, timeout, broker_name)[0][1]
     queue_ids = [queue_id] if queue_id is not None else list(range(QUEUES_PER_TOPIC))
-    messages: list[dict[str, Any]] = []
+    messages: list[MessageDoc] = []
     queues = []
     with agent_client(timeout) as agents:
         for q in queue_ids:
             queues.append(
                 _pull_queue(agents, address, broker_name, topic, q, offset, max_messages - len(messages), messages)
             )
-    doc = {"topic": topic, "brokerName": broker_name, "brokerAddress": address, "messages": messages, "queues": queues}
+    doc: ConsumeDoc = {"topic": topic, "brokerName": broker_name, "brokerAddress": address, "messages": messages,
+                       "queues": queues}  # fmt: skip
     emit(doc, output, _consume_table, _consume_legacy)
