@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mqadmin_py.app import app
-from mqadmin_py.commands.controller import _sync_state_docs, _sync_state_legacy, _sync_state_table
+from mqadmin_py.commands.controller import SyncStateDoc, _sync_state_docs, _sync_state_legacy, _sync_state_table
 from mqbase.ports import free_ports
 from mqbase.proto import controller_pb2 as pb
 from tests.harness.processes import run_mqadmin
@@ -59,7 +59,7 @@ def test_sync_state_json_shows_each_replicas_ha_address() -> None:
     ]  # fmt: skip
 
 
-def _preferred_set_doc(preferred: int | None) -> dict[str, object]:
+def _preferred_set_doc(preferred: int | None) -> SyncStateDoc:
     def member(broker_id: int) -> pb.ReplicaIdentity:
         return pb.ReplicaIdentity(broker_id=broker_id, broker_address=f"h:{broker_id}", alive=True)
 

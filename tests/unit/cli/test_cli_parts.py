@@ -10,7 +10,7 @@ from typer.main import get_command
 
 from mqadmin_py.app import app
 from mqadmin_py.commands import messages
-from mqadmin_py.commands.broker import _epochs_legacy, _ha_legacy
+from mqadmin_py.commands.broker import EpochDoc, HaDoc, _epochs_legacy, _ha_legacy
 from mqadmin_py.commands.common import AliasGroup, check, kebab, key_values, run
 from mqadmin_py.commands.container import parse_broker_identity
 from mqadmin_py.output import Output
@@ -69,12 +69,17 @@ def test_consume_reads_the_queues_the_agent_writes() -> None:
 
 
 def test_get_broker_epoch_legacy_text_is_the_java_format() -> None:
-    doc = {
+    doc: EpochDoc = {
         "clusterName": "c",
         "brokerName": "b",
         "brokerAddress": "h:1",
         "brokerId": 2,
+        "reachable": True,
+        "error": None,
         "epochs": [{"epoch": 1, "startOffset": 0, "endOffset": 10}, {"epoch": 3, "startOffset": 10, "endOffset": 25}],
+        "maxOffset": 25,
+        "minOffset": 0,
+        "confirmOffset": 25,
     }
     assert _epochs_legacy([doc]) == (
         "\n#clusterName\tc\n#brokerName\tb\n#brokerAddr\th:1\n#brokerId\t2"
@@ -84,12 +89,33 @@ def test_get_broker_epoch_legacy_text_is_the_java_format() -> None:
 
 
 def test_ha_status_legacy_text_keeps_the_java_columns() -> None:
-    master = {
-        "reachable": True,
-        "role": "master",
+    master: HaDoc = {
         "brokerAddress": "h:1",
+        "reachable": True,
+        "error": None,
+        "clusterName": "c",
+        "brokerName": "b",
+        "brokerId": 1,
+        "role": "master",
+        "masterEpoch": 1,
         "maxOffset": 100,
-        "slaves": [{"brokerId": 2, "brokerAddress": "h:2", "ackOffset": 90, "diff": 10, "inSync": False}],
+        "confirmOffset": 90,
+        "syncStateSet": [1],
+        "syncStateSetEpoch": 2,
+        "slaves": [
+            {
+                "brokerId": 2,
+                "brokerAddress": "h:2",
+                "ackOffset": 90,
+                "diff": 10,
+                "inSync": False,
+                "lastCaughtUpMillisAgo": 500,
+            }
+        ],
+        "masterAddress": "h:1",
+        "masterHaAddress": "h:9",
+        "connected": False,
+        "lastError": None,
     }
     lines = _ha_legacy([master]).splitlines()
     assert lines[1:5] == ["#MasterAddr\th:1", "#MasterCommitLogMaxOffset\t100", "#SlaveNum\t1", "#InSyncSlaveNum\t0"]

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from mqadmin_py.commands.controller import config_differences, not_held_error
+from mqadmin_py.commands.controller import (
+    ConfigNodeDoc,
+    UnreachableNodeDoc,
+    UpdateNodeDoc,
+    config_differences,
+    not_held_error,
+)
 from mqbase.errors import ControllerUnavailable, TimedOut
 
 UNCLEAN = "enableElectUncleanMaster"
 
 
-def shown(address: str, **config: str) -> dict[str, Any]:
-    return {"address": address, "reachable": True, "config": {"controllerSelfId": address, **config}}
+def shown(address: str, **config: str) -> ConfigNodeDoc:
+    return {"address": address, "reachable": True, "id": address, "configVersion": 1, "groupConfig": {},
+            "config": {"controllerSelfId": address, **config}}  # fmt: skip
 
 
-DOWN = {"address": "c", "reachable": False, "error": "controller c unreachable (UNAVAILABLE)"}
+DOWN: UnreachableNodeDoc = {"address": "c", "reachable": False, "error": "controller c unreachable (UNAVAILABLE)"}
 
 
 @pytest.mark.parametrize(
@@ -31,13 +36,14 @@ DOWN = {"address": "c", "reachable": False, "error": "controller c unreachable (
     ],
 )
 def test_config_differences_lists_runtime_keys_not_equal_on_every_reachable_node(
-    docs: list[dict[str, Any]], expected: dict[str, dict[str, str]]
+    docs: list[ConfigNodeDoc | UnreachableNodeDoc], expected: dict[str, dict[str, str]]
 ) -> None:
     assert config_differences(docs) == expected
 
 
-def held(address: str, version: int, applied: bool) -> dict[str, Any]:
-    return {"address": address, "reachable": True, "configVersion": version, "applied": applied}
+def held(address: str, version: int, applied: bool) -> UpdateNodeDoc:
+    return {"address": address, "reachable": True, "id": None, "value": "true", "configVersion": version,
+            "applied": applied}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -50,7 +56,7 @@ def held(address: str, version: int, applied: bool) -> dict[str, Any]:
     ],
 )
 def test_a_change_not_held_by_every_node_exits_non_zero_and_says_it_is_committed(
-    nodes: list[dict[str, Any]], error: type[Exception] | None, says: str
+    nodes: list[UpdateNodeDoc | UnreachableNodeDoc], error: type[Exception] | None, says: str
 ) -> None:
     found = not_held_error(UNCLEAN, "true", 4, nodes)
     if error is None:

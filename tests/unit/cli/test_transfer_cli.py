@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 from mqadmin_py.app import app
 from mqadmin_py.commands import messages
 from mqadmin_py.commands import transfer as transfer_cmd
-from mqadmin_py.commands.transfer import _legacy, _table, transfer_doc, transfer_summary
+from mqadmin_py.commands.messages import SendOutcomeDoc
+from mqadmin_py.commands.transfer import TransferMasterDoc, _legacy, _table, transfer_doc, transfer_summary
 from mqbase.errors import OperationFailed, Refused
 from mqbase.ports import free_ports
 from mqbase.proto import agent_pb2
@@ -258,7 +259,7 @@ def cells(line: str, separator: str) -> list[str]:
 
 
 def test_table_and_legacy_renderers_take_the_command_doc(capsys: pytest.CaptureFixture[str]) -> None:
-    doc: dict[str, Any] = {
+    doc: TransferMasterDoc = {
         "clusterName": "c", "brokerName": "b", "brokerId": 3, "dryRun": False, "allowed": True,
         "alreadyMaster": False, "state": "aborted",
         "reason": ABORTED.reason, "warnings": [], "masterBrokerId": 1, "masterEpoch": 4, "preferredBrokerId": 3,
@@ -353,7 +354,7 @@ TRANSFERRING = refusal(14, "MASTER_TRANSFERRING", "h:2")
 MESSAGE = agent_pb2.Message(topic="Orders", queue_id=1, body=b"x")
 
 
-def send(monkeypatch: pytest.MonkeyPatch, agents: ScriptedAgents, budget_s: float = 10.0) -> tuple[dict[str, Any], str]:
+def send(monkeypatch: pytest.MonkeyPatch, agents: ScriptedAgents, budget_s: float = 10.0) -> tuple[SendOutcomeDoc, str]:
     monkeypatch.setattr(messages, "time", agents.clock)
     return messages._send_one(agents, "b", "h:1", MESSAGE, budget_s)
 
@@ -419,7 +420,8 @@ def test_hints_bouncing_between_brokers_still_end_at_the_budget(monkeypatch: pyt
     clock = FakeClock(per_call_s=0.1)
     agents = ScriptedAgents(clock, h_1=[TRANSFERRING], h_2=[refusal(11, "SLAVE_NOT_AVAILABLE", "h:1")])
     result, _ = send(monkeypatch, agents, budget_s=1.0)
-    assert 1 < result["attempts"] == len(agents.calls) <= 11
+    attempts = result["attempts"]
+    assert attempts is not None and 1 < attempts == len(agents.calls) <= 11
     assert result["code"] in (11, 14)
 
 
