@@ -7,7 +7,7 @@ Transport errors become ``MqError`` subclasses in ``channels.py``
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Self
 
 from mqbase.channels import Channels
 from mqbase.codes import ResponseCode
@@ -55,7 +55,7 @@ class ControllerClient:
     def close(self) -> None:
         self._channels.close()
 
-    def __enter__(self) -> ControllerClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_exc: object) -> None:
@@ -117,7 +117,7 @@ class AgentClient:
     def close(self) -> None:
         self._channels.close()
 
-    def __enter__(self) -> AgentClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_exc: object) -> None:

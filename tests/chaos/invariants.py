@@ -254,15 +254,16 @@ def check_lease_answers(answers: Iterable[LeaseAnswer]) -> list[Violation]:
         start = min(a.asked_at for a in items)
         for b in sorted(items, key=lambda a: a.asked_at):
             before = bisect_left(answered, b.asked_at)  # done[:before] were answered before b was asked
-            a = newest[before - 1] if before else None
-            if a is not None and a.master_epoch > b.master_epoch:
+            prior = newest[before - 1] if before else None
+            if prior is not None and prior.master_epoch > b.master_epoch:
                 out.append(
                     Violation(
                         6,
                         name,
                         f"controller {b.node} answered masterEpoch {b.master_epoch} (master {b.master_id}) to a "
-                        f"question asked at {b.asked_at - start:.3f} s, after controller {a.node} had answered "
-                        f"masterEpoch {a.master_epoch} (master {a.master_id}) at {a.answered_at - start:.3f} s",
+                        f"question asked at {b.asked_at - start:.3f} s, after controller {prior.node} had answered "
+                        f"masterEpoch {prior.master_epoch} (master {prior.master_id}) "
+                        f"at {prior.answered_at - start:.3f} s",
                     )
                 )
     return out

@@ -121,7 +121,7 @@ def run_chaos(
     try:
         cluster.start()
         _wait_ready(cluster, READY_S)
-        clients = [
+        clients: list[Producer | Consumer | ControllerPoller] = [
             Producer(cluster, recorder, seed),
             Consumer(cluster, recorder, seed),
             ControllerPoller(cluster, recorder),
@@ -233,7 +233,8 @@ def _collect_live(cluster: ChaosCluster, history: History, masters: dict[str, Ag
 def _controllers_settle(cluster: ChaosCluster, recorder: Recorder, timeout: float = 30.0) -> int:
     """Wait until every node has applied the same Raft index (stable for a second); returns it."""
     deadline = time.monotonic() + timeout
-    stable_since, last = time.monotonic(), (-1,)
+    stable_since = time.monotonic()
+    last: tuple[int, ...] = (-1,)  # no node answered yet
     while time.monotonic() < deadline:
         indexes = []
         for address in cluster.controller_addresses.values():

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.config import ConfigError, parse_broker
+from agents.config import parse_broker
 from agents.store import message_store
 from agents.store.message_store import MessageStore
 from agents.store.record import Message
+from mqbase.configkeys import ConfigError
 from tests.harness.processes import ROOT
 
 REQUIRED = {"brokerName": "broker-a", "storePathRootDir": "/data/broker-a", "controllerAddr": "10.0.0.1:9876"}
@@ -54,8 +55,8 @@ def test_the_fsync_delay_is_read_from_the_environment_at_start() -> None:
 def test_a_flush_waits_the_delay_before_it_syncs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
     monkeypatch.setattr(message_store, "FSYNC_DELAY_S", 0.2)
-    monkeypatch.setattr(message_store.time, "sleep", lambda s: calls.append(f"sleep {s}"))
-    monkeypatch.setattr(message_store.os, "fdatasync", lambda fd: calls.append("fdatasync"))
+    monkeypatch.setattr("agents.store.message_store.time.sleep", lambda s: calls.append(f"sleep {s}"))
+    monkeypatch.setattr("agents.store.message_store.os.fdatasync", lambda fd: calls.append("fdatasync"))
     store = MessageStore(tmp_path, 64 * 1024)
     try:
         store.put([Message("T", 0, b"x", {}, 0)])

@@ -15,8 +15,8 @@ from typing import Any
 
 import grpc
 import pytest
-from google.protobuf import descriptor as d
-from google.protobuf.message import Message
+from google.protobuf import descriptor as d  # type: ignore[import-untyped]
+from google.protobuf.message import Message  # type: ignore[import-untyped]
 from grpc_health.v1 import health_pb2
 
 from mqadmin_py.sandbox import Sandbox
