@@ -6,6 +6,7 @@ import itertools
 import signal
 import threading
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -53,8 +54,11 @@ def cluster(controllers: Sandbox, tmp_path: Path) -> Iterator[list[AgentProcess]
 
 def sync_state(controllers: Sandbox) -> cpb.ReplicasInfo:
     with ControllerClient(controllers.addresses()) as client:
-        response = client.call("GetSyncStateData", cpb.GetSyncStateDataRequest(broker_names=[BROKER]))
-    return response.replicas_info[0]
+        response: cpb.GetSyncStateDataResponse = client.call(
+            "GetSyncStateData", cpb.GetSyncStateDataRequest(broker_names=[BROKER])
+        )
+    info: cpb.ReplicasInfo = response.replicas_info[0]
+    return info
 
 
 def settled_master(controllers: Sandbox, cluster: list[AgentProcess]) -> AgentProcess:
@@ -93,19 +97,24 @@ def pull_all(agent: AgentProcess) -> dict[int, list[tuple[int, bytes]]]:
 
 def test_start_up_replicate_and_read_from_every_replica(controllers: Sandbox, cluster: list[AgentProcess]) -> None:
     first = cluster[0]
-    info = wait_until(
-        lambda: (s := sync_state(controllers)) and len(s.in_sync_replicas) == 3 and s,
-        30,
-        "the SyncStateSet to grow to all three replicas",
-    )
+
+    def all_in_sync() -> cpb.ReplicasInfo | None:
+        info = sync_state(controllers)
+        return info if len(info.in_sync_replicas) == 3 else None
+
+    info = wait_until(all_in_sync, 30, "the SyncStateSet to grow to all three replicas")
     assert info.master_broker_id == first.ha_status(BROKER).broker_id
     assert {a.role(BROKER) for a in cluster[1:]} == {"slave"}
     sent = [send(first, i) for i in range(40)]
     assert {r.code for r in sent} == {ResponseCode.SUCCESS}, [r.remark for r in sent if r.code]
     expected = {q: [(r.results[0].queue_offset, f"order-{i:05d}".encode()) for i, r in enumerate(sent) if i % 2 == q]
                 for q in (0, 1)}  # fmt: skip
+
+    def serves_every_message(agent: AgentProcess) -> bool:
+        return pull_all(agent) == expected
+
     for agent in cluster:
-        wait_until(lambda a=agent: pull_all(a) == expected, 15, f"{agent.name} to serve every message")  # type: ignore[misc]
+        wait_until(partial(serves_every_message, agent), 15, f"{agent.name} to serve every message")
     # a slave refuses writes and says where the master is
     refused = send(cluster[1], 99)
     assert refused.status == "SLAVE_NOT_AVAILABLE" and refused.master_address
@@ -122,7 +131,7 @@ def test_sigkill_of_the_master_under_load_fails_over_without_losing_an_acknowled
     def produce() -> None:
         i = 0
         while not stop.is_set():
-            target = master_agent([a for a in cluster if a is not old]) if old.proc.poll() is not None else old  # type: ignore[union-attr]
+            target = master_agent([a for a in cluster if a is not old]) if not old.running() else old
             if target is None:
                 stop.wait(0.02)
                 continue
@@ -153,8 +162,12 @@ def test_sigkill_of_the_master_under_load_fails_over_without_losing_an_acknowled
     for q in (0, 1):
         offsets = [p.queue_offset for _, p, _ in acked if p.queue_id == q]
         assert offsets == sorted(set(offsets)), f"queue {q}: acknowledged offsets out of order or repeated"
+
+    def holds_every_acked(agent: AgentProcess) -> bool:
+        return not missing_acked(agent, acked)
+
     for agent in cluster:
-        wait_until(lambda a=agent: not missing_acked(a, acked), 20, f"{agent.name} to hold every acknowledged message")
+        wait_until(partial(holds_every_acked, agent), 20, f"{agent.name} to hold every acknowledged message")
         assert not missing_acked(agent, acked)
 
 

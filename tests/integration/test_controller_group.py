@@ -12,12 +12,13 @@ import shutil
 import signal
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import grpc
 import pytest
 
-from mqadmin_py.sandbox import Sandbox
+from mqadmin_py.sandbox import ControllerProcess, Sandbox
 from mqbase.codes import ResponseCode as C
 from mqbase.errors import MqError
 from mqbase.proto import common_pb2, controller_pb2_grpc
@@ -82,6 +83,11 @@ def process_state(pid: int | None) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
     except (OSError, IndexError):
         return ""
+
+
+def is_stopped(process: ControllerProcess) -> bool:
+    """Whether `process` is stopped (SIGSTOP) now."""
+    return process_state(process.pid) == "T"
 
 
 # --- 1. registration and first election ----------------------------------------------------------
@@ -224,7 +230,7 @@ def test_write_on_isolated_leader_is_lost_not_applied(sandbox: Sandbox, client: 
             for f in others:
                 sandbox.signal(f.id, signal.SIGSTOP)
             for f in others:
-                wait_until(lambda f=f: process_state(f.pid) == "T", 5, f"{f.id} to stop")
+                wait_until(partial(is_stopped, f), 5, f"{f.id} to stop")
             with Client(old.address, timeout=2.0) as isolated:
                 try:
                     resp = isolated.call_at(old.address, "ApplyBrokerId", write)
@@ -318,9 +324,10 @@ def test_a_refused_config_update_changes_nothing_on_any_node(sandbox: Sandbox) -
     with Client(target.address, timeout=3.0) as one:
 
         def update(**props: str) -> pb.UpdateControllerConfigResponse:
-            return one.call_at(
+            resp: pb.UpdateControllerConfigResponse = one.call_at(
                 target.address, "UpdateControllerConfig", pb.UpdateControllerConfigRequest(properties=props)
             )
+            return resp
 
         # Checked on any node before the leader is asked; a refused request changes nothing, not even its valid keys.
         for bad in ({}, {UNCLEAN: "true"}):
@@ -463,13 +470,14 @@ def test_master_whose_stream_breaks_loses_mastership_quickly(client: Client, bro
     group[0].crash()
     after = wait_new_master(client, name, old=1, timeout=15)
     assert time.monotonic() - started < 15
-    assert master_of(after) in {2, 3}
+    new_master = master_of(after)
+    assert new_master in {2, 3}
     assert after.master_epoch == before.master_epoch + 1
-    assert list(after.sync_state_set.broker_ids) == [master_of(after)]
+    assert list(after.sync_state_set.broker_ids) == [new_master]
     for b in group[1:]:
         note = b.wait_for_notification(lambda n: n.master_epoch == after.master_epoch)
-        assert note.master_broker_id == master_of(after)
-        assert note.master_address == group[master_of(after) - 1].address
+        assert note.master_broker_id == new_master
+        assert note.master_address == group[new_master - 1].address
     info = sync_state_data(client, name)
     assert info is not None and alive_ids(info) == {2, 3}
 
@@ -504,6 +512,7 @@ def test_malformed_requests_get_invalid_request_and_change_nothing(
     name = "t9-malformed"
     group = three_in_sync(client, brokers, name, heartbeat_timeout_millis=30_000)
     before = sync_state_data(client, name)
+    assert before is not None
 
     reg = client.call("RegisterBroker", pb.RegisterBrokerRequest(cluster_name=CLUSTER, broker_name=name, broker_id=2))
     assert reg.code == C.CONTROLLER_INVALID_REQUEST, reg
@@ -540,7 +549,8 @@ def test_malformed_requests_get_invalid_request_and_change_nothing(
         assert hb.code == C.CONTROLLER_INVALID_REQUEST, hb
         assert "brokerId" in hb.remark
         with grpc.insecure_channel(c.address) as channel:
-            stream = controller_pb2_grpc.ControllerServiceStub(channel).HeartbeatStream(iter([anonymous]), timeout=5)
+            stub = controller_pb2_grpc.ControllerServiceStub(channel)  # type: ignore[no-untyped-call]  # generated
+            stream = stub.HeartbeatStream(iter([anonymous]), timeout=5)
             with pytest.raises(grpc.RpcError) as failed:
                 list(stream)
             assert failed.value.code() == grpc.StatusCode.INVALID_ARGUMENT

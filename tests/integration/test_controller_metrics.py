@@ -85,6 +85,7 @@ def test_election_and_requests_are_counted_on_the_leader(
     node = leader(sandbox)
     before = scrape(node)
     broker = brokers("metrics-a")
+    assert broker.broker_id is not None, "the fixture registers the broker"
     elect = pb.ElectMasterRequest(cluster_name=CLUSTER, broker_name="metrics-a", broker_id=broker.broker_id)
     won = client.call("ElectMaster", elect)
     assert won.code == C.SUCCESS, won

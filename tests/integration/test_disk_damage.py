@@ -16,6 +16,7 @@ import pickletools
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -75,15 +76,17 @@ def _flip_record_size(path: Path) -> None:
 
 
 @pytest.mark.parametrize("damage", [_tear, _flip_record_size], ids=["torn", "bit-flip"])
-def test_a_damaged_journal_stops_the_node_and_a_cleared_node_catches_up(sandbox: Sandbox, damage: object) -> None:
+def test_a_damaged_journal_stops_the_node_and_a_cleared_node_catches_up(
+    sandbox: Sandbox, damage: Callable[[Path], None]
+) -> None:
     addresses = [c.address for c in sandbox.controllers()]
     with Client(addresses, timeout=5) as client:
-        _apply(client, f"before-{damage.__name__}", 5)  # type: ignore[attr-defined]
+        _apply(client, f"before-{damage.__name__}", 5)
     victim = followers(sandbox, leader(sandbox).id)[0]
     sandbox.stop(victim.id)
     store = sandbox.dir / "store" / victim.id
     journal = store / "raft.journal"
-    damage(journal)  # type: ignore[operator]
+    damage(journal)
     damaged = journal.read_bytes()
 
     result = _start_in_foreground(victim.configFile)
@@ -95,7 +98,7 @@ def test_a_damaged_journal_stops_the_node_and_a_cleared_node_catches_up(sandbox:
     shutil.rmtree(store)  # what the message tells the operator to do
     sandbox.start(victim.id)
     wait_until(lambda: _applied_everything(victim.address, addresses), 60, f"{victim.id} to catch up")
-    _prove_it_holds_the_state(sandbox, victim.id, f"before-{damage.__name__}")  # type: ignore[attr-defined]
+    _prove_it_holds_the_state(sandbox, victim.id, f"before-{damage.__name__}")
 
 
 def _applied_everything(address: str, addresses: list[str]) -> bool:
@@ -156,6 +159,7 @@ def _flip_the_term(path: Path) -> None:
     ops = list(pickletools.genops(bytes(data)))
     at = next(i for i, (_op, arg, _pos) in enumerate(ops) if arg == "currentTerm")
     _op, _arg, pos = next(o for o in ops[at + 1 :] if o[0].name in ("BININT1", "BININT2", "BININT"))
+    assert pos is not None, "genops over bytes gives every opcode's position"
     data[pos + 1] ^= 0x01
     path.write_bytes(bytes(data))
 
@@ -175,7 +179,7 @@ def _cut_in_half(path: Path) -> None:
     ids=["flipped-command", "vote-file-cut", "vote-file-term-flipped"],
 )
 def test_a_flipped_command_or_a_damaged_vote_file_stops_the_node_with_one_line(
-    sandbox: Sandbox, file_name: str, damage: Any, message: str
+    sandbox: Sandbox, file_name: str, damage: Callable[[Path], None], message: str
 ) -> None:
     """pysyncobj alone would apply the flipped command, or read the cut vote file as "no vote" (a second vote in
     the term). The node refuses to start; the damaged file stays for the operator."""
@@ -302,8 +306,12 @@ def _refused_start(proc: AgentProcess, broker_name: str, *expected: str) -> str:
     """Restart `proc`: it serves (ListBrokers answers) but lists the broker as not started, with `expected` in its
     error; its broker never becomes master. Returns the error."""
     proc.start()
-    hosted = wait_until(lambda: (h := _hosted(proc, broker_name)).error.startswith("cannot start") and h, 60,
-                      f"{broker_name} to be listed as not started")  # fmt: skip
+
+    def not_started() -> apb.HostedBroker | None:
+        hosted = _hosted(proc, broker_name)
+        return hosted if hosted.error.startswith("cannot start") else None
+
+    hosted = wait_until(not_started, 60, f"{broker_name} to be listed as not started")
     for text in expected:
         assert text in hosted.error, hosted.error
         assert text in proc.log_text()

@@ -11,6 +11,7 @@ state must be what they were. Real processes on loopback: the module's 3-node gr
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import grpc
@@ -153,7 +154,7 @@ def check_raw(channel: grpc.Channel, service: d.ServiceDescriptor, skip: tuple[s
 def controller_state(sandbox: Sandbox) -> tuple[Any, ...]:
     """What a bad request must not change: every broker set, and each node's configuration."""
     for c in sandbox.controllers():  # a node may still be starting on a loaded box
-        wait_until(lambda c=c: metadata(c.address), 30, f"{c.id} to answer")
+        wait_until(partial(metadata, c.address), 30, f"{c.id} to answer")
 
     def recorded() -> bool:
         versions = {node_config(c.address).config_version for c in sandbox.controllers()}

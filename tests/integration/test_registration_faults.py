@@ -51,9 +51,13 @@ def controller(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
 
 def only_replica(client: Client, broker_name: str) -> pb.ReplicaIdentity:
     """The one replica of a one-broker set, as the controller reports it."""
-    data = client.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=[broker_name]))
+    data: pb.GetSyncStateDataResponse = client.call(
+        "GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=[broker_name])
+    )
+    info: pb.ReplicasInfo
     (info,) = data.replicas_info
-    (only,) = [*info.in_sync_replicas, *info.not_in_sync_replicas]
+    replicas: list[pb.ReplicaIdentity] = [*info.in_sync_replicas, *info.not_in_sync_replicas]
+    (only,) = replicas
     return only
 
 
@@ -111,7 +115,8 @@ def test_a_second_broker_cannot_heartbeat_with_an_id_alive_at_another_address(co
             assert f"is alive at {rightful.address}" in refused.remark
             channel = grpc.insecure_channel(addresses[0])
             try:
-                stream = controller_pb2_grpc.ControllerServiceStub(channel).HeartbeatStream(iter([intruder]), timeout=5)
+                stub = controller_pb2_grpc.ControllerServiceStub(channel)  # type: ignore[no-untyped-call]  # generated
+                stream = stub.HeartbeatStream(iter([intruder]), timeout=5)
                 with pytest.raises(grpc.RpcError) as aborted:
                     list(stream)
             finally:

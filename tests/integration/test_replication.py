@@ -283,7 +283,7 @@ def test_a_slave_refuses_writes(make_replica: Callable[..., Replica]) -> None:
 def scripted_master(frames_after_ack: Callable[[int], list[bytes]]) -> tuple[int, threading.Thread, list[str]]:
     """A one-connection master speaking the HA protocol from a script (to send what a real one never would)."""
     from agents import net
-    from agents.protocol.frames import FrameReader, MasterHandshake, encode
+    from agents.protocol.frames import FrameReader, MasterHandshake, SlaveAck, encode
 
     server = net.listen("127.0.0.1", 0)
     seen: list[str] = []
@@ -291,7 +291,7 @@ def scripted_master(frames_after_ack: Callable[[int], list[bytes]]) -> tuple[int
     def run() -> None:
         conn = net.accept(server, 10.0)
         assert conn is not None
-        reader: FrameReader = FrameReader("from_slave")  # type: ignore[type-arg]
+        reader = FrameReader("from_slave")
         try:
             handshaken = False
             while True:
@@ -302,7 +302,8 @@ def scripted_master(frames_after_ack: Callable[[int], list[bytes]]) -> tuple[int
                         net.send_all(conn, encode(MasterHandshake(10_000, 1, ((1, 0),))))
                         handshaken = True
                     else:
-                        for data in frames_after_ack(frame.max_offset):  # type: ignore[union-attr]
+                        assert isinstance(frame, SlaveAck), frame  # the slave's first frame after the handshake
+                        for data in frames_after_ack(frame.max_offset):
                             net.send_all(conn, data)
                         return
         except net.ConnectionLost:

@@ -68,6 +68,7 @@ def max_offset(address: str) -> int:
 
 
 def the_set(summary: dict[str, Any]) -> dict[str, Any]:
+    s: dict[str, Any]
     (s,) = [s for s in summary["sets"] if s["brokerName"] == BROKER]
     return s
 
