@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
-from _common import LoopThread, bounded, common, grpc, ok, pb, pb_grpc
+from _common import LoopThread, bounded, common, controller_stub, grpc, ok, pb, pb_grpc
 
 T = TypeVar("T")
 BrokerKey = tuple[str, int]
@@ -107,7 +107,7 @@ class BrokerFleet:
     async def _new_stub(self) -> pb_grpc.ControllerServiceStub:
         channel = aio_channel(self.address)
         self._channels.append(channel)
-        return pb_grpc.ControllerServiceStub(channel)
+        return controller_stub(channel)
 
     def open(self, brokers: Iterable[Broker]) -> None:
         self.runner.run(self._open(list(brokers)))
@@ -210,9 +210,11 @@ async def _register(
         req = pb.ApplyBrokerIdRequest(
             cluster_name=b.cluster, broker_name=b.name, applied_broker_id=b.id, register_check_code=code
         )
-        return stub.ApplyBrokerId(req, timeout=30)
+        call: Awaitable[Any] = stub.ApplyBrokerId(req, timeout=30)
+        return call
 
-    for phase in (lambda b: b.id == 1, lambda b: b.id != 1):  # the first id creates the set
+    phases: tuple[Callable[[Broker], bool], ...] = (lambda b: b.id == 1, lambda b: b.id != 1)
+    for phase in phases:  # the first id creates the set
         for resp in await gather_limited(partial(apply, b) for s in sets for b in s if phase(b)):
             ok(resp, "ApplyBrokerId")
     lap("ApplyBrokerId")
@@ -235,7 +237,8 @@ async def _register(
         req = pb.AlterSyncStateSetRequest(
             broker_name=s[0].name, master_broker_id=1, master_epoch=m_epoch, new_sync_state_set=sss
         )
-        return stub.AlterSyncStateSet(req, timeout=30)
+        call: Awaitable[Any] = stub.AlterSyncStateSet(req, timeout=30)
+        return call
 
     for s, resp in zip(sets, await gather_limited(partial(expand, s) for s in sets), strict=True):
         ok(resp, "AlterSyncStateSet")

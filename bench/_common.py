@@ -97,6 +97,11 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def controller_stub(channel: grpc.Channel | grpc.aio.Channel) -> pb_grpc.ControllerServiceStub:
+    """A ControllerService stub on `channel`: the one call of the generated constructor, which has no annotations."""
+    return pb_grpc.ControllerServiceStub(channel)  # type: ignore[no-untyped-call]  # generated gRPC stub
+
+
 def ok(response: Any, what: str) -> Any:
     if response.code != 0:
         raise RuntimeError(f"{what}: code {response.code} {response.remark}")

@@ -55,7 +55,8 @@ def _codes(col: pd.Series, categories: pd.Index) -> np.ndarray:
     """Integer codes of a categorical column against `categories` (-1: not among them)."""
     if not isinstance(col.dtype, pd.CategoricalDtype):
         col = col.astype("category")
-    return col.cat.set_categories(categories).cat.codes.to_numpy(np.int64)
+    codes: np.ndarray = col.cat.set_categories(categories).cat.codes.to_numpy(np.int64)
+    return codes
 
 
 @dataclass
@@ -261,7 +262,8 @@ def _set_measures(ss: pd.DataFrame, rep: pd.DataFrame, ent: pd.DataFrame) -> pd.
     in_prev = pd.MultiIndex.from_arrays([s.index.to_numpy(), s["masterBrokerId"].fillna(-1).to_numpy(np.int64)])
     reason2 = s["masterKnown"] & (s["masterChanges"] > 0) & ~in_prev.isin(members)
     s["uncleanElection"] = reason1 | reason2
-    s["uncleanReason"] = np.where(reason1, CONFIRMED_LOST, np.where(reason2, NOT_IN_PREVIOUS_SSS, None))
+    # np.array(None): the object array numpy makes of a bare None, which its typing does not accept
+    s["uncleanReason"] = np.where(reason1, CONFIRMED_LOST, np.where(reason2, NOT_IN_PREVIOUS_SSS, np.array(None)))
     return s
 
 
@@ -321,7 +323,10 @@ def summary_document(report: PandasReport, details: bool) -> dict[str, Any]:
     """Fleet totals, one entry per cluster, the worst sets (and every set with `details`); the key order and the
     null/0 conventions of the Spark report, integers as ints."""
     s = report.sets
-    as_int = lambda col: s[col].fillna(0).astype(np.int64)  # noqa: E731
+
+    def as_int(col: str) -> pd.Series:
+        return s[col].fillna(0).astype(np.int64)
+
     per_set = pd.DataFrame(
         {
             "cluster": s["cluster"].to_numpy(),

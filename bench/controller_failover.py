@@ -29,6 +29,7 @@ from _common import (
     LoopThread,
     MqError,
     Sandbox,
+    controller_stub,
     grpc,
     leader_node,
     log_summary,
@@ -75,7 +76,7 @@ def detection(sb: Sandbox, crash_runs: int, hang_runs: int) -> dict[str, tuple[l
         fleet = BrokerFleet(runner, leader.address, interval_s=1.0)
         channel = grpc.insecure_channel(leader.address)
         try:
-            stub = pb_grpc.ControllerServiceStub(channel)
+            stub = controller_stub(channel)
             for run, mode in enumerate(["crash"] * crash_runs + ["hang"] * hang_runs):
                 (brokers,) = sets = broker_sets("det", f"{tag}-{run}-", 1)
                 register_sets(fleet, sets)

@@ -21,6 +21,7 @@ from _brokers import BrokerFleet, broker_sets, register_sets
 from _common import (
     LoopThread,
     common,
+    controller_stub,
     cpu_seconds,
     grpc,
     leader_node,
@@ -31,7 +32,6 @@ from _common import (
     ok,
     parse_args,
     pb,
-    pb_grpc,
     percentile,
     print_table,
     sandbox,
@@ -45,7 +45,7 @@ class Client:
 
     def __init__(self, address: str, broker_name: str, master_epoch: int, sss_epoch: int) -> None:
         self.channel = grpc.insecure_channel(address)
-        self.stub = pb_grpc.ControllerServiceStub(self.channel)
+        self.stub = controller_stub(self.channel)
         self.name, self.master_epoch, self.sss_epoch = broker_name, master_epoch, sss_epoch
         self.full = True  # the set is {1,2,3} after setup
 

@@ -134,7 +134,7 @@ class Run:
 
 def _children(pid: int) -> list[int]:
     try:
-        found = []
+        found: list[int] = []
         for task in Path(f"/proc/{pid}/task").iterdir():
             text = (task / "children").read_text().split()
             found.extend(int(x) for x in text)
@@ -149,7 +149,10 @@ def _status(pid: int) -> tuple[str, int, int] | None:
         fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
     except (OSError, ValueError):
         return None
-    kb = lambda key: int(fields.get(key, "0 kB").split()[0]) * 1024  # noqa: E731
+
+    def kb(key: str) -> int:
+        return int(fields.get(key, "0 kB").split()[0]) * 1024
+
     return fields.get("Name", "?").strip(), kb("VmRSS"), kb("VmHWM")
 
 
@@ -270,7 +273,9 @@ def child_spark(dataset: Path, result: Path, quick: bool, driver_memory: str, ja
     doc: dict[str, Any] = {"session_s": ready - started, "report_s": done - ready, "summary": summary}
     doc["report_version"] = version
     if not remote:  # a Connect client has no JVM of its own
-        doc["jvm_max_heap_gib"] = round(spark.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory() / GIB, 2)
+        jvm = spark.sparkContext._jvm
+        assert jvm is not None, "a classic session runs a JVM"
+        doc["jvm_max_heap_gib"] = round(jvm.java.lang.Runtime.getRuntime().maxMemory() / GIB, 2)
     doc["python_udf_nodes"] = _udf_nodes(report)
     report.unpersist()
     result.write_text(json.dumps(doc, default=str))

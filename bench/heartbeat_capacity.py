@@ -22,11 +22,11 @@ from typing import TypeVar
 from _brokers import Broker, BrokerFleet, aio_channel
 from _common import (
     LoopThread,
+    controller_stub,
     cpu_seconds,
     log_summary,
     machine_note,
     parse_args,
-    pb_grpc,
     print_table,
     sandbox,
 )
@@ -39,7 +39,7 @@ WARM_S = 1.5
 
 async def unary_max(address: str, seconds: float) -> int:
     channel = aio_channel(address)
-    stub = pb_grpc.ControllerServiceStub(channel)
+    stub = controller_stub(channel)
     deadline = time.perf_counter() + seconds
 
     async def caller(i: int) -> int:
@@ -64,7 +64,7 @@ async def stream_max(address: str, seconds: float) -> tuple[int, float]:
 
     async def streamer(i: int) -> int:
         beat = Broker("hb-cluster", f"hb-stream-{i}", 1).beat(10_000)
-        call = pb_grpc.ControllerServiceStub(channels[i % len(channels)]).HeartbeatStream()
+        call = controller_stub(channels[i % len(channels)]).HeartbeatStream()
         sent = 0
         while time.perf_counter() < deadline and sent < 1_000_000:
             await call.write(beat)
@@ -85,7 +85,7 @@ async def stream_max(address: str, seconds: float) -> tuple[int, float]:
 async def unary_fleet(address: str, count: int, interval: float, seconds: float, done: list[int]) -> None:
     """`count` brokers each calling BrokerHeartbeat every `interval` for `seconds`; counts beats in done[0]."""
     channel = aio_channel(address)
-    stub = pb_grpc.ControllerServiceStub(channel)
+    stub = controller_stub(channel)
     deadline = time.perf_counter() + seconds
 
     async def broker(i: int) -> None:
