@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import ParamSpec
 
 from _common import bounded, machine_note, ms, parse_args, percentile, print_table
 from _replicas import MB, SEGMENT, Cluster, messages
@@ -83,14 +84,17 @@ SYNCS = [0]
 _SYNC_LOCK = threading.Lock()
 
 
-def _counting(sync: Callable[[int], None]) -> Callable[[int], None]:
+P = ParamSpec("P")
+
+
+def _counting(sync: Callable[P, None]) -> Callable[P, None]:
     """Wrap os.fsync / os.fdatasync to count the calls made on producer threads (the put path)."""
 
-    def wrapper(fd: int) -> None:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
         if threading.current_thread().name.startswith("producer-"):
             with _SYNC_LOCK:
                 SYNCS[0] += 1
-        sync(fd)
+        sync(*args, **kwargs)
 
     return wrapper
 
@@ -182,7 +186,7 @@ def main() -> None:
     results: dict[str, list[list[str]]] = {}
     notes: list[str] = []
     real_syncs = os.fsync, os.fdatasync
-    os.fsync, os.fdatasync = _counting(os.fsync), _counting(os.fdatasync)  # type: ignore[assignment]
+    os.fsync, os.fdatasync = _counting(os.fsync), _counting(os.fdatasync)
     try:
         with Cluster(prefix="mqbench-alone-") as alone_cluster, Cluster(prefix="mqbench-repl-") as repl_cluster:
             alone = alone_cluster.replica(1, cfg, name="master")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,6 +19,9 @@ import controller.config as controller_config
 from mqbase.configkeys import ConfigError
 from mqbase.properties import PropertiesError, parse_properties
 from tests.harness.fuzzing import files_state, fuzz, write_file
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 NUMBERS = st.sampled_from(["-1", "0", "1", "500", str(2**63 - 1), str(2**63), "9" * 30, "9" * 5000, "1e3", "²", "١٢"])
 NASTY_VALUES = st.one_of(
@@ -87,11 +91,11 @@ def test_controller_keys_parse_or_raise_config_error(values: dict[str, str], wit
     assert ints_fit_a_java_long(config)
 
 
-def ints_fit_a_java_long(config: object) -> bool:
+def ints_fit_a_java_long(config: DataclassInstance) -> bool:
     """Durations and sizes are used as ``value / 1000`` (seconds): past a long they overflow float arithmetic."""
     return all(
         getattr(config, f.name) <= 2**63 - 1
-        for f in dataclasses.fields(config)  # type: ignore[arg-type]
+        for f in dataclasses.fields(config)
         if isinstance(getattr(config, f.name), int)
     )
 

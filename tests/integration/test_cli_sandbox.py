@@ -21,11 +21,16 @@ from tests.harness.processes import ROOT
 from tests.harness.sandbox import BROKER, CLUSTER, Cli
 
 
+class SandboxCli(Cli):
+    """The module's CLI runner, which also keeps the ``sandbox up`` document its sandbox started with."""
+
+    up: dict[str, Any]
+
+
 @pytest.fixture(scope="module")
-def cli(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cli]:
-    run = Cli(tmp_path_factory.mktemp("cli") / "sandbox")
-    up = run.json("sandbox", "up", "--timeout", "120")
-    run.up = up  # type: ignore[attr-defined]
+def cli(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxCli]:
+    run = SandboxCli(tmp_path_factory.mktemp("cli") / "sandbox")
+    run.up = up = run.json("sandbox", "up", "--timeout", "120")
     run.env["MQADMIN_CONTROLLERS"] = ";".join(c["address"] for c in up["controllers"])
     try:
         yield run
@@ -66,8 +71,8 @@ def test_sandbox_up_names_a_process_that_exits_at_start_with_its_log(tmp_path: P
         assert run.json("sandbox", "down")["stopped"] == []
 
 
-def test_sandbox_up_reports_every_process_in_the_documented_schema(cli: Cli) -> None:
-    up = cli.up  # type: ignore[attr-defined]
+def test_sandbox_up_reports_every_process_in_the_documented_schema(cli: SandboxCli) -> None:
+    up = cli.up
     assert [c["id"] for c in up["controllers"]] == ["n0", "n1", "n2"]
     for c in up["controllers"]:
         assert set(c) >= {"id", "address", "raftAddress", "pid"} and c["pid"] > 0
@@ -395,9 +400,9 @@ def test_failover_drill_through_the_cli(cli: Cli) -> None:
     cli.json("wait", "insync", "-bn", BROKER, "--timeout", "60")
 
 
-def test_a_hung_controller_is_skipped_not_waited_on(cli: Cli) -> None:
+def test_a_hung_controller_is_skipped_not_waited_on(cli: SandboxCli) -> None:
     follower = next(n for n in cli.json("getControllerMetaData")["nodes"] if not n["isLeader"])
-    node_id = {c["address"]: c["id"] for c in cli.up["controllers"]}[follower["address"]]  # type: ignore[attr-defined]
+    node_id = {c["address"]: c["id"] for c in cli.up["controllers"]}[follower["address"]]
     hung_first = ";".join(
         [follower["address"], *(a for a in cli.env["MQADMIN_CONTROLLERS"].split(";") if a != follower["address"])]
     )
@@ -414,8 +419,8 @@ def test_a_hung_controller_is_skipped_not_waited_on(cli: Cli) -> None:
 # --- the RIP-31 container and metadata cleaning (last: they add and remove a broker set) --------------------
 
 
-def test_add_list_remove_broker_then_clean_its_metadata(cli: Cli, tmp_path: Path) -> None:
-    agent = cli.up["agents"][0]  # type: ignore[attr-defined]
+def test_add_list_remove_broker_then_clean_its_metadata(cli: SandboxCli, tmp_path: Path) -> None:
+    agent = cli.up["agents"][0]
     port = json.loads(cli("sandbox", "status", "-o", "json").stdout)["agents"][0]["address"]
     assert port == agent["address"]
     from mqbase.ports import free_ports

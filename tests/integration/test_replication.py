@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from agents.ha.config import HAConfig
+from agents.ha.master_service import HAMaster
 from agents.ha.replica import Replica, StaleEpoch
 from agents.ha.sync_state import PutStatus
 from agents.store.commitlog import CommitLogError, OffsetTooSmall
@@ -41,6 +42,12 @@ FAST = HAConfig(
 
 wait_until = partial(harness_wait.wait_until, timeout=15.0, interval=0.02)
 """In-process replicas converge within milliseconds: poll often."""
+
+
+def ha_master(replica: Replica) -> HAMaster:
+    """The master side of `replica`, which the test made master."""
+    assert replica.master is not None, "the replica is not master"
+    return replica.master
 
 
 def msg(i: int, topic: str = "TopicA") -> Message:
@@ -99,7 +106,7 @@ def test_slave_replicates_many_messages_and_joins_the_sync_state_set(make_replic
         assert master.put([msg(j) for j in range(i, i + 50)]).status is PutStatus.PUT_OK
     slave.change_to_slave(address, epoch=1)
     wait_until(lambda: slave.store.max_offset == master.store.max_offset, what="slave caught up")
-    wait_until(lambda: 2 in master.master.sync_state.local, what="slave in the SyncStateSet")  # type: ignore[union-attr]
+    wait_until(lambda: 2 in ha_master(master).sync_state.local, what="slave in the SyncStateSet")
     end = master.store.max_offset
     assert slave.store.read(0, end) == master.store.read(0, end)
     assert [e.pairs() for e in (slave.epochs.cache, master.epochs.cache)] == [((1, 0),), ((1, 0),)]
@@ -123,7 +130,7 @@ def test_replication_works_with_descriptors_above_1024(make_replica: Callable[..
         assert master.put([msg(j) for j in range(40)]).status is PutStatus.PUT_OK
         slave.change_to_slave(address, epoch=1)
         wait_until(lambda: slave.store.max_offset == master.store.max_offset, what="slave caught up")
-        wait_until(lambda: 2 in master.master.sync_state.local, what="slave joined")  # type: ignore[union-attr]
+        wait_until(lambda: 2 in ha_master(master).sync_state.local, what="slave joined")
         assert master.put([msg(40)]).status is PutStatus.PUT_OK
         wait_until(lambda: slave.store.max_offset == master.store.max_offset, what="slave follows")
     finally:
@@ -141,7 +148,7 @@ def test_all_ack_times_out_without_the_slave_and_failover_drops_the_unconfirmed_
     address = start_master(master, controller, epoch=1)
     slave.change_to_slave(address, epoch=1)
     assert master.put([msg(0)]).status is PutStatus.PUT_OK
-    wait_until(lambda: 2 in master.master.sync_state.local, what="slave joined")  # type: ignore[union-attr]
+    wait_until(lambda: 2 in ha_master(master).sync_state.local, what="slave joined")
     assert master.put([msg(1)]).status is PutStatus.PUT_OK
     assert slave.store.max_offset == master.store.max_offset
     confirmed = master.store.confirm_offset
@@ -217,7 +224,7 @@ def test_an_async_learner_replicates_but_never_joins(make_replica: Callable[...,
     learner.change_to_slave(address, epoch=1)
     wait_until(lambda: learner.store.max_offset == master.store.max_offset, what="learner caught up")
     time.sleep(0.5)
-    assert master.master.sync_state.local == {1}  # type: ignore[union-attr]
+    assert ha_master(master).sync_state.local == {1}
     assert controller.history == []
 
 
@@ -231,7 +238,7 @@ def test_an_empty_replica_added_later_catches_up(make_replica: Callable[..., Rep
     late = make_replica(3)
     late.change_to_slave(address, epoch=1)
     wait_until(lambda: late.store.max_offset == master.store.max_offset, what="late replica caught up")
-    wait_until(lambda: master.master.sync_state.local == {1, 2, 3}, what="all three in sync")  # type: ignore[union-attr]
+    wait_until(lambda: ha_master(master).sync_state.local == {1, 2, 3}, what="all three in sync")
 
 
 def test_sync_from_last_file_starts_at_the_masters_last_segment(make_replica: Callable[..., Replica]) -> None:
@@ -409,9 +416,9 @@ def test_a_replica_drops_epochs_that_start_past_its_recovered_log(make_replica: 
 # --- the slave's flusher ----------------------------------------------------------------------------------
 
 
-def record_flushes(replica: Replica, fail_first: int = 0) -> list[str]:
+def record_flushes(monkeypatch: pytest.MonkeyPatch, replica: Replica, fail_first: int = 0) -> list[str]:
     """Wrap the replica store's flush: the names of the threads that flushed (the first `fail_first` calls fail)."""
-    store, real, threads = replica.store, replica.store.flush, []
+    real, threads = replica.store.flush, []
 
     def flush() -> None:
         threads.append(threading.current_thread().name)
@@ -419,26 +426,26 @@ def record_flushes(replica: Replica, fail_first: int = 0) -> list[str]:
             raise OSError(5, "Input/output error")
         real()
 
-    store.flush = flush  # type: ignore[method-assign]
+    monkeypatch.setattr(replica.store, "flush", flush)
     return threads
 
 
 def test_the_slave_flushes_on_its_own_thread_and_what_it_acked_becomes_durable(
-    make_replica: Callable[..., Replica],
+    monkeypatch: pytest.MonkeyPatch, make_replica: Callable[..., Replica]
 ) -> None:
     from agents.store.checkpoint import Checkpoint
 
     controller = Controller()
     master, slave = make_replica(1), make_replica(2)
     address = start_master(master, controller, epoch=1)
-    flushers = record_flushes(slave)
+    flushers = record_flushes(monkeypatch, slave)
     slave.change_to_slave(address, epoch=1)
     for i in range(0, 200, 50):
         assert master.put([msg(j) for j in range(i, i + 50)]).status is PutStatus.PUT_OK
     end = master.store.max_offset
     # The ack promises what the slave wrote (not yet fsynced, as in Java) ...
-    wait_until(lambda: master.master.slaves().get(2, None) is not None  # type: ignore[union-attr]
-               and master.master.slaves()[2].ack_offset == end, what="the slave's ack")  # type: ignore[union-attr]  # fmt: skip
+    wait_until(lambda: ha_master(master).slaves().get(2, None) is not None
+               and ha_master(master).slaves()[2].ack_offset == end, what="the slave's ack")  # fmt: skip
     assert slave.store.max_offset >= end
     # ... and the flusher makes it durable shortly after, with no further traffic.
     checkpoint = Checkpoint(slave.root / "store" / "checkpoint")
@@ -456,7 +463,7 @@ def test_the_slave_flushes_on_its_own_thread_and_what_it_acked_becomes_durable(
     ids=["io-error", "commit-log-error"],
 )
 def test_a_failed_write_closes_the_connection_and_the_batch_is_replicated_again(
-    make_replica: Callable[..., Replica], failure: Exception
+    monkeypatch: pytest.MonkeyPatch, make_replica: Callable[..., Replica], failure: Exception
 ) -> None:
     """The writing thread's failure reaches the connection (the receiving thread does not wait for the writes),
     and the next connection sends the batch again."""
@@ -473,7 +480,7 @@ def test_a_failed_write_closes_the_connection_and_the_batch_is_replicated_again(
             raise failure
         write(offset, data, scan)
 
-    slave.store.append_replica = fail_once  # type: ignore[method-assign]
+    monkeypatch.setattr(slave.store, "append_replica", fail_once)
     slave.change_to_slave(address, epoch=1)
     expected = f"applying replicated bytes failed: {failure}"
     wait_until(lambda: expected in (slave.slave.last_error if slave.slave else ""),
@@ -487,14 +494,14 @@ def test_a_failed_write_closes_the_connection_and_the_batch_is_replicated_again(
 
 
 def test_a_failed_flush_closes_the_connection_with_its_reason_and_the_next_flush_retries(
-    make_replica: Callable[..., Replica],
+    monkeypatch: pytest.MonkeyPatch, make_replica: Callable[..., Replica]
 ) -> None:
     from agents.store.checkpoint import Checkpoint
 
     controller = Controller()
     master, slave = make_replica(1), make_replica(2)
     address = start_master(master, controller, epoch=1)
-    flushers = record_flushes(slave, fail_first=1)
+    flushers = record_flushes(monkeypatch, slave, fail_first=1)
     assert master.put([msg(j) for j in range(50)]).status is PutStatus.PUT_OK
     slave.change_to_slave(address, epoch=1)
     wait_until(lambda: "flush failed: [Errno 5] Input/output error" in (slave.slave.last_error if slave.slave else ""),

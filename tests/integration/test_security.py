@@ -188,7 +188,8 @@ def test_mutual_tls_refuses_a_client_without_a_certificate(sandbox: Sandbox, adm
 def test_controller_writes_need_the_admin_credential(sandbox: Sandbox, admin: ClientSecurity) -> None:
     address = sandbox.controllers()[0].address
     update = pb.UpdateControllerConfigRequest(properties={"enableElectUncleanMaster": "true"})
-    wrong = replace(admin, credential=Credential(admin.credential.access_key, "not-the-secret-0000"))  # type: ignore[union-attr]
+    assert admin.credential is not None, "the sandbox's security carries the admin credential"
+    wrong = replace(admin, credential=Credential(admin.credential.access_key, "not-the-secret-0000"))
     as_broker = replace(admin, credential=broker_credential(sandbox))
     for security, reason in ((anonymous(admin), "no credentials sent"), (wrong, "does not match"),
                              (as_broker, "has the broker role")):  # fmt: skip
