@@ -99,7 +99,7 @@ def cpu_seconds(pid: int) -> float:
 
 def controller_stub(channel: grpc.Channel | grpc.aio.Channel) -> pb_grpc.ControllerServiceStub:
     """A ControllerService stub on `channel`: the one call of the generated constructor, which has no annotations."""
-    return pb_grpc.ControllerServiceStub(channel)  # type: ignore[no-untyped-call]  # generated gRPC stub
+    return pb_grpc.ControllerServiceStub(channel)  # type: ignore[no-untyped-call]  # generated, unannotated
 
 
 def ok(response: Any, what: str) -> Any:

@@ -549,7 +549,7 @@ def test_malformed_requests_get_invalid_request_and_change_nothing(
         assert hb.code == C.CONTROLLER_INVALID_REQUEST, hb
         assert "brokerId" in hb.remark
         with grpc.insecure_channel(c.address) as channel:
-            stub = controller_pb2_grpc.ControllerServiceStub(channel)  # type: ignore[no-untyped-call]  # generated
+            stub = controller_pb2_grpc.ControllerServiceStub(channel)  # type: ignore[no-untyped-call]  # generated, unannotated
             stream = stub.HeartbeatStream(iter([anonymous]), timeout=5)
             with pytest.raises(grpc.RpcError) as failed:
                 list(stream)

@@ -115,7 +115,7 @@ def test_a_second_broker_cannot_heartbeat_with_an_id_alive_at_another_address(co
             assert f"is alive at {rightful.address}" in refused.remark
             channel = grpc.insecure_channel(addresses[0])
             try:
-                stub = controller_pb2_grpc.ControllerServiceStub(channel)  # type: ignore[no-untyped-call]  # generated
+                stub = controller_pb2_grpc.ControllerServiceStub(channel)  # type: ignore[no-untyped-call]  # generated, unannotated
                 stream = stub.HeartbeatStream(iter([intruder]), timeout=5)
                 with pytest.raises(grpc.RpcError) as aborted:
                     list(stream)
