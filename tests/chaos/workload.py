@@ -18,7 +18,7 @@ import random
 import threading
 import time
 
-from mqadmin_py.commands.messages import _send_one
+from mqadmin_py.commands.messages import SendOutcomeDoc, _send_one
 from mqbase.client import AgentClient, ControllerClient
 from mqbase.errors import MqError
 from mqbase.proto import agent_pb2 as pb
@@ -78,19 +78,7 @@ class Producer(threading.Thread):
                         self.stopped.wait(0.05)
                         continue
                     self._targets[name] = address
-                    self.recorder.ack(
-                        Ack(
-                            name,
-                            payload,
-                            result["brokerId"],
-                            address,
-                            result["masterEpoch"],
-                            result["queueId"],
-                            result["queueOffset"],
-                            result["commitLogOffset"],
-                            time.monotonic(),
-                        )
-                    )
+                    self.recorder.ack(_ack(name, payload, address, result, time.monotonic()))
 
     def _find(self, name: str) -> str | None:
         try:
@@ -98,6 +86,15 @@ class Producer(threading.Thread):
         except MqError:
             return None
         return info.master_address if info is not None and info.HasField("master_address") else None
+
+
+def _ack(broker_set: str, payload: str, address: str, result: SendOutcomeDoc, at: float) -> Ack:
+    """The Ack of a SUCCESS reply: its placement fields are null only when no broker answered."""
+    broker_id, epoch = result["brokerId"], result["masterEpoch"]
+    queue_id, queue_offset, offset = result["queueId"], result["queueOffset"], result["commitLogOffset"]
+    assert broker_id is not None and epoch is not None, result
+    assert queue_id is not None and queue_offset is not None and offset is not None, result
+    return Ack(broker_set, payload, broker_id, address, epoch, queue_id, queue_offset, offset, at)
 
 
 class Consumer(threading.Thread):
