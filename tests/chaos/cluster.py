@@ -32,7 +32,6 @@ import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agents.store.epoch_file import EpochFile
 from agents.store.record import blank_size_at, decode_at
@@ -220,9 +219,11 @@ class ChaosCluster:
                 return node_id
         return None
 
-    def sync_state(self) -> dict[str, Any]:
+    def sync_state(self) -> dict[str, cpb.ReplicasInfo]:
         """GetSyncStateData of every set (through the leader); raises MqError when no leader answers."""
-        reply = self.client.call("GetSyncStateData", cpb.GetSyncStateDataRequest(broker_names=self.sets))
+        reply: cpb.GetSyncStateDataResponse = self.client.call(
+            "GetSyncStateData", cpb.GetSyncStateDataRequest(broker_names=self.sets)
+        )
         return {info.broker_name: info for info in reply.replicas_info}
 
     def agent_at(self, broker_set: str, address: str) -> AgentProcess | None:

@@ -455,7 +455,7 @@ def test_a_target_that_cannot_catch_up_aborts_and_the_old_master_writes_again(cl
     target = before.slaves()[0]
     agent = cluster.agent_of(target)
     topic = "t5-abort"
-    in_flight: list[Any] = []
+    in_flight: list[apb.SendMessageResponse | MqError] = []
 
     def send_in_flight() -> None:
         try:
@@ -574,9 +574,9 @@ def test_a_leader_killed_during_a_transfer_leaves_one_master_and_writes_resume(c
                 transfer.kill()
                 transfer.communicate()
 
-    def one_master() -> tuple[Master, list[Any]] | None:
+    def one_master() -> tuple[Master, list[apb.HostedBroker]] | None:
         master = cluster.master()
-        hosted: list[Any] = []
+        hosted: list[apb.HostedBroker] = []
         for a in cluster.box.agents():
             with AgentClient(timeout=3.0) as agents:
                 hosted.extend(
@@ -647,7 +647,7 @@ def test_prepare_transfer_pauses_writes_until_the_lease_then_the_master_asks_and
     topic = "t8-lease"
     ref = apb.BrokerRef(broker_name=BROKER, broker_id=before.broker_id)
 
-    def prepare(epoch: int, token: str, lease_millis: int) -> Any:
+    def prepare(epoch: int, token: str, lease_millis: int) -> apb.PrepareTransferResponse:
         request = apb.PrepareTransferRequest(
             broker=ref,
             target_broker_id=target,
@@ -658,11 +658,15 @@ def test_prepare_transfer_pauses_writes_until_the_lease_then_the_master_asks_and
             token=token,
         )
         with AgentClient(timeout=10.0) as agents:
-            return agents.call(before.address, "PrepareTransfer", request)
+            response: apb.PrepareTransferResponse = agents.call(before.address, "PrepareTransfer", request)
+        return response
 
-    def resume(token: str) -> Any:
+    def resume(token: str) -> apb.AgentResponse:
         with AgentClient(timeout=5.0) as agents:
-            return agents.call(before.address, "ResumeWrites", apb.ResumeWritesRequest(broker=ref, token=token))
+            response: apb.AgentResponse = agents.call(
+                before.address, "ResumeWrites", apb.ResumeWritesRequest(broker=ref, token=token)
+            )
+        return response
 
     wrong = prepare(before.epoch + 7, uuid.uuid4().hex, 1500)
     assert wrong.code == C.CONTROLLER_FENCED_MASTER_EPOCH, wrong
@@ -682,7 +686,7 @@ def test_prepare_transfer_pauses_writes_until_the_lease_then_the_master_asks_and
     )
     assert (refused.broker_id, refused.master_epoch) == (before.broker_id, before.epoch)
 
-    responses: list[Any] = []
+    responses: list[apb.SendMessageResponse] = []
 
     def accepted() -> bool:
         responses.append(send(before.address, topic, f"after-lease-{len(responses)}"))
