@@ -4,7 +4,7 @@
 a consumer and a controller poller, and random faults drawn from ``--seed``: SIGKILL and SIGSTOP/SIGCONT of a
 master, a slave, the controller leader and a follower; partitions (drop or blackhole) of a master from the
 controllers, of a master from its slaves, and of the controller leader from its peers; a slow disk. After
-healing the five invariants are checked (``tests/chaos/invariants.py``). Prints the seed, the faults, the
+healing the five invariants are checked (``tests/harness/chaos/invariants.py``). Prints the seed, the faults, the
 acknowledged messages and every violation; exits 1 on any violation (or a cluster that did not converge).
 
     .venv/bin/python bench/chaos.py --duration 600 --seed 7 [--sets 2] [--keep DIR] [--broker-config K=V]
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.chaos.runner import run_chaos  # noqa: E402
+from tests.harness.chaos.runner import run_chaos  # noqa: E402
 
 
 def main() -> int:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.chaos.cluster import ChaosCluster
-from tests.chaos.faults import STALE_LEADER_CONFIG, STALE_LEADER_HOLD_S, FaultScheduler
-from tests.chaos.history import Recorder
-from tests.chaos.runner import run_chaos
+from tests.harness.chaos.cluster import ChaosCluster
+from tests.harness.chaos.faults import STALE_LEADER_CONFIG, STALE_LEADER_HOLD_S, FaultScheduler
+from tests.harness.chaos.history import Recorder
+from tests.harness.chaos.runner import run_chaos
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

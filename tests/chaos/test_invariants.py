@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.chaos.history import (
+from tests.harness.chaos.history import (
     Ack,
     ControllerView,
     FinalLog,
@@ -12,7 +12,7 @@ from tests.chaos.history import (
     RoleChange,
     Seen,
 )
-from tests.chaos.invariants import (
+from tests.harness.chaos.invariants import (
     check_acked_present,
     check_all,
     check_controller_monotonic,

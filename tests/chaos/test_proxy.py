@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.chaos.proxy import Mode, ProxyHub
+from tests.harness.chaos.proxy import Mode, ProxyHub
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """HA frame decoders against damaged input: bit flips of valid frames and out-of-range values in every field.
 
-tests/unit/agents/test_frames.py already feeds the decoders random byte streams, plausible pieces and every
+tests/unit/agents/protocol/test_frames.py already feeds the decoders random byte streams, plausible pieces and every
 truncation; this adds the two kinds of damage it does not reach. Out-of-range fields are checked against a model
 of the documented rules (docs/protocol.md, "Validation"): a frame is accepted exactly when the rules allow it.
 """

@@ -1,7 +1,7 @@
 """The broker's on-disk readers against damaged files: the epoch file (with its backup) and the checkpoint.
 
 A reader answers the decoded content or its documented error (``EpochFileError``, ``CheckpointError``) naming the
-file, and never writes: content and mtime of every file stay as they were. tests/unit/agents/test_epoch_file.py
+file, and never writes: content and mtime of every file stay as they were. tests/unit/agents/store/test_epoch_file.py
 fuzzes the main epoch file next to a good backup; here both copies are damaged (truncated, bit-flipped, random).
 """
 

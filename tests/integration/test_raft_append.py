@@ -18,7 +18,7 @@ import pytest
 from controller.config import ControllerConfig, Peer
 from controller.raft import _conf, _ReplicatedController, _sealed_meta
 from mqbase.ports import free_ports
-from tests.chaos.cluster import journal_entries
+from tests.harness.chaos.cluster import journal_entries
 
 pytestmark = [pytest.mark.integration]
 

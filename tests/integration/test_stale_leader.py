@@ -18,8 +18,8 @@ from mqbase.client import ControllerClient
 from mqbase.codes import ResponseCode as C
 from mqbase.proto import common_pb2
 from mqbase.proto import controller_pb2 as pb
-from tests.chaos.cluster import CLUSTER, ChaosCluster
-from tests.chaos.proxy import Mode
+from tests.harness.chaos.cluster import CLUSTER, ChaosCluster
+from tests.harness.chaos.proxy import Mode
 from tests.harness.controllers import FakeBroker
 from tests.harness.wait import wait_until
 

@@ -1,7 +1,7 @@
 """kill -9 against the message store: acknowledged messages survive, and a truncation is never undone.
 
-The child (``store_child.py``) writes real files with real fsyncs. Killing it at random moments covers crashes
-in the write, flush, segment-creation and checkpoint paths; killing it before each file-system call of a
+The child (``tests/harness/store_child.py``) writes real files with real fsyncs. Killing it at random moments
+covers crashes in the write, flush, segment-creation and checkpoint paths; killing it before each file-system call of a
 truncation, one run per call, covers every step of the crash-safe truncation (RocketMQ #10666).
 """
 
@@ -21,18 +21,19 @@ import pytest
 
 from agents.store.message_store import MessageStore
 from tests.harness.processes import ROOT
-from tests.integration.store_child import QUEUES, TOPIC, message
+from tests.harness.store_child import QUEUES, TOPIC, message
 
 pytestmark = [pytest.mark.integration]
 
-CHILD = Path(__file__).with_name("store_child.py")
+CHILD = "tests.harness.store_child"
+"""Run as a module from the repository root: as a script, its folder's ``agents.py`` would shadow the package."""
 SEG = 4096
 
 
 def child(*args: object) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
-        [sys.executable, str(CHILD), *map(str, args)],
+        [sys.executable, "-m", CHILD, *map(str, args)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

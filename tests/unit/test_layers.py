@@ -186,3 +186,16 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     finally:
         EDGES["mqbase.codes"].discard("mqbase.errors")
         EDGES["mqbase.errors"].discard("mqbase.codes")
+
+
+def test_test_support_code_lives_in_the_harness() -> None:
+    """Outside ``tests/harness/`` a test folder holds test modules, conftest fixtures and package markers only, so
+    no test imports helpers from another test module (decisions.md, "One test harness")."""
+    tests = ROOT / "tests"
+    allowed = {"conftest.py", "__init__.py"}
+    stray = sorted(
+        str(p.relative_to(ROOT))
+        for p in tests.rglob("*.py")
+        if tests / "harness" not in p.parents and not p.name.startswith("test_") and p.name not in allowed
+    )
+    assert stray == []

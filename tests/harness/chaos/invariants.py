@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tests.chaos.history import (
+from tests.harness.chaos.history import (
     Ack,
     ControllerView,
     FinalLog,

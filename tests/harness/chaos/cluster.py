@@ -41,9 +41,9 @@ from controller.state import apply_events
 from mqbase.client import ControllerClient
 from mqbase.errors import MqError
 from mqbase.proto import controller_pb2 as cpb
-from tests.chaos.history import ControllerView, ReplicaFiles, RoleChange
-from tests.chaos.proxy import Link, Mode, ProxyHub
 from tests.harness.agents import FAST, AgentProcess
+from tests.harness.chaos.history import ControllerView, ReplicaFiles, RoleChange
+from tests.harness.chaos.proxy import Link, Mode, ProxyHub
 from tests.harness.controllers import CONTROLLER_CONFIG
 from tests.harness.processes import ChildProcess, unused_port
 

@@ -27,12 +27,12 @@ from mqadmin_py.sandbox import broker_set_names
 from mqbase.client import AgentClient
 from mqbase.errors import MqError
 from mqbase.proto import agent_pb2 as pb
-from tests.chaos.cluster import AGENT_HOST, ChaosCluster, records, views_of
-from tests.chaos.faults import FaultScheduler
-from tests.chaos.history import FinalLog, History, Recorder
-from tests.chaos.invariants import Violation, check_all
-from tests.chaos.workload import QUEUES, Consumer, ControllerPoller, Producer, pull_request
 from tests.harness.agents import AgentProcess
+from tests.harness.chaos.cluster import AGENT_HOST, ChaosCluster, records, views_of
+from tests.harness.chaos.faults import FaultScheduler
+from tests.harness.chaos.history import FinalLog, History, Recorder
+from tests.harness.chaos.invariants import Violation, check_all
+from tests.harness.chaos.workload import QUEUES, Consumer, ControllerPoller, Producer, pull_request
 from tests.harness.wait import wait_until
 
 READY_S = 90.0

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from mqbase.client import ControllerClient
 from mqbase.errors import MqError
 from mqbase.proto import controller_pb2 as cpb
-from tests.chaos.cluster import CLUSTER, ChaosCluster
-from tests.chaos.history import Fault, Recorder
-from tests.chaos.proxy import Mode
 from tests.harness.agents import AgentProcess
+from tests.harness.chaos.cluster import CLUSTER, ChaosCluster
+from tests.harness.chaos.history import Fault, Recorder
+from tests.harness.chaos.proxy import Mode
 from tests.harness.wait import wait_until
 
 KINDS = (

@@ -1,8 +1,10 @@
 """Child process for tests/integration/test_store_crash.py; the test SIGKILLs it.
 
-store_child.py append ROOT SEGMENT_SIZE           put + flush forever, printing "<first> <count> <end>" per flush
-store_child.py truncate ROOT SEGMENT_SIZE TARGET K  truncate to TARGET, SIGKILLing itself just before the
-                                                   K-th file-system call of the truncation ("done" if it ends)
+python -m tests.harness.store_child append ROOT SEGMENT_SIZE
+    put + flush forever, printing "<first> <count> <end>" per flush
+python -m tests.harness.store_child truncate ROOT SEGMENT_SIZE TARGET K
+    truncate to TARGET, SIGKILLing itself just before the K-th file-system call of the truncation ("done" if it
+    ends)
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from mqbase.client import AgentClient, ControllerClient
 from mqbase.errors import MqError
 from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import controller_pb2 as cpb
-from tests.chaos.cluster import AGENT_HOST, ChaosCluster
-from tests.chaos.history import Ack, ControllerView, LeaseAnswer, Recorder, Seen
+from tests.harness.chaos.cluster import AGENT_HOST, ChaosCluster
+from tests.harness.chaos.history import Ack, ControllerView, LeaseAnswer, Recorder, Seen
 
 TOPIC = "Chaos"
 QUEUES = 4  # queue_id -1: the agent spreads messages over queues 0..3
