@@ -1,4 +1,4 @@
-"""Long chaos runs: the CI chaos suite's harness (``tests/chaos``) for as long as you like.
+"""Long chaos runs: the CI chaos suite's harness (``tests/harness/chaos``) for as long as you like.
 
 3 controllers and 3 agents (one replica of each broker set per agent, allAckInSyncStateSet=true), a producer,
 a consumer and a controller poller, and random faults drawn from ``--seed``: SIGKILL and SIGSTOP/SIGCONT of a
