@@ -27,14 +27,19 @@ class RemoveBrokerDoc(TypedDict):
     brokerId: int
 
 
-class HostedBrokerDoc(TypedDict):
-    """One broker in listBrokers."""
+class BrokerPlaceDoc(TypedDict):
+    """Where a broker runs: what ``sandbox up/status`` lists per agent, and the start of a listBrokers row."""
 
     clusterName: str
     brokerName: str
     brokerId: int | None
     brokerAddress: str
     haAddress: str
+
+
+class HostedBrokerDoc(BrokerPlaceDoc):
+    """One broker in listBrokers."""
+
     role: str
     masterEpoch: int
     configPath: str

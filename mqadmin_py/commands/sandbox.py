@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, TypedDict
 import typer
 
 from mqadmin_py.commands.common import key_values, seconds_option
+from mqadmin_py.commands.container import BrokerPlaceDoc
 from mqadmin_py.options import DEFAULT_SANDBOX_DIR, OutputOpt, SandboxDirOpt
 from mqadmin_py.output import Output, emit, emit_table
 from mqbase.errors import UsageError
@@ -30,20 +31,12 @@ class ControllerDoc(TypedDict):
     logFile: str
 
 
-class HostedBrokerDoc(TypedDict):
-    clusterName: str
-    brokerName: str
-    brokerId: int | None
-    brokerAddress: str
-    haAddress: str
-
-
 class AgentDoc(TypedDict):
     id: str
     address: str
     pid: int | None
     logFile: str
-    brokers: list[HostedBrokerDoc]
+    brokers: list[BrokerPlaceDoc]
 
 
 class SandboxDoc(TypedDict):
