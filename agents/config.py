@@ -16,6 +16,7 @@ from pathlib import Path
 
 import controller.config as controller_config
 from agents.ha.config import HAConfig
+from agents.ha.retention import Policy, parse_delete_when
 from agents.identity import IDENTITY_FILE
 from agents.store.commitlog import MAX_SEGMENT_SIZE
 from agents.store.layout import EPOCH_FILE
@@ -82,6 +83,17 @@ class BrokerConfig:
     send_heartbeat_timeout_millis: int = 1000
     mapped_file_size_commit_log: int = 1024 * 1024 * 1024
     mapped_file_size_consume_queue: int = 300_000 * CQ_UNIT_SIZE
+    file_reserved_time: int = 72
+    """Hours a commit-log segment is kept after its last write."""
+    delete_when: str = "04"
+    """Hours of the day (local time, ``;``-separated) when expired segments are deleted."""
+    disk_max_used_space_ratio: int = 75
+    disk_space_warning_level_ratio: int = 90
+    disk_space_clean_forcibly_ratio: int = 85
+    clean_file_forcibly_enable: bool = True
+    clean_resource_interval: int = 10_000
+    delete_commit_log_files_interval: int = 100
+    delete_file_batch_max: int = 10
 
     @property
     def store_root(self) -> Path:
@@ -127,6 +139,18 @@ class BrokerConfig:
             sync_from_last_file=self.sync_from_last_file,
         )
 
+    def retention_policy(self) -> Policy:
+        """The retention keys as the policy reads them (deleteWhen is valid: ``parse_broker`` checked it)."""
+        return Policy(
+            file_reserved_time_h=self.file_reserved_time,
+            delete_when=parse_delete_when(self.delete_when),
+            disk_max_used_space_ratio=self.disk_max_used_space_ratio,
+            disk_space_warning_level_ratio=self.disk_space_warning_level_ratio,
+            disk_space_clean_forcibly_ratio=self.disk_space_clean_forcibly_ratio,
+            clean_file_forcibly_enable=self.clean_file_forcibly_enable,
+            delete_file_batch_max=self.delete_file_batch_max,
+        )
+
     def to_properties(self) -> dict[str, str]:
         """Java-named text of every key (for -p and GetBrokerConfig); parse_broker reads it back unchanged."""
         return {key: format_value(getattr(self, name)) for key, name in BROKER_KEYS.items()}
@@ -161,6 +185,26 @@ BROKER_KEYS: dict[str, str] = java_keys(BrokerConfig)
 IGNORED_KEYS = frozenset({"brokerId", "brokerRole"})
 """Accepted in files for Java compatibility, but the controller assigns ids and roles (RocketMQ #6813)."""
 
+RETENTION_KEYS = (
+    "fileReservedTime",
+    "deleteWhen",
+    "diskMaxUsedSpaceRatio",
+    "diskSpaceWarningLevelRatio",
+    "diskSpaceCleanForciblyRatio",
+    "cleanFileForciblyEnable",
+    "cleanResourceInterval",
+    "deleteCommitLogFilesInterval",
+    "deleteFileBatchMax",
+)
+"""The commit-log cleaner reads them at every run, so all may change at run time."""
+
+_RATIO_RANGES = {
+    "disk_max_used_space_ratio": (10, 95),
+    "disk_space_warning_level_ratio": (35, 90),
+    "disk_space_clean_forcibly_ratio": (30, 85),
+}
+"""Percentages; Java silently clamps to these ranges, we refuse a value outside them."""
+
 RUNTIME_KEYS = frozenset(
     {
         "allAckInSyncStateSet",
@@ -175,6 +219,7 @@ RUNTIME_KEYS = frozenset(
         "syncBrokerMetadataPeriod",
         "checkSyncStateSetPeriod",
         "controllerHeartBeatTimeoutMills",
+        *RETENTION_KEYS,
     }
 )
 """Keys UpdateBrokerConfig may change on a running broker; the others need a restart."""
@@ -196,6 +241,8 @@ _POSITIVE = (
     "controller_heart_beat_timeout_mills",
     "send_heartbeat_timeout_millis",
     "mapped_file_size_consume_queue",
+    "clean_resource_interval",
+    "delete_file_batch_max",
 )
 
 
@@ -250,6 +297,13 @@ def _validate_broker(c: BrokerConfig) -> BrokerConfig:
             f"mappedFileSizeCommitLog must be {MIN_COMMIT_LOG_FILE_SIZE}-{MAX_SEGMENT_SIZE} bytes (a file holds at "
             f"least one maximum-size message), got {c.mapped_file_size_commit_log}"
         )
+    for name, (low, high) in _RATIO_RANGES.items():
+        if not low <= getattr(c, name) <= high:
+            raise ConfigError(f"{camel(name)} must be {low}-{high} (percent of the disk), got {getattr(c, name)}")
+    try:
+        parse_delete_when(c.delete_when)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
     return c
 
 

@@ -26,6 +26,7 @@ from agents.config import (
     with_overrides,
 )
 from agents.ha.config import HAConfig
+from agents.ha.retention import Policy
 from mqbase.configkeys import ConfigError
 
 REQUIRED = {"brokerName": "broker-a", "storePathRootDir": "/data/broker-a", "controllerAddr": "10.0.0.1:9876"}
@@ -55,6 +56,17 @@ def test_broker_defaults_follow_the_java_defaults() -> None:
     assert c.mapped_file_size_consume_queue == 300_000 * 20
     assert c.cq_entries_per_file == 300_000
     assert c.controller_addr == ("10.0.0.1:9876",)
+    assert (c.file_reserved_time, c.delete_when, c.clean_resource_interval) == (72, "04", 10_000)
+    assert (c.disk_max_used_space_ratio, c.disk_space_warning_level_ratio, c.disk_space_clean_forcibly_ratio) == (
+        75,
+        90,
+        85,
+    )
+    assert (c.clean_file_forcibly_enable, c.delete_commit_log_files_interval, c.delete_file_batch_max) == (
+        True,
+        100,
+        10,
+    )
     props = c.to_properties()
     assert props["brokerIP1"] == "127.0.0.1"
     assert props["haTransferBatchSize"] == "32768"
@@ -187,6 +199,15 @@ BAD_BROKER_VALUES = [
         f"mappedFileSizeCommitLog must be {MIN_COMMIT_LOG_FILE_SIZE}-2147483647 bytes (a file holds at least one",
     ),
     ({"mappedFileSizeCommitLog": str(2**31)}, "got 2147483648"),
+    ({"deleteWhen": "25"}, "deleteWhen must list hours of the day 0-23 separated by ';', got '25'"),
+    ({"deleteWhen": ""}, "deleteWhen must list hours of the day 0-23"),
+    ({"diskMaxUsedSpaceRatio": "96"}, "diskMaxUsedSpaceRatio must be 10-95 (percent of the disk), got 96"),
+    ({"diskMaxUsedSpaceRatio": "9"}, "diskMaxUsedSpaceRatio must be 10-95"),
+    ({"diskSpaceWarningLevelRatio": "91"}, "diskSpaceWarningLevelRatio must be 35-90"),
+    ({"diskSpaceCleanForciblyRatio": "29"}, "diskSpaceCleanForciblyRatio must be 30-85"),
+    ({"fileReservedTime": "-1"}, "fileReservedTime must not be negative"),
+    ({"cleanResourceInterval": "0"}, "cleanResourceInterval must be positive"),
+    ({"deleteFileBatchMax": "0"}, "deleteFileBatchMax must be positive"),
 ]
 
 
@@ -237,6 +258,13 @@ def test_runtime_keys_change_and_are_validated() -> None:
         with_overrides(c, {"inSyncReplicas": "2"})
     with pytest.raises(ConfigError, match="syncFlushTimeout must be an integer"):
         with_overrides(c, {"syncFlushTimeout": "5s"})
+
+
+def test_retention_keys_make_the_policy_and_change_at_run_time() -> None:
+    c = with_overrides(broker(), {"fileReservedTime": "0", "deleteWhen": "01;13", "cleanFileForciblyEnable": "false"})
+    assert c.retention_policy() == Policy(file_reserved_time_h=0, delete_when=frozenset({1, 13}),
+                                          clean_file_forcibly_enable=False)  # fmt: skip
+    assert broker().retention_policy() == Policy()  # the defaults agree
 
 
 def test_every_runtime_key_is_a_broker_key() -> None:
