@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agents.broker import write_gate
+from agents.broker.cleaner import CommitLogCleaner
 from agents.broker.controller_link import ControllerLink
 from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Stay, TakeSyncStateSet, decide
 from agents.broker.roles import View as ControllerView
@@ -107,12 +108,14 @@ class ReplicasManager:
         )
         self._worker = threading.Thread(target=self._run, name=f"replicas-{config.broker_name}", daemon=True)
         self._watchdog = threading.Thread(target=self._watch, name=f"watchdog-{config.broker_name}", daemon=True)
+        self.cleaner = CommitLogCleaner(lambda: self.replica, lambda: self.config)
 
     # --- life cycle ------------------------------------------------------------------------------
 
     def start(self) -> None:
         self._worker.start()
         self._watchdog.start()
+        self.cleaner.start()
 
     def stop(self) -> None:
         """Stop talking to the controllers, then stop the data plane and close the store."""
@@ -120,6 +123,7 @@ class ReplicasManager:
         self._events.put(("stop", None))
         self._worker.join(timeout=10)
         self._watchdog.join(timeout=2)
+        self.cleaner.stop()
         self._link.stop()
         if self.replica is not None:
             self.replica.close()

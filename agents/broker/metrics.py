@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
 
 from prometheus_client import Counter, Histogram
-from prometheus_client.metrics_core import GaugeMetricFamily, Metric
+from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from agents.broker.cleaner import Totals
 from agents.broker.manager import Status
 from agents.config import BrokerConfig
 from agents.ha.replica import Replica
@@ -30,6 +31,15 @@ class Managed(Protocol):
     @property
     def replica(self) -> Replica | None: ...
     def status(self) -> Status: ...
+    @property
+    def cleaner(self) -> Cleaner: ...
+
+
+class Cleaner(Protocol):
+    """The retention counters of a hosted broker (``CommitLogCleaner`` fits)."""
+
+    @property
+    def totals(self) -> Totals: ...
 
 
 def broker_labels(manager: Managed) -> list[str]:
@@ -55,6 +65,13 @@ class _BrokerCollector:
         confirm = gauge("mqagent_confirm_offset_bytes", "Commit-log confirmOffset.")
         sss = gauge("mqagent_sync_state_set_size", "Members of the confirmed SyncStateSet (master only).")
         lag = gauge("mqagent_slave_lag_bytes", "Master max offset minus a slave's acknowledged offset.", ("slave_id",))
+        min_offset = gauge("mqagent_min_offset_bytes", "Commit-log min offset (rises as retention deletes).")
+        deleted_segments = CounterMetricFamily(
+            "mqagent_retention_deleted_segments", "Commit-log segments deleted by retention.", labels=LABELS
+        )
+        deleted_bytes = CounterMetricFamily(
+            "mqagent_retention_deleted_bytes", "Bytes of commit-log segments deleted by retention.", labels=LABELS
+        )
         for manager in self._managers():
             status = manager.status()
             if status.broker_id < 0:
@@ -63,18 +80,22 @@ class _BrokerCollector:
             for r in Role:
                 role.add_metric([*labels, r.value], 1.0 if status.role is r else 0.0)
             epoch.add_metric(labels, status.master_epoch)
+            totals = manager.cleaner.totals
+            deleted_segments.add_metric(labels, totals.segments)
+            deleted_bytes.add_metric(labels, totals.bytes)
             replica = manager.replica
             if replica is None:
                 continue
             top = replica.store.max_offset
             max_offset.add_metric(labels, top)
+            min_offset.add_metric(labels, replica.store.min_offset)
             confirm.add_metric(labels, replica.store.confirm_offset)
             master = replica.master
             if status.role is Role.MASTER and master is not None:
                 sss.add_metric(labels, len(master.sync_state.local))
                 for slave_id, progress in sorted(master.slaves().items()):
                     lag.add_metric([*labels, str(slave_id)], max(0, top - max(progress.ack_offset, 0)))
-        yield from (role, epoch, max_offset, confirm, sss, lag)
+        yield from (role, epoch, max_offset, min_offset, confirm, sss, lag, deleted_segments, deleted_bytes)
 
 
 class AgentMetrics(MetricsEndpoint):

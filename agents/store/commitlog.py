@@ -423,6 +423,10 @@ class CommitLog:
             fsync_dir(self.directory)
         return self.min_offset
 
+    def segment_times(self) -> list[tuple[int, int]]:
+        """(start, last write in ms since the epoch) of every segment, oldest first: retention's input."""
+        return [(start, os.fstat(fd).st_mtime_ns // 1_000_000) for start, fd in self._fds.items()]
+
     def close(self) -> None:
         """Close the segment files (idempotent); unflushed data is left to the OS."""
         fds, self._fds = self._fds, {}

@@ -281,6 +281,11 @@ class MessageStore:
                     queue.delete_before(new_min)
                 return new_min
 
+    def segment_times(self) -> list[tuple[int, int]]:
+        """(start, last write in ms since the epoch) of every commit-log segment, oldest first."""
+        with self._lock:
+            return self._log.segment_times()
+
     def close(self) -> None:
         """Flush and close (idempotent)."""
         with self._flush_lock, self._lock:

@@ -11,6 +11,7 @@ import pytest
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
+from agents.broker.cleaner import Totals
 from agents.broker.manager import Status
 from agents.broker.metrics import AgentMetrics
 from agents.config import BrokerConfig
@@ -29,13 +30,14 @@ class FakeManager:
     epoch: int = 3
     replica: Any = None
     config: BrokerConfig = field(default_factory=lambda: BrokerConfig(broker_cluster_name="C", broker_name="b"))
+    cleaner: Any = field(default_factory=lambda: SimpleNamespace(totals=Totals()))
 
     def status(self) -> Status:
         return Status(self.broker_id, self.role, self.epoch, 1, "", "", 2, "")
 
 
 def replica(max_offset: int, confirm: int, master: Any = None) -> SimpleNamespace:
-    store = SimpleNamespace(max_offset=max_offset, confirm_offset=confirm)
+    store = SimpleNamespace(min_offset=0, max_offset=max_offset, confirm_offset=confirm)
     return SimpleNamespace(store=store, master=master)
 
 
@@ -86,11 +88,25 @@ def test_offsets_are_gauges_in_bytes() -> None:
     kinds = {f.name: f.type for f in text_string_to_metric_families(text) if f.name.startswith("mqagent_")}
     assert {name: kind for name, kind in kinds.items() if "offset" in name or "lag" in name or "bytes" in name} == {
         "mqagent_max_offset_bytes": "gauge",
+        "mqagent_min_offset_bytes": "gauge",
         "mqagent_confirm_offset_bytes": "gauge",
         "mqagent_slave_lag_bytes": "gauge",
+        "mqagent_retention_deleted_bytes": "counter",  # what retention deleted never goes down
     }
     slave.replica.store.max_offset = 600  # truncated on a role change
     assert at(scrape(metrics), "mqagent_max_offset_bytes", 2) == 600.0
+
+
+def test_retention_totals_and_min_offset_are_read_at_scrape_time() -> None:
+    master = FakeManager(1, Role.MASTER, replica=replica(1000, 900, ha_master({1}, {})))
+    metrics = AgentMetrics(lambda: [master])
+    assert at(scrape(metrics), "mqagent_retention_deleted_segments_total", 1) == 0.0
+    master.cleaner.totals = Totals(segments=2, bytes=2048)
+    master.replica.store.min_offset = 2048
+    s = scrape(metrics)
+    assert at(s, "mqagent_retention_deleted_segments_total", 1) == 2.0
+    assert at(s, "mqagent_retention_deleted_bytes_total", 1) == 2048.0
+    assert at(s, "mqagent_min_offset_bytes", 1) == 2048.0
 
 
 def test_unregistered_broker_is_skipped_and_fenced_one_has_only_role_and_epoch() -> None:

@@ -1,0 +1,132 @@
+"""CommitLogCleaner: retention on a schedule for one hosted broker (Java's ``CleanCommitLogService``).
+
+Every ``cleanResourceInterval`` ms a thread reads the clock, the disk usage of ``storePathRootDir`` and the
+replica's segments and floors, asks ``agents.ha.retention.plan`` what to delete, and deletes it one segment at a
+time with ``Replica.delete_before``, ``deleteCommitLogFilesInterval`` ms apart. Masters and slaves alike: each
+replica cleans its own store, as every Java broker runs the service whatever its role. A fenced replica (no role
+yet, or changing it) is skipped, and a run stops when the role changes under it: its floors were the old role's.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agents.config import BrokerConfig
+from agents.ha.replica import Replica
+from agents.ha.retention import Floors, Plan, Reason, Segment, plan, slave_floor
+from agents.ha.role import Role
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    """What the cleaner deleted since the agent started (for metrics)."""
+
+    segments: int = 0
+    bytes: int = 0
+
+
+class CommitLogCleaner:
+    """The retention thread of one broker; `replica` and `config` are read afresh at every run (the replica is
+    opened after registration, the config changes with updateBrokerConfig)."""
+
+    def __init__(
+        self,
+        replica: Callable[[], Replica | None],
+        config: Callable[[], BrokerConfig],
+        *,
+        retained_floor: Callable[[], int | None] = lambda: None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._replica = replica
+        self._config = config
+        self._retained_floor = retained_floor
+        self._clock = clock
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"cleaner-{config().broker_name}", daemon=True)
+        self._lock = threading.Lock()
+        self._totals = Totals()
+
+    @property
+    def totals(self) -> Totals:
+        with self._lock:
+            return self._totals
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop between two deletions (a deletion under way completes); idempotent."""
+        self._stopped.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+
+    def _loop(self) -> None:
+        while not self._stopped.wait(self._config().clean_resource_interval / 1000):
+            try:
+                self.run_once()
+            except Exception:  # a failed run (a disk error) must not end retention: the next run tries again
+                log.exception("broker %s: retention run failed", self._config().broker_name)
+
+    def run_once(self) -> Plan:
+        """One evaluation, and the deletions it decides; returns the plan (empty for a fenced replica)."""
+        replica, config = self._replica(), self._config()
+        if replica is None:
+            return Plan()
+        position = replica.position
+        floors = self._floors(replica, position.role)
+        if floors is None:
+            return Plan()
+        now = self._clock()
+        usage = shutil.disk_usage(config.store_root)
+        size = replica.store.segment_size
+        segments = [Segment(start, start + size, modified) for start, modified in replica.store.segment_times()]
+        decided = plan(
+            segments,
+            now_ms=int(now * 1000),
+            hour=time.localtime(now).tm_hour,
+            disk_used=usage.used / usage.total if usage.total else 0.0,
+            policy=config.retention_policy(),
+            floors=floors,
+        )
+        if decided.held_by is not None:
+            log.info("broker %s: retention (%s) held at offset %d by the %s",
+                     config.broker_name, _word(decided.reason), floors.lowest()[0], decided.held_by)  # fmt: skip
+        for i, segment in enumerate(decided.segments):
+            if i and self._stopped.wait(config.delete_commit_log_files_interval / 1000):
+                break
+            if replica.position != position:
+                log.info("broker %s: retention stopped: the role changed during the run", config.broker_name)
+                break
+            new_min = replica.delete_before(segment.end)
+            if new_min < segment.end:
+                break  # not yet dispatched into the consume queues: the next run deletes it
+            with self._lock:
+                self._totals = Totals(self._totals.segments + 1, self._totals.bytes + segment.end - segment.start)
+            written = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(segment.modified_ms / 1000))
+            log.info("broker %s: retention (%s) deleted commit-log segment %d-%d, last written %s; min offset %d",
+                     config.broker_name, _word(decided.reason), segment.start, segment.end, written,
+                     new_min)  # fmt: skip
+        return decided
+
+    def _floors(self, replica: Replica, role: Role) -> Floors | None:
+        """The offsets this role must keep; None when the replica is fenced."""
+        confirm, retained = replica.store.confirm_offset, self._retained_floor()
+        if role is Role.SLAVE:
+            return Floors(confirm, retained=retained)
+        master = replica.master
+        if role is not Role.MASTER or master is None:
+            return None
+        acks = {broker_id: progress.ack_offset for broker_id, progress in master.slaves().items()}
+        members = master.sync_state.effective()
+        return Floors(confirm, slave_floor(members, replica.broker_id, acks), retained)
+
+
+def _word(reason: Reason | None) -> str:
+    return reason.value if reason is not None else "none"
