@@ -25,7 +25,7 @@ class Popped:
     """One receive: everything below `floor` is gone, the scan reached `scanned`, what was skipped and delivered.
 
     `skipped` are done without a delivery (filtered out, or their message is gone); `dead` were moved to the
-    group's dead-letter topic and count as acked in the source.
+    group's dead-letter topic and count as acked in the source. `attempt_id` is the queue's attempt id after it.
     """
 
     queue: QueueKey
@@ -34,6 +34,7 @@ class Popped:
     skipped: tuple[int, ...]
     dead: tuple[int, ...]
     deliveries: tuple[Delivery, ...]
+    attempt_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,6 +72,8 @@ class QueueState:
     done: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
     """Offset → the ticket that acked it, or NO_TICKET; only offsets at or above `committed`."""
     next_ticket: int = 1
+    attempt_id: str = ""
+    """An orderly queue's last delivering receive's attempt id: a receive retried with it is not blocked."""
 
 
 @dataclass(frozen=True, slots=True)

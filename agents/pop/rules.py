@@ -8,7 +8,8 @@ caller's ``now_ms``.
 - Receive: expired deliveries first (offset order, attempt + 1), then new messages from ``scanned`` up to the
   confirmOffset, up to the batch size; filtered-out messages are done at once. A message whose expired delivery was
   its ``retryMaxTimes + 1``-th goes to the dead-letter topic instead. An orderly group's queue gives nothing while
-  any delivery from it is still invisible, so one message group is consumed in order, one batch at a time.
+  any delivery from it is still invisible, so one message group is consumed in order, one batch at a time; a
+  receive retried with the attempt id of the one that delivered them gets them again (its reply was lost).
 - Ack: the handle's ticket must be its message's current one; acking again with that handle answers OK.
 - Change invisible duration (and nack, which takes the group's backoff for the attempt): a new ticket and handle,
   the old handle is stale from then on.
@@ -44,12 +45,17 @@ EMPTY = QueueState()
 
 @dataclass(frozen=True, slots=True)
 class Receive:
-    """Up to `batch_size` messages of `queue` that pass `filter`, invisible to the group for `invisible_ms`."""
+    """Up to `batch_size` messages of `queue` that pass `filter`, invisible to the group for `invisible_ms`.
+
+    `attempt_id` is the client's id of this receive, the same when it retries a receive that failed (the FIFO push
+    consumer's ``attempt_id``); empty when the client sends none.
+    """
 
     queue: QueueKey
     filter: TagFilter
     batch_size: int
     invisible_ms: int
+    attempt_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +146,9 @@ def receive(
     st = state or EMPTY
     floor = max(st.committed, view.min_offset)
     live = sorted((o, f) for o, f in st.inflight.items() if o >= floor)
-    if policy.orderly and any(f.deadline_ms > now_ms for _, f in live):
+    # A retried orderly receive takes its lost batch again: its invisible deliveries, with the same attempts.
+    retried = policy.orderly and req.attempt_id != "" and req.attempt_id == st.attempt_id
+    if policy.orderly and not retried and any(f.deadline_ms > now_ms for _, f in live):
         blocked = Received(blocked=True)
         return Answer(PopCode.MESSAGE_NOT_FOUND, "an earlier delivery from this queue is not acked yet", blocked)
     batch = min(req.batch_size, limits.max_batch)
@@ -151,17 +159,18 @@ def receive(
     dead: list[DeadLetter] = []
     left_behind = False
     for offset, f in live:
-        if f.deadline_ms > now_ms:
+        visible = f.deadline_ms <= now_ms
+        if not (visible or retried):
             continue
         entry = view.entries.get(offset)
         if len(deliveries) == batch or entry is None:
             left_behind = True
         elif not req.filter.matches(entry.tag):
             skipped.append(offset)
-        elif f.attempt > policy.retry_max_times:
+        elif visible and f.attempt > policy.retry_max_times:
             dead.append(DeadLetter(offset, f.attempt, dlq_topic(req.queue.group)))
         else:
-            deliveries.append(Delivery(offset, ticket, deadline, f.attempt + 1))
+            deliveries.append(Delivery(offset, ticket, deadline, f.attempt + 1 if visible else f.attempt))
             ticket += 1
     scanned = start = max(st.scanned, floor)
     # An orderly group never delivers past an expired delivery it could not hand out again.
@@ -179,7 +188,9 @@ def receive(
     code = PopCode.OK if deliveries else PopCode.MESSAGE_NOT_FOUND
     if not (deliveries or skipped or dead) and floor == st.committed and scanned == st.scanned:
         return Answer(code, reply=reply)
-    event = Popped(req.queue, floor, scanned, tuple(skipped), tuple(d.offset for d in dead), tuple(deliveries))
+    attempt_id = req.attempt_id if policy.orderly and deliveries else st.attempt_id
+    dead_offsets = tuple(d.offset for d in dead)
+    event = Popped(req.queue, floor, scanned, tuple(skipped), dead_offsets, tuple(deliveries), attempt_id)
     return Answer(code, reply=reply, events=(event,))
 
 
@@ -278,8 +289,9 @@ def apply(state: QueueState | None, event: Event) -> QueueState:
     inflight = dict(st.inflight)
     done = dict(st.done)
     next_ticket = st.next_ticket
-    committed, scanned = st.committed, st.scanned
+    committed, scanned, attempt_id = st.committed, st.scanned, st.attempt_id
     if isinstance(event, Popped):
+        attempt_id = event.attempt_id
         committed = max(committed, event.floor)
         scanned = max(scanned, event.scanned, committed)
         inflight = {o: f for o, f in inflight.items() if o >= committed}
@@ -307,7 +319,7 @@ def apply(state: QueueState | None, event: Event) -> QueueState:
     while committed in done:
         del done[committed]
         committed += 1
-    return QueueState(committed, scanned, MappingProxyType(inflight), MappingProxyType(done), next_ticket)
+    return QueueState(committed, scanned, MappingProxyType(inflight), MappingProxyType(done), next_ticket, attempt_id)
 
 
 def apply_all(state: QueueState | None, events: Iterable[Event]) -> QueueState:

@@ -434,6 +434,38 @@ def test_an_orderly_queue_with_a_full_batch_of_retries_takes_no_new_message() ->
     assert got(answer) == [(0, 2)]
 
 
+def orderly_pop(
+    state: QueueState | None, qv: QueueView, now: int, attempt_id: str, batch: int = 2
+) -> tuple[QueueState, Answer[Received]]:
+    answer = receive(state, Receive(Q, ALL, batch, INVISIBLE, attempt_id), qv, ORDERLY, now)
+    return apply_all(state, answer.events), answer
+
+
+def test_an_orderly_receive_retried_with_its_attempt_id_gets_its_batch_again_under_new_handles() -> None:
+    state, first = orderly_pop(None, view(4), T0, "a")
+    state, retried = orderly_pop(state, view(4), T0 + 1, "a")
+    assert got(retried) == got(first) == [(0, 1), (1, 1)]
+    assert [h.ticket for h in handles(retried)] == [3, 4]
+    assert state.attempt_id == "a"
+    _, stale = do_ack(state, handles(first)[0])
+    assert stale.code == PopCode.INVALID_RECEIPT_HANDLE
+    state, _ = do_ack(state, handles(retried)[0])
+    state, again = orderly_pop(state, view(4), T0 + 2, "a")
+    assert got(again) == [(1, 1), (2, 1)]
+
+
+@pytest.mark.parametrize(("first_id", "second_id"), [("a", "b"), ("a", ""), ("", "")])
+def test_an_orderly_receive_with_another_or_no_attempt_id_stays_blocked(first_id: str, second_id: str) -> None:
+    state, _ = orderly_pop(None, view(4), T0, first_id)
+    _, blocked = orderly_pop(state, view(4), T0 + 1, second_id)
+    assert blocked.reply == Received(blocked=True)
+
+
+def test_a_concurrent_group_keeps_no_attempt_id() -> None:
+    answer = receive(None, Receive(Q, ALL, 2, INVISIBLE, "a"), view(4), CONCURRENT, T0)
+    assert apply_all(None, answer.events).attempt_id == ""
+
+
 # --- apply ----------------------------------------------------------------------------------------
 
 
@@ -459,6 +491,9 @@ def test_the_state_rebuilt_from_the_events_equals_the_state_that_made_them() -> 
     events += changed.events
     state, again = pop(state, view(6), T0 + INVISIBLE, batch=4, policy=GroupPolicy(retry_max_times=1))
     events += again.events
+    state, ordered = orderly_pop(state, view(8), T0 + 3 * INVISIBLE, "x")
+    events += ordered.events
+    assert state.attempt_id == "x"
     assert apply_all(None, events) == state
 
 
