@@ -12,7 +12,18 @@ from agents.pop.events import Event
 from agents.pop.filter import ALL, parse_filter
 from agents.pop.handle import ReceiptHandle
 from agents.pop.model import Entry, GroupPolicy, QueueKey, QueueState, QueueView
-from agents.pop.rules import Ack, ChangeInvisible, Receive, ack, apply, apply_all, change_invisible, receive
+from agents.pop.rules import (
+    Ack,
+    ChangeInvisible,
+    Nack,
+    Receive,
+    ack,
+    apply,
+    apply_all,
+    change_invisible,
+    nack,
+    receive,
+)
 from tests.harness.fuzzing import fuzz
 
 BROKER = "b"
@@ -20,9 +31,10 @@ Q = QueueKey("G", "T", 0)
 
 STEPS = st.lists(
     st.one_of(
-        st.tuples(st.just("receive"), st.integers(1, 4), st.booleans()),
+        st.tuples(st.just("receive"), st.integers(1, 4), st.integers(0, 2)),
         st.tuples(st.just("ack"), st.integers(0, 50), st.booleans()),
         st.tuples(st.just("change"), st.integers(0, 50), st.sampled_from([0, 10_000, 60_000])),
+        st.tuples(st.just("nack"), st.integers(0, 50), st.just(0)),
         st.tuples(st.just("wait"), st.sampled_from([1, 5_000, 30_000]), st.booleans()),
         st.tuples(st.just("put"), st.integers(1, 3), st.booleans()),
     ),
@@ -81,17 +93,20 @@ def test_every_run_keeps_the_invariants(
             run.now += step[1]
         elif kind == "receive":
             invisible_before = {o for o, f in before.inflight.items() if f.deadline_ms > run.now}
-            answer = receive(before, Receive(Q, flt, step[1], 30_000), run.view(), policy, run.now)
+            attempt_id = ("", "a", "b")[step[2]]
+            retried = orderly and attempt_id != "" and attempt_id == before.attempt_id
+            request = Receive(Q, flt, step[1], 30_000, attempt_id)
+            answer = receive(before, request, run.view(), policy, run.now)
             assert answer.reply is not None
             offsets = [h.queue_offset for h in answer.reply.messages]
             assert offsets == sorted(set(offsets))
             assert all(o < run.confirm for o in offsets)
-            assert not set(offsets) & (run.acked | run.dead | invisible_before)
+            assert not set(offsets) & (run.acked | run.dead | (set() if retried else invisible_before))
             assert all(flt.matches(run.view().entries[o].tag) for o in offsets)
             assert all(1 <= h.attempt <= retry_max_times + 1 for h in answer.reply.messages)
-            if orderly and offsets:
+            if orderly and offsets and not retried:
                 assert not invisible_before
-            if orderly and invisible_before:
+            if orderly and invisible_before and not retried:
                 assert answer.reply.blocked and not answer.events
             run.dead |= {d.offset for d in answer.reply.dead_letters}
             run.handles += answer.reply.messages
@@ -103,7 +118,11 @@ def test_every_run_keeps_the_invariants(
                 if answered.events:
                     run.acked.add(handle.queue_offset)
             else:
-                answered = change_invisible(before, ChangeInvisible("G", "T", handle, step[2]), BROKER, run.now)
+                if kind == "nack":
+                    answered = nack(before, Nack("G", "T", handle), BROKER, policy, run.now)
+                else:
+                    change = ChangeInvisible("G", "T", handle, step[2])
+                    answered = change_invisible(before, change, BROKER, run.now)
                 if answered.code == PopCode.OK:
                     assert answered.reply is not None
                     run.handles.append(answered.reply)
