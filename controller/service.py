@@ -101,6 +101,10 @@ class BrokerStreams:
         self._loop.call_soon_threadsafe(entry[1].put_nowait, note)
         return True
 
+    def open_keys(self) -> list[BrokerKey]:
+        """The brokers with an open stream here: a copy taken in one step (streams change on the event loop)."""
+        return list(self._streams)
+
     def end_all(self) -> None:
         """Ask every open stream to finish (call on the event loop): brokers see an orderly end of stream."""
         for _token, outbox in self._streams.values():
