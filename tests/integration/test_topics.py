@@ -3,7 +3,7 @@
 A sandbox of 3 controllers and one agent (one broker set of one replica) whose broker polls the metadata only
 every 10 minutes (``syncBrokerMetadataPeriod``), so a change it learns within the test's minute came by push.
 The ``mqadmin`` CLI runs as a real process. The metadata must survive a SIGKILL of the controller leader and a
-restart of the whole group from its journals.
+restart of the whole group from its snapshots and journals (the nodes compact their logs after 2 entries).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     sandbox = Sandbox(Path(tmp_path_factory.mktemp("topics")))
     try:
         sandbox.up(controllers=3, broker_sets=1, replicas=1, broker_config={"syncBrokerMetadataPeriod": str(POLL_MS)},
-                   timeout=120.0)  # fmt: skip
+                   extra_config={"raftLogCompactionMinEntries": "2"}, timeout=120.0)  # fmt: skip
         sandbox.wait_for_brokers(timeout=60.0)
         yield sandbox
     finally:
@@ -49,6 +49,13 @@ def learnt(cli: Cli, box: Sandbox, version: int) -> dict[str, Any] | None:
     """The agent's listBrokers entry once its broker has learnt metadata `version` (or a later one)."""
     [broker] = cli.json("listBrokers", "-c", box.agents()[0].address)
     return broker if (broker["metadataVersion"] or -1) >= version else None
+
+
+def snapshotted(box: Sandbox, node_id: str) -> bool:
+    """Has the node's snapshot file got the topic and the group?"""
+    path = box.dir / "store" / node_id / "raft.snapshot"
+    text = path.read_text() if path.exists() else ""
+    return '"topicName":"Orders"' in text and '"groupName":"GID_orders"' in text
 
 
 def test_metadata_is_kept_through_failovers_and_restarts_and_reaches_the_agent(cli: Cli, box: Sandbox) -> None:
@@ -85,7 +92,9 @@ def test_metadata_is_kept_through_failovers_and_restarts_and_reaches_the_agent(c
     assert wait_until(lambda: cli.json("topicList"), 30, "topicList on the new leader") == listed
     assert cli.json("getConsumerConfig", "-g", "GID_orders") == group["group"]
 
-    # Restart every node: each rebuilds the metadata from its journal (and snapshot, if one was taken).
+    # Restart every node: each rebuilds the metadata from its snapshot and the journal after it.
+    wait_until(lambda: all(snapshotted(box, node.id) for node in box.controllers() if node.pid), 60,
+               "the running nodes to snapshot the metadata")  # fmt: skip
     for node in box.controllers():
         box.stop(node.id)  # the killed one is already down
     for node in box.controllers():
