@@ -53,6 +53,18 @@ _mqadmin() {
                     '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
+            'deleteSubGroup' | 'delete-sub-group')
+                case $word in
+                '-a' | '--controllerAddress' | '-c' | '--clusterName' | '-g' | '--groupName' | '-o' | '--output' |\
+                    '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
+                esac
+                ;;
+            'deleteTopic' | 'delete-topic')
+                case $word in
+                '-a' | '--controllerAddress' | '-c' | '--clusterName' | '-t' | '--topic' | '-o' | '--output' |\
+                    '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
+                esac
+                ;;
             'electMaster' | 'elect-master')
                 case $word in
                 '-a' | '--controllerAddress' | '-c' | '--clusterName' | '-bn' | '--brokerName' | '-b' |\
@@ -91,6 +103,12 @@ _mqadmin() {
                 case $word in
                 '-a' | '--controllerAddress' | '-b' | '--brokerName' | '-c' | '--clusterName' | '-o' | '--output' |\
                     '--timeout' | '-i' | '--interval' | '--count' | '-n' | '--namesrvAddr') need=1 ;;
+                esac
+                ;;
+            'getConsumerConfig' | 'get-consumer-config')
+                case $word in
+                '-a' | '--controllerAddress' | '-g' | '--groupName' | '-o' | '--output' | '--timeout' | '-n' |\
+                    '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'getControllerConfig' | 'getControllerMetaData' | 'get-controller-config' | 'get-controller-meta-data')
@@ -143,6 +161,18 @@ _mqadmin() {
                     '--queueId' | '--count' | '-o' | '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
+            'topicList' | 'topic-list')
+                case $word in
+                '-a' | '--controllerAddress' | '-c' | '--clusterName' | '-o' | '--output' | '--timeout' | '-n' |\
+                    '--namesrvAddr') need=1 ;;
+                esac
+                ;;
+            'topicRoute' | 'topic-route')
+                case $word in
+                '-a' | '--controllerAddress' | '-t' | '--topic' | '-o' | '--output' | '--timeout' | '-n' |\
+                    '--namesrvAddr') need=1 ;;
+                esac
+                ;;
             'updateBrokerConfig' | 'update-broker-config')
                 case $word in
                 '-k' | '--key' | '-v' | '--value' | '-a' | '--controllerAddress' | '-b' | '--brokerAddr' | '-c' |\
@@ -153,6 +183,20 @@ _mqadmin() {
                 case $word in
                 '-a' | '--controllerAddress' | '-k' | '--key' | '-v' | '--value' | '-o' | '--output' | '--timeout' |\
                     '-n' | '--namesrvAddr') need=1 ;;
+                esac
+                ;;
+            'updateSubGroup' | 'update-sub-group')
+                case $word in
+                '-a' | '--controllerAddress' | '-g' | '--groupName' | '-c' | '--clusterName' | '-b' |\
+                    '--brokerName' | '--consume-orderly' | '-r' | '--retryMaxTimes' | '--consume-enable' | '-o' |\
+                    '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
+                esac
+                ;;
+            'updateTopic' | 'update-topic')
+                case $word in
+                '-a' | '--controllerAddress' | '-t' | '--topic' | '-c' | '--clusterName' | '-b' | '--brokerName' |\
+                    '-r' | '--readQueueNums' | '-w' | '--writeQueueNums' | '-p' | '--perm' | '--attributes' | '-o' |\
+                    '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'wait insync')
@@ -177,17 +221,20 @@ _mqadmin() {
         *)
             case "$path|$word" in
             '|addBroker' | '|assign-preferred-master' | '|cleanBrokerMetadata' | '|clusterList' | '|consumeMessage' |\
-                '|electMaster' | '|epochs' | '|getBrokerConfig' | '|getBrokerEpoch' | '|getControllerConfig' |\
-                '|getControllerMetaData' | '|getSyncStateSet' | '|haStatus' | '|listBrokers' | '|removeBroker' |\
-                '|resetMasterFlushOffset' | '|sandbox' | '|sendMessage' | '|transferMaster' | '|updateBrokerConfig' |\
-                '|updateControllerConfig' | '|wait' | '|add-broker' | '|clean-broker-metadata' | '|cluster-list' |\
-                '|consume-message' | '|elect-master' | '|get-broker-config' | '|get-broker-epoch' |\
-                '|get-controller-config' | '|get-controller-meta-data' | '|get-sync-state-set' | '|ha-status' |\
-                '|list-brokers' | '|remove-broker' | '|reset-master-flush-offset' | '|send-message' |\
-                '|transfer-master' | '|update-broker-config' | '|update-controller-config' | 'epochs|collect' |\
-                'epochs|report' | 'epochs|serve' | 'epochs|synth' | 'sandbox|down' | 'sandbox|kill' |\
-                'sandbox|start' | 'sandbox|status' | 'sandbox|stop' | 'sandbox|up' | 'wait|insync' | 'wait|master' |\
-                'wait|quorum') path=${path:+$path }$word pos=0 ;;
+                '|deleteSubGroup' | '|deleteTopic' | '|electMaster' | '|epochs' | '|getBrokerConfig' |\
+                '|getBrokerEpoch' | '|getConsumerConfig' | '|getControllerConfig' | '|getControllerMetaData' |\
+                '|getSyncStateSet' | '|haStatus' | '|listBrokers' | '|removeBroker' | '|resetMasterFlushOffset' |\
+                '|sandbox' | '|sendMessage' | '|topicList' | '|topicRoute' | '|transferMaster' |\
+                '|updateBrokerConfig' | '|updateControllerConfig' | '|updateSubGroup' | '|updateTopic' | '|wait' |\
+                '|add-broker' | '|clean-broker-metadata' | '|cluster-list' | '|consume-message' |\
+                '|delete-sub-group' | '|delete-topic' | '|elect-master' | '|get-broker-config' |\
+                '|get-broker-epoch' | '|get-consumer-config' | '|get-controller-config' |\
+                '|get-controller-meta-data' | '|get-sync-state-set' | '|ha-status' | '|list-brokers' |\
+                '|remove-broker' | '|reset-master-flush-offset' | '|send-message' | '|topic-list' | '|topic-route' |\
+                '|transfer-master' | '|update-broker-config' | '|update-controller-config' | '|update-sub-group' |\
+                '|update-topic' | 'epochs|collect' | 'epochs|report' | 'epochs|serve' | 'epochs|synth' |\
+                'sandbox|down' | 'sandbox|kill' | 'sandbox|start' | 'sandbox|status' | 'sandbox|stop' |\
+                'sandbox|up' | 'wait|insync' | 'wait|master' | 'wait|quorum') path=${path:+$path }$word pos=0 ;;
             *) pos=$((pos + 1)) ;;
             esac
             ;;
@@ -210,15 +257,17 @@ _mqadmin() {
             '-o' | '--output') gen=(-W 'table json legacy') ;;
             esac
             ;;
-        'assign-preferred-master' | 'cleanBrokerMetadata' | 'clusterList' | 'consumeMessage' | 'electMaster' |\
-            'epochs serve' | 'getBrokerConfig' | 'getBrokerEpoch' | 'getControllerConfig' | 'getControllerMetaData' |\
-            'getSyncStateSet' | 'haStatus' | 'listBrokers' | 'removeBroker' | 'resetMasterFlushOffset' |\
-            'sendMessage' | 'transferMaster' | 'updateBrokerConfig' | 'updateControllerConfig' | 'wait insync' |\
-            'wait master' | 'wait quorum' | 'clean-broker-metadata' | 'cluster-list' | 'consume-message' |\
-            'elect-master' | 'get-broker-config' | 'get-broker-epoch' | 'get-controller-config' |\
-            'get-controller-meta-data' | 'get-sync-state-set' | 'ha-status' | 'list-brokers' | 'remove-broker' |\
-            'reset-master-flush-offset' | 'send-message' | 'transfer-master' | 'update-broker-config' |\
-            'update-controller-config')
+        'assign-preferred-master' | 'cleanBrokerMetadata' | 'clusterList' | 'consumeMessage' | 'deleteSubGroup' |\
+            'deleteTopic' | 'electMaster' | 'epochs serve' | 'getBrokerConfig' | 'getBrokerEpoch' |\
+            'getConsumerConfig' | 'getControllerConfig' | 'getControllerMetaData' | 'getSyncStateSet' | 'haStatus' |\
+            'listBrokers' | 'removeBroker' | 'resetMasterFlushOffset' | 'sendMessage' | 'topicList' | 'topicRoute' |\
+            'transferMaster' | 'updateBrokerConfig' | 'updateControllerConfig' | 'updateSubGroup' | 'updateTopic' |\
+            'wait insync' | 'wait master' | 'wait quorum' | 'clean-broker-metadata' | 'cluster-list' |\
+            'consume-message' | 'delete-sub-group' | 'delete-topic' | 'elect-master' | 'get-broker-config' |\
+            'get-broker-epoch' | 'get-consumer-config' | 'get-controller-config' | 'get-controller-meta-data' |\
+            'get-sync-state-set' | 'ha-status' | 'list-brokers' | 'remove-broker' | 'reset-master-flush-offset' |\
+            'send-message' | 'topic-list' | 'topic-route' | 'transfer-master' | 'update-broker-config' |\
+            'update-controller-config' | 'update-sub-group' | 'update-topic')
             case $opt in
             '-o' | '--output') gen=(-W 'table json legacy') ;;
             esac
@@ -256,6 +305,8 @@ _mqadmin() {
         'cleanBrokerMetadata' | 'clean-broker-metadata') gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean --wholeSet -c --clusterName -l --cleanLivingBroker -o --output --timeout -n --namesrvAddr -h --help') ;;
         'clusterList' | 'cluster-list') gen=(-W '-a --controllerAddress -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr -h --help') ;;
         'consumeMessage' | 'consume-message') gen=(-W '-a --controllerAddress -t --topic -b -bn --brokerName -i -q --queueId --offset -c --MessageNumber --max --brokerAddr -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'deleteSubGroup' | 'delete-sub-group') gen=(-W '-a --controllerAddress -c --clusterName -g --groupName -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'deleteTopic' | 'delete-topic') gen=(-W '-a --controllerAddress -c --clusterName -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'electMaster' | 'elect-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout -n --namesrvAddr -h --help') ;;
         'epochs' | 'sandbox' | 'wait') gen=(-W '-h --help') ;;
         'epochs collect') gen=(-W '--out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores --strict -o --output --timeout -h --help') ;;
@@ -264,6 +315,7 @@ _mqadmin() {
         'epochs synth') gen=(-W '--out --clusters --sets --replicas --epochs --seed --snapshots -o --output -h --help') ;;
         'getBrokerConfig' | 'get-broker-config') gen=(-W '-a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -n --namesrvAddr -h --help') ;;
         'getBrokerEpoch' | 'getSyncStateSet' | 'get-broker-epoch' | 'get-sync-state-set') gen=(-W '-a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr -h --help') ;;
+        'getConsumerConfig' | 'get-consumer-config') gen=(-W '-a --controllerAddress -g --groupName -o --output --timeout -n --namesrvAddr -h --help') ;;
         'getControllerConfig' | 'getControllerMetaData' | 'get-controller-config' | 'get-controller-meta-data') gen=(-W '-a --controllerAddress -o --output --timeout -n --namesrvAddr -h --help') ;;
         'haStatus' | 'ha-status') gen=(-W '-a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr -h --help') ;;
         'listBrokers' | 'list-brokers') gen=(-W '-c --brokerContainerAddr -o --output --timeout -n --namesrvAddr -h --help') ;;
@@ -274,16 +326,20 @@ _mqadmin() {
         'sandbox start' | 'sandbox status' | 'sandbox stop') gen=(-W '--dir -o --output -h --help') ;;
         'sandbox up') gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout --secure -o --output -h --help') ;;
         'sendMessage' | 'send-message') gen=(-W '-a --controllerAddress -t --topic -p --body -k --key --keys -c --tags -b -bn --broker --brokerName -i -q --qid --queueId --count -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'topicList' | 'topic-list') gen=(-W '-a --controllerAddress -c --clusterName -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'topicRoute' | 'topic-route') gen=(-W '-a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'transferMaster' | 'transfer-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output -n --namesrvAddr -h --help') ;;
         'updateBrokerConfig' | 'update-broker-config') gen=(-W '-k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName --reachable-only -o --output --timeout -n --namesrvAddr -h --help') ;;
         'updateControllerConfig' | 'update-controller-config') gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'updateSubGroup' | 'update-sub-group') gen=(-W '-a --controllerAddress -g --groupName -c --clusterName -b --brokerName --consume-orderly -r --retryMaxTimes --consume-enable -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'updateTopic' | 'update-topic') gen=(-W '-a --controllerAddress -t --topic -c --clusterName -b --brokerName -r --readQueueNums -w --writeQueueNums -p --perm --attributes -o --output --timeout -n --namesrvAddr -h --help') ;;
         'wait insync') gen=(-W '-a --controllerAddress -bn --brokerName -n --members --timeout -o --output -h --help') ;;
         'wait master') gen=(-W '-a --controllerAddress -bn --brokerName --other-than -b --brokerId --timeout -o --output -h --help') ;;
         'wait quorum') gen=(-W '-a --controllerAddress --timeout -o --output -h --help') ;;
         esac
     else
         case "$path|$pos" in
-        '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata clusterList consumeMessage electMaster epochs getBrokerConfig getBrokerEpoch getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset sandbox sendMessage transferMaster updateBrokerConfig updateControllerConfig wait') ;;
+        '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata clusterList consumeMessage deleteSubGroup deleteTopic electMaster epochs getBrokerConfig getBrokerEpoch getConsumerConfig getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset sandbox sendMessage topicList topicRoute transferMaster updateBrokerConfig updateControllerConfig updateSubGroup updateTopic wait') ;;
         'epochs|0') gen=(-W 'collect report serve synth') ;;
         'sandbox|0') gen=(-W 'down kill start status stop up') ;;
         'sandbox kill|0' | 'sandbox start|0' | 'sandbox stop|0') ;;
@@ -293,6 +349,8 @@ _mqadmin() {
         'cleanBrokerMetadata|'* | 'clean-broker-metadata|'*) gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean --wholeSet -c --clusterName -l --cleanLivingBroker -o --output --timeout -n --namesrvAddr -h --help') ;;
         'clusterList|'* | 'cluster-list|'*) gen=(-W '-a --controllerAddress -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr -h --help') ;;
         'consumeMessage|'* | 'consume-message|'*) gen=(-W '-a --controllerAddress -t --topic -b -bn --brokerName -i -q --queueId --offset -c --MessageNumber --max --brokerAddr -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'deleteSubGroup|'* | 'delete-sub-group|'*) gen=(-W '-a --controllerAddress -c --clusterName -g --groupName -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'deleteTopic|'* | 'delete-topic|'*) gen=(-W '-a --controllerAddress -c --clusterName -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'electMaster|'* | 'elect-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout -n --namesrvAddr -h --help') ;;
         'epochs collect|'*) gen=(-W '--out --fleet -a --controllerAddress -c --cluster-name --clusterName --from-stores --strict -o --output --timeout -h --help') ;;
         'epochs report|'*) gen=(-W '--input --master --remote --since --top --out --details --conf -o --output -h --help') ;;
@@ -300,6 +358,7 @@ _mqadmin() {
         'epochs synth|'*) gen=(-W '--out --clusters --sets --replicas --epochs --seed --snapshots -o --output -h --help') ;;
         'getBrokerConfig|'* | 'get-broker-config|'*) gen=(-W '-a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -n --namesrvAddr -h --help') ;;
         'getBrokerEpoch|'* | 'getSyncStateSet|'* | 'get-broker-epoch|'* | 'get-sync-state-set|'*) gen=(-W '-a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr -h --help') ;;
+        'getConsumerConfig|'* | 'get-consumer-config|'*) gen=(-W '-a --controllerAddress -g --groupName -o --output --timeout -n --namesrvAddr -h --help') ;;
         'getControllerConfig|'* | 'getControllerMetaData|'* | 'get-controller-config|'* |\
             'get-controller-meta-data|'*) gen=(-W '-a --controllerAddress -o --output --timeout -n --namesrvAddr -h --help') ;;
         'haStatus|'* | 'ha-status|'*) gen=(-W '-a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr -h --help') ;;
@@ -311,9 +370,13 @@ _mqadmin() {
         'sandbox start|'* | 'sandbox status|'* | 'sandbox stop|'*) gen=(-W '--dir -o --output -h --help') ;;
         'sandbox up|'*) gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout --secure -o --output -h --help') ;;
         'sendMessage|'* | 'send-message|'*) gen=(-W '-a --controllerAddress -t --topic -p --body -k --key --keys -c --tags -b -bn --broker --brokerName -i -q --qid --queueId --count -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'topicList|'* | 'topic-list|'*) gen=(-W '-a --controllerAddress -c --clusterName -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'topicRoute|'* | 'topic-route|'*) gen=(-W '-a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'transferMaster|'* | 'transfer-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output -n --namesrvAddr -h --help') ;;
         'updateBrokerConfig|'* | 'update-broker-config|'*) gen=(-W '-k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName --reachable-only -o --output --timeout -n --namesrvAddr -h --help') ;;
         'updateControllerConfig|'* | 'update-controller-config|'*) gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'updateSubGroup|'* | 'update-sub-group|'*) gen=(-W '-a --controllerAddress -g --groupName -c --clusterName -b --brokerName --consume-orderly -r --retryMaxTimes --consume-enable -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'updateTopic|'* | 'update-topic|'*) gen=(-W '-a --controllerAddress -t --topic -c --clusterName -b --brokerName -r --readQueueNums -w --writeQueueNums -p --perm --attributes -o --output --timeout -n --namesrvAddr -h --help') ;;
         'wait insync|'*) gen=(-W '-a --controllerAddress -bn --brokerName -n --members --timeout -o --output -h --help') ;;
         'wait master|'*) gen=(-W '-a --controllerAddress -bn --brokerName --other-than -b --brokerId --timeout -o --output -h --help') ;;
         'wait quorum|'*) gen=(-W '-a --controllerAddress --timeout -o --output -h --help') ;;

@@ -26,6 +26,10 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         contains -- $word -a --controllerAddress -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr; and set need 1
                     case 'mqadmin consumeMessage' 'mqadmin consume-message'
                         contains -- $word -a --controllerAddress -t --topic -b -bn --brokerName -i -q --queueId --offset -c --MessageNumber --max --brokerAddr -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin deleteSubGroup' 'mqadmin delete-sub-group'
+                        contains -- $word -a --controllerAddress -c --clusterName -g --groupName -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin deleteTopic' 'mqadmin delete-topic'
+                        contains -- $word -a --controllerAddress -c --clusterName -t --topic -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin electMaster' 'mqadmin elect-master'
                         contains -- $word -a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin epochs collect'
@@ -41,6 +45,8 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                     case 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' \
                         'mqadmin get-sync-state-set'
                         contains -- $word -a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr; and set need 1
+                    case 'mqadmin getConsumerConfig' 'mqadmin get-consumer-config'
+                        contains -- $word -a --controllerAddress -g --groupName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin getControllerConfig' 'mqadmin getControllerMetaData' \
                         'mqadmin get-controller-config' 'mqadmin get-controller-meta-data'
                         contains -- $word -a --controllerAddress -o --output --timeout -n --namesrvAddr; and set need 1
@@ -61,10 +67,18 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         contains -- $word --dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output; and set need 1
                     case 'mqadmin sendMessage' 'mqadmin send-message'
                         contains -- $word -a --controllerAddress -t --topic -p --body -k --key --keys -c --tags -b -bn --broker --brokerName -i -q --qid --queueId --count -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin topicList' 'mqadmin topic-list'
+                        contains -- $word -a --controllerAddress -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin topicRoute' 'mqadmin topic-route'
+                        contains -- $word -a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'
                         contains -- $word -k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'
                         contains -- $word -a --controllerAddress -k --key -v --value -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin updateSubGroup' 'mqadmin update-sub-group'
+                        contains -- $word -a --controllerAddress -g --groupName -c --clusterName -b --brokerName --consume-orderly -r --retryMaxTimes --consume-enable -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin updateTopic' 'mqadmin update-topic'
+                        contains -- $word -a --controllerAddress -t --topic -c --clusterName -b --brokerName -r --readQueueNums -w --writeQueueNums -p --perm --attributes -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin wait insync'
                         contains -- $word -a --controllerAddress -bn --brokerName -n --members --timeout -o --output; and set need 1
                     case 'mqadmin wait master'
@@ -75,19 +89,23 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
             case '*'
                 switch "$path|$word"
                     case 'mqadmin|addBroker' 'mqadmin|assign-preferred-master' 'mqadmin|cleanBrokerMetadata' \
-                        'mqadmin|clusterList' 'mqadmin|consumeMessage' 'mqadmin|electMaster' 'mqadmin|epochs' \
-                        'mqadmin|getBrokerConfig' 'mqadmin|getBrokerEpoch' 'mqadmin|getControllerConfig' \
+                        'mqadmin|clusterList' 'mqadmin|consumeMessage' 'mqadmin|deleteSubGroup' \
+                        'mqadmin|deleteTopic' 'mqadmin|electMaster' 'mqadmin|epochs' 'mqadmin|getBrokerConfig' \
+                        'mqadmin|getBrokerEpoch' 'mqadmin|getConsumerConfig' 'mqadmin|getControllerConfig' \
                         'mqadmin|getControllerMetaData' 'mqadmin|getSyncStateSet' 'mqadmin|haStatus' \
                         'mqadmin|listBrokers' 'mqadmin|removeBroker' 'mqadmin|resetMasterFlushOffset' \
-                        'mqadmin|sandbox' 'mqadmin|sendMessage' 'mqadmin|transferMaster' \
-                        'mqadmin|updateBrokerConfig' 'mqadmin|updateControllerConfig' 'mqadmin|wait' \
-                        'mqadmin|add-broker' 'mqadmin|clean-broker-metadata' 'mqadmin|cluster-list' \
-                        'mqadmin|consume-message' 'mqadmin|elect-master' 'mqadmin|get-broker-config' \
-                        'mqadmin|get-broker-epoch' 'mqadmin|get-controller-config' \
-                        'mqadmin|get-controller-meta-data' 'mqadmin|get-sync-state-set' 'mqadmin|ha-status' \
-                        'mqadmin|list-brokers' 'mqadmin|remove-broker' 'mqadmin|reset-master-flush-offset' \
-                        'mqadmin|send-message' 'mqadmin|transfer-master' 'mqadmin|update-broker-config' \
-                        'mqadmin|update-controller-config' 'mqadmin epochs|collect' 'mqadmin epochs|report' \
+                        'mqadmin|sandbox' 'mqadmin|sendMessage' 'mqadmin|topicList' 'mqadmin|topicRoute' \
+                        'mqadmin|transferMaster' 'mqadmin|updateBrokerConfig' 'mqadmin|updateControllerConfig' \
+                        'mqadmin|updateSubGroup' 'mqadmin|updateTopic' 'mqadmin|wait' 'mqadmin|add-broker' \
+                        'mqadmin|clean-broker-metadata' 'mqadmin|cluster-list' 'mqadmin|consume-message' \
+                        'mqadmin|delete-sub-group' 'mqadmin|delete-topic' 'mqadmin|elect-master' \
+                        'mqadmin|get-broker-config' 'mqadmin|get-broker-epoch' 'mqadmin|get-consumer-config' \
+                        'mqadmin|get-controller-config' 'mqadmin|get-controller-meta-data' \
+                        'mqadmin|get-sync-state-set' 'mqadmin|ha-status' 'mqadmin|list-brokers' \
+                        'mqadmin|remove-broker' 'mqadmin|reset-master-flush-offset' 'mqadmin|send-message' \
+                        'mqadmin|topic-list' 'mqadmin|topic-route' 'mqadmin|transfer-master' \
+                        'mqadmin|update-broker-config' 'mqadmin|update-controller-config' 'mqadmin|update-sub-group' \
+                        'mqadmin|update-topic' 'mqadmin epochs|collect' 'mqadmin epochs|report' \
                         'mqadmin epochs|serve' 'mqadmin epochs|synth' 'mqadmin sandbox|down' 'mqadmin sandbox|kill' \
                         'mqadmin sandbox|start' 'mqadmin sandbox|status' 'mqadmin sandbox|stop' 'mqadmin sandbox|up' \
                         'mqadmin wait|insync' 'mqadmin wait|master' 'mqadmin wait|quorum'
@@ -110,10 +128,13 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a assign-preferred-mas
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a cleanBrokerMetadata -d 'Remove dead brokers (with -l, alive ones too) from a broker set\'s controller...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a clusterList -d 'List every cluster, broker set and replica: role, address, alive, in sync,...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a consumeMessage -d 'Read confirmed messages of a topic from a broker set\'s master (or one...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a deleteSubGroup -d 'Delete a subscription group\'s metadata; an unknown group is a no-op.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a deleteTopic -d 'Delete a topic\'s metadata (its messages stay until retention removes them);...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a electMaster -d 'Make a broker master (admin-designated election; it must be alive and in the...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a epochs -d 'Fleet analytics: collect epoch caches across clusters, report on them with...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getBrokerConfig -d 'Show a broker\'s effective configuration (-b), or that of every replica of a...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getBrokerEpoch -d 'Show every replica\'s epoch entries and offsets (all sets when -b/-c are...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getConsumerConfig -d 'A subscription group\'s config (exit 1: no such group).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getControllerConfig -d 'Show the effective configuration of every listed controller node, and the...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getControllerMetaData -d 'Show the controller group: leader, peers, and each node\'s Raft health (term,...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getSyncStateSet -d 'Show master, epochs, and in-sync / not-in-sync replicas of broker sets (all...'
@@ -123,9 +144,13 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a removeBroker -d 'Sto
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a resetMasterFlushOffset -d 'Raise a master\'s flush offset, i.e. its confirmOffset...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sandbox -d 'Run a real local cluster on loopback (controllers and broker agents) to try...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sendMessage -d 'Send messages to the master of a broker set (or round robin over every set\'s...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a topicList -d 'List the topics the controllers keep (of one cluster with -c), with their...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a topicRoute -d 'Where a topic is served: per broker set its queues, perm and current master...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a transferMaster -d 'Move a broker set\'s master role to an in-sync replica without losing or...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateBrokerConfig -d 'Change a runtime key of a broker (-b) or of every replica of a cluster (-c).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateControllerConfig -d 'Set a runtime config key for the whole controller group (through the leader...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateSubGroup -d 'Create a subscription group or change it (kept by the controllers; options...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateTopic -d 'Create a topic or change it (kept by the controllers; options left out keep...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a wait -d 'Block until a broker set has a master, a full SyncStateSet, or the...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l accessKey -x -d 'Access key of the admin credential.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l secretKey -x -d 'Its secret key (visible in ps: prefer the env or file).'
@@ -191,6 +216,24 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin 
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin deleteSubGroup
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteSubGroup' 'mqadmin delete-sub-group'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteSubGroup' 'mqadmin delete-sub-group'" -s c -l clusterName -x -d 'Cluster it belongs to.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteSubGroup' 'mqadmin delete-sub-group'" -s g -l groupName -x -d 'Subscription group name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteSubGroup' 'mqadmin delete-sub-group'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteSubGroup' 'mqadmin delete-sub-group'" -l timeout -x -d 'Seconds allowed for the change.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteSubGroup' 'mqadmin delete-sub-group'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteSubGroup' 'mqadmin delete-sub-group'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin deleteTopic
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteTopic' 'mqadmin delete-topic'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteTopic' 'mqadmin delete-topic'" -s c -l clusterName -x -d 'Cluster it belongs to.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteTopic' 'mqadmin delete-topic'" -s t -l topic -x -d 'Topic name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteTopic' 'mqadmin delete-topic'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteTopic' 'mqadmin delete-topic'" -l timeout -x -d 'Seconds allowed for the change.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteTopic' 'mqadmin delete-topic'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteTopic' 'mqadmin delete-topic'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin electMaster
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin electMaster' 'mqadmin elect-master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -270,6 +313,14 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin 
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -l count -x -d 'With -i: stop after this many runs.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin getConsumerConfig
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getConsumerConfig' 'mqadmin get-consumer-config'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getConsumerConfig' 'mqadmin get-consumer-config'" -s g -l groupName -x -d 'Subscription group name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getConsumerConfig' 'mqadmin get-consumer-config'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getConsumerConfig' 'mqadmin get-consumer-config'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getConsumerConfig' 'mqadmin get-consumer-config'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getConsumerConfig' 'mqadmin get-consumer-config'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin getControllerConfig
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getControllerConfig' 'mqadmin getControllerMetaData' 'mqadmin get-controller-config' 'mqadmin get-controller-meta-data'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -371,6 +422,22 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin sen
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s h -l help -d 'Show this message and exit.'
 
+# mqadmin topicList
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -s c -l clusterName -x -d 'Every set of a cluster.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin topicRoute
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topic-route'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topic-route'" -s t -l topic -x -d 'Topic name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topic-route'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topic-route'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topic-route'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topic-route'" -s h -l help -d 'Show this message and exit.'
+
 # mqadmin transferMaster
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -s c -l clusterName -x -d 'Cluster of the broker set.'
@@ -402,6 +469,33 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' '
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin updateSubGroup
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -s g -l groupName -x -d 'Subscription group name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -s c -l clusterName -x -d 'Every broker set of this cluster serves it.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -s b -l brokerName -x -d 'This broker set serves it.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -l consume-orderly -x -d 'true: a FIFO (orderly) group [new group: false] (Java\'s -o).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -s r -l retryMaxTimes -x -d 'Redeliveries before the dead-letter topic [new group: 16].'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -l consume-enable -x -d 'false stops the group\'s consumption [new group: true] (Java\'s -s).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -l timeout -x -d 'Seconds allowed for the change.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin updateTopic
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -s t -l topic -x -d 'Topic name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -s c -l clusterName -x -d 'Every broker set of this cluster serves it.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -s b -l brokerName -x -d 'This broker set serves it.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -s r -l readQueueNums -x -d 'Read queues [new topic: 8].'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -s w -l writeQueueNums -x -d 'Write queues [new topic: 8].'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -s p -l perm -x -d '2 (W), 4 (R) or 6 (RW) [new topic: 6].'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -l attributes -x -d '+message.type=NORMAL|FIFO|DELAY|TRANSACTION sets, -message.type removes...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -l timeout -x -d 'Seconds allowed for the change.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin wait
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait'" -a insync -d 'Wait until a broker set has an alive master and at least N alive members in...'

@@ -26,10 +26,13 @@ _mqadmin() {
       'cleanBrokerMetadata:Remove dead brokers (with -l, alive ones too) from a broker set'\''s controller...'
       'clusterList:List every cluster, broker set and replica: role, address, alive, in sync,...'
       'consumeMessage:Read confirmed messages of a topic from a broker set'\''s master (or one...'
+      'deleteSubGroup:Delete a subscription group'\''s metadata; an unknown group is a no-op.'
+      'deleteTopic:Delete a topic'\''s metadata (its messages stay until retention removes them);...'
       'electMaster:Make a broker master (admin-designated election; it must be alive and in the...'
       'epochs:Fleet analytics: collect epoch caches across clusters, report on them with...'
       'getBrokerConfig:Show a broker'\''s effective configuration (-b), or that of every replica of a...'
       'getBrokerEpoch:Show every replica'\''s epoch entries and offsets (all sets when -b/-c are...'
+      'getConsumerConfig:A subscription group'\''s config (exit 1: no such group).'
       'getControllerConfig:Show the effective configuration of every listed controller node, and the...'
       'getControllerMetaData:Show the controller group: leader, peers, and each node'\''s Raft health (term,...'
       'getSyncStateSet:Show master, epochs, and in-sync / not-in-sync replicas of broker sets (all...'
@@ -39,9 +42,13 @@ _mqadmin() {
       'resetMasterFlushOffset:Raise a master'\''s flush offset, i.e. its confirmOffset...'
       'sandbox:Run a real local cluster on loopback (controllers and broker agents) to try...'
       'sendMessage:Send messages to the master of a broker set (or round robin over every set'\''s...'
+      'topicList:List the topics the controllers keep (of one cluster with -c), with their...'
+      'topicRoute:Where a topic is served: per broker set its queues, perm and current master...'
       'transferMaster:Move a broker set'\''s master role to an in-sync replica without losing or...'
       'updateBrokerConfig:Change a runtime key of a broker (-b) or of every replica of a cluster (-c).'
       'updateControllerConfig:Set a runtime config key for the whole controller group (through the leader...'
+      'updateSubGroup:Create a subscription group or change it (kept by the controllers; options...'
+      'updateTopic:Create a topic or change it (kept by the controllers; options left out keep...'
       'wait:Block until a broker set has a master, a full SyncStateSet, or the...'
     )
     _describe -t commands 'mqadmin command' commands && ret=0
@@ -54,10 +61,13 @@ _mqadmin() {
     (cleanBrokerMetadata|clean-broker-metadata) _mqadmin__cleanBrokerMetadata && ret=0 ;;
     (clusterList|cluster-list) _mqadmin__clusterList && ret=0 ;;
     (consumeMessage|consume-message) _mqadmin__consumeMessage && ret=0 ;;
+    (deleteSubGroup|delete-sub-group) _mqadmin__deleteSubGroup && ret=0 ;;
+    (deleteTopic|delete-topic) _mqadmin__deleteTopic && ret=0 ;;
     (electMaster|elect-master) _mqadmin__electMaster && ret=0 ;;
     (epochs) _mqadmin__epochs && ret=0 ;;
     (getBrokerConfig|get-broker-config) _mqadmin__getBrokerConfig && ret=0 ;;
     (getBrokerEpoch|getSyncStateSet|get-broker-epoch|get-sync-state-set) _mqadmin__getBrokerEpoch && ret=0 ;;
+    (getConsumerConfig|get-consumer-config) _mqadmin__getConsumerConfig && ret=0 ;;
     (getControllerConfig|getControllerMetaData|get-controller-config|get-controller-meta-data) _mqadmin__getControllerConfig && ret=0 ;;
     (haStatus|ha-status) _mqadmin__haStatus && ret=0 ;;
     (listBrokers|list-brokers) _mqadmin__listBrokers && ret=0 ;;
@@ -65,9 +75,13 @@ _mqadmin() {
     (resetMasterFlushOffset|reset-master-flush-offset) _mqadmin__resetMasterFlushOffset && ret=0 ;;
     (sandbox) _mqadmin__sandbox && ret=0 ;;
     (sendMessage|send-message) _mqadmin__sendMessage && ret=0 ;;
+    (topicList|topic-list) _mqadmin__topicList && ret=0 ;;
+    (topicRoute|topic-route) _mqadmin__topicRoute && ret=0 ;;
     (transferMaster|transfer-master) _mqadmin__transferMaster && ret=0 ;;
     (updateBrokerConfig|update-broker-config) _mqadmin__updateBrokerConfig && ret=0 ;;
     (updateControllerConfig|update-controller-config) _mqadmin__updateControllerConfig && ret=0 ;;
+    (updateSubGroup|update-sub-group) _mqadmin__updateSubGroup && ret=0 ;;
+    (updateTopic|update-topic) _mqadmin__updateTopic && ret=0 ;;
     (wait) _mqadmin__wait && ret=0 ;;
     esac
     ;;
@@ -171,6 +185,40 @@ _mqadmin__consumeMessage() {
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__deleteSubGroup() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-c --clusterName)-c[Cluster it belongs to.]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Cluster it belongs to.]:clusterName: ' \
+    '(-g --groupName)-g[Subscription group name.]:groupName: ' \
+    '(-g --groupName)--groupName[Subscription group name.]:groupName: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for the change.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__deleteTopic() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-c --clusterName)-c[Cluster it belongs to.]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Cluster it belongs to.]:clusterName: ' \
+    '(-t --topic)-t[Topic name.]:topic: ' \
+    '(-t --topic)--topic[Topic name.]:topic: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for the change.]:timeout: ' \
     '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
     '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
     '(-h --help)-h[Show this message and exit.]' \
@@ -319,6 +367,21 @@ _mqadmin__getBrokerEpoch() {
     '(-i --interval)-i[Repeat every N seconds until Ctrl-C (or --count runs).]:interval: ' \
     '(-i --interval)--interval[Repeat every N seconds until Ctrl-C (or --count runs).]:interval: ' \
     '(--count)--count[With -i: stop after this many runs.]:count: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__getConsumerConfig() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-g --groupName)-g[Subscription group name.]:groupName: ' \
+    '(-g --groupName)--groupName[Subscription group name.]:groupName: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
     '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
     '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
     '(-h --help)-h[Show this message and exit.]' \
@@ -524,6 +587,36 @@ _mqadmin__sendMessage() {
     '(-h --help)--help[Show this message and exit.]'
 }
 
+_mqadmin__topicList() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-c --clusterName)-c[Every set of a cluster.]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Every set of a cluster.]:clusterName: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__topicRoute() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-t --topic)-t[Topic name.]:topic: ' \
+    '(-t --topic)--topic[Topic name.]:topic: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
 _mqadmin__transferMaster() {
   _arguments \
     '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
@@ -577,6 +670,55 @@ _mqadmin__updateControllerConfig() {
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__updateSubGroup() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-g --groupName)-g[Subscription group name.]:groupName: ' \
+    '(-g --groupName)--groupName[Subscription group name.]:groupName: ' \
+    '(-c --clusterName)-c[Every broker set of this cluster serves it.]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Every broker set of this cluster serves it.]:clusterName: ' \
+    '(-b --brokerName)-b[This broker set serves it.]:brokerName: ' \
+    '(-b --brokerName)--brokerName[This broker set serves it.]:brokerName: ' \
+    '(--consume-orderly)--consume-orderly[true: a FIFO (orderly) group \[new group: false\] (Java'\''s -o).]:consume-orderly: ' \
+    '(-r --retryMaxTimes)-r[Redeliveries before the dead-letter topic \[new group: 16\].]:retryMaxTimes: ' \
+    '(-r --retryMaxTimes)--retryMaxTimes[Redeliveries before the dead-letter topic \[new group: 16\].]:retryMaxTimes: ' \
+    '(--consume-enable)--consume-enable[false stops the group'\''s consumption \[new group: true\] (Java'\''s -s).]:consume-enable: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for the change.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__updateTopic() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-t --topic)-t[Topic name.]:topic: ' \
+    '(-t --topic)--topic[Topic name.]:topic: ' \
+    '(-c --clusterName)-c[Every broker set of this cluster serves it.]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Every broker set of this cluster serves it.]:clusterName: ' \
+    '(-b --brokerName)-b[This broker set serves it.]:brokerName: ' \
+    '(-b --brokerName)--brokerName[This broker set serves it.]:brokerName: ' \
+    '(-r --readQueueNums)-r[Read queues \[new topic: 8\].]:readQueueNums: ' \
+    '(-r --readQueueNums)--readQueueNums[Read queues \[new topic: 8\].]:readQueueNums: ' \
+    '(-w --writeQueueNums)-w[Write queues \[new topic: 8\].]:writeQueueNums: ' \
+    '(-w --writeQueueNums)--writeQueueNums[Write queues \[new topic: 8\].]:writeQueueNums: ' \
+    '(-p --perm)-p[2 (W), 4 (R) or 6 (RW) \[new topic: 6\].]:perm: ' \
+    '(-p --perm)--perm[2 (W), 4 (R) or 6 (RW) \[new topic: 6\].]:perm: ' \
+    '*--attributes[+message.type=NORMAL|FIFO|DELAY|TRANSACTION sets, -message.type removes...]:attributes: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for the change.]:timeout: ' \
     '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
     '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
     '(-h --help)-h[Show this message and exit.]' \

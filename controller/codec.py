@@ -8,10 +8,12 @@ bytes, that envelope never names one of our classes.) Decoding errors
 raise ``CodecError`` with a message naming the bad field. A field added after
 release (it has a default) may be missing, so older entries and snapshots
 still decode (``ha_address``; ``preferredBrokerId``, which reads as null; the group config, which reads as
-none set at version 0).
+none set at version 0; topics and subscription groups, which read as none at metadata version 0).
 
 Log entry:  0x01 | CRC-32 of the JSON (u32 BE) | {"v": 1, "events": [{"type": "ElectMaster", ...}, ...]}
-Snapshot:   {"v": 1, "brokerSets": [{"clusterName": ..., "replicas": [...], ...}], "config": {...}, "configVersion": 0}
+Snapshot:   {"v": 1, "brokerSets": [{"clusterName": ..., "replicas": [...], ...}], "config": {...}, "configVersion": 0,
+             "topics": [{"topicName": ..., ...}], "subscriptionGroups": [{"groupName": ..., ...}], "metadataVersion": 0}
+A topic or group inside an event (``UpdateTopic.topic``) is the same document as in the snapshot.
 
 The log entry's first byte says how it is framed: 0x01, checksummed (a bit flipped in a journal is refused
 rather than applied); ``{``, the bare JSON that releases before the checksum wrote, still read as it was.
@@ -28,7 +30,7 @@ from typing import Any, get_args
 
 from controller.errors import ControllerError
 from controller.events import Event
-from controller.model import BrokerSet, ControllerState, Replica
+from controller.model import BrokerSet, ControllerState, Replica, SubscriptionGroup, TopicConfig
 
 VERSION = 1
 
@@ -47,6 +49,10 @@ class CodecError(ControllerError, ValueError):
 
 
 def _jsonable(value: Any) -> Any:
+    if isinstance(value, TopicConfig):
+        return topic_doc(value)
+    if isinstance(value, SubscriptionGroup):
+        return group_doc(value)
     if isinstance(value, frozenset):
         return sorted(value)
     if isinstance(value, Mapping):
@@ -58,6 +64,89 @@ def _string_map(value: Any, what: str) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise CodecError(f"{what} must map strings to strings")
     return value
+
+
+def topic_doc(t: TopicConfig) -> dict[str, Any]:
+    """A topic's JSON document (snapshots and ``UpdateTopic`` events)."""
+    return {
+        "topicName": t.topic_name,
+        "clusterName": t.cluster_name,
+        "brokerNames": sorted(t.broker_names),
+        "readQueueNums": t.read_queue_nums,
+        "writeQueueNums": t.write_queue_nums,
+        "perm": t.perm,
+        "attributes": dict(sorted(t.attributes.items())),
+    }
+
+
+def group_doc(g: SubscriptionGroup) -> dict[str, Any]:
+    """A subscription group's JSON document (snapshots and ``UpdateSubscriptionGroup`` events)."""
+    return {
+        "groupName": g.group_name,
+        "clusterName": g.cluster_name,
+        "brokerNames": sorted(g.broker_names),
+        "consumeOrderly": g.consume_orderly,
+        "retryMaxTimes": g.retry_max_times,
+        "consumeEnable": g.consume_enable,
+    }
+
+
+def _typed(d: dict[str, Any], key: str, kind: type, what: str) -> Any:
+    value = d[key]
+    if type(value) is not kind:
+        raise CodecError(f"{what} field {key!r} must be {kind.__name__}, got {value!r}")
+    return value
+
+
+def _names(d: dict[str, Any], what: str) -> frozenset[str]:
+    value = d["brokerNames"]
+    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+        raise CodecError(f"{what} field 'brokerNames' must be a list of strings")
+    return frozenset(value)
+
+
+def topic_of(d: Any) -> TopicConfig:
+    """Inverse of ``topic_doc``; ``CodecError`` names a missing or mistyped field."""
+    if not isinstance(d, dict):
+        raise CodecError("a topic must be a JSON object")
+    try:
+        what = f"topic {d['topicName']!r}"
+        return TopicConfig(
+            topic_name=_typed(d, "topicName", str, what),
+            cluster_name=_typed(d, "clusterName", str, what),
+            broker_names=_names(d, what),
+            read_queue_nums=_typed(d, "readQueueNums", int, what),
+            write_queue_nums=_typed(d, "writeQueueNums", int, what),
+            perm=_typed(d, "perm", int, what),
+            attributes=MappingProxyType(_string_map(d["attributes"], f"{what} field 'attributes'")),
+        )
+    except KeyError as exc:
+        raise CodecError(f"a topic lacks field {exc.args[0]!r}") from exc
+
+
+def group_of(d: Any) -> SubscriptionGroup:
+    """Inverse of ``group_doc``."""
+    if not isinstance(d, dict):
+        raise CodecError("a subscription group must be a JSON object")
+    try:
+        what = f"group {d['groupName']!r}"
+        return SubscriptionGroup(
+            group_name=_typed(d, "groupName", str, what),
+            cluster_name=_typed(d, "clusterName", str, what),
+            broker_names=_names(d, what),
+            consume_orderly=_typed(d, "consumeOrderly", bool, what),
+            retry_max_times=_typed(d, "retryMaxTimes", int, what),
+            consume_enable=_typed(d, "consumeEnable", bool, what),
+        )
+    except KeyError as exc:
+        raise CodecError(f"a subscription group lacks field {exc.args[0]!r}") from exc
+
+
+def _version(doc: dict[str, Any], key: str) -> int:
+    version = doc.get(key, 0)
+    if type(version) is not int or version < 0:
+        raise CodecError(f"snapshot field {key!r} must be a non-negative integer")
+    return version
 
 
 def encode_events(events: tuple[Event, ...] | list[Event]) -> bytes:
@@ -118,6 +207,10 @@ def _decode_event(item: Any) -> Event:
             kwargs[name] = frozenset(kwargs[name])
     for name in _MAP_FIELDS & kwargs.keys():
         kwargs[name] = _string_map(kwargs[name], f"{kind} event field {name!r}")
+    if "topic" in kwargs:
+        kwargs["topic"] = topic_of(kwargs["topic"])
+    if "group" in kwargs:
+        kwargs["group"] = group_of(kwargs["group"])
     return cls(**kwargs)  # type: ignore[no-any-return]
 
 
@@ -145,7 +238,15 @@ def encode_state(state: ControllerState) -> bytes:
         }
         for bs in sorted(state, key=lambda b: b.broker_name)
     ]
-    doc = {"v": VERSION, "brokerSets": sets, "config": _jsonable(state.config), "configVersion": state.config_version}
+    doc = {
+        "v": VERSION,
+        "brokerSets": sets,
+        "config": _jsonable(state.config),
+        "configVersion": state.config_version,
+        "topics": [topic_doc(state.topics[name]) for name in sorted(state.topics)],
+        "subscriptionGroups": [group_doc(state.groups[name]) for name in sorted(state.groups)],
+        "metadataVersion": state.metadata_version,
+    }
     return json.dumps(doc, separators=(",", ":")).encode()
 
 
@@ -175,7 +276,14 @@ def decode_state(blob: bytes) -> ControllerState:
     except (KeyError, TypeError) as exc:
         raise CodecError(f"snapshot is missing or has a malformed field: {exc}") from exc
     config = _string_map(doc.get("config", {}), "snapshot field 'config'")
-    version = doc.get("configVersion", 0)
-    if type(version) is not int or version < 0:
-        raise CodecError("snapshot field 'configVersion' must be a non-negative integer")
-    return ControllerState(MappingProxyType(sets), MappingProxyType(config), version)
+    topics, groups = doc.get("topics", []), doc.get("subscriptionGroups", [])
+    if not isinstance(topics, list) or not isinstance(groups, list):
+        raise CodecError("snapshot fields 'topics' and 'subscriptionGroups' must be lists")
+    return ControllerState(
+        MappingProxyType(sets),
+        MappingProxyType(config),
+        _version(doc, "configVersion"),
+        topics=MappingProxyType({t.topic_name: t for t in map(topic_of, topics)}),
+        groups=MappingProxyType({g.group_name: g for g in map(group_of, groups)}),
+        metadata_version=_version(doc, "metadataVersion"),
+    )

@@ -11,6 +11,7 @@ from typing import Any
 
 from controller.errors import ControllerError
 from controller.heartbeat import DEFAULT_HEARTBEAT_TIMEOUT_MS, Heartbeat
+from controller.model import SubscriptionGroup, TopicConfig
 from controller.requests import (
     AlterSyncStateSetReply,
     AlterSyncStateSetRequest,
@@ -18,19 +19,27 @@ from controller.requests import (
     AssignPreferredMasterReply,
     AssignPreferredMasterRequest,
     CleanBrokerDataRequest,
+    DeleteSubscriptionGroupRequest,
+    DeleteTopicRequest,
     ElectMasterReply,
     ElectMasterRequest,
+    GetMetadataRequest,
     GetNextBrokerIdRequest,
     GetReplicaInfoRequest,
     GetSyncStateDataRequest,
+    MetadataChangeReply,
+    MetadataReply,
     RegisterBrokerReply,
     RegisterBrokerRequest,
     ReplicaInfoReply,
     ReplicasInfo,
     Result,
     SyncStateDataReply,
+    UpdateSubscriptionGroupRequest,
+    UpdateTopicRequest,
 )
 from controller.transfer import Record
+from mqbase import metadata
 from mqbase.proto import common_pb2 as common
 from mqbase.proto import controller_pb2 as pb
 
@@ -160,6 +169,69 @@ def assign_preferred_master(m: pb.AssignPreferredMasterRequest) -> AssignPreferr
         _name(m.broker_name, "brokerName"),
         None if m.clear else _broker_id(m.broker_id),
     )
+
+
+def _checked(problem: str | None) -> None:
+    if problem is not None:
+        raise InvalidRequest(problem)
+
+
+def _topic_name(value: str) -> str:
+    _checked(metadata.topic_problem(value))
+    return value
+
+
+def _group_name(value: str) -> str:
+    _checked(metadata.group_problem(value))
+    return value
+
+
+def _serving(cluster_name: str, broker_name: str) -> tuple[str, str]:
+    """Exactly one of clusterName and brokerName (Java's ``-c`` / ``-b``), checked."""
+    if bool(cluster_name) == bool(broker_name):
+        raise InvalidRequest("give exactly one of clusterName (every broker set of a cluster) and brokerName")
+    cluster = _name(cluster_name, "clusterName") if cluster_name else ""
+    broker = _name(broker_name, "brokerName") if broker_name else ""
+    return cluster, broker
+
+
+def update_topic(m: pb.UpdateTopicRequest) -> UpdateTopicRequest:
+    cluster, broker = _serving(m.cluster_name, m.broker_name)
+    r, w, perm = (getattr(m, f) if m.HasField(f) else None for f in ("read_queue_nums", "write_queue_nums", "perm"))
+    for value, what in ((r, "readQueueNums"), (w, "writeQueueNums")):
+        _checked(None if value is None else metadata.queue_nums_problem(value, what))
+    _checked(None if perm is None else metadata.perm_problem(perm))
+    try:
+        attributes = metadata.parse_attributes(",".join(m.attributes)) if m.attributes else {}
+    except ValueError as exc:
+        raise InvalidRequest(str(exc)) from exc
+    return UpdateTopicRequest(_topic_name(m.topic_name), cluster, broker, r, w, perm, attributes)
+
+
+def delete_topic(m: pb.DeleteTopicRequest) -> DeleteTopicRequest:
+    return DeleteTopicRequest(_name(m.cluster_name, "clusterName"), _topic_name(m.topic_name))
+
+
+def update_subscription_group(m: pb.UpdateSubscriptionGroupRequest) -> UpdateSubscriptionGroupRequest:
+    cluster, broker = _serving(m.cluster_name, m.broker_name)
+    retry = m.retry_max_times if m.HasField("retry_max_times") else None
+    _checked(None if retry is None else metadata.retry_max_times_problem(retry))
+    return UpdateSubscriptionGroupRequest(
+        _group_name(m.group_name),
+        cluster,
+        broker,
+        m.consume_orderly if m.HasField("consume_orderly") else None,
+        retry,
+        m.consume_enable if m.HasField("consume_enable") else None,
+    )
+
+
+def delete_subscription_group(m: pb.DeleteSubscriptionGroupRequest) -> DeleteSubscriptionGroupRequest:
+    return DeleteSubscriptionGroupRequest(_name(m.cluster_name, "clusterName"), _group_name(m.group_name))
+
+
+def get_metadata(_m: pb.GetMetadataRequest) -> GetMetadataRequest:
+    return GetMetadataRequest()
 
 
 def heartbeat(m: pb.BrokerHeartbeatRequest) -> Heartbeat:
@@ -300,6 +372,54 @@ def assign_preferred_reply(r: Result[AssignPreferredMasterReply]) -> dict[str, A
             preferred_broker_id=x.preferred_id,
             master_broker_id=x.master_broker_id,
         ),
+    }
+
+
+def topic_message(t: TopicConfig) -> pb.TopicConfig:
+    return pb.TopicConfig(
+        topic_name=t.topic_name,
+        cluster_name=t.cluster_name,
+        broker_names=sorted(t.broker_names),
+        read_queue_nums=t.read_queue_nums,
+        write_queue_nums=t.write_queue_nums,
+        perm=t.perm,
+        attributes=dict(t.attributes),
+    )
+
+
+def group_message(g: SubscriptionGroup) -> pb.SubscriptionGroupConfig:
+    return pb.SubscriptionGroupConfig(
+        group_name=g.group_name,
+        cluster_name=g.cluster_name,
+        broker_names=sorted(g.broker_names),
+        consume_orderly=g.consume_orderly,
+        retry_max_times=g.retry_max_times,
+        consume_enable=g.consume_enable,
+    )
+
+
+def metadata_change_reply(r: Result[MetadataChangeReply]) -> dict[str, Any]:
+    if r.reply is None:
+        return {}
+    x = r.reply
+    return {
+        "metadata_version": x.metadata_version,
+        "changed": x.changed,
+        **_opt(
+            topic=None if x.topic is None else topic_message(x.topic),
+            group=None if x.group is None else group_message(x.group),
+        ),
+    }
+
+
+def metadata_reply(r: Result[MetadataReply]) -> dict[str, Any]:
+    if r.reply is None:
+        return {}
+    x = r.reply
+    return {
+        "metadata_version": x.metadata_version,
+        "topics": [topic_message(t) for t in x.topics],
+        "groups": [group_message(g) for g in x.groups],
     }
 
 

@@ -31,6 +31,7 @@ from controller.proposer import Proposer
 from controller.raft import RaftNode
 from controller.requests import (
     ElectMasterRequest,
+    MetadataChangeReply,
     RegisterBrokerRequest,
     Request,
     Result,
@@ -83,6 +84,7 @@ class ControllerNode:
         self.elector = Elector(self.raft, self.proposer, max_retries=lambda: self.config.elect_master_max_retry_count)
         self.liveness = Liveness(clock, on_inactive=self.elector.on_inactive)
         self.proposer.add_listener(self._notify_role_change)
+        self.proposer.add_listener(self._announce_metadata)
         self.proposer.add_listener(self._log_refused_registration)
         self.transferer = Transferer(
             lambda: self.raft.state,
@@ -162,6 +164,35 @@ class ControllerNode:
         log.info(
             "elected %s master %s epoch %s; notified %s", r.broker_name, r.master_broker_id, r.master_epoch, pushed
         )
+
+    def _announce_metadata(self, request: Request, result: Result[Any]) -> None:
+        """Tell every broker streaming to this node that the metadata changed, so it re-reads GetMetadata.
+
+        The note repeats the set's current role (an agent that predates ``metadata_version`` takes it as the
+        role it already has); an agent that knows the field reads only the version from it.
+        """
+        reply = result.reply
+        if not isinstance(reply, MetadataChangeReply) or not reply.changed:
+            return
+        state = self.raft.state
+        for key in self.streams.open_keys():
+            bs = state.get(key[0])
+            if bs is None:
+                continue
+            master_address, master_ha_address = bs.addresses_of(bs.master_id)
+            note = common.RoleChangeNotification(
+                cluster_name=bs.cluster_name,
+                broker_name=bs.broker_name,
+                master_broker_id=bs.master_id or 0,
+                master_address=master_address or "",
+                master_ha_address=master_ha_address or "",
+                master_epoch=bs.master_epoch,
+                sync_state_set_epoch=bs.sync_state_set_epoch,
+                sync_state_set=sorted(bs.sync_state_set),
+                metadata_version=reply.metadata_version,
+            )
+            self.streams.push(key, note)
+        log.info("metadata version %d; announced to %d broker streams", reply.metadata_version, len(self.streams))
 
     @staticmethod
     def _log_refused_registration(request: Request, result: Result[Any]) -> None:

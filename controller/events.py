@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from controller.model import SubscriptionGroup, TopicConfig
+
 
 @dataclass(frozen=True, slots=True)
 class ApplyBrokerId:
@@ -95,8 +97,46 @@ class SetGroupConfig:
     expected_config_version: int
 
 
+@dataclass(frozen=True, slots=True)
+class UpdateTopic:
+    """Ours (issue 25): create or replace a topic's config with ``topic`` (the whole resulting config).
+
+    Fenced by ``expected_metadata_version`` like ``SetGroupConfig``: decided on metadata that another change has
+    since replaced, it is a no-op; every applied metadata event bumps the version by one.
+    """
+
+    topic: TopicConfig
+    expected_metadata_version: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteTopic:
+    """Ours (issue 25): remove a topic's metadata (its messages age out by retention)."""
+
+    topic_name: str
+    expected_metadata_version: int
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateSubscriptionGroup:
+    """Ours (issue 25): create or replace a subscription group's config; fenced as ``UpdateTopic``."""
+
+    group: SubscriptionGroup
+    expected_metadata_version: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteSubscriptionGroup:
+    """Ours (issue 25): remove a subscription group's metadata."""
+
+    group_name: str
+    expected_metadata_version: int
+
+
+MetadataEvent = UpdateTopic | DeleteTopic | UpdateSubscriptionGroup | DeleteSubscriptionGroup
+"""The events that change the cluster metadata (topics and subscription groups)."""
 BrokerSetEvent = (
     ApplyBrokerId | UpdateBrokerAddress | ElectMaster | AlterSyncStateSet | CleanBrokerData | AssignPreferredMaster
 )
 """The events that change one broker set (``broker_name``)."""
-Event = BrokerSetEvent | SetGroupConfig
+Event = BrokerSetEvent | SetGroupConfig | MetadataEvent

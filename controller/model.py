@@ -9,7 +9,8 @@ Invariants (kept by ``controller.state.apply_event``):
   SyncStateSet at the moment it is elected;
 * ``next_broker_id`` is always greater than every registered id;
 * ``preferred_id``, when set, is a registered broker id;
-* ``config_version`` never decreases, and counts the applied ``SetGroupConfig`` events.
+* ``config_version`` never decreases, and counts the applied ``SetGroupConfig`` events;
+* ``metadata_version`` never decreases, and counts the applied topic and subscription-group events.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+
+from mqbase.metadata import MESSAGE_TYPE, PERM_READ, PERM_WRITE
 
 FIRST_BROKER_ID = 1
 """The first controller-assigned broker id (``MixAll.FIRST_BROKER_CONTROLLER_ID``)."""
@@ -86,17 +89,65 @@ class BrokerSet:
         return replace(self, replicas=replicas)
 
 
+DEFAULT_QUEUE_NUMS = 8
+"""Read and write queue numbers of a new topic (Java's ``updateTopic`` defaults)."""
+DEFAULT_RETRY_MAX_TIMES = 16
+"""A subscription group's ``retryMaxTimes`` unless set (Java's ``SubscriptionGroupConfig`` default)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TopicConfig:
+    """A topic as cluster metadata: its queues, permission and attributes, and the broker sets that serve it.
+
+    One config for every broker set of the topic (Java keeps one per broker, usually equal). ``attributes``
+    holds RocketMQ 5's topic attributes; ``message.type`` is the only one today, NORMAL when absent.
+    """
+
+    topic_name: str
+    cluster_name: str
+    broker_names: frozenset[str]
+    read_queue_nums: int = DEFAULT_QUEUE_NUMS
+    write_queue_nums: int = DEFAULT_QUEUE_NUMS
+    perm: int = PERM_READ | PERM_WRITE
+    attributes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def message_type(self) -> str:
+        return self.attributes.get(MESSAGE_TYPE, "NORMAL")
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriptionGroup:
+    """A consumer (subscription) group as cluster metadata (Java's ``SubscriptionGroupConfig``, in part).
+
+    ``consume_orderly`` makes it a FIFO group; ``retry_max_times`` bounds redeliveries before the dead-letter
+    topic; ``consume_enable`` false stops its consumption without deleting it.
+    """
+
+    group_name: str
+    cluster_name: str
+    broker_names: frozenset[str]
+    consume_orderly: bool = False
+    retry_max_times: int = DEFAULT_RETRY_MAX_TIMES
+    consume_enable: bool = True
+
+
 @dataclass(frozen=True, slots=True)
 class ControllerState:
-    """All broker sets, keyed by broker name, and the group's runtime config. Treat as immutable.
+    """All broker sets, keyed by broker name, the group's runtime config, and the cluster metadata. Immutable.
 
     ``config`` holds the runtime keys set for the whole group (Java names, canonical text); on every node they
     override the node's config file. A key absent here takes each node's file value.
+    ``topics`` and ``groups`` (subscription groups) are keyed by name; ``metadata_version`` fences their changes
+    and tells agents whether what they learnt is current.
     """
 
     broker_sets: Mapping[str, BrokerSet] = field(default_factory=lambda: MappingProxyType({}))
     config: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     config_version: int = 0
+    topics: Mapping[str, TopicConfig] = field(default_factory=lambda: MappingProxyType({}))
+    groups: Mapping[str, SubscriptionGroup] = field(default_factory=lambda: MappingProxyType({}))
+    metadata_version: int = 0
 
     def get(self, broker_name: str) -> BrokerSet | None:
         """The broker set with this name, or None."""

@@ -8,10 +8,12 @@ protobuf.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Generic, TypeVar
 
 from controller.events import Event
+from controller.model import SubscriptionGroup, TopicConfig
 from mqbase.codes import ResponseCode
 
 
@@ -128,6 +130,65 @@ class SetGroupConfigRequest:
     only_missing: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class UpdateTopicRequest:
+    """Ours (issue 25): create or change a topic (``updateTopic``); fields already validated at the edge.
+
+    `cluster_name` adds every broker set of that cluster to the sets serving the topic, `broker_name` adds one
+    (exactly one of them is given). A None field keeps the topic's value (a new topic takes the default).
+    `attributes` are changes: a value sets the key, None removes it (Java's ``+key=value`` and ``-key``).
+    """
+
+    topic_name: str
+    cluster_name: str = ""
+    broker_name: str = ""
+    read_queue_nums: int | None = None
+    write_queue_nums: int | None = None
+    perm: int | None = None
+    attributes: Mapping[str, str | None] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteTopicRequest:
+    """Ours (issue 25): remove a topic of `cluster_name` (``deleteTopic``); an unknown topic is a no-op."""
+
+    cluster_name: str
+    topic_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateSubscriptionGroupRequest:
+    """Ours (issue 25): create or change a subscription group (``updateSubGroup``); None keeps the value."""
+
+    group_name: str
+    cluster_name: str = ""
+    broker_name: str = ""
+    consume_orderly: bool | None = None
+    retry_max_times: int | None = None
+    consume_enable: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteSubscriptionGroupRequest:
+    """Ours (issue 25): remove a subscription group of `cluster_name`; an unknown group is a no-op."""
+
+    cluster_name: str
+    group_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class GetMetadataRequest:
+    """Ours (issue 25): every topic and subscription group with the metadata version (agents act on it)."""
+
+
+MetadataRequest = (
+    UpdateTopicRequest
+    | DeleteTopicRequest
+    | UpdateSubscriptionGroupRequest
+    | DeleteSubscriptionGroupRequest
+    | GetMetadataRequest
+)
+
 Request = (
     GetNextBrokerIdRequest
     | ApplyBrokerIdRequest
@@ -140,6 +201,7 @@ Request = (
     | AssignPreferredMasterRequest
     | TransferMasterRequest
     | SetGroupConfigRequest
+    | MetadataRequest
 )
 
 
@@ -249,6 +311,26 @@ class SetGroupConfigReply:
 
     config_version: int
     changed: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MetadataChangeReply:
+    """The metadata version once a change is applied (unchanged for a no-op) and the resulting config (None
+    once deleted)."""
+
+    metadata_version: int
+    changed: bool
+    topic: TopicConfig | None = None
+    group: SubscriptionGroup | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MetadataReply:
+    """Every topic and subscription group, sorted by name, as of `metadata_version`."""
+
+    metadata_version: int
+    topics: tuple[TopicConfig, ...]
+    groups: tuple[SubscriptionGroup, ...]
 
 
 R = TypeVar("R")

@@ -48,9 +48,14 @@ POLICY: dict[str, frozenset[Role]] = {
     "AssignPreferredMaster": _ADMIN,
     "TransferMaster": _ADMIN,
     "UpdateControllerConfig": _ADMIN,
+    "UpdateTopic": _ADMIN,
+    "DeleteTopic": _ADMIN,
+    "UpdateSubscriptionGroup": _ADMIN,
+    "DeleteSubscriptionGroup": _ADMIN,
 }
 """With aclEnable=true, the calls that need a credential of these roles. The reads stay open (GetNextBrokerId,
-GetReplicaInfo, GetSyncStateData, GetControllerMetadata, GetControllerConfig, whose secrets are masked)."""
+GetReplicaInfo, GetSyncStateData, GetControllerMetadata, GetControllerConfig, whose secrets are masked, and
+GetMetadata: topic and group configs, as Java's topicList and topicRoute are open)."""
 
 M = TypeVar("M")
 Outbox = asyncio.Queue[common.RoleChangeNotification | None]
@@ -95,6 +100,10 @@ class BrokerStreams:
             return False
         self._loop.call_soon_threadsafe(entry[1].put_nowait, note)
         return True
+
+    def open_keys(self) -> list[BrokerKey]:
+        """The brokers with an open stream here: a copy taken in one step (streams change on the event loop)."""
+        return list(self._streams)
 
     def end_all(self) -> None:
         """Ask every open stream to finish (call on the event loop): brokers see an orderly end of stream."""
@@ -297,6 +306,31 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
                 response.transfer.CopyFrom(convert.transfer_record(outcome.record))
         self._describe_set(response, broker_name, target)
         return response
+
+    async def UpdateTopic(self, request: pb.UpdateTopicRequest, context: Any) -> pb.MetadataChangeResponse:
+        return await self._decide(request, convert.update_topic, convert.metadata_change_reply,
+                                  pb.MetadataChangeResponse)  # fmt: skip
+
+    async def DeleteTopic(self, request: pb.DeleteTopicRequest, context: Any) -> pb.MetadataChangeResponse:
+        return await self._decide(request, convert.delete_topic, convert.metadata_change_reply,
+                                  pb.MetadataChangeResponse)  # fmt: skip
+
+    async def UpdateSubscriptionGroup(
+        self, request: pb.UpdateSubscriptionGroupRequest, context: Any
+    ) -> pb.MetadataChangeResponse:
+        return await self._decide(
+            request, convert.update_subscription_group, convert.metadata_change_reply, pb.MetadataChangeResponse
+        )
+
+    async def DeleteSubscriptionGroup(
+        self, request: pb.DeleteSubscriptionGroupRequest, context: Any
+    ) -> pb.MetadataChangeResponse:
+        return await self._decide(
+            request, convert.delete_subscription_group, convert.metadata_change_reply, pb.MetadataChangeResponse
+        )
+
+    async def GetMetadata(self, request: pb.GetMetadataRequest, context: Any) -> pb.GetMetadataResponse:
+        return await self._decide(request, convert.get_metadata, convert.metadata_reply, pb.GetMetadataResponse)
 
     def _describe_set(self, response: pb.TransferMasterResponse, broker_name: str, target: int) -> None:
         """The set as the leader sees it now: master, epoch, preference, the two brokers' heartbeat offsets."""

@@ -28,9 +28,11 @@ from controller.events import (
     CleanBrokerData,
     ElectMaster,
     Event,
+    MetadataEvent,
     SetGroupConfig,
     UpdateBrokerAddress,
 )
+from controller.metadata import apply_metadata, compute_metadata
 from controller.model import FIRST_BROKER_ID, AliveView, BrokerSet, ControllerState, LiveInfo, Replica, alive_in_set
 from controller.requests import (
     AlterSyncStateSetReply,
@@ -40,8 +42,11 @@ from controller.requests import (
     AssignPreferredMasterReply,
     AssignPreferredMasterRequest,
     CleanBrokerDataRequest,
+    DeleteSubscriptionGroupRequest,
+    DeleteTopicRequest,
     ElectMasterReply,
     ElectMasterRequest,
+    GetMetadataRequest,
     GetNextBrokerIdRequest,
     GetReplicaInfoRequest,
     GetSyncStateDataRequest,
@@ -57,6 +62,8 @@ from controller.requests import (
     SetGroupConfigRequest,
     SyncStateDataReply,
     TransferMasterRequest,
+    UpdateSubscriptionGroupRequest,
+    UpdateTopicRequest,
 )
 from controller.transfer import check_transfer, not_registered
 from mqbase.codes import ResponseCode as C
@@ -536,6 +543,14 @@ def compute(
             return transfer_master(state, request, alive)
         case SetGroupConfigRequest():
             return set_group_config(state, request)
+        case (
+            UpdateTopicRequest()
+            | DeleteTopicRequest()
+            | UpdateSubscriptionGroupRequest()
+            | DeleteSubscriptionGroupRequest()
+            | GetMetadataRequest()
+        ):
+            return compute_metadata(state, request)
         case _:
             assert_never(request)
 
@@ -657,6 +672,9 @@ def apply_events(state: ControllerState, events: Iterable[Event]) -> ControllerS
     for event in events:
         if isinstance(event, SetGroupConfig):
             state = _set_config(state, event)
+            continue
+        if isinstance(event, MetadataEvent):
+            state = apply_metadata(state, event)
             continue
         if sets is None:
             sets = dict(state.broker_sets)

@@ -13,6 +13,7 @@ from mqadmin_py.commands import (
     messages,
     preferred,
     sandbox,
+    topic,
     transfer,
     wait,
 )
@@ -81,6 +82,7 @@ add_commands(
         "updateBrokerConfig": cluster.update_broker_config,
     },
 )
+add_commands(app, topic.COMMANDS)
 app.command("assign-preferred-master")(preferred.assign_preferred_master)
 app.add_typer(wait.app, name="wait")
 app.add_typer(sandbox.app, name="sandbox")

@@ -37,6 +37,7 @@ from agents.ha.replica import Replica, StaleEpoch
 from agents.ha.role import Position, Role
 from agents.ha.sync_state import PutStatus
 from agents.identity import Identity, IdentityError, IdentityFiles, check
+from agents.metadata import Group, MetadataTable, Topic, learn, stale
 from agents.store.commitlog import CommitLogError
 from agents.store.epoch_file import EpochFileError
 from agents.store.record import Message
@@ -96,6 +97,7 @@ class ReplicasManager:
         self._sss_epoch = 0
         self._master: tuple[int | None, str, str] = (None, "", "")
         self._error = ""
+        self._metadata = MetadataTable()
         self._on_role_change = on_role_change
         self._gate_lock = threading.Lock()  # guards _gate: puts, the watchdog, the worker and transfer RPCs
         self._gate = Gate(time.monotonic())
@@ -136,6 +138,12 @@ class ReplicasManager:
                 self.broker_id, position.role, position.master_epoch, master_id, address, ha, self._sss_epoch,
                 self._error,
             )  # fmt: skip
+
+    @property
+    def metadata(self) -> MetadataTable:
+        """The topics and subscription groups as last read from the controller."""
+        with self._lock:
+            return self._metadata
 
     def update_config(self, config: BrokerConfig) -> None:
         """Runtime keys take effect for the next heartbeat and poll; the HA keys from the next role change."""
@@ -253,6 +261,7 @@ class ReplicasManager:
             log.error("%s: %s", self._name(), self._error)
             return
         self._link.start()
+        self._events.put(("metadata", None))  # learn the topics and groups at once, not a period later
         next_poll = time.monotonic() + self.config.sync_broker_metadata_period / 1000
         while not self._stopped.is_set():
             try:
@@ -262,15 +271,21 @@ class ReplicasManager:
             try:
                 if kind == "stop":
                     return
-                if kind == "push":
+                if kind == "push" and payload.HasField("metadata_version"):
+                    if stale(self.metadata, payload.metadata_version):
+                        self._read_metadata()
+                elif kind == "push":
                     self._apply(self._view_of_push(payload), may_elect=False)
                 elif kind == "propose":
                     self._alter_sync_state_set(payload)
                 elif kind == "poll":
                     self._poll()
+                    self._read_metadata()
                     next_poll = time.monotonic() + self.config.sync_broker_metadata_period / 1000
                 elif kind == "members":
                     self._learn_members()
+                elif kind == "metadata":
+                    self._read_metadata()
             except MqError as exc:
                 log.info("%s: controller unavailable for %s: %s", self._name(), kind, exc)
             except StaleEpoch as exc:
@@ -386,6 +401,30 @@ class ReplicasManager:
             reopened = before.waits_for_controller and not self._gate.waits_for_controller
         if reopened:
             log.info("%s: the controller answered; writes resume", self._name())
+
+    def _read_metadata(self) -> None:
+        """Read the topics and groups (GetMetadata, on the leader) and keep them if not older than the table's."""
+        response = self._link.call("GetMetadata", pb.GetMetadataRequest())
+        if response.code != ResponseCode.SUCCESS:
+            log.info("%s: GetMetadata answered %d: %s", self._name(), response.code, response.remark)
+            return
+        topics = [
+            Topic(t.topic_name, frozenset(t.broker_names), t.read_queue_nums, t.write_queue_nums, t.perm,
+                  t.attributes.get("message.type", "NORMAL"))
+            for t in response.topics
+            if t.cluster_name == self.config.broker_cluster_name
+        ]  # fmt: skip
+        groups = [
+            Group(g.group_name, frozenset(g.broker_names), g.consume_orderly, g.retry_max_times, g.consume_enable)
+            for g in response.groups
+            if g.cluster_name == self.config.broker_cluster_name
+        ]
+        with self._lock:
+            before = self._metadata
+            self._metadata = learn(before, response.metadata_version, topics, groups)
+            learnt = self._metadata is not before and self._metadata.version != before.version
+        if learnt:
+            log.info("%s: learnt metadata version %d", self._name(), response.metadata_version)
 
     def _apply(self, view: ControllerView, *, may_elect: bool) -> None:
         decision = decide(self._local(), view, may_elect=may_elect)

@@ -396,7 +396,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
     def ListBrokers(self, request: pb.ListBrokersRequest, context: Any) -> pb.ListBrokersResponse:
         response = pb.ListBrokersResponse(code=ResponseCode.SUCCESS)
         for path, manager in self._host.managers():
-            status, c = manager.status(), manager.config
+            status, c, learnt = manager.status(), manager.config, manager.metadata
             response.brokers.add(
                 cluster_name=c.broker_cluster_name,
                 broker_name=c.broker_name,
@@ -407,10 +407,15 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
                 master_epoch=status.master_epoch,
                 config_path=path,
                 error=status.error,
+                metadata_version=learnt.version,
+                topics=learnt.served_by(c.broker_name),
+                subscription_groups=learnt.groups_of(c.broker_name),
             )
         for failed in self._host.failed():  # not running: no id, address or role beyond "fenced"
             error = f"cannot start: {failed.error}"
-            response.brokers.add(broker_id=-1, role=Role.FENCED.value, config_path=failed.config_path, error=error)
+            response.brokers.add(
+                broker_id=-1, role=Role.FENCED.value, config_path=failed.config_path, error=error, metadata_version=-1
+            )
         return response
 
 

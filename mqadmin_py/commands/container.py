@@ -44,6 +44,11 @@ class HostedBrokerDoc(BrokerPlaceDoc):
     masterEpoch: int
     configPath: str
     error: str | None
+    metadataVersion: int | None
+    """The controller's topic and group metadata version the broker last learnt (null: none yet)."""
+    topics: list[str]
+    """The topics its broker set serves, as learnt."""
+    subscriptionGroups: list[str]
 
 
 def add_broker(
@@ -116,6 +121,9 @@ def list_brokers(container: ContainerOpt, output: OutputOpt = Output.table, time
             "masterEpoch": b.master_epoch,
             "configPath": b.config_path,
             "error": b.error or None,
+            "metadataVersion": b.metadata_version if b.metadata_version >= 0 else None,
+            "topics": list(b.topics),
+            "subscriptionGroups": list(b.subscription_groups),
         }
         for b in r.brokers
     ]

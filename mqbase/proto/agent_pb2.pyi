@@ -269,7 +269,7 @@ class ListBrokersRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class HostedBroker(_message.Message):
-    __slots__ = ("cluster_name", "broker_name", "broker_id", "broker_address", "ha_address", "role", "master_epoch", "config_path", "error")
+    __slots__ = ("cluster_name", "broker_name", "broker_id", "broker_address", "ha_address", "role", "master_epoch", "config_path", "error", "metadata_version", "topics", "subscription_groups")
     CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -279,6 +279,9 @@ class HostedBroker(_message.Message):
     MASTER_EPOCH_FIELD_NUMBER: _ClassVar[int]
     CONFIG_PATH_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    METADATA_VERSION_FIELD_NUMBER: _ClassVar[int]
+    TOPICS_FIELD_NUMBER: _ClassVar[int]
+    SUBSCRIPTION_GROUPS_FIELD_NUMBER: _ClassVar[int]
     cluster_name: str
     broker_name: str
     broker_id: int
@@ -288,7 +291,10 @@ class HostedBroker(_message.Message):
     master_epoch: int
     config_path: str
     error: str
-    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., broker_address: _Optional[str] = ..., ha_address: _Optional[str] = ..., role: _Optional[str] = ..., master_epoch: _Optional[int] = ..., config_path: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
+    metadata_version: int
+    topics: _containers.RepeatedScalarFieldContainer[str]
+    subscription_groups: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., broker_address: _Optional[str] = ..., ha_address: _Optional[str] = ..., role: _Optional[str] = ..., master_epoch: _Optional[int] = ..., config_path: _Optional[str] = ..., error: _Optional[str] = ..., metadata_version: _Optional[int] = ..., topics: _Optional[_Iterable[str]] = ..., subscription_groups: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListBrokersResponse(_message.Message):
     __slots__ = ("code", "remark", "brokers")

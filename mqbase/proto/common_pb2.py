@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19mqbase/proto/common.proto\x12\x11mqadmin.common.v1\"@\n\x0cSyncStateSet\x12\x12\n\nbroker_ids\x18\x01 \x03(\x03\x12\x1c\n\x14sync_state_set_epoch\x18\x02 \x01(\x05\"E\n\nEpochEntry\x12\r\n\x05\x65poch\x18\x01 \x01(\x05\x12\x14\n\x0cstart_offset\x18\x02 \x01(\x03\x12\x12\n\nend_offset\x18\x03 \x01(\x03\"\xdc\x01\n\x16RoleChangeNotification\x12\x14\n\x0c\x63luster_name\x18\x01 \x01(\t\x12\x13\n\x0b\x62roker_name\x18\x02 \x01(\t\x12\x18\n\x10master_broker_id\x18\x03 \x01(\x03\x12\x16\n\x0emaster_address\x18\x04 \x01(\t\x12\x14\n\x0cmaster_epoch\x18\x05 \x01(\x05\x12\x1c\n\x14sync_state_set_epoch\x18\x06 \x01(\x05\x12\x16\n\x0esync_state_set\x18\x07 \x03(\x03\x12\x19\n\x11master_ha_address\x18\x08 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19mqbase/proto/common.proto\x12\x11mqadmin.common.v1\"@\n\x0cSyncStateSet\x12\x12\n\nbroker_ids\x18\x01 \x03(\x03\x12\x1c\n\x14sync_state_set_epoch\x18\x02 \x01(\x05\"E\n\nEpochEntry\x12\r\n\x05\x65poch\x18\x01 \x01(\x05\x12\x14\n\x0cstart_offset\x18\x02 \x01(\x03\x12\x12\n\nend_offset\x18\x03 \x01(\x03\"\x90\x02\n\x16RoleChangeNotification\x12\x14\n\x0c\x63luster_name\x18\x01 \x01(\t\x12\x13\n\x0b\x62roker_name\x18\x02 \x01(\t\x12\x18\n\x10master_broker_id\x18\x03 \x01(\x03\x12\x16\n\x0emaster_address\x18\x04 \x01(\t\x12\x14\n\x0cmaster_epoch\x18\x05 \x01(\x05\x12\x1c\n\x14sync_state_set_epoch\x18\x06 \x01(\x05\x12\x16\n\x0esync_state_set\x18\x07 \x03(\x03\x12\x19\n\x11master_ha_address\x18\x08 \x01(\t\x12\x1d\n\x10metadata_version\x18\t \x01(\x03H\x00\x88\x01\x01\x42\x13\n\x11_metadata_versionb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,5 +36,5 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_EPOCHENTRY']._serialized_start=114
   _globals['_EPOCHENTRY']._serialized_end=183
   _globals['_ROLECHANGENOTIFICATION']._serialized_start=186
-  _globals['_ROLECHANGENOTIFICATION']._serialized_end=406
+  _globals['_ROLECHANGENOTIFICATION']._serialized_end=458
 # @@protoc_insertion_point(module_scope)

@@ -25,7 +25,7 @@ class EpochEntry(_message.Message):
     def __init__(self, epoch: _Optional[int] = ..., start_offset: _Optional[int] = ..., end_offset: _Optional[int] = ...) -> None: ...
 
 class RoleChangeNotification(_message.Message):
-    __slots__ = ("cluster_name", "broker_name", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "sync_state_set", "master_ha_address")
+    __slots__ = ("cluster_name", "broker_name", "master_broker_id", "master_address", "master_epoch", "sync_state_set_epoch", "sync_state_set", "master_ha_address", "metadata_version")
     CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
     MASTER_BROKER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -34,6 +34,7 @@ class RoleChangeNotification(_message.Message):
     SYNC_STATE_SET_EPOCH_FIELD_NUMBER: _ClassVar[int]
     SYNC_STATE_SET_FIELD_NUMBER: _ClassVar[int]
     MASTER_HA_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    METADATA_VERSION_FIELD_NUMBER: _ClassVar[int]
     cluster_name: str
     broker_name: str
     master_broker_id: int
@@ -42,4 +43,5 @@ class RoleChangeNotification(_message.Message):
     sync_state_set_epoch: int
     sync_state_set: _containers.RepeatedScalarFieldContainer[int]
     master_ha_address: str
-    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., sync_state_set: _Optional[_Iterable[int]] = ..., master_ha_address: _Optional[str] = ...) -> None: ...
+    metadata_version: int
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., master_broker_id: _Optional[int] = ..., master_address: _Optional[str] = ..., master_epoch: _Optional[int] = ..., sync_state_set_epoch: _Optional[int] = ..., sync_state_set: _Optional[_Iterable[int]] = ..., master_ha_address: _Optional[str] = ..., metadata_version: _Optional[int] = ...) -> None: ...

@@ -550,3 +550,132 @@ class TransferMasterResponse(_message.Message):
     master_max_offset: int
     target_max_offset: int
     def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., dry_run: _Optional[bool] = ..., allowed: _Optional[bool] = ..., transfer: _Optional[_Union[TransferRecord, _Mapping]] = ..., warnings: _Optional[_Iterable[str]] = ..., master_broker_id: _Optional[int] = ..., master_epoch: _Optional[int] = ..., preferred_broker_id: _Optional[int] = ..., master_max_offset: _Optional[int] = ..., target_max_offset: _Optional[int] = ...) -> None: ...
+
+class TopicConfig(_message.Message):
+    __slots__ = ("topic_name", "cluster_name", "broker_names", "read_queue_nums", "write_queue_nums", "perm", "attributes")
+    class AttributesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    TOPIC_NAME_FIELD_NUMBER: _ClassVar[int]
+    CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    BROKER_NAMES_FIELD_NUMBER: _ClassVar[int]
+    READ_QUEUE_NUMS_FIELD_NUMBER: _ClassVar[int]
+    WRITE_QUEUE_NUMS_FIELD_NUMBER: _ClassVar[int]
+    PERM_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
+    topic_name: str
+    cluster_name: str
+    broker_names: _containers.RepeatedScalarFieldContainer[str]
+    read_queue_nums: int
+    write_queue_nums: int
+    perm: int
+    attributes: _containers.ScalarMap[str, str]
+    def __init__(self, topic_name: _Optional[str] = ..., cluster_name: _Optional[str] = ..., broker_names: _Optional[_Iterable[str]] = ..., read_queue_nums: _Optional[int] = ..., write_queue_nums: _Optional[int] = ..., perm: _Optional[int] = ..., attributes: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class SubscriptionGroupConfig(_message.Message):
+    __slots__ = ("group_name", "cluster_name", "broker_names", "consume_orderly", "retry_max_times", "consume_enable")
+    GROUP_NAME_FIELD_NUMBER: _ClassVar[int]
+    CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    BROKER_NAMES_FIELD_NUMBER: _ClassVar[int]
+    CONSUME_ORDERLY_FIELD_NUMBER: _ClassVar[int]
+    RETRY_MAX_TIMES_FIELD_NUMBER: _ClassVar[int]
+    CONSUME_ENABLE_FIELD_NUMBER: _ClassVar[int]
+    group_name: str
+    cluster_name: str
+    broker_names: _containers.RepeatedScalarFieldContainer[str]
+    consume_orderly: bool
+    retry_max_times: int
+    consume_enable: bool
+    def __init__(self, group_name: _Optional[str] = ..., cluster_name: _Optional[str] = ..., broker_names: _Optional[_Iterable[str]] = ..., consume_orderly: _Optional[bool] = ..., retry_max_times: _Optional[int] = ..., consume_enable: _Optional[bool] = ...) -> None: ...
+
+class UpdateTopicRequest(_message.Message):
+    __slots__ = ("cluster_name", "broker_name", "topic_name", "read_queue_nums", "write_queue_nums", "perm", "attributes")
+    CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_NAME_FIELD_NUMBER: _ClassVar[int]
+    READ_QUEUE_NUMS_FIELD_NUMBER: _ClassVar[int]
+    WRITE_QUEUE_NUMS_FIELD_NUMBER: _ClassVar[int]
+    PERM_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
+    cluster_name: str
+    broker_name: str
+    topic_name: str
+    read_queue_nums: int
+    write_queue_nums: int
+    perm: int
+    attributes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., topic_name: _Optional[str] = ..., read_queue_nums: _Optional[int] = ..., write_queue_nums: _Optional[int] = ..., perm: _Optional[int] = ..., attributes: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class DeleteTopicRequest(_message.Message):
+    __slots__ = ("cluster_name", "topic_name")
+    CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_NAME_FIELD_NUMBER: _ClassVar[int]
+    cluster_name: str
+    topic_name: str
+    def __init__(self, cluster_name: _Optional[str] = ..., topic_name: _Optional[str] = ...) -> None: ...
+
+class UpdateSubscriptionGroupRequest(_message.Message):
+    __slots__ = ("cluster_name", "broker_name", "group_name", "consume_orderly", "retry_max_times", "consume_enable")
+    CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
+    GROUP_NAME_FIELD_NUMBER: _ClassVar[int]
+    CONSUME_ORDERLY_FIELD_NUMBER: _ClassVar[int]
+    RETRY_MAX_TIMES_FIELD_NUMBER: _ClassVar[int]
+    CONSUME_ENABLE_FIELD_NUMBER: _ClassVar[int]
+    cluster_name: str
+    broker_name: str
+    group_name: str
+    consume_orderly: bool
+    retry_max_times: int
+    consume_enable: bool
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., group_name: _Optional[str] = ..., consume_orderly: _Optional[bool] = ..., retry_max_times: _Optional[int] = ..., consume_enable: _Optional[bool] = ...) -> None: ...
+
+class DeleteSubscriptionGroupRequest(_message.Message):
+    __slots__ = ("cluster_name", "group_name")
+    CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    GROUP_NAME_FIELD_NUMBER: _ClassVar[int]
+    cluster_name: str
+    group_name: str
+    def __init__(self, cluster_name: _Optional[str] = ..., group_name: _Optional[str] = ...) -> None: ...
+
+class MetadataChangeResponse(_message.Message):
+    __slots__ = ("code", "remark", "leader_address", "metadata_version", "changed", "topic", "group")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    LEADER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    METADATA_VERSION_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    leader_address: str
+    metadata_version: int
+    changed: bool
+    topic: TopicConfig
+    group: SubscriptionGroupConfig
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., metadata_version: _Optional[int] = ..., changed: _Optional[bool] = ..., topic: _Optional[_Union[TopicConfig, _Mapping]] = ..., group: _Optional[_Union[SubscriptionGroupConfig, _Mapping]] = ...) -> None: ...
+
+class GetMetadataRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetMetadataResponse(_message.Message):
+    __slots__ = ("code", "remark", "leader_address", "metadata_version", "topics", "groups")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    LEADER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    METADATA_VERSION_FIELD_NUMBER: _ClassVar[int]
+    TOPICS_FIELD_NUMBER: _ClassVar[int]
+    GROUPS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    leader_address: str
+    metadata_version: int
+    topics: _containers.RepeatedCompositeFieldContainer[TopicConfig]
+    groups: _containers.RepeatedCompositeFieldContainer[SubscriptionGroupConfig]
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., metadata_version: _Optional[int] = ..., topics: _Optional[_Iterable[_Union[TopicConfig, _Mapping]]] = ..., groups: _Optional[_Iterable[_Union[SubscriptionGroupConfig, _Mapping]]] = ...) -> None: ...

@@ -110,6 +110,31 @@ class ControllerServiceStub:
                 request_serializer=mqbase_dot_proto_dot_controller__pb2.UpdateControllerConfigRequest.SerializeToString,
                 response_deserializer=mqbase_dot_proto_dot_controller__pb2.UpdateControllerConfigResponse.FromString,
                 _registered_method=True)
+        self.UpdateTopic = channel.unary_unary(
+                '/mqadmin.controller.v1.ControllerService/UpdateTopic',
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.UpdateTopicRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.FromString,
+                _registered_method=True)
+        self.DeleteTopic = channel.unary_unary(
+                '/mqadmin.controller.v1.ControllerService/DeleteTopic',
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.DeleteTopicRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.FromString,
+                _registered_method=True)
+        self.UpdateSubscriptionGroup = channel.unary_unary(
+                '/mqadmin.controller.v1.ControllerService/UpdateSubscriptionGroup',
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.UpdateSubscriptionGroupRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.FromString,
+                _registered_method=True)
+        self.DeleteSubscriptionGroup = channel.unary_unary(
+                '/mqadmin.controller.v1.ControllerService/DeleteSubscriptionGroup',
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.DeleteSubscriptionGroupRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.FromString,
+                _registered_method=True)
+        self.GetMetadata = channel.unary_unary(
+                '/mqadmin.controller.v1.ControllerService/GetMetadata',
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.GetMetadataRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.GetMetadataResponse.FromString,
+                _registered_method=True)
 
 
 class ControllerServiceServicer:
@@ -224,6 +249,42 @@ class ControllerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UpdateTopic(self, request, context):
+        """Ours (issue 25), leader only: create or change a topic (mqadmin updateTopic); admin role under ACL.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteTopic(self, request, context):
+        """Ours (issue 25), leader only: remove a topic's metadata (its messages age out by retention).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateSubscriptionGroup(self, request, context):
+        """Ours (issue 25), leader only: create or change a subscription group (mqadmin updateSubGroup).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteSubscriptionGroup(self, request, context):
+        """Ours (issue 25), leader only: remove a subscription group's metadata.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetMetadata(self, request, context):
+        """Ours (issue 25), leader only, behind a read barrier: every topic and subscription group, with the
+        metadata version (agents poll it, and re-read when a push carries a newer version).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ControllerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -301,6 +362,31 @@ def add_ControllerServiceServicer_to_server(servicer, server):
                     servicer.UpdateControllerConfig,
                     request_deserializer=mqbase_dot_proto_dot_controller__pb2.UpdateControllerConfigRequest.FromString,
                     response_serializer=mqbase_dot_proto_dot_controller__pb2.UpdateControllerConfigResponse.SerializeToString,
+            ),
+            'UpdateTopic': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateTopic,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.UpdateTopicRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.SerializeToString,
+            ),
+            'DeleteTopic': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteTopic,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.DeleteTopicRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.SerializeToString,
+            ),
+            'UpdateSubscriptionGroup': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateSubscriptionGroup,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.UpdateSubscriptionGroupRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.SerializeToString,
+            ),
+            'DeleteSubscriptionGroup': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteSubscriptionGroup,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.DeleteSubscriptionGroupRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.SerializeToString,
+            ),
+            'GetMetadata': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMetadata,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.GetMetadataRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.GetMetadataResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -708,6 +794,141 @@ class ControllerService:
             '/mqadmin.controller.v1.ControllerService/UpdateControllerConfig',
             mqbase_dot_proto_dot_controller__pb2.UpdateControllerConfigRequest.SerializeToString,
             mqbase_dot_proto_dot_controller__pb2.UpdateControllerConfigResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateTopic(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.controller.v1.ControllerService/UpdateTopic',
+            mqbase_dot_proto_dot_controller__pb2.UpdateTopicRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteTopic(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.controller.v1.ControllerService/DeleteTopic',
+            mqbase_dot_proto_dot_controller__pb2.DeleteTopicRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateSubscriptionGroup(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.controller.v1.ControllerService/UpdateSubscriptionGroup',
+            mqbase_dot_proto_dot_controller__pb2.UpdateSubscriptionGroupRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteSubscriptionGroup(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.controller.v1.ControllerService/DeleteSubscriptionGroup',
+            mqbase_dot_proto_dot_controller__pb2.DeleteSubscriptionGroupRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMetadata(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.controller.v1.ControllerService/GetMetadata',
+            mqbase_dot_proto_dot_controller__pb2.GetMetadataRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.GetMetadataResponse.FromString,
             options,
             channel_credentials,
             insecure,

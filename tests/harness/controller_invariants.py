@@ -20,13 +20,18 @@ from controller.requests import (
     ApplyBrokerIdRequest,
     AssignPreferredMasterRequest,
     CleanBrokerDataRequest,
+    DeleteSubscriptionGroupRequest,
+    DeleteTopicRequest,
     ElectMasterRequest,
+    GetMetadataRequest,
     GetNextBrokerIdRequest,
     GetReplicaInfoRequest,
     GetSyncStateDataRequest,
     RegisterBrokerRequest,
     Request,
     Result,
+    UpdateSubscriptionGroupRequest,
+    UpdateTopicRequest,
 )
 from mqbase.codes import ResponseCode
 from tests.harness.controller_state import CLUSTER, addr, check_code, ha_addr
@@ -95,6 +100,8 @@ class AlterSpec:
 
 
 Spec = ApplyNextSpec | AlterSpec
+TOPICS = st.sampled_from(["TopicA", "TopicB"])
+GROUPS = st.sampled_from(["GID_a", "GID_b"])
 DELTAS = st.sampled_from([0, 0, 0, 0, -1, 1])
 LIKELY = st.sampled_from([True, True, True, False])
 MEMBERS = st.sampled_from(["eligible", "eligible", "alive", "raw"])
@@ -124,6 +131,28 @@ REQUESTS: st.SearchStrategy[Request | Spec] = st.one_of(
     st.builds(GetNextBrokerIdRequest, st.just(CLUSTER), NAMES),
     st.builds(GetReplicaInfoRequest, NAMES),
     st.just(GetSyncStateDataRequest(all_broker_sets=True)),
+    st.builds(
+        UpdateTopicRequest,
+        TOPICS,
+        st.sampled_from([CLUSTER, "", "Other"]),
+        st.sampled_from(["", "", "broker-a", "broker-b", "broker-c"]),
+        st.none() | st.integers(1, 3),
+        st.none() | st.integers(1, 3),
+        st.none() | st.sampled_from([2, 4, 6]),
+        st.dictionaries(st.just("message.type"), st.none() | st.sampled_from(["NORMAL", "FIFO"]), max_size=1),
+    ).filter(lambda r: bool(r.cluster_name) != bool(r.broker_name)),
+    st.builds(DeleteTopicRequest, st.sampled_from([CLUSTER, "Other"]), TOPICS),
+    st.builds(
+        UpdateSubscriptionGroupRequest,
+        GROUPS,
+        st.sampled_from([CLUSTER, "", "Other"]),
+        st.sampled_from(["", "", "broker-a", "broker-b"]),
+        st.none() | st.booleans(),
+        st.none() | st.integers(0, 16),
+        st.none() | st.booleans(),
+    ).filter(lambda r: bool(r.cluster_name) != bool(r.broker_name)),
+    st.builds(DeleteSubscriptionGroupRequest, st.sampled_from([CLUSTER, "Other"]), GROUPS),
+    st.just(GetMetadataRequest()),
 )
 """Any controller request over two sets and ids 1..4 (specs are built against the deciding state)."""
 
@@ -152,12 +181,23 @@ def check_state(state: ControllerState) -> None:
             assert bs.master_id in bs.sync_state_set
         assert bs.sync_state_set <= frozenset(ids)
         assert bs.preferred_id is None or bs.preferred_id in ids
+    for name, topic in state.topics.items():
+        assert name == topic.topic_name and topic.broker_names
+    for name, group in state.groups.items():
+        assert name == group.group_name and group.broker_names
     assert decode_state(encode_state(state)) == state
 
 
 def check_transition(before: ControllerState, after: ControllerState) -> None:
     """Epochs and next ids never go back; a master that changes was just elected into SSS == {master}, or (a
-    graceful transfer) into the SyncStateSet it was a member of, kept."""
+    graceful transfer) into the SyncStateSet it was a member of, kept. The metadata changes only with its
+    version, by one step per event, and a topic or group never moves to another cluster."""
+    changed = (after.topics, after.groups) != (before.topics, before.groups)
+    assert after.metadata_version - before.metadata_version in ((1,) if changed else (0, 1))
+    for name in before.topics.keys() & after.topics.keys():
+        assert before.topics[name].cluster_name == after.topics[name].cluster_name
+    for name in before.groups.keys() & after.groups.keys():
+        assert before.groups[name].cluster_name == after.groups[name].cluster_name
     for bs in after:
         old = before.get(bs.broker_name)
         if old is None:
@@ -186,7 +226,8 @@ def check_registered(request: Request, result: Result[Any], after: ControllerSta
 def check_result(request: Request, result: Result[Any]) -> None:
     """Reads never write; a refusal writes nothing, except the 2004 election that clears the master."""
     assert isinstance(result.code, ResponseCode)
-    if isinstance(request, GetNextBrokerIdRequest | GetReplicaInfoRequest | GetSyncStateDataRequest):
+    reads = GetNextBrokerIdRequest | GetReplicaInfoRequest | GetSyncStateDataRequest | GetMetadataRequest
+    if isinstance(request, reads):
         assert result.events == ()
     if not result.ok and result.events:
         assert result.code == ResponseCode.CONTROLLER_MASTER_NOT_AVAILABLE

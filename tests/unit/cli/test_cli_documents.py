@@ -31,6 +31,14 @@ from mqadmin_py.commands.epochs import CollectDoc, ServeDoc
 from mqadmin_py.commands.messages import ConsumeDoc, SendDoc
 from mqadmin_py.commands.preferred import PreferredDoc
 from mqadmin_py.commands.sandbox import SandboxDoc
+from mqadmin_py.commands.topic import (
+    DeletedDoc,
+    GroupChangeDoc,
+    GroupDoc,
+    TopicChangeDoc,
+    TopicListDoc,
+    TopicRouteDoc,
+)
 from mqadmin_py.commands.transfer import TransferMasterDoc
 from mqadmin_py.commands.wait import WaitedLeaderDoc, WaitedSetDoc
 from mqbase.proto import controller_pb2 as pb
@@ -116,6 +124,12 @@ DOCUMENTED: dict[str, Any] = {
     "Sandbox": SandboxDoc,  # sandbox up / status
     "epochs collect": CollectDoc,
     "epochs serve": ServeDoc,
+    "updateTopic": TopicChangeDoc,
+    "updateSubGroup": GroupChangeDoc,
+    "deleteTopic": DeletedDoc,
+    "topicList": TopicListDoc,
+    "topicRoute": TopicRouteDoc,
+    "getConsumerConfig": GroupDoc,
 }
 
 

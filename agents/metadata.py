@@ -1,0 +1,71 @@
+"""What a broker learnt of the cluster metadata: topics and subscription groups (issue 25), as pure data.
+
+The controller's replicated state is the truth; the agent keeps the copy it last read with GetMetadata, tagged
+with the controller's ``metadata_version``. A push announces a version (``RoleChangeNotification``'s optional
+``metadata_version``) and the periodic poll (``syncBrokerMetadataPeriod``) reads it anyway, so a lost push costs
+one period at most. ``learn`` never goes back to an older version, whichever answer arrives last.
+
+Nothing here refuses a send to an unknown topic yet; routing and enforcement read this table in later issues.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    """A topic as the controller has it (``TopicConfig``); ``perm`` is RocketMQ's 2 = W, 4 = R, 6 = RW."""
+
+    name: str
+    broker_names: frozenset[str]
+    read_queue_nums: int
+    write_queue_nums: int
+    perm: int
+    message_type: str = "NORMAL"
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A subscription group as the controller has it (``SubscriptionGroupConfig``)."""
+
+    name: str
+    broker_names: frozenset[str]
+    consume_orderly: bool
+    retry_max_times: int
+    consume_enable: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MetadataTable:
+    """The topics and groups of one cluster, as of the controller's ``version`` (-1: nothing learnt yet)."""
+
+    version: int = -1
+    topics: Mapping[str, Topic] = field(default_factory=lambda: MappingProxyType({}))
+    groups: Mapping[str, Group] = field(default_factory=lambda: MappingProxyType({}))
+
+    def served_by(self, broker_name: str) -> tuple[str, ...]:
+        """The topics that broker set serves, by name."""
+        return tuple(sorted(t.name for t in self.topics.values() if broker_name in t.broker_names))
+
+    def groups_of(self, broker_name: str) -> tuple[str, ...]:
+        """The subscription groups that broker set serves, by name."""
+        return tuple(sorted(g.name for g in self.groups.values() if broker_name in g.broker_names))
+
+
+def stale(table: MetadataTable, announced: int) -> bool:
+    """Should a push announcing metadata version `announced` make the broker re-read? Only when newer."""
+    return announced > table.version
+
+
+def learn(table: MetadataTable, version: int, topics: Iterable[Topic], groups: Iterable[Group]) -> MetadataTable:
+    """The table after reading `version`; an answer older than what is held (a slow poll) changes nothing."""
+    if version < table.version:
+        return table
+    return MetadataTable(
+        version,
+        MappingProxyType({t.name: t for t in topics}),
+        MappingProxyType({g.name: g for g in groups}),
+    )
