@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from controller.requests import GetNextBrokerIdRequest, GetSyncStateDataRequest, Request
+from controller.requests import GetMetadataRequest, GetNextBrokerIdRequest, GetSyncStateDataRequest, Request
 
-PLAIN_READS = (GetSyncStateDataRequest, GetNextBrokerIdRequest)
-"""Reads no safety decision depends on: ``getSyncStateSet`` (operators, the ACL member list) and the id a
-registering broker proposes (``ApplyBrokerId``, a commit, decides whether it may have it)."""
+PLAIN_READS = (GetSyncStateDataRequest, GetNextBrokerIdRequest, GetMetadataRequest)
+"""Reads no safety decision depends on: ``getSyncStateSet`` (operators, the ACL member list), the id a
+registering broker proposes (``ApplyBrokerId``, a commit, decides whether it may have it), and the topic and
+group metadata (versioned: an agent's table never goes back a version, so an older answer from a deposed leader
+changes nothing and the next poll brings the newer one; a barrier per poll would only add Raft entries)."""
 
 
 def is_plain(request: Request) -> bool:
