@@ -10,9 +10,15 @@ Nothing here refuses a send to an unknown topic yet; routing and enforcement rea
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+
+DEFAULT_QUEUE_NUMS = 4
+"""The queues of a topic the broker has not learnt (Java's ``defaultTopicQueueNums``)."""
+MESSAGE_GROUP = "__SHARDINGKEY"
+"""The property that carries a message's message group (RocketMQ's ``PROPERTY_SHARDING_KEY``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,3 +75,27 @@ def learn(table: MetadataTable, version: int, topics: Iterable[Topic], groups: I
         MappingProxyType({t.name: t for t in topics}),
         MappingProxyType({g.name: g for g in groups}),
     )
+
+
+def write_queue_nums(table: MetadataTable, topic: str) -> int:
+    """How many queues a send to `topic` spreads over: its ``writeQueueNums``, or DEFAULT_QUEUE_NUMS if unknown."""
+    known = table.topics.get(topic)
+    return known.write_queue_nums if known is not None and known.write_queue_nums > 0 else DEFAULT_QUEUE_NUMS
+
+
+def read_queue_nums(table: MetadataTable, topic: str) -> int:
+    """How many queues a reader of `topic` reads: its ``readQueueNums``, or DEFAULT_QUEUE_NUMS if unknown."""
+    known = table.topics.get(topic)
+    return known.read_queue_nums if known is not None and known.read_queue_nums > 0 else DEFAULT_QUEUE_NUMS
+
+
+def queue_for_send(requested: int, properties: Mapping[str, str], queues: int, turn: int) -> int:
+    """The queue a message goes to: the one the producer asked for (``requested`` >= 0); else its message group's,
+    a stable hash (CRC-32 of the UTF-8 name) over `queues`, so one message group stays in one queue and in order,
+    as RocketMQ's proxy hashes it; else the `turn`-th queue round robin."""
+    if requested >= 0:
+        return requested
+    group = properties.get(MESSAGE_GROUP)
+    if group:
+        return zlib.crc32(group.encode("utf-8")) % queues
+    return turn % queues

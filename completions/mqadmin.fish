@@ -66,7 +66,7 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                     case 'mqadmin sandbox up'
                         contains -- $word --dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output; and set need 1
                     case 'mqadmin sendMessage' 'mqadmin send-message'
-                        contains -- $word -a --controllerAddress -t --topic -p --body -k --key --keys -c --tags -b -bn --broker --brokerName -i -q --qid --queueId --count -o --output --timeout -n --namesrvAddr; and set need 1
+                        contains -- $word -a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin topicList' 'mqadmin topic-list'
                         contains -- $word -a --controllerAddress -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin topicRoute' 'mqadmin topic-route'
@@ -414,6 +414,8 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin sen
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s p -l body -x -d 'Message body; \'{i}\' is replaced by the message\'s index.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s k -l key -l keys -x -d 'Message keys (property KEYS).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s c -l tags -x -d 'Message tag (property TAGS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l message-group -x -d 'Message group (property __SHARDINGKEY): without -q the broker hashes it to...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l property -x -d 'A user property KEY=VALUE (repeatable).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s b -o bn -l broker -l brokerName -x -d 'Broker set (default: round robin over every master).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s i -s q -l qid -l queueId -x -d 'Queue id (default: the broker picks).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l count -x -d 'How many messages to send.'

@@ -569,6 +569,8 @@ _mqadmin__sendMessage() {
     '(-k --key --keys)--keys[Message keys (property KEYS).]:keys: ' \
     '(-c --tags)-c[Message tag (property TAGS).]:tags: ' \
     '(-c --tags)--tags[Message tag (property TAGS).]:tags: ' \
+    '(--message-group)--message-group[Message group (property __SHARDINGKEY): without -q the broker hashes it to...]:message-group: ' \
+    '*--property[A user property KEY=VALUE (repeatable).]:property: ' \
     '(-b -bn --broker --brokerName)-b[Broker set (default: round robin over every master).]:brokerName: ' \
     '(-b -bn --broker --brokerName)-bn[Broker set (default: round robin over every master).]:brokerName: ' \
     '(-b -bn --broker --brokerName)--broker[Broker set (default: round robin over every master).]:brokerName: ' \

@@ -19,6 +19,7 @@ from agents.broker.write_gate import request_problem
 from agents.errors import AgentError
 from agents.ha.role import Role
 from agents.ha.sync_state import PutStatus
+from agents.metadata import queue_for_send, write_queue_nums
 from agents.store.commitlog import OffsetTooSmall
 from agents.store.epochs import MAX_OFFSET
 from agents.store.record import Message, RecordError, blank_size_at, header_at
@@ -32,8 +33,6 @@ from mqbase.storelock import StoreLockError
 
 log = logging.getLogger(__name__)
 
-QUEUES_PER_TOPIC = 4
-"""Queues a send with queue_id -1 spreads over (the default topic's readQueueNums/writeQueueNums is 4 in Java)."""
 MAX_PULL = 1024
 SERVICE = pb.DESCRIPTOR.services_by_name["AgentService"]
 _ADMIN, _MEMBER = frozenset({CallerRole.ADMIN}), frozenset({CallerRole.BROKER})
@@ -141,11 +140,12 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         if not isinstance(manager, ReplicasManager):
             return manager  # type: ignore[no-any-return]
         now = int(time.time() * 1000)
+        table = manager.metadata
         try:
             batch = [
                 Message(
                     m.topic,
-                    m.queue_id if m.queue_id >= 0 else next(self._round_robin) % QUEUES_PER_TOPIC,
+                    queue_for_send(m.queue_id, m.properties, write_queue_nums(table, m.topic), next(self._round_robin)),
                     m.body,
                     dict(m.properties),
                     now,

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import typer
 
+from agents.metadata import DEFAULT_QUEUE_NUMS, MESSAGE_GROUP
 from mqadmin_py.commands.common import (
     INT32_MAX,
     INT64_MAX,
@@ -19,6 +20,7 @@ from mqadmin_py.commands.common import (
     check,
     code_name,
     controller_client,
+    key_values,
 )
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
@@ -28,7 +30,6 @@ from mqbase.errors import MqError, OperationFailed, Refused, UsageError
 RETRIABLE = frozenset({11, 14})
 """SLAVE_NOT_AVAILABLE and SERVICE_NOT_AVAILABLE: the broker stored nothing, so a retry cannot duplicate."""
 RETRY_PAUSE_S = 0.02
-QUEUES_PER_TOPIC = 4  # the agent's default queue count (agents.broker.service.QUEUES_PER_TOPIC, tested equal)
 PULL_BATCH = 32
 
 
@@ -141,6 +142,18 @@ def send_message(
     body: Annotated[str, typer.Option("-p", "--body", help="Message body; '{i}' is replaced by the message's index.")],
     keys: Annotated[str | None, typer.Option("-k", "--keys", "--key", help="Message keys (property KEYS).")] = None,
     tags: Annotated[str | None, typer.Option("-c", "--tags", help="Message tag (property TAGS).")] = None,
+    message_group: Annotated[
+        str | None,
+        typer.Option(
+            "--message-group",
+            help="Message group (property __SHARDINGKEY): without -q the broker hashes it to one queue, so the "
+            "group's messages stay in order.",
+        ),
+    ] = None,
+    user_properties: Annotated[
+        list[str] | None,
+        typer.Option("--property", help="A user property KEY=VALUE (repeatable).", show_default=False),
+    ] = None,
     broker_name: Annotated[
         str | None,
         broker_name_option(
@@ -166,7 +179,10 @@ def send_message(
 
     targets = [list(t) for t in _masters(controller, timeout, broker_name)]
     results: list[SentDoc] = []
-    properties = {key: value for key, value in (("KEYS", keys), ("TAGS", tags)) if value}
+    properties = key_values(user_properties or [], "--property")
+    properties.update(
+        {key: value for key, value in (("KEYS", keys), ("TAGS", tags), (MESSAGE_GROUP, message_group)) if value}
+    )
     with agent_client(timeout) as agents, _progress(count, "sending") as advance:
         for i in range(count):
             target = targets[i % len(targets)]
@@ -359,6 +375,22 @@ def _consume_legacy(doc: ConsumeDoc) -> str:
     )
 
 
+def _read_queue_nums(controller: str, timeout: float, topic: str) -> int:
+    """The topic's readQueueNums from the controller (DEFAULT_QUEUE_NUMS for a topic it does not know; also, with a
+    warning, when no controller answers, e.g. reading one replica with --brokerAddr during an outage)."""
+    from mqbase.proto import controller_pb2 as pb
+
+    try:
+        with controller_client(controller, timeout) as client:
+            metadata = check(client.call("GetMetadata", pb.GetMetadataRequest()))
+    except MqError as exc:
+        print(f"mqadmin: cannot read {topic}'s queue count ({exc}); reading queues 0-{DEFAULT_QUEUE_NUMS - 1}, "
+              "give -q to read another", file=sys.stderr)  # fmt: skip
+        return DEFAULT_QUEUE_NUMS
+    known = [t.read_queue_nums for t in metadata.topics if t.topic_name == topic and t.read_queue_nums > 0]
+    return known[0] if known else DEFAULT_QUEUE_NUMS
+
+
 def consume_message(
     controller: ControllerOpt,
     topic: Annotated[str, typer.Option("-t", "--topic", help="Topic.")],
@@ -389,7 +421,7 @@ def consume_message(
             "read from one replica with --brokerAddr"
         )
     address = broker_addr or _masters(controller, timeout, broker_name)[0][1]
-    queue_ids = [queue_id] if queue_id is not None else list(range(QUEUES_PER_TOPIC))
+    queue_ids = [queue_id] if queue_id is not None else list(range(_read_queue_nums(controller, timeout, topic)))
     messages: list[MessageDoc] = []
     queues = []
     with agent_client(timeout) as agents:

@@ -9,7 +9,6 @@ import typer
 from typer.main import get_command
 
 from mqadmin_py.app import app
-from mqadmin_py.commands import messages
 from mqadmin_py.commands.broker import EpochDoc, HaDoc, _epochs_legacy, _ha_legacy
 from mqadmin_py.commands.common import AliasGroup, check, kebab, key_values, run
 from mqadmin_py.commands.container import parse_broker_identity
@@ -60,12 +59,6 @@ def test_broker_set_names_are_unique_and_ordered() -> None:
     names = broker_set_names(30)
     assert names[:3] == ["broker-a", "broker-b", "broker-c"] and names[26] == "broker-aa"
     assert len(set(names)) == 30
-
-
-def test_consume_reads_the_queues_the_agent_writes() -> None:
-    from agents.broker.service import QUEUES_PER_TOPIC
-
-    assert messages.QUEUES_PER_TOPIC == QUEUES_PER_TOPIC
 
 
 def test_get_broker_epoch_legacy_text_is_the_java_format() -> None:
