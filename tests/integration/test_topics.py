@@ -128,3 +128,18 @@ def test_metadata_is_kept_through_failovers_and_restarts_and_reaches_the_agent(c
 def test_bad_requests_exit_with_their_code(cli: Cli, args: tuple[str, ...], code: int, message: str) -> None:
     result = cli(*args, ok=False)
     assert result.returncode == code and message in result.stderr, result.stderr
+
+
+def test_sends_spread_over_the_topics_queues_and_keep_a_message_group_in_one(cli: Cli, box: Sandbox) -> None:
+    made = cli.json("updateTopic", "-b", BROKER, "-t", "Wide", "-r", "8", "-w", "8")
+    wait_until(lambda: learnt(cli, box, made["metadataVersion"]), 60, "the broker to learn the topic")
+
+    grouped = cli.json("sendMessage", "-t", "Wide", "-p", "g-{i}", "--message-group", "order-7", "--count", "6",
+                       "--property", "shop=berlin")  # fmt: skip
+    assert grouped["sent"] == 6 and len({r["queueId"] for r in grouped["results"]}) == 1
+    spread = cli.json("sendMessage", "-t", "Wide", "-p", "s-{i}", "--count", "8")
+    assert sorted(r["queueId"] for r in spread["results"]) == list(range(8))
+
+    read = cli.json("consumeMessage", "-t", "Wide", "-b", BROKER, "-c", "100")
+    assert len(read["queues"]) == 8 and len(read["messages"]) == 14
+    assert sorted(m["body"] for m in read["messages"] if m["body"].startswith("g-")) == [f"g-{i}" for i in range(6)]
