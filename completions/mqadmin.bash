@@ -168,7 +168,7 @@ _mqadmin() {
                     '--namesrvAddr') need=1 ;;
                 esac
                 ;;
-            'topicRoute' | 'topic-route')
+            'topicRoute' | 'topicStatus' | 'topic-route' | 'topic-status')
                 case $word in
                 '-a' | '--controllerAddress' | '-t' | '--topic' | '-o' | '--output' | '--timeout' | '-n' |\
                     '--namesrvAddr') need=1 ;;
@@ -225,17 +225,17 @@ _mqadmin() {
                 '|deleteSubGroup' | '|deleteTopic' | '|electMaster' | '|epochs' | '|getBrokerConfig' |\
                 '|getBrokerEpoch' | '|getConsumerConfig' | '|getControllerConfig' | '|getControllerMetaData' |\
                 '|getSyncStateSet' | '|haStatus' | '|listBrokers' | '|removeBroker' | '|resetMasterFlushOffset' |\
-                '|sandbox' | '|sendMessage' | '|topicList' | '|topicRoute' | '|transferMaster' |\
+                '|sandbox' | '|sendMessage' | '|topicList' | '|topicRoute' | '|topicStatus' | '|transferMaster' |\
                 '|updateBrokerConfig' | '|updateControllerConfig' | '|updateSubGroup' | '|updateTopic' | '|wait' |\
                 '|add-broker' | '|clean-broker-metadata' | '|cluster-list' | '|consume-message' |\
                 '|delete-sub-group' | '|delete-topic' | '|elect-master' | '|get-broker-config' |\
                 '|get-broker-epoch' | '|get-consumer-config' | '|get-controller-config' |\
                 '|get-controller-meta-data' | '|get-sync-state-set' | '|ha-status' | '|list-brokers' |\
                 '|remove-broker' | '|reset-master-flush-offset' | '|send-message' | '|topic-list' | '|topic-route' |\
-                '|transfer-master' | '|update-broker-config' | '|update-controller-config' | '|update-sub-group' |\
-                '|update-topic' | 'epochs|collect' | 'epochs|report' | 'epochs|serve' | 'epochs|synth' |\
-                'sandbox|down' | 'sandbox|kill' | 'sandbox|start' | 'sandbox|status' | 'sandbox|stop' |\
-                'sandbox|up' | 'wait|insync' | 'wait|master' | 'wait|quorum') path=${path:+$path }$word pos=0 ;;
+                '|topic-status' | '|transfer-master' | '|update-broker-config' | '|update-controller-config' |\
+                '|update-sub-group' | '|update-topic' | 'epochs|collect' | 'epochs|report' | 'epochs|serve' |\
+                'epochs|synth' | 'sandbox|down' | 'sandbox|kill' | 'sandbox|start' | 'sandbox|status' |\
+                'sandbox|stop' | 'sandbox|up' | 'wait|insync' | 'wait|master' | 'wait|quorum') path=${path:+$path }$word pos=0 ;;
             *) pos=$((pos + 1)) ;;
             esac
             ;;
@@ -262,13 +262,14 @@ _mqadmin() {
             'deleteTopic' | 'electMaster' | 'epochs serve' | 'getBrokerConfig' | 'getBrokerEpoch' |\
             'getConsumerConfig' | 'getControllerConfig' | 'getControllerMetaData' | 'getSyncStateSet' | 'haStatus' |\
             'listBrokers' | 'removeBroker' | 'resetMasterFlushOffset' | 'sendMessage' | 'topicList' | 'topicRoute' |\
-            'transferMaster' | 'updateBrokerConfig' | 'updateControllerConfig' | 'updateSubGroup' | 'updateTopic' |\
-            'wait insync' | 'wait master' | 'wait quorum' | 'clean-broker-metadata' | 'cluster-list' |\
-            'consume-message' | 'delete-sub-group' | 'delete-topic' | 'elect-master' | 'get-broker-config' |\
-            'get-broker-epoch' | 'get-consumer-config' | 'get-controller-config' | 'get-controller-meta-data' |\
-            'get-sync-state-set' | 'ha-status' | 'list-brokers' | 'remove-broker' | 'reset-master-flush-offset' |\
-            'send-message' | 'topic-list' | 'topic-route' | 'transfer-master' | 'update-broker-config' |\
-            'update-controller-config' | 'update-sub-group' | 'update-topic')
+            'topicStatus' | 'transferMaster' | 'updateBrokerConfig' | 'updateControllerConfig' | 'updateSubGroup' |\
+            'updateTopic' | 'wait insync' | 'wait master' | 'wait quorum' | 'clean-broker-metadata' |\
+            'cluster-list' | 'consume-message' | 'delete-sub-group' | 'delete-topic' | 'elect-master' |\
+            'get-broker-config' | 'get-broker-epoch' | 'get-consumer-config' | 'get-controller-config' |\
+            'get-controller-meta-data' | 'get-sync-state-set' | 'ha-status' | 'list-brokers' | 'remove-broker' |\
+            'reset-master-flush-offset' | 'send-message' | 'topic-list' | 'topic-route' | 'topic-status' |\
+            'transfer-master' | 'update-broker-config' | 'update-controller-config' | 'update-sub-group' |\
+            'update-topic')
             case $opt in
             '-o' | '--output') gen=(-W 'table json legacy') ;;
             esac
@@ -328,7 +329,7 @@ _mqadmin() {
         'sandbox up') gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout --secure -o --output -h --help') ;;
         'sendMessage' | 'send-message') gen=(-W '-a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count -o --output --timeout -n --namesrvAddr -h --help') ;;
         'topicList' | 'topic-list') gen=(-W '-a --controllerAddress -c --clusterName -o --output --timeout -n --namesrvAddr -h --help') ;;
-        'topicRoute' | 'topic-route') gen=(-W '-a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'topicRoute' | 'topicStatus' | 'topic-route' | 'topic-status') gen=(-W '-a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'transferMaster' | 'transfer-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output -n --namesrvAddr -h --help') ;;
         'updateBrokerConfig' | 'update-broker-config') gen=(-W '-k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName --reachable-only -o --output --timeout -n --namesrvAddr -h --help') ;;
         'updateControllerConfig' | 'update-controller-config') gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout -n --namesrvAddr -h --help') ;;
@@ -340,7 +341,7 @@ _mqadmin() {
         esac
     else
         case "$path|$pos" in
-        '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata clusterList consumeMessage deleteSubGroup deleteTopic electMaster epochs getBrokerConfig getBrokerEpoch getConsumerConfig getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset sandbox sendMessage topicList topicRoute transferMaster updateBrokerConfig updateControllerConfig updateSubGroup updateTopic wait') ;;
+        '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata clusterList consumeMessage deleteSubGroup deleteTopic electMaster epochs getBrokerConfig getBrokerEpoch getConsumerConfig getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset sandbox sendMessage topicList topicRoute topicStatus transferMaster updateBrokerConfig updateControllerConfig updateSubGroup updateTopic wait') ;;
         'epochs|0') gen=(-W 'collect report serve synth') ;;
         'sandbox|0') gen=(-W 'down kill start status stop up') ;;
         'sandbox kill|0' | 'sandbox start|0' | 'sandbox stop|0') ;;
@@ -372,7 +373,7 @@ _mqadmin() {
         'sandbox up|'*) gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout --secure -o --output -h --help') ;;
         'sendMessage|'* | 'send-message|'*) gen=(-W '-a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count -o --output --timeout -n --namesrvAddr -h --help') ;;
         'topicList|'* | 'topic-list|'*) gen=(-W '-a --controllerAddress -c --clusterName -o --output --timeout -n --namesrvAddr -h --help') ;;
-        'topicRoute|'* | 'topic-route|'*) gen=(-W '-a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'topicRoute|'* | 'topicStatus|'* | 'topic-route|'* | 'topic-status|'*) gen=(-W '-a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'transferMaster|'* | 'transfer-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output -n --namesrvAddr -h --help') ;;
         'updateBrokerConfig|'* | 'update-broker-config|'*) gen=(-W '-k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName --reachable-only -o --output --timeout -n --namesrvAddr -h --help') ;;
         'updateControllerConfig|'* | 'update-controller-config|'*) gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout -n --namesrvAddr -h --help') ;;

@@ -69,7 +69,7 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         contains -- $word -a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin topicList' 'mqadmin topic-list'
                         contains -- $word -a --controllerAddress -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
-                    case 'mqadmin topicRoute' 'mqadmin topic-route'
+                    case 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'
                         contains -- $word -a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'
                         contains -- $word -k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
@@ -95,20 +95,21 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         'mqadmin|getControllerMetaData' 'mqadmin|getSyncStateSet' 'mqadmin|haStatus' \
                         'mqadmin|listBrokers' 'mqadmin|removeBroker' 'mqadmin|resetMasterFlushOffset' \
                         'mqadmin|sandbox' 'mqadmin|sendMessage' 'mqadmin|topicList' 'mqadmin|topicRoute' \
-                        'mqadmin|transferMaster' 'mqadmin|updateBrokerConfig' 'mqadmin|updateControllerConfig' \
-                        'mqadmin|updateSubGroup' 'mqadmin|updateTopic' 'mqadmin|wait' 'mqadmin|add-broker' \
-                        'mqadmin|clean-broker-metadata' 'mqadmin|cluster-list' 'mqadmin|consume-message' \
-                        'mqadmin|delete-sub-group' 'mqadmin|delete-topic' 'mqadmin|elect-master' \
-                        'mqadmin|get-broker-config' 'mqadmin|get-broker-epoch' 'mqadmin|get-consumer-config' \
-                        'mqadmin|get-controller-config' 'mqadmin|get-controller-meta-data' \
-                        'mqadmin|get-sync-state-set' 'mqadmin|ha-status' 'mqadmin|list-brokers' \
-                        'mqadmin|remove-broker' 'mqadmin|reset-master-flush-offset' 'mqadmin|send-message' \
-                        'mqadmin|topic-list' 'mqadmin|topic-route' 'mqadmin|transfer-master' \
-                        'mqadmin|update-broker-config' 'mqadmin|update-controller-config' 'mqadmin|update-sub-group' \
-                        'mqadmin|update-topic' 'mqadmin epochs|collect' 'mqadmin epochs|report' \
-                        'mqadmin epochs|serve' 'mqadmin epochs|synth' 'mqadmin sandbox|down' 'mqadmin sandbox|kill' \
-                        'mqadmin sandbox|start' 'mqadmin sandbox|status' 'mqadmin sandbox|stop' 'mqadmin sandbox|up' \
-                        'mqadmin wait|insync' 'mqadmin wait|master' 'mqadmin wait|quorum'
+                        'mqadmin|topicStatus' 'mqadmin|transferMaster' 'mqadmin|updateBrokerConfig' \
+                        'mqadmin|updateControllerConfig' 'mqadmin|updateSubGroup' 'mqadmin|updateTopic' \
+                        'mqadmin|wait' 'mqadmin|add-broker' 'mqadmin|clean-broker-metadata' 'mqadmin|cluster-list' \
+                        'mqadmin|consume-message' 'mqadmin|delete-sub-group' 'mqadmin|delete-topic' \
+                        'mqadmin|elect-master' 'mqadmin|get-broker-config' 'mqadmin|get-broker-epoch' \
+                        'mqadmin|get-consumer-config' 'mqadmin|get-controller-config' \
+                        'mqadmin|get-controller-meta-data' 'mqadmin|get-sync-state-set' 'mqadmin|ha-status' \
+                        'mqadmin|list-brokers' 'mqadmin|remove-broker' 'mqadmin|reset-master-flush-offset' \
+                        'mqadmin|send-message' 'mqadmin|topic-list' 'mqadmin|topic-route' 'mqadmin|topic-status' \
+                        'mqadmin|transfer-master' 'mqadmin|update-broker-config' 'mqadmin|update-controller-config' \
+                        'mqadmin|update-sub-group' 'mqadmin|update-topic' 'mqadmin epochs|collect' \
+                        'mqadmin epochs|report' 'mqadmin epochs|serve' 'mqadmin epochs|synth' 'mqadmin sandbox|down' \
+                        'mqadmin sandbox|kill' 'mqadmin sandbox|start' 'mqadmin sandbox|status' \
+                        'mqadmin sandbox|stop' 'mqadmin sandbox|up' 'mqadmin wait|insync' 'mqadmin wait|master' \
+                        'mqadmin wait|quorum'
                         set path "$path $word"
                 end
         end
@@ -146,6 +147,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sandbox -d 'Run a re
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sendMessage -d 'Send messages to the master of a broker set (or round robin over every set\'s...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a topicList -d 'List the topics the controllers keep (of one cluster with -c), with their...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a topicRoute -d 'Where a topic is served: per broker set its queues, perm and current master...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a topicStatus -d 'Per broker set serving a topic, each queue\'s min and max offset on the...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a transferMaster -d 'Move a broker set\'s master role to an in-sync replica without losing or...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateBrokerConfig -d 'Change a runtime key of a broker (-b) or of every replica of a cluster (-c).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateControllerConfig -d 'Set a runtime config key for the whole controller group (through the leader...'
@@ -433,12 +435,12 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin topicRoute
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topic-route'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topic-route'" -s t -l topic -x -d 'Topic name.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topic-route'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topic-route'" -l timeout -x -d 'Seconds allowed for each RPC.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topic-route'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topic-route'" -s h -l help -d 'Show this message and exit.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'" -s t -l topic -x -d 'Topic name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin transferMaster
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'

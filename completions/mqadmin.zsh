@@ -44,6 +44,7 @@ _mqadmin() {
       'sendMessage:Send messages to the master of a broker set (or round robin over every set'\''s...'
       'topicList:List the topics the controllers keep (of one cluster with -c), with their...'
       'topicRoute:Where a topic is served: per broker set its queues, perm and current master...'
+      'topicStatus:Per broker set serving a topic, each queue'\''s min and max offset on the...'
       'transferMaster:Move a broker set'\''s master role to an in-sync replica without losing or...'
       'updateBrokerConfig:Change a runtime key of a broker (-b) or of every replica of a cluster (-c).'
       'updateControllerConfig:Set a runtime config key for the whole controller group (through the leader...'
@@ -76,7 +77,7 @@ _mqadmin() {
     (sandbox) _mqadmin__sandbox && ret=0 ;;
     (sendMessage|send-message) _mqadmin__sendMessage && ret=0 ;;
     (topicList|topic-list) _mqadmin__topicList && ret=0 ;;
-    (topicRoute|topic-route) _mqadmin__topicRoute && ret=0 ;;
+    (topicRoute|topicStatus|topic-route|topic-status) _mqadmin__topicRoute && ret=0 ;;
     (transferMaster|transfer-master) _mqadmin__transferMaster && ret=0 ;;
     (updateBrokerConfig|update-broker-config) _mqadmin__updateBrokerConfig && ret=0 ;;
     (updateControllerConfig|update-controller-config) _mqadmin__updateControllerConfig && ret=0 ;;

@@ -1,10 +1,10 @@
 """Topics and subscription groups, kept by the controllers as cluster metadata (issue 25).
 
-updateTopic, deleteTopic, topicList, topicRoute, updateSubGroup, deleteSubGroup and getConsumerConfig, with Java's
-names and options, except where Java's letters are ours already: ``-a`` is the controller address (attributes are
-``--attributes``) and ``-o`` the output format (orderly is ``--consume-orderly true``). ``-b`` names one broker set
-(Java: one broker's address). The controller leader decides every change and commits it through Raft, so a
-broker failover or a controller leader change loses none of it. An update merges: options left out keep the
+updateTopic, deleteTopic, topicList, topicRoute, topicStatus, updateSubGroup, deleteSubGroup and getConsumerConfig,
+with Java's names and options, except where Java's letters are ours already: ``-a`` is the controller address
+(attributes are ``--attributes``) and ``-o`` the output format (orderly is ``--consume-orderly true``). ``-b`` names
+one broker set (Java: one broker's address). The controller leader decides every change and commits it through
+Raft, so a broker failover or a controller leader change loses none of it. An update merges: options left out keep the
 current value (a new topic takes 8 read and 8 write queues and perm 6; a new group: not orderly, 16 retries,
 consume enabled), and the broker sets named are added to those already serving it.
 """
@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal, TypedDict
 import typer
 
 from mqadmin_py.commands.common import (
+    INT64_MAX,
+    agent_client,
     broker_name_option,
     check,
     checked,
@@ -28,7 +30,7 @@ from mqadmin_py.options import ClusterNameOpt, ControllerOpt, OutputOpt, Timeout
 from mqadmin_py.output import Output, emit, emit_table
 from mqbase import metadata
 from mqbase.codes import ResponseCode
-from mqbase.errors import OperationFailed, UsageError
+from mqbase.errors import MqError, OperationFailed, UsageError
 
 WRITE_TIMEOUT = 6.0
 """Default seconds for a change: the leader waits up to 5 s for its commit."""
@@ -171,6 +173,30 @@ class TopicRouteDoc(TypedDict):
     clusterName: str
     messageType: str
     brokerSets: list[RouteSetDoc]
+
+
+class QueueStatusDoc(TypedDict):
+    """One queue of a topic on a broker set's master: the queue offsets readers can use, and the last store time."""
+
+    queueId: int
+    minOffset: int
+    maxOffset: int
+    lastUpdateTimestamp: int | None
+
+
+class SetStatusDoc(TypedDict):
+    """One broker set of a topic in topicStatus; an unreachable or masterless set has no queues and an error."""
+
+    brokerName: str
+    masterAddress: str | None
+    reachable: bool
+    error: str | None
+    queues: list[QueueStatusDoc]
+
+
+class TopicStatusDoc(TypedDict):
+    topicName: str
+    brokerSets: list[SetStatusDoc]
 
 
 def _topic_doc(t: Any) -> TopicDoc:
@@ -360,6 +386,71 @@ def topic_route(
     emit(doc, output, table)
 
 
+def _queue_status(agents: Any, address: str, broker_name: str, topic: str, queue_id: int) -> QueueStatusDoc:
+    """Min and max offset of one queue (a pull past every offset returns no message, only the bounds), then the
+    store time of the last message (None for an empty queue)."""
+    from mqbase.proto import agent_pb2 as apb
+
+    def pull(offset: int) -> Any:
+        request = apb.PullMessageRequest(broker=apb.BrokerRef(broker_name=broker_name), topic=topic,
+                                         queue_id=queue_id, queue_offset=offset, max_messages=1)  # fmt: skip
+        return check(agents.call(address, "PullMessage", request))
+
+    bounds = pull(INT64_MAX)
+    last = None
+    if bounds.max_offset > bounds.min_offset:
+        tail = pull(bounds.max_offset - 1)
+        last = tail.messages[0].store_timestamp if tail.messages else None
+    return {"queueId": queue_id, "minOffset": bounds.min_offset, "maxOffset": bounds.max_offset,
+            "lastUpdateTimestamp": last}  # fmt: skip
+
+
+def topic_status(
+    controller: ControllerOpt,
+    topic: TopicOpt,
+    output: OutputOpt = Output.table,
+    timeout: TimeoutOpt = 5.0,
+) -> None:
+    """Per broker set serving a topic, each queue's min and max offset on the master and its last store time.
+
+    Only confirmed messages count (what a consumer can read). A set without a master, or whose master does not
+    answer, is listed with reachable=false and the reason (exit 0: during an incident that is expected).
+    Exit 1: no such topic.
+    """
+    with controller_client(controller, timeout) as client:
+        found = [t for t in _metadata(client).topics if t.topic_name == topic]
+        if not found:
+            remark = f"No topic route info for the topic: {topic}; list the topics with 'mqadmin topicList'"
+            raise OperationFailed(ResponseCode.TOPIC_NOT_EXIST, ResponseCode.TOPIC_NOT_EXIST.name, remark)
+        t = found[0]
+        masters = {d["brokerName"]: d["masterAddress"] for d in fetch_sync_state(client, list(t.broker_names), None)}
+    queues = max(t.read_queue_nums, t.write_queue_nums)
+    sets: list[SetStatusDoc] = []
+    with agent_client(timeout) as agents:
+        for name in t.broker_names:
+            address = masters.get(name)
+            error = None if address else "the broker set has no master now"
+            status: SetStatusDoc = {"brokerName": name, "masterAddress": address, "reachable": False,
+                                    "error": error, "queues": []}  # fmt: skip
+            if address:
+                try:
+                    status["queues"] = [_queue_status(agents, address, name, topic, q) for q in range(queues)]
+                    status["reachable"] = True
+                except MqError as exc:
+                    status["error"] = str(exc)
+            sets.append(status)
+    doc: TopicStatusDoc = {"topicName": topic, "brokerSets": sets}
+
+    def table(d: TopicStatusDoc) -> None:
+        rows = [[s["brokerName"], q["queueId"], q["minOffset"], q["maxOffset"], q["lastUpdateTimestamp"]]
+                for s in d["brokerSets"] for q in s["queues"]]  # fmt: skip
+        rows += [[s["brokerName"], None, None, None, s["error"]] for s in d["brokerSets"] if not s["reachable"]]
+        columns = ["Broker set", "QID", "Min offset", "Max offset", "Last updated"]
+        emit_table(f"Status of {d['topicName']}", columns, rows)
+
+    emit(doc, output, table)
+
+
 def update_sub_group(
     controller: ControllerOpt,
     group: GroupOpt,
@@ -447,6 +538,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "deleteTopic": delete_topic,
     "topicList": topic_list,
     "topicRoute": topic_route,
+    "topicStatus": topic_status,
     "updateSubGroup": update_sub_group,
     "deleteSubGroup": delete_sub_group,
     "getConsumerConfig": get_consumer_config,

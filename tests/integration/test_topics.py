@@ -143,3 +143,10 @@ def test_sends_spread_over_the_topics_queues_and_keep_a_message_group_in_one(cli
     read = cli.json("consumeMessage", "-t", "Wide", "-b", BROKER, "-c", "100")
     assert len(read["queues"]) == 8 and len(read["messages"]) == 14
     assert sorted(m["body"] for m in read["messages"] if m["body"].startswith("g-")) == [f"g-{i}" for i in range(6)]
+
+    [status] = cli.json("topicStatus", "-t", "Wide")["brokerSets"]
+    assert status["reachable"] and [q["queueId"] for q in status["queues"]] == list(range(8))
+    assert sum(q["maxOffset"] - q["minOffset"] for q in status["queues"]) == 14
+    assert all((q["lastUpdateTimestamp"] is None) == (q["maxOffset"] == 0) for q in status["queues"])
+    gone = cli("topicStatus", "-t", "NoSuchTopic", ok=False)
+    assert gone.returncode == 1 and "TOPIC_NOT_EXIST (17)" in gone.stderr

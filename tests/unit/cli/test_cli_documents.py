@@ -38,6 +38,7 @@ from mqadmin_py.commands.topic import (
     TopicChangeDoc,
     TopicListDoc,
     TopicRouteDoc,
+    TopicStatusDoc,
 )
 from mqadmin_py.commands.transfer import TransferMasterDoc
 from mqadmin_py.commands.wait import WaitedLeaderDoc, WaitedSetDoc
@@ -129,6 +130,7 @@ DOCUMENTED: dict[str, Any] = {
     "deleteTopic": DeletedDoc,
     "topicList": TopicListDoc,
     "topicRoute": TopicRouteDoc,
+    "topicStatus": TopicStatusDoc,
     "getConsumerConfig": GroupDoc,
 }
 
