@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal, TypedDict
 import typer
 
 from agents.metadata import DEFAULT_QUEUE_NUMS, MESSAGE_GROUP
+from mqadmin_py import message_id
 from mqadmin_py.commands.common import (
     INT32_MAX,
     INT64_MAX,
@@ -65,6 +66,7 @@ class SendOutcomeDoc(TypedDict):
 
 class SentDoc(SendOutcomeDoc):
     index: int
+    msgId: str
 
 
 class SendDoc(TypedDict):
@@ -183,14 +185,16 @@ def send_message(
     properties.update(
         {key: value for key, value in (("KEYS", keys), ("TAGS", tags), (MESSAGE_GROUP, message_group)) if value}
     )
+    msg_ids = message_id.ids(time.time)
     with agent_client(timeout) as agents, _progress(count, "sending") as advance:
         for i in range(count):
             target = targets[i % len(targets)]
+            msg_id = properties.get(message_id.UNIQ_KEY) or next(msg_ids)  # a retry resends the same id
             message = pb.Message(
                 topic=topic,
                 queue_id=queue_id,
                 body=body.replace("{i}", str(i)).encode("utf-8", "surrogateescape"),
-                properties=properties,
+                properties={**properties, message_id.UNIQ_KEY: msg_id},
             )
             result: SendOutcomeDoc
             try:
@@ -209,7 +213,7 @@ def send_message(
                     "commitLogOffset": None,
                     "attempts": None,
                 }
-            results.append({"index": i, **result})
+            results.append({"index": i, "msgId": msg_id, **result})
             advance()
     failed = [r for r in results if r["status"] != "PUT_OK"]
     doc: SendDoc = {"topic": topic, "sent": len(results) - len(failed), "failed": len(failed), "results": results}
