@@ -1,0 +1,190 @@
+"""Consumer-state records: one change of a group's consumption, as the body of a system-topic message.
+
+A record is ``version kind seq fields...`` (every integer a canonical varint, every string its length then UTF-8;
+see ``wire``), carried as the body of a message of `SYSTEM_TOPIC`, queue 0, without properties::
+
+    version=1 | kind | seq | group | topic | queueId | fields of the kind
+    kind 1 OffsetCommitted: offset, timestampMs
+    kind 2 Popped:          floor, scanned, n, skipped..., n, dead...,
+                            n, (offset ticket deadlineMs attempt)..., attemptId
+    kind 3 Acked:           offset, ticket
+    kind 4 Changed:         offset, oldTicket, newTicket, deadlineMs
+
+``seq`` is the idempotency key: the broker set numbers its records 1, 2, 3... in log order, and a record whose
+``seq`` is not above the state's is a replay and changes nothing (``state.apply``). An unknown version or kind is
+refused, not skipped: skipping a change would rebuild a state that redelivers what was acked, so a new kind is only
+written once every replica of the set reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import assert_never
+
+from agents.consumer.errors import StateFormatError
+from agents.consumer.wire import MAX_GROUP, MAX_QUEUE_ID, MAX_TEXT, MAX_TOPIC, Reader, Writer, int_problem, name_problem
+from agents.pop.events import Acked, Changed, Delivery, Popped
+from agents.pop.model import QueueKey
+from agents.store.record import Message
+
+VERSION = 1
+SYSTEM_TOPIC = "rmq_sys_CONSUMER_STATE"
+"""The one topic of a broker set's consumer-state records (queue 0); users may not send to it."""
+SYSTEM_TOPIC_PREFIX = "rmq_sys_"
+"""RocketMQ's ``TopicValidator.SYSTEM_TOPIC_PREFIX``: topics the broker keeps for itself."""
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetCommitted:
+    """A group's consumer offset of one queue, set (forwards or back, as a reset does) at `timestamp_ms`."""
+
+    queue: QueueKey
+    offset: int
+    timestamp_ms: int
+
+
+Change = OffsetCommitted | Popped | Acked | Changed
+_KINDS: dict[type[Change], int] = {OffsetCommitted: 1, Popped: 2, Acked: 3, Changed: 4}
+
+
+@dataclass(frozen=True, slots=True)
+class StateRecord:
+    """One change with its sequence number in the broker set's consumer-state log (1-based)."""
+
+    seq: int
+    change: Change
+
+
+def is_system_topic(topic: str) -> bool:
+    """Whether `topic` is the broker's own (``rmq_sys_...``), refused to users' sends and topic updates."""
+    return topic.startswith(SYSTEM_TOPIC_PREFIX)
+
+
+# --- rules -------------------------------------------------------------------------------------
+
+
+def _problem(record: StateRecord) -> str | None:
+    """The first rule `record` breaks, or None; encode and decode both apply these."""
+    c = record.change
+    q = c.queue
+    checks = [
+        int_problem("seq", record.seq, 1),
+        name_problem("group", q.group, MAX_GROUP),
+        name_problem("topic", q.topic, MAX_TOPIC),
+        int_problem("queueId", q.queue_id, 0, MAX_QUEUE_ID),
+    ]
+    if isinstance(c, OffsetCommitted):
+        checks += [int_problem("offset", c.offset), int_problem("timestampMs", c.timestamp_ms)]
+    elif isinstance(c, Popped):
+        checks += [int_problem("floor", c.floor), int_problem("scanned", c.scanned)]
+        checks += [int_problem("skipped offset", o) for o in c.skipped]
+        checks += [int_problem("dead offset", o) for o in c.dead]
+        for d in c.deliveries:
+            checks += [int_problem("delivery offset", d.offset), int_problem("delivery ticket", d.ticket, 1)]
+            checks += [int_problem("delivery deadlineMs", d.deadline_ms), int_problem("delivery attempt", d.attempt, 1)]
+        if len(c.attempt_id.encode()) > MAX_TEXT:
+            checks.append(f"attemptId is longer than {MAX_TEXT} bytes")
+    elif isinstance(c, Acked):
+        checks += [int_problem("offset", c.offset), int_problem("ticket", c.ticket, 1)]
+    elif isinstance(c, Changed):
+        checks += [int_problem("offset", c.offset), int_problem("oldTicket", c.old_ticket, 1)]
+        checks += [int_problem("newTicket", c.new_ticket, c.old_ticket + 1), int_problem("deadlineMs", c.deadline_ms)]
+    else:
+        assert_never(c)
+    return next((p for p in checks if p is not None), None)
+
+
+# --- encode ------------------------------------------------------------------------------------
+
+
+def encode(record: StateRecord) -> bytes:
+    """The record's one body; `StateFormatError` names a rule it breaks."""
+    if problem := _problem(record):
+        raise StateFormatError(f"consumer-state record: {problem}")
+    c = record.change
+    w = Writer()
+    w.uint(VERSION)
+    w.uint(_KINDS[type(c)])
+    w.uint(record.seq)
+    w.text(c.queue.group)
+    w.text(c.queue.topic)
+    w.uint(c.queue.queue_id)
+    if isinstance(c, OffsetCommitted):
+        for n in (c.offset, c.timestamp_ms):
+            w.uint(n)
+    elif isinstance(c, Popped):
+        w.uint(c.floor)
+        w.uint(c.scanned)
+        for offsets in (c.skipped, c.dead):
+            w.uint(len(offsets))
+            for n in offsets:
+                w.uint(n)
+        w.uint(len(c.deliveries))
+        for d in c.deliveries:
+            for n in (d.offset, d.ticket, d.deadline_ms, d.attempt):
+                w.uint(n)
+        w.text(c.attempt_id)
+    elif isinstance(c, Acked):
+        for n in (c.offset, c.ticket):
+            w.uint(n)
+    elif isinstance(c, Changed):
+        for n in (c.offset, c.old_ticket, c.new_ticket, c.deadline_ms):
+            w.uint(n)
+    else:
+        assert_never(c)
+    return bytes(w.out)
+
+
+# --- decode ------------------------------------------------------------------------------------
+
+
+def decode(body: bytes) -> StateRecord:
+    """The record `body` holds; `StateFormatError` for anything else (a damaged, cut or unknown record)."""
+    r = Reader(body, "consumer-state record")
+    version = r.uint("version")
+    if version != VERSION:
+        raise r.fail(f"version {version} is not {VERSION} (written by a newer broker?)")
+    kind = r.uint("kind")
+    seq = r.uint("seq", 1)
+    queue = QueueKey(r.name("group", MAX_GROUP), r.name("topic", MAX_TOPIC), r.uint("queueId", 0, MAX_QUEUE_ID))
+    change: Change
+    if kind == 1:
+        change = OffsetCommitted(queue, r.uint("offset"), r.uint("timestampMs"))
+    elif kind == 2:
+        floor, scanned = r.uint("floor"), r.uint("scanned")
+        skipped = tuple(r.uint("skipped offset") for _ in range(r.count("skipped")))
+        dead = tuple(r.uint("dead offset") for _ in range(r.count("dead")))
+        deliveries = tuple(
+            Delivery(
+                r.uint("delivery offset"),
+                r.uint("delivery ticket", 1),
+                r.uint("delivery deadlineMs"),
+                r.uint("delivery attempt", 1),
+            )
+            for _ in range(r.count("deliveries"))
+        )
+        change = Popped(queue, floor, scanned, skipped, dead, deliveries, r.text("attemptId"))
+    elif kind == 3:
+        change = Acked(queue, r.uint("offset"), r.uint("ticket", 1))
+    elif kind == 4:
+        offset, old = r.uint("offset"), r.uint("oldTicket", 1)
+        change = Changed(queue, offset, old, r.uint("newTicket", old + 1), r.uint("deadlineMs"))
+    else:
+        raise r.fail(f"kind {kind} is unknown (written by a newer broker?)")
+    r.end()
+    return StateRecord(seq, change)
+
+
+# --- messages ----------------------------------------------------------------------------------
+
+
+def to_message(record: StateRecord, store_timestamp: int) -> Message:
+    """The commit-log message that carries `record` (the store assigns its queue offset)."""
+    return Message(SYSTEM_TOPIC, 0, encode(record), {}, store_timestamp)
+
+
+def from_message(message: Message) -> StateRecord | None:
+    """The record a message of `SYSTEM_TOPIC` carries; None for any other topic's message."""
+    if message.topic != SYSTEM_TOPIC:
+        return None
+    return decode(message.body)

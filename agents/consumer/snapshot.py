@@ -1,0 +1,175 @@
+"""Snapshots of the consumer state, ``rebuild`` from a snapshot and the records after it, and the retention floor.
+
+A snapshot is the whole `ConsumerState` at one cut of the commit log::
+
+    magic "MQCS" | version=1 | covered | seq | offsets | queues | crc32 (u32, big-endian, of every byte before it)
+    offsets: n, then per key in sorted order: group, topic, queueId, offset, timestampMs
+    queues:  n, then per key in sorted order: group, topic, queueId, committed, scanned, nextTicket, attemptId,
+             n in flight (offset ticket deadlineMs attempt)..., n done (offset ticket)..., each by offset
+
+``covered`` is the commit-log offset the snapshot covers: the state holds every consumer-state record stored below
+it and none at or above it. Keys and offsets are strictly increasing, so a state has one snapshot and a reordered
+or duplicated entry is damage. A snapshot is cut at or below the confirmOffset only (`take`), so no truncation of
+an unconfirmed tail ever falls below it. Retention may delete the log below ``covered`` and never above
+(`retained_floor`); with no snapshot it deletes nothing, since the whole log is the state.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from agents.consumer.errors import StateFormatError
+from agents.consumer.records import StateRecord
+from agents.consumer.state import Committed, ConsumerState, apply_all
+from agents.consumer.wire import MAX_GROUP, MAX_QUEUE_ID, MAX_TOPIC, Reader, Writer
+from agents.pop.model import Inflight, QueueKey, QueueState
+from agents.store.crc import crc32
+
+MAGIC = b"MQCS"
+VERSION = 1
+_CRC = struct.Struct(">I")
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """`state` holds exactly the consumer-state records stored below commit-log offset `covered`."""
+
+    covered: int
+    state: ConsumerState
+
+
+def take(state: ConsumerState, covered: int, confirm_offset: int) -> Snapshot:
+    """A snapshot of `state` at `covered`; ValueError above `confirm_offset`, which a truncation could undo."""
+    if covered > confirm_offset:
+        raise ValueError(
+            f"a snapshot at offset {covered} would cover unconfirmed records (confirmOffset {confirm_offset})"
+        )
+    return Snapshot(covered, state)
+
+
+def rebuild(snapshot: Snapshot | None, records_after: Iterable[StateRecord]) -> ConsumerState:
+    """The state after `snapshot` and then the records stored at or above its covered offset, in log order.
+
+    Records the snapshot already holds are replays and change nothing, so a reader may start anywhere below.
+    """
+    return apply_all(snapshot.state if snapshot else None, records_after)
+
+
+def retained_floor(snapshot: Snapshot | None) -> int:
+    """The ``retained`` floor of ``agents.ha.retention.Floors``: the latest durable snapshot's covered offset."""
+    return snapshot.covered if snapshot else 0
+
+
+# --- encode ------------------------------------------------------------------------------------
+
+
+def _key(w: Writer, key: QueueKey) -> None:
+    w.text(key.group)
+    w.text(key.topic)
+    w.uint(key.queue_id)
+
+
+def _order(key: QueueKey) -> tuple[str, str, int]:
+    return key.group, key.topic, key.queue_id
+
+
+def _sorted_keys(keys: Iterable[QueueKey]) -> list[QueueKey]:
+    return sorted(keys, key=_order)
+
+
+def encode(snapshot: Snapshot) -> bytes:
+    """The snapshot's one byte string."""
+    st = snapshot.state
+    w = Writer()
+    w.out += MAGIC
+    for n in (VERSION, snapshot.covered, st.seq, len(st.offsets)):
+        w.uint(n)
+    for key in _sorted_keys(st.offsets):
+        _key(w, key)
+        c = st.offsets[key]
+        w.uint(c.offset)
+        w.uint(c.timestamp_ms)
+    w.uint(len(st.queues))
+    for key in _sorted_keys(st.queues):
+        _key(w, key)
+        q = st.queues[key]
+        for n in (q.committed, q.scanned, q.next_ticket):
+            w.uint(n)
+        w.text(q.attempt_id)
+        w.uint(len(q.inflight))
+        for offset in sorted(q.inflight):
+            f = q.inflight[offset]
+            for n in (offset, f.ticket, f.deadline_ms, f.attempt):
+                w.uint(n)
+        w.uint(len(q.done))
+        for offset in sorted(q.done):
+            w.uint(offset)
+            w.uint(q.done[offset])
+    w.out += _CRC.pack(crc32(w.out))
+    return bytes(w.out)
+
+
+# --- decode ------------------------------------------------------------------------------------
+
+
+def _read_key(r: Reader, previous: QueueKey | None) -> QueueKey:
+    key = QueueKey(r.name("group", MAX_GROUP), r.name("topic", MAX_TOPIC), r.uint("queueId", 0, MAX_QUEUE_ID))
+    if previous is not None and _order(previous) >= _order(key):
+        raise r.fail(f"key {key.group}/{key.topic}/{key.queue_id} is out of order or repeated")
+    return key
+
+
+def _read_queue(r: Reader, key: QueueKey) -> QueueState:
+    where = f"{key.group}/{key.topic}/{key.queue_id}"
+    committed = r.uint("committed")
+    scanned = r.uint("scanned", committed)
+    next_ticket = r.uint("nextTicket", 1)
+    attempt_id = r.text("attemptId")
+    inflight: dict[int, Inflight] = {}
+    last = committed - 1
+    for _ in range(r.count("in-flight")):
+        offset = r.uint(f"{where} in-flight offset", last + 1, scanned - 1)
+        ticket = r.uint(f"{where} ticket", 1, next_ticket - 1)
+        inflight[offset] = Inflight(ticket, r.uint("deadlineMs"), r.uint("attempt", 1))
+        last = offset
+    done: dict[int, int] = {}
+    last = committed  # the committed offset is never done: apply moves past it
+    for _ in range(r.count("done")):
+        offset = r.uint(f"{where} done offset", last + 1, scanned - 1)
+        if offset in inflight:
+            raise r.fail(f"{where} offset {offset} is both in flight and done")
+        done[offset] = r.uint(f"{where} done ticket", 0, next_ticket - 1)
+        last = offset
+    return QueueState(committed, scanned, MappingProxyType(inflight), MappingProxyType(done), next_ticket, attempt_id)
+
+
+def decode(data: bytes) -> Snapshot:
+    """The snapshot `data` holds; `StateFormatError` names what is wrong with anything else."""
+    if data[: len(MAGIC)] != MAGIC:
+        raise StateFormatError("consumer-state snapshot: no MQCS magic at its start (not a snapshot)")
+    if len(data) < len(MAGIC) + _CRC.size:
+        raise StateFormatError(f"consumer-state snapshot: {len(data)} bytes is too short")
+    body, (stored,) = data[: -_CRC.size], _CRC.unpack(data[-_CRC.size :])
+    r = Reader(body, "consumer-state snapshot")
+    r.pos = len(MAGIC)
+    version = r.uint("version")
+    if version != VERSION:
+        raise r.fail(f"version {version} is not {VERSION} (written by a newer broker?)")
+    if crc32(body) != stored:
+        raise StateFormatError(f"consumer-state snapshot: checksum {crc32(body):08x} does not match {stored:08x}")
+    covered, seq = r.uint("covered"), r.uint("seq")
+    offsets: dict[QueueKey, Committed] = {}
+    key: QueueKey | None = None
+    for _ in range(r.count("offsets")):
+        key = _read_key(r, key)
+        offsets[key] = Committed(r.uint("offset"), r.uint("timestampMs"))
+    queues: dict[QueueKey, QueueState] = {}
+    key = None
+    for _ in range(r.count("queues")):
+        key = _read_key(r, key)
+        queues[key] = _read_queue(r, key)
+    r.end()
+    return Snapshot(covered, ConsumerState(seq, MappingProxyType(offsets), MappingProxyType(queues)))

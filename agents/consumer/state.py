@@ -1,0 +1,80 @@
+"""`ConsumerState`: the table the consumer-state records rebuild, and ``apply``, the only way it changes.
+
+It holds the committed offset of each (group, topic, queue) with the commit's time, each POP queue state
+(``agents.pop``, changed by its own ``apply``), and ``seq``, the last record applied. Records are applied in
+sequence: one at or below ``seq`` is a replay and changes nothing, so applying a log twice equals applying it once;
+one that skips a number raises `SequenceGap`, since the records between are missing from the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import assert_never
+
+from agents.consumer.errors import SequenceGap
+from agents.consumer.records import OffsetCommitted, StateRecord
+from agents.pop import rules
+from agents.pop.events import Acked, Changed, Popped
+from agents.pop.model import QueueKey, QueueState
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """A committed consumer offset (the next message to consume) and when it was committed."""
+
+    offset: int
+    timestamp_ms: int
+
+
+def _no_offsets() -> Mapping[QueueKey, Committed]:
+    return MappingProxyType({})
+
+
+def _no_queues() -> Mapping[QueueKey, QueueState]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerState:
+    """A broker set's consumer state after the records up to and including `seq`."""
+
+    seq: int = 0
+    offsets: Mapping[QueueKey, Committed] = field(default_factory=_no_offsets)
+    queues: Mapping[QueueKey, QueueState] = field(default_factory=_no_queues)
+
+
+EMPTY = ConsumerState()
+
+
+def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> ConsumerState:
+    """The state after `records` in log order: replays skipped, a gap refused (`SequenceGap`)."""
+    st = state or EMPTY
+    seq = st.seq
+    offsets = dict(st.offsets)
+    queues = dict(st.queues)
+    for record in records:
+        if record.seq <= seq:
+            continue
+        if record.seq != seq + 1:
+            raise SequenceGap(
+                f"consumer-state record {record.seq} follows record {seq}: "
+                f"records {seq + 1}..{record.seq - 1} are missing from the log"
+            )
+        seq = record.seq
+        c = record.change
+        if isinstance(c, OffsetCommitted):
+            offsets[c.queue] = Committed(c.offset, c.timestamp_ms)
+        elif isinstance(c, Popped | Acked | Changed):
+            queues[c.queue] = rules.apply(queues.get(c.queue), c)
+        else:
+            assert_never(c)
+    if seq == st.seq:
+        return st
+    return ConsumerState(seq, MappingProxyType(offsets), MappingProxyType(queues))
+
+
+def apply(state: ConsumerState | None, record: StateRecord) -> ConsumerState:
+    """The state after one record (see `apply_all`)."""
+    return apply_all(state, (record,))

@@ -1,0 +1,148 @@
+"""Consumer-state records: exact bytes, round trips, and strict decoding of anything damaged or unknown."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agents.consumer.errors import StateFormatError
+from agents.consumer.records import (
+    SYSTEM_TOPIC,
+    OffsetCommitted,
+    StateRecord,
+    decode,
+    encode,
+    from_message,
+    is_system_topic,
+    to_message,
+)
+from agents.pop.events import Acked, Changed, Delivery, Popped
+from agents.pop.model import QueueKey
+from agents.store.record import Message, decode_at
+from agents.store.record import encode as encode_message
+from tests.harness.consumer_runs import STEPS, play
+from tests.harness.fuzzing import flip_bits, fuzz
+
+Q = QueueKey("G", "T", 3)
+BIG = 2**63 - 1
+
+RECORDS = [
+    StateRecord(1, OffsetCommitted(Q, 42, 1_700_000_000_000)),
+    StateRecord(2, Popped(Q, 0, 5, (1,), (2,), (Delivery(3, 1, 1_700_000_030_000, 1), Delivery(4, 2, 9, 2)), "a-1")),
+    StateRecord(3, Popped(Q, 7, 7, (), (), ())),
+    StateRecord(4, Acked(Q, 3, 1)),
+    StateRecord(5, Changed(Q, 4, 2, 3, 1_700_000_060_000)),
+    StateRecord(BIG, Changed(QueueKey("%RETRY%g|x", "t" * 127, 2**31 - 1), BIG, BIG - 1, BIG, BIG)),
+]
+
+
+@pytest.mark.parametrize("record", RECORDS)
+def test_every_kind_round_trips(record: StateRecord) -> None:
+    assert decode(encode(record)) == record
+
+
+def test_an_ack_is_ten_bytes() -> None:
+    """version, kind, seq, "G", "T", queue, offset, ticket: compact enough to ride every ack."""
+    assert encode(StateRecord(4, Acked(Q, 3, 1))) == bytes([1, 3, 4, 1, ord("G"), 1, ord("T"), 3, 3, 1])
+
+
+@pytest.mark.parametrize(
+    ("record", "problem"),
+    [
+        (StateRecord(0, Acked(Q, 1, 1)), "seq 0 is outside 1.."),
+        (StateRecord(1, Acked(QueueKey("G G", "T", 0), 1, 1)), "group 'G G' must be"),
+        (StateRecord(1, Acked(QueueKey("G", "t" * 128, 0), 1, 1)), "topic 'ttt"),
+        (StateRecord(1, Acked(QueueKey("G", "T", 2**31), 1, 1)), "queueId 2147483648 is outside"),
+        (StateRecord(1, Acked(Q, -1, 1)), "offset -1 is outside"),
+        (StateRecord(1, Acked(Q, 1, 0)), "ticket 0 is outside 1.."),
+        (StateRecord(1, Changed(Q, 1, 5, 5, 0)), "newTicket 5 is outside 6.."),
+        (StateRecord(1, OffsetCommitted(Q, 2**63, 0)), "offset 9223372036854775808 is outside"),
+        (StateRecord(1, Popped(Q, 0, 1, (), (), (Delivery(0, 1, 0, 0),))), "delivery attempt 0 is outside 1.."),
+        (StateRecord(1, Popped(Q, 0, 1, (), (), (), "x" * 256)), "attemptId is longer than 255 bytes"),
+    ],
+)
+def test_encode_refuses_what_decode_would(record: StateRecord, problem: str) -> None:
+    with pytest.raises(StateFormatError, match="consumer-state record: " + problem.replace("(", r"\(")):
+        encode(record)
+
+
+ACK = encode(StateRecord(4, Acked(Q, 3, 1)))
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        (b"", r"version is cut short \(at byte 0\)"),
+        (bytes([2]) + ACK[1:], r"version 2 is not 1 \(written by a newer broker\?\)"),
+        (bytes([1, 9]) + ACK[2:], r"kind 9 is unknown \(written by a newer broker\?\)"),
+        (ACK[:-1], r"ticket is cut short \(at byte 9\)"),
+        (ACK + b"\x00", r"1 bytes follow the end \(at byte 10\)"),
+        (bytes([1, 3, 0]) + ACK[3:], "seq 0 is outside 1.."),
+        (bytes([1, 3, 0x84, 0x00]) + ACK[3:], "seq is not in its shortest form"),
+        (bytes([1, 3]) + b"\xff" * 10 + b"\x01", "seq is longer than a 64-bit varint"),
+        (bytes([1, 3, 4, 1, 0xFF]) + ACK[5:], "group is not UTF-8"),
+        (bytes([1, 3, 4, 1, ord(" ")]) + ACK[5:], "group ' ' must be 1..255 characters"),
+        (bytes([1, 3, 4, 0x80, 0x02]) + ACK[5:], "group length 256 is outside 0..255"),
+        (bytes([1, 3, 4, 1, ord("G"), 1, ord("T"), 3, 3, 0]), "ticket 0 is outside 1.."),
+        (encode(StateRecord(1, Changed(Q, 4, 2, 3, 9)))[:-2] + bytes([2, 9]), "newTicket 2 is outside 3.."),
+        (encode(StateRecord(1, Popped(Q, 0, 1, (), (), ())))[:-4] + bytes([9, 0, 0, 0]), "skipped count 9 is outside"),
+    ],
+)
+def test_decode_names_what_is_wrong(body: bytes, problem: str) -> None:
+    with pytest.raises(StateFormatError, match="^consumer-state record: " + problem):
+        decode(body)
+
+
+def test_every_cut_of_a_record_is_refused() -> None:
+    body = encode(RECORDS[1])
+    for size in range(len(body)):
+        with pytest.raises(StateFormatError, match=r"cut short|count"):
+            decode(body[:size])
+
+
+def test_a_record_rides_the_system_topic_through_the_commit_log() -> None:
+    message = to_message(RECORDS[1], 1_700_000_000_123)
+    assert (message.topic, message.queue_id, dict(message.properties)) == (SYSTEM_TOPIC, 0, {})
+    stored = decode_at(encode_message(message), 0)
+    assert stored is not None
+    assert from_message(stored[0]) == RECORDS[1]
+    assert from_message(Message("T", 0, message.body, {}, 0)) is None
+
+
+@pytest.mark.parametrize(
+    ("topic", "system"),
+    [(SYSTEM_TOPIC, True), ("rmq_sys_REVIVE_LOG_c", True), ("rmq_sysX", False), ("T", False), ("%DLQ%G", False)],
+)
+def test_system_topics_are_the_rmq_sys_ones(topic: str, system: bool) -> None:
+    assert is_system_topic(topic) is system
+
+
+@fuzz(200)
+@given(STEPS)
+def test_every_record_of_a_run_round_trips(steps: list[tuple[str, int, int]]) -> None:
+    for record in play(steps).records:
+        assert decode(encode(record)) == record
+
+
+@fuzz(300)
+@given(st.sampled_from(RECORDS), st.lists(st.integers(0, 10_000), min_size=1, max_size=3))
+def test_damaged_records_decode_to_a_record_or_a_precise_error(record: StateRecord, bits: list[int]) -> None:
+    """The commit log's CRCs catch damage first; what still gets here is refused or canonical, never a crash."""
+    body = flip_bits(encode(record), bits)
+    try:
+        decoded = decode(body)
+    except StateFormatError as e:
+        assert str(e).startswith("consumer-state record: ")
+    else:
+        assert encode(decoded) == body
+
+
+@fuzz(300)
+@given(st.binary(max_size=64))
+def test_arbitrary_bytes_never_raise_anything_else(body: bytes) -> None:
+    try:
+        decoded = decode(body)
+    except StateFormatError:
+        return
+    assert encode(decoded) == body
