@@ -1,8 +1,9 @@
 """Random consumer runs for the consumer-state tests: real POP decisions and offset commits, logged as records.
 
-A run drives ``agents.pop.rules`` over a few queues of two groups with a clock it moves itself, writes every event
-(and every offset commit) as a `StateRecord` numbered in log order, and remembers what consumers were told, so
-the tests can replay, cut, snapshot and check the failover invariant against a log that real decisions made.
+A run drives ``agents.pop.rules`` over a few queues of two groups (six messages stored in each at the start) with
+a clock it moves itself, writes every event (and every offset commit) as a `StateRecord` numbered in log order,
+and remembers what consumers were told, so the tests can replay, cut, snapshot and check the failover invariant
+against a log that real decisions made.
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ STEPS = st.lists(
         st.tuples(st.just("put"), st.integers(0, 2), st.integers(1, 4)),
         st.tuples(st.just("receive"), st.integers(0, 2), st.integers(1, 3)),
         st.tuples(st.just("ack"), st.integers(0, 40), st.just(0)),
+        st.tuples(st.just("ack"), st.integers(0, 40), st.just(0)),
         st.tuples(st.just("change"), st.integers(0, 40), st.sampled_from([0, 20_000])),
         st.tuples(st.just("wait"), st.just(0), st.sampled_from([1, 15_000, 40_000])),
         st.tuples(st.just("commit"), st.integers(0, 2), st.integers(0, 12)),
     ),
+    min_size=4,
     max_size=50,
 )
 
@@ -41,7 +44,7 @@ class Run:
     """The log a run wrote, the state it kept while writing, and what consumers were told."""
 
     now: int = 1_000_000
-    ends: list[int] = field(default_factory=lambda: [0] * len(QUEUES))
+    ends: list[int] = field(default_factory=lambda: [6] * len(QUEUES))
     state: ConsumerState = field(default_factory=ConsumerState)
     records: list[StateRecord] = field(default_factory=list)
     told: list[Told] = field(default_factory=list)

@@ -1,0 +1,130 @@
+"""Snapshots: round trips, strict decoding, rebuild from any cut, and the retention floor they set."""
+
+from __future__ import annotations
+
+import struct
+from types import MappingProxyType
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agents.consumer.errors import StateFormatError
+from agents.consumer.snapshot import Snapshot, decode, encode, rebuild, retained_floor, take
+from agents.consumer.state import Committed, ConsumerState, apply_all
+from agents.ha.retention import Floors, Policy, Segment, plan
+from agents.pop.model import Inflight, QueueKey, QueueState
+from agents.store.crc import crc32
+from tests.harness.consumer_runs import STEPS, play
+from tests.harness.fuzzing import flip_bits, fuzz
+
+Q = QueueKey("G", "T", 0)
+R = QueueKey("H", "T", 1)
+QUEUE = QueueState(
+    3, 7, MappingProxyType({4: Inflight(5, 900, 2), 6: Inflight(6, 950, 1)}), MappingProxyType({5: 2}), 7, "a"
+)
+STATE = ConsumerState(9, MappingProxyType({Q: Committed(12, 100), R: Committed(0, 5)}), MappingProxyType({R: QUEUE}))
+SNAP = Snapshot(4096, STATE)
+
+
+def _sealed(body: bytes) -> bytes:
+    """`body` with a valid checksum, so a test reaches the rules behind the CRC."""
+    return body + struct.pack(">I", crc32(body))
+
+
+def test_a_snapshot_round_trips_and_has_one_encoding() -> None:
+    data = encode(SNAP)
+    assert data.startswith(b"MQCS\x01\x80\x20\x09")  # magic, version 1, covered 4096, seq 9
+    assert decode(data) == SNAP
+    reordered = ConsumerState(9, MappingProxyType(dict(reversed(STATE.offsets.items()))), STATE.queues)
+    assert encode(Snapshot(4096, reordered)) == data
+
+
+def test_an_empty_state_round_trips() -> None:
+    assert decode(encode(Snapshot(0, ConsumerState()))) == Snapshot(0, ConsumerState())
+
+
+def _queue_snapshot(queue: QueueState) -> bytes:
+    return encode(Snapshot(0, ConsumerState(1, MappingProxyType({}), MappingProxyType({R: queue}))))
+
+
+DATA = encode(SNAP)
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        (b"", r"no MQCS magic at its start \(not a snapshot\)"),
+        (b"MQCS", "4 bytes is too short"),
+        (b"MQCS\x02" + DATA[5:], r"version 2 is not 1 \(written by a newer broker\?\)"),
+        (DATA[:-1] + bytes([DATA[-1] ^ 1]), "checksum [0-9a-f]{8} does not match [0-9a-f]{8}"),
+        (DATA[:20] + bytes([DATA[20] ^ 0x10]) + DATA[21:], "checksum"),
+        (_sealed(DATA[:-4] + b"\x00"), r"1 bytes follow the end"),
+        (_sealed(DATA[:-10]), r"deadlineMs is cut short \(at byte 42\)"),
+        # the two offsets in the wrong order: H/T/1 before G/T/0
+        (
+            _sealed(b"MQCS\x01\x00\x01\x02\x01H\x01T\x01\x00\x05\x01G\x01T\x00\x0c\x00\x00"),
+            "key G/T/0 is out of order or repeated",
+        ),
+        (
+            _queue_snapshot(QueueState(3, 7, MappingProxyType({5: Inflight(1, 0, 1)}), MappingProxyType({5: 1}), 2)),
+            "H/T/1 offset 5 is both in flight and done",
+        ),
+        (
+            _queue_snapshot(QueueState(3, 7, MappingProxyType({7: Inflight(1, 0, 1)}), MappingProxyType({}), 2)),
+            r"H/T/1 in-flight offset 7 is outside 3\.\.6",
+        ),
+        (
+            _queue_snapshot(QueueState(3, 7, MappingProxyType({}), MappingProxyType({3: 1}), 2)),
+            r"H/T/1 done offset 3 is outside 4\.\.6",
+        ),
+        (
+            _queue_snapshot(QueueState(3, 7, MappingProxyType({4: Inflight(2, 0, 1)}), MappingProxyType({}), 2)),
+            r"H/T/1 ticket 2 is outside 1\.\.1",
+        ),
+        (_queue_snapshot(QueueState(8, 7)), r"scanned 7 is outside 8\.\."),
+    ],
+)
+def test_decode_names_what_is_wrong(data: bytes, problem: str) -> None:
+    with pytest.raises(StateFormatError, match="^consumer-state snapshot: " + problem):
+        decode(data)
+
+
+@fuzz(300)
+@given(st.lists(st.integers(0, len(DATA) * 8 - 1), min_size=1, max_size=3, unique=True))
+def test_any_flipped_bit_is_caught(bits: list[int]) -> None:
+    with pytest.raises(StateFormatError):
+        decode(flip_bits(DATA, bits))
+
+
+def test_a_snapshot_never_covers_unconfirmed_records() -> None:
+    assert take(STATE, 100, 100) == Snapshot(100, STATE)
+    with pytest.raises(ValueError, match=r"offset 101 would cover unconfirmed records \(confirmOffset 100\)"):
+        take(STATE, 101, 100)
+
+
+@fuzz(200)
+@given(STEPS, st.data())
+def test_rebuild_from_a_snapshot_at_any_cut_equals_the_whole_log(
+    steps: list[tuple[str, int, int]], data: st.DataObject
+) -> None:
+    """Record i stands at commit-log offset 100 * i; the reader may start anywhere below the covered offset."""
+    records = play(steps).records
+    cut = data.draw(st.integers(0, len(records)))
+    start = data.draw(st.integers(0, cut))
+    snapshot = decode(encode(take(apply_all(None, records[:cut]), 100 * cut, 100 * len(records))))
+    assert rebuild(snapshot, records[start:]) == apply_all(None, records)
+    assert rebuild(None, records) == apply_all(None, records)
+
+
+@pytest.mark.parametrize(("snapshot", "floor"), [(None, 0), (SNAP, 4096)])
+def test_the_snapshot_is_the_retained_floor(snapshot: Snapshot | None, floor: int) -> None:
+    assert retained_floor(snapshot) == floor
+
+
+def test_retention_deletes_below_the_snapshot_and_never_above() -> None:
+    segments = [Segment(0, 4096, 0), Segment(4096, 8192, 0), Segment(8192, 12288, 0)]
+    for snapshot, deleted in [(None, ()), (SNAP, (Segment(0, 4096, 0),))]:
+        floors = Floors(confirm=12288, retained=retained_floor(snapshot))
+        run = plan(segments, now_ms=10**12, hour=4, disk_used=0.1, policy=Policy(), floors=floors)
+        assert run.segments == deleted

@@ -1,0 +1,85 @@
+"""ConsumerState: records applied in sequence, replays ignored, gaps refused, POP events through agents.pop."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+
+from agents.consumer.errors import SequenceGap
+from agents.consumer.records import OffsetCommitted, StateRecord
+from agents.consumer.state import Committed, ConsumerState, apply, apply_all
+from agents.pop import rules
+from agents.pop.events import Acked, Delivery, Popped
+from agents.pop.model import QueueKey
+from tests.harness.consumer_runs import STEPS, play
+from tests.harness.fuzzing import fuzz
+
+Q = QueueKey("G", "T", 0)
+R = QueueKey("G", "T", 1)
+
+
+def _records(*changes: OffsetCommitted | Popped | Acked) -> list[StateRecord]:
+    return [StateRecord(i, c) for i, c in enumerate(changes, 1)]
+
+
+LOG = _records(
+    OffsetCommitted(Q, 10, 100),
+    Popped(R, 0, 2, (), (), (Delivery(0, 1, 500, 1), Delivery(1, 2, 500, 1))),
+    OffsetCommitted(Q, 4, 200),
+    Acked(R, 0, 1),
+)
+
+
+@pytest.mark.parametrize(
+    ("records", "offsets", "committed_r", "seq"),
+    [
+        ([], {}, None, 0),
+        (LOG[:1], {Q: Committed(10, 100)}, None, 1),
+        (LOG[:3], {Q: Committed(4, 200)}, 0, 3),  # a reset moves an offset back: the later record wins
+        (LOG, {Q: Committed(4, 200)}, 1, 4),
+        (LOG + LOG, {Q: Committed(4, 200)}, 1, 4),  # the whole log again: replays change nothing
+        (LOG[:2] + LOG[:1] + LOG[2:], {Q: Committed(4, 200)}, 1, 4),  # an old offset replayed does not win
+    ],
+)
+def test_records_apply_in_sequence(
+    records: list[StateRecord], offsets: dict[QueueKey, Committed], committed_r: int | None, seq: int
+) -> None:
+    state = apply_all(None, records)
+    assert (dict(state.offsets), state.seq) == (offsets, seq)
+    assert (state.queues[R].committed if R in state.queues else None) == committed_r
+
+
+def test_pop_events_change_the_queue_as_agents_pop_applies_them() -> None:
+    state = apply_all(None, LOG)
+    assert state.queues[R] == rules.apply_all(None, [LOG[1].change, LOG[3].change])  # type: ignore[list-item]
+
+
+def test_a_replayed_record_returns_the_same_state() -> None:
+    state = apply_all(None, LOG)
+    assert apply(state, LOG[2]) is state
+
+
+def test_a_gap_in_the_sequence_is_refused() -> None:
+    with pytest.raises(SequenceGap, match=r"^consumer-state record 4 follows record 2: records 3\.\.3 are missing"):
+        apply_all(None, LOG[:2] + LOG[3:])
+
+
+def test_the_first_record_must_be_number_one() -> None:
+    with pytest.raises(SequenceGap, match="record 2 follows record 0"):
+        apply(ConsumerState(), LOG[1])
+
+
+@fuzz(200)
+@given(STEPS)
+def test_the_rebuilt_state_is_the_state_the_master_kept(steps: list[tuple[str, int, int]]) -> None:
+    run = play(steps)
+    assert apply_all(None, run.records) == run.state
+
+
+@fuzz(200)
+@given(STEPS)
+def test_applying_a_log_twice_equals_once(steps: list[tuple[str, int, int]]) -> None:
+    run = play(steps)
+    once = apply_all(None, run.records)
+    assert apply_all(once, run.records) == once
+    assert apply_all(None, [r for record in run.records for r in (record, record)]) == once
