@@ -36,7 +36,7 @@ def test_a_snapshot_round_trips_and_has_one_encoding() -> None:
     data = encode(SNAP)
     assert data.startswith(b"MQCS\x01\x80\x20\x09")  # magic, version 1, covered 4096, seq 9
     assert decode(data) == SNAP
-    reordered = ConsumerState(9, MappingProxyType(dict(reversed(STATE.offsets.items()))), STATE.queues)
+    reordered = ConsumerState(9, MappingProxyType(dict(reversed(list(STATE.offsets.items())))), STATE.queues)
     assert encode(Snapshot(4096, reordered)) == data
 
 
