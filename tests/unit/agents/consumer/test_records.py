@@ -125,6 +125,34 @@ def test_every_record_of_a_run_round_trips(steps: list[tuple[str, int, int]]) ->
         assert decode(encode(record)) == record
 
 
+LONG = st.one_of(st.integers(0, 300), st.integers(0, 2**63 - 1), st.sampled_from([127, 128, 2**14, 2**63 - 1]))
+TICKET = st.integers(1, 2**62)
+NAMES = st.from_regex(r"[%|a-zA-Z0-9_-]{1,20}", fullmatch=True)
+KEYS = st.builds(QueueKey, NAMES, NAMES, st.integers(0, 2**31 - 1))
+CHANGES = st.one_of(
+    st.builds(OffsetCommitted, KEYS, LONG, LONG),
+    st.builds(
+        Popped,
+        KEYS,
+        LONG,
+        LONG,
+        st.lists(LONG, max_size=3).map(tuple),
+        st.lists(LONG, max_size=3).map(tuple),
+        st.lists(st.builds(Delivery, LONG, TICKET, LONG, st.integers(1, 2**31)), max_size=3).map(tuple),
+        st.text(max_size=40),
+    ),
+    st.builds(Acked, KEYS, LONG, TICKET),
+    TICKET.flatmap(lambda old: st.builds(Changed, KEYS, LONG, st.just(old), st.integers(old + 1, 2**63 - 1), LONG)),
+)
+
+
+@fuzz(300)
+@given(st.integers(1, 2**63 - 1), CHANGES)
+def test_any_valid_record_round_trips(seq: int, change: OffsetCommitted | Popped | Acked | Changed) -> None:
+    record = StateRecord(seq, change)
+    assert decode(encode(record)) == record
+
+
 @fuzz(300)
 @given(st.sampled_from(RECORDS), st.lists(st.integers(0, 10_000), min_size=1, max_size=3))
 def test_damaged_records_decode_to_a_record_or_a_precise_error(record: StateRecord, bits: list[int]) -> None:
