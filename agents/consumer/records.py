@@ -22,16 +22,15 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from agents.consumer.errors import StateFormatError
-from agents.consumer.wire import MAX_GROUP, MAX_QUEUE_ID, MAX_TEXT, MAX_TOPIC, Reader, Writer, int_problem, name_problem
+from agents.consumer.wire import MAX_QUEUE_ID, MAX_TEXT, Reader, Writer, int_problem, name_problem
 from agents.pop.events import Acked, Changed, Delivery, Popped
 from agents.pop.model import QueueKey
 from agents.store.record import Message
+from mqbase.metadata import GROUP_MAX_LENGTH, SYSTEM_TOPIC_PREFIX, TOPIC_MAX_LENGTH
 
 VERSION = 1
-SYSTEM_TOPIC = "rmq_sys_CONSUMER_STATE"
-"""The one topic of a broker set's consumer-state records (queue 0); users may not send to it."""
-SYSTEM_TOPIC_PREFIX = "rmq_sys_"
-"""RocketMQ's ``TopicValidator.SYSTEM_TOPIC_PREFIX``: topics the broker keeps for itself."""
+SYSTEM_TOPIC = SYSTEM_TOPIC_PREFIX + "CONSUMER_STATE"
+"""The one topic of a broker set's consumer-state records (queue 0); a system topic, so no operator creates it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +54,6 @@ class StateRecord:
     change: Change
 
 
-def is_system_topic(topic: str) -> bool:
-    """Whether `topic` is the broker's own (``rmq_sys_...``), refused to users' sends and topic updates."""
-    return topic.startswith(SYSTEM_TOPIC_PREFIX)
-
-
 # --- rules -------------------------------------------------------------------------------------
 
 
@@ -69,8 +63,8 @@ def _problem(record: StateRecord) -> str | None:
     q = c.queue
     checks = [
         int_problem("seq", record.seq, 1),
-        name_problem("group", q.group, MAX_GROUP),
-        name_problem("topic", q.topic, MAX_TOPIC),
+        name_problem("group", q.group, GROUP_MAX_LENGTH),
+        name_problem("topic", q.topic, TOPIC_MAX_LENGTH),
         int_problem("queueId", q.queue_id, 0, MAX_QUEUE_ID),
     ]
     if isinstance(c, OffsetCommitted):
@@ -106,9 +100,7 @@ def encode(record: StateRecord) -> bytes:
     w.uint(VERSION)
     w.uint(_KINDS[type(c)])
     w.uint(record.seq)
-    w.text(c.queue.group)
-    w.text(c.queue.topic)
-    w.uint(c.queue.queue_id)
+    w.key(c.queue)
     if isinstance(c, OffsetCommitted):
         for n in (c.offset, c.timestamp_ms):
             w.uint(n)
@@ -146,7 +138,7 @@ def decode(body: bytes) -> StateRecord:
         raise r.fail(f"version {version} is not {VERSION} (written by a newer broker?)")
     kind = r.uint("kind")
     seq = r.uint("seq", 1)
-    queue = QueueKey(r.name("group", MAX_GROUP), r.name("topic", MAX_TOPIC), r.uint("queueId", 0, MAX_QUEUE_ID))
+    queue = r.key()
     change: Change
     if kind == 1:
         change = OffsetCommitted(queue, r.uint("offset"), r.uint("timestampMs"))

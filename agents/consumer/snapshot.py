@@ -24,7 +24,7 @@ from types import MappingProxyType
 from agents.consumer.errors import StateFormatError
 from agents.consumer.records import StateRecord
 from agents.consumer.state import Committed, ConsumerState, apply_all
-from agents.consumer.wire import MAX_GROUP, MAX_QUEUE_ID, MAX_TOPIC, Reader, Writer
+from agents.consumer.wire import Reader, Writer
 from agents.pop.model import Inflight, QueueKey, QueueState
 from agents.store.crc import crc32
 
@@ -66,12 +66,6 @@ def retained_floor(snapshot: Snapshot | None) -> int:
 # --- encode ------------------------------------------------------------------------------------
 
 
-def _key(w: Writer, key: QueueKey) -> None:
-    w.text(key.group)
-    w.text(key.topic)
-    w.uint(key.queue_id)
-
-
 def _order(key: QueueKey) -> tuple[str, str, int]:
     return key.group, key.topic, key.queue_id
 
@@ -88,13 +82,13 @@ def encode(snapshot: Snapshot) -> bytes:
     for n in (VERSION, snapshot.covered, st.seq, len(st.offsets)):
         w.uint(n)
     for key in _sorted_keys(st.offsets):
-        _key(w, key)
+        w.key(key)
         c = st.offsets[key]
         w.uint(c.offset)
         w.uint(c.timestamp_ms)
     w.uint(len(st.queues))
     for key in _sorted_keys(st.queues):
-        _key(w, key)
+        w.key(key)
         q = st.queues[key]
         for n in (q.committed, q.scanned, q.next_ticket):
             w.uint(n)
@@ -116,7 +110,7 @@ def encode(snapshot: Snapshot) -> bytes:
 
 
 def _read_key(r: Reader, previous: QueueKey | None) -> QueueKey:
-    key = QueueKey(r.name("group", MAX_GROUP), r.name("topic", MAX_TOPIC), r.uint("queueId", 0, MAX_QUEUE_ID))
+    key = r.key()
     if previous is not None and _order(previous) >= _order(key):
         raise r.fail(f"key {key.group}/{key.topic}/{key.queue_id} is out of order or repeated")
     return key

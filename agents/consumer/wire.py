@@ -10,16 +10,14 @@ from __future__ import annotations
 import re
 
 from agents.consumer.errors import StateFormatError
+from agents.pop.model import QueueKey
+from mqbase.metadata import GROUP_MAX_LENGTH, TOPIC_MAX_LENGTH, VALID_PATTERN
 
 MAX_INT = 2**63 - 1
 MAX_QUEUE_ID = 2**31 - 1
-MAX_TOPIC = 127
-"""RocketMQ's ``TopicValidator.TOPIC_MAX_LENGTH``."""
-MAX_GROUP = 255
-"""RocketMQ's ``Validators.CHARACTER_MAX_LENGTH`` for group names."""
 MAX_TEXT = 255
 """An attempt id's bytes (the clients send a UUID)."""
-_NAME = re.compile(r"[%|a-zA-Z0-9_-]+")
+_NAME = re.compile(VALID_PATTERN)
 
 
 def name_problem(what: str, value: str, limit: int) -> str | None:
@@ -52,6 +50,11 @@ class Writer:
         data = value.encode()
         self.uint(len(data))
         self.out += data
+
+    def key(self, key: QueueKey) -> None:
+        self.text(key.group)
+        self.text(key.topic)
+        self.uint(key.queue_id)
 
 
 class Reader:
@@ -101,6 +104,14 @@ class Reader:
         if problem := name_problem(field, value, limit):
             raise self.fail(problem)
         return value
+
+    def key(self) -> QueueKey:
+        """A (group, topic, queueId) key, each part checked."""
+        return QueueKey(
+            self.name("group", GROUP_MAX_LENGTH),
+            self.name("topic", TOPIC_MAX_LENGTH),
+            self.uint("queueId", 0, MAX_QUEUE_ID),
+        )
 
     def count(self, field: str) -> int:
         """A list's length; each item takes at least one byte, so a count beyond the bytes left is damage."""

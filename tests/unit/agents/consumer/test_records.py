@@ -14,13 +14,13 @@ from agents.consumer.records import (
     decode,
     encode,
     from_message,
-    is_system_topic,
     to_message,
 )
 from agents.pop.events import Acked, Changed, Delivery, Popped
 from agents.pop.model import QueueKey
 from agents.store.record import Message, decode_at
 from agents.store.record import encode as encode_message
+from mqbase.metadata import topic_problem
 from tests.harness.consumer_runs import STEPS, play
 from tests.harness.fuzzing import flip_bits, fuzz
 
@@ -110,12 +110,8 @@ def test_a_record_rides_the_system_topic_through_the_commit_log() -> None:
     assert from_message(Message("T", 0, message.body, {}, 0)) is None
 
 
-@pytest.mark.parametrize(
-    ("topic", "system"),
-    [(SYSTEM_TOPIC, True), ("rmq_sys_REVIVE_LOG_c", True), ("rmq_sysX", False), ("T", False), ("%DLQ%G", False)],
-)
-def test_system_topics_are_the_rmq_sys_ones(topic: str, system: bool) -> None:
-    assert is_system_topic(topic) is system
+def test_no_operator_can_create_the_system_topic() -> None:
+    assert topic_problem(SYSTEM_TOPIC) == "The topic[rmq_sys_CONSUMER_STATE] is conflict with system topic."
 
 
 @fuzz(200)
