@@ -9,6 +9,7 @@ see ``wire``), carried as the body of a message of `SYSTEM_TOPIC`, queue 0, with
                             n, (offset ticket deadlineMs attempt)..., attemptId
     kind 3 Acked:           offset, ticket
     kind 4 Changed:         offset, oldTicket, newTicket, deadlineMs
+    version=1 | kind=5 | seq | group | topic                 Forgotten: every queue of the group on the topic
 
 ``seq`` is the idempotency key: the broker set numbers its records 1, 2, 3... in log order, and a record whose
 ``seq`` is not above the state's is a replay and changes nothing (``state.apply``). An unknown version or kind is
@@ -42,8 +43,16 @@ class OffsetCommitted:
     timestamp_ms: int
 
 
-Change = OffsetCommitted | Popped | Acked | Changed
-_KINDS: dict[type[Change], int] = {OffsetCommitted: 1, Popped: 2, Acked: 3, Changed: 4}
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """The group's offsets and POP state on every queue of the topic are dropped (the group or topic was deleted)."""
+
+    group: str
+    topic: str
+
+
+Change = OffsetCommitted | Popped | Acked | Changed | Forgotten
+_KINDS: dict[type[Change], int] = {OffsetCommitted: 1, Popped: 2, Acked: 3, Changed: 4, Forgotten: 5}
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,13 +69,15 @@ class StateRecord:
 def _problem(record: StateRecord) -> str | None:
     """The first rule `record` breaks, or None; encode and decode both apply these."""
     c = record.change
-    q = c.queue
+    group, topic = (c.group, c.topic) if isinstance(c, Forgotten) else (c.queue.group, c.queue.topic)
     checks = [
         int_problem("seq", record.seq, 1),
-        name_problem("group", q.group, GROUP_MAX_LENGTH),
-        name_problem("topic", q.topic, TOPIC_MAX_LENGTH),
-        int_problem("queueId", q.queue_id, 0, MAX_QUEUE_ID),
+        name_problem("group", group, GROUP_MAX_LENGTH),
+        name_problem("topic", topic, TOPIC_MAX_LENGTH),
     ]
+    if isinstance(c, Forgotten):
+        return next((p for p in checks if p is not None), None)
+    checks.append(int_problem("queueId", c.queue.queue_id, 0, MAX_QUEUE_ID))
     if isinstance(c, OffsetCommitted):
         checks += [int_problem("offset", c.offset), int_problem("timestampMs", c.timestamp_ms)]
     elif isinstance(c, Popped):
@@ -100,6 +111,10 @@ def encode(record: StateRecord) -> bytes:
     w.uint(VERSION)
     w.uint(_KINDS[type(c)])
     w.uint(record.seq)
+    if isinstance(c, Forgotten):
+        w.text(c.group)
+        w.text(c.topic)
+        return bytes(w.out)
     w.key(c.queue)
     if isinstance(c, OffsetCommitted):
         for n in (c.offset, c.timestamp_ms):
@@ -138,8 +153,14 @@ def decode(body: bytes) -> StateRecord:
         raise r.fail(f"version {version} is not {VERSION} (written by a newer broker?)")
     kind = r.uint("kind")
     seq = r.uint("seq", 1)
-    queue = r.key()
+    if kind not in _KINDS.values():
+        raise r.fail(f"kind {kind} is unknown (written by a newer broker?)")
     change: Change
+    if kind == 5:
+        change = Forgotten(r.name("group", GROUP_MAX_LENGTH), r.name("topic", TOPIC_MAX_LENGTH))
+        r.end()
+        return StateRecord(seq, change)
+    queue = r.key()
     if kind == 1:
         change = OffsetCommitted(queue, r.uint("offset"), r.uint("timestampMs"))
     elif kind == 2:
@@ -158,11 +179,9 @@ def decode(body: bytes) -> StateRecord:
         change = Popped(queue, floor, scanned, skipped, dead, deliveries, r.text("attemptId"))
     elif kind == 3:
         change = Acked(queue, r.uint("offset"), r.uint("ticket", 1))
-    elif kind == 4:
+    else:
         offset, old = r.uint("offset"), r.uint("oldTicket", 1)
         change = Changed(queue, offset, old, r.uint("newTicket", old + 1), r.uint("deadlineMs"))
-    else:
-        raise r.fail(f"kind {kind} is unknown (written by a newer broker?)")
     r.end()
     return StateRecord(seq, change)
 

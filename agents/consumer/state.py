@@ -1,7 +1,8 @@
 """`ConsumerState`: the table the consumer-state records rebuild, and ``apply``, the only way it changes.
 
 It holds the committed offset of each (group, topic, queue) with the commit's time, each POP queue state
-(``agents.pop``, changed by its own ``apply``), and ``seq``, the last record applied. Records are applied in
+(``agents.pop``, changed by its own ``apply``), and ``seq``, the last record applied; ``Forgotten`` drops a group's
+keys on a topic. Records are applied in
 sequence: one at or below ``seq`` is a replay and changes nothing, so applying a log twice equals applying it once;
 one that skips a number raises `SequenceGap`, since the records between are missing from the log.
 """
@@ -14,7 +15,7 @@ from types import MappingProxyType
 from typing import assert_never
 
 from agents.consumer.errors import SequenceGap
-from agents.consumer.records import OffsetCommitted, StateRecord
+from agents.consumer.records import Forgotten, OffsetCommitted, StateRecord
 from agents.pop import rules
 from agents.pop.events import Acked, Changed, Popped
 from agents.pop.model import QueueKey, QueueState
@@ -68,6 +69,10 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
             offsets[c.queue] = Committed(c.offset, c.timestamp_ms)
         elif isinstance(c, Popped | Acked | Changed):
             queues[c.queue] = rules.apply(queues.get(c.queue), c)
+        elif isinstance(c, Forgotten):
+            for table in (offsets, queues):
+                for key in [k for k in table if (k.group, k.topic) == (c.group, c.topic)]:
+                    del table[key]
         else:
             assert_never(c)
     if seq == st.seq:

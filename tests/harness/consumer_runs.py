@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from hypothesis import strategies as st
 
 from agents.consumer.invariant import Told, ToldAck, ToldCommit, ToldDelivery
-from agents.consumer.records import Change, OffsetCommitted, StateRecord
+from agents.consumer.records import Change, Forgotten, OffsetCommitted, StateRecord
 from agents.consumer.state import ConsumerState, apply
 from agents.pop.errors import PopCode
 from agents.pop.filter import ALL
@@ -33,6 +33,7 @@ STEPS = st.lists(
         st.tuples(st.just("change"), st.integers(0, 40), st.sampled_from([0, 20_000])),
         st.tuples(st.just("wait"), st.just(0), st.sampled_from([1, 15_000, 40_000])),
         st.tuples(st.just("commit"), st.integers(0, 2), st.integers(0, 12)),
+        st.tuples(st.just("forget"), st.integers(0, 2), st.just(0)),
     ),
     min_size=4,
     max_size=50,
@@ -68,6 +69,10 @@ def play(steps: list[tuple[str, int, int]]) -> Run:
         elif kind == "commit":
             run.write(OffsetCommitted(QUEUES[a], b, run.now))
             run.told.append(ToldCommit(QUEUES[a], b))
+        elif kind == "forget":  # the group was deleted: what its consumers were told no longer holds
+            q = QUEUES[a]
+            run.write(Forgotten(q.group, q.topic))
+            run.told = [t for t in run.told if (t.queue.group, t.queue.topic) != (q.group, q.topic)]
         elif kind == "receive":
             q = QUEUES[a]
             view = QueueView(BROKER, 0, run.ends[a], {o: Entry() for o in range(run.ends[a])})

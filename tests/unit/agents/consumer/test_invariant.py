@@ -60,6 +60,11 @@ def test_each_answer_is_checked(told: list[Told], unanswered: list[ToldCommit], 
     assert all(line.startswith(prefix) for line, prefix in zip(got, found, strict=True)), got
 
 
+def _kept(steps: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """`steps` without deleting a group, which voids what was told and so could hide a lost record."""
+    return [step for step in steps if step[0] != "forget"]
+
+
 def _without(records: list[StateRecord], index: int) -> list[StateRecord]:
     """The log as a replica that lost record `index` would hold it (numbered without a gap)."""
     rest = records[:index] + records[index + 1 :]
@@ -81,7 +86,7 @@ def test_a_state_rebuilt_from_the_log_keeps_every_answer(
 @given(STEPS, st.data())
 def test_an_ack_the_new_master_lacks_is_caught(steps: list[tuple[str, int, int]], data: st.DataObject) -> None:
     """A log cut before an ack's record: what a failover would do if acks were answered before they were confirmed."""
-    run = play(steps)
+    run = play(_kept(steps))
     acks = [i for i, r in enumerate(run.records) if isinstance(r.change, Acked)]
     if not acks:
         return
@@ -97,7 +102,7 @@ def test_an_ack_the_new_master_lacks_is_caught(steps: list[tuple[str, int, int]]
 @given(STEPS)
 def test_a_rolled_back_offset_is_caught(steps: list[tuple[str, int, int]]) -> None:
     """Java's failover: the new master has the offsets of its last sync, not the last commit told to a consumer."""
-    run = play(steps)
+    run = play(_kept(steps))
     commits = [i for i, r in enumerate(run.records) if isinstance(r.change, OffsetCommitted)]
     if not commits:
         return

@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 from agents.consumer.errors import StateFormatError
 from agents.consumer.records import (
     SYSTEM_TOPIC,
+    Change,
+    Forgotten,
     OffsetCommitted,
     StateRecord,
     decode,
@@ -33,6 +35,7 @@ RECORDS = [
     StateRecord(3, Popped(Q, 7, 7, (), (), ())),
     StateRecord(4, Acked(Q, 3, 1)),
     StateRecord(5, Changed(Q, 4, 2, 3, 1_700_000_060_000)),
+    StateRecord(6, Forgotten("G", "T")),
     StateRecord(BIG, Changed(QueueKey("%RETRY%g|x", "t" * 127, 2**31 - 1), BIG, BIG - 1, BIG, BIG)),
 ]
 
@@ -60,6 +63,7 @@ def test_an_ack_is_ten_bytes() -> None:
         (StateRecord(1, OffsetCommitted(Q, 2**63, 0)), "offset 9223372036854775808 is outside"),
         (StateRecord(1, Popped(Q, 0, 1, (), (), (Delivery(0, 1, 0, 0),))), "delivery attempt 0 is outside 1.."),
         (StateRecord(1, Popped(Q, 0, 1, (), (), (), "x" * 256)), "attemptId is longer than 255 bytes"),
+        (StateRecord(1, Forgotten("G", "")), "topic '' must be 1..127"),
     ],
 )
 def test_encode_refuses_what_decode_would(record: StateRecord, problem: str) -> None:
@@ -74,6 +78,8 @@ ACK = encode(StateRecord(4, Acked(Q, 3, 1)))
     ("body", "problem"),
     [
         (b"", r"version is cut short \(at byte 0\)"),
+        (bytes([1, 5, 1, 1, ord("G")]), r"topic length is cut short \(at byte 5\)"),
+        (bytes([1, 5, 1, 1, ord("G"), 1, ord("T"), 0]), r"1 bytes follow the end \(at byte 7\)"),
         (bytes([2]) + ACK[1:], r"version 2 is not 1 \(written by a newer broker\?\)"),
         (bytes([1, 9]) + ACK[2:], r"kind 9 is unknown \(written by a newer broker\?\)"),
         (ACK[:-1], r"ticket is cut short \(at byte 9\)"),
@@ -138,13 +144,14 @@ CHANGES = st.one_of(
         st.text(max_size=40),
     ),
     st.builds(Acked, KEYS, LONG, TICKET),
+    st.builds(Forgotten, NAMES, NAMES),
     TICKET.flatmap(lambda old: st.builds(Changed, KEYS, LONG, st.just(old), st.integers(old + 1, 2**63 - 1), LONG)),
 )
 
 
 @fuzz(300)
 @given(st.integers(1, 2**63 - 1), CHANGES)
-def test_any_valid_record_round_trips(seq: int, change: OffsetCommitted | Popped | Acked | Changed) -> None:
+def test_any_valid_record_round_trips(seq: int, change: Change) -> None:
     record = StateRecord(seq, change)
     assert decode(encode(record)) == record
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 
 from agents.consumer.errors import SequenceGap
-from agents.consumer.records import OffsetCommitted, StateRecord
+from agents.consumer.records import Change, Forgotten, OffsetCommitted, StateRecord
 from agents.consumer.state import Committed, ConsumerState, apply, apply_all
 from agents.pop import rules
 from agents.pop.events import Acked, Delivery, Popped
@@ -18,7 +18,7 @@ Q = QueueKey("G", "T", 0)
 R = QueueKey("G", "T", 1)
 
 
-def _records(*changes: OffsetCommitted | Popped | Acked) -> list[StateRecord]:
+def _records(*changes: Change) -> list[StateRecord]:
     return [StateRecord(i, c) for i, c in enumerate(changes, 1)]
 
 
@@ -57,6 +57,21 @@ def test_pop_events_change_the_queue_as_agents_pop_applies_them() -> None:
 def test_a_replayed_record_returns_the_same_state() -> None:
     state = apply_all(None, LOG)
     assert apply(state, LOG[2]) is state
+
+
+def test_forgetting_drops_one_group_on_one_topic() -> None:
+    other = QueueKey("H", "T", 0)
+    elsewhere = QueueKey("G", "U", 0)
+    log = _records(
+        *(c.change for c in LOG),
+        OffsetCommitted(other, 7, 300),
+        OffsetCommitted(elsewhere, 8, 300),
+        Forgotten("G", "T"),
+    )
+    state = apply_all(None, log)
+    assert dict(state.offsets) == {other: Committed(7, 300), elsewhere: Committed(8, 300)}
+    assert dict(state.queues) == {}
+    assert state.seq == len(log)
 
 
 def test_a_gap_in_the_sequence_is_refused() -> None:
