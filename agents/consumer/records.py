@@ -9,7 +9,7 @@ see ``wire``), carried as the body of a message of `SYSTEM_TOPIC`, queue 0, with
                             n, (offset ticket deadlineMs attempt)..., attemptId
     kind 3 Acked:           offset, ticket
     kind 4 Changed:         offset, oldTicket, newTicket, deadlineMs
-    version=1 | kind=5 | seq | group | topic                 Forgotten: every queue of the group on the topic
+    version=1 | kind=5 | seq | group | topic   (Forgotten: every queue of the group on the topic; no queueId)
 
 ``seq`` is the idempotency key: the broker set numbers its records 1, 2, 3... in log order, and a record whose
 ``seq`` is not above the state's is a replay and changes nothing (``state.apply``). An unknown version or kind is

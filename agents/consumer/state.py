@@ -2,9 +2,9 @@
 
 It holds the committed offset of each (group, topic, queue) with the commit's time, each POP queue state
 (``agents.pop``, changed by its own ``apply``), and ``seq``, the last record applied; ``Forgotten`` drops a group's
-keys on a topic. Records are applied in
-sequence: one at or below ``seq`` is a replay and changes nothing, so applying a log twice equals applying it once;
-one that skips a number raises `SequenceGap`, since the records between are missing from the log.
+keys on a topic. Records are applied in sequence: one at or below ``seq`` is a replay and changes nothing, so
+applying a log twice equals applying it once; one that skips a number raises `SequenceGap`, since the records
+between are missing from the log.
 """
 
 from __future__ import annotations
