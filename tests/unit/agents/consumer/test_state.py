@@ -22,12 +22,9 @@ def _records(*changes: Change) -> list[StateRecord]:
     return [StateRecord(i, c) for i, c in enumerate(changes, 1)]
 
 
-LOG = _records(
-    OffsetCommitted(Q, 10, 100),
-    Popped(R, 0, 2, (), (), (Delivery(0, 1, 500, 1), Delivery(1, 2, 500, 1))),
-    OffsetCommitted(Q, 4, 200),
-    Acked(R, 0, 1),
-)
+POPPED = Popped(R, 0, 2, (), (), (Delivery(0, 1, 500, 1), Delivery(1, 2, 500, 1)))
+ACKED = Acked(R, 0, 1)
+LOG = _records(OffsetCommitted(Q, 10, 100), POPPED, OffsetCommitted(Q, 4, 200), ACKED)
 
 
 @pytest.mark.parametrize(
@@ -51,7 +48,14 @@ def test_records_apply_in_sequence(
 
 def test_pop_events_change_the_queue_as_agents_pop_applies_them() -> None:
     state = apply_all(None, LOG)
-    assert state.queues[R] == rules.apply_all(None, [LOG[1].change, LOG[3].change])  # type: ignore[list-item]
+    assert state.queues[R] == rules.apply_all(None, [POPPED, ACKED])
+
+
+def test_the_sequence_number_is_what_makes_a_popped_replay_safe() -> None:
+    """POP's tickets alone would put an acked message back in flight when its Popped is replayed."""
+    once = rules.apply_all(None, [POPPED, ACKED])
+    assert 0 in rules.apply(once, POPPED).inflight
+    assert 0 not in apply_all(apply_all(None, LOG), LOG[1:2]).queues[R].inflight
 
 
 def test_a_replayed_record_returns_the_same_state() -> None:
