@@ -60,7 +60,7 @@ def finite_seconds(value: float | None) -> float | None:
     return value
 
 
-def _not_empty(value: str | None, what: str) -> str | None:
+def not_empty(value: str | None, what: str) -> str | None:
     """`value`, refused when empty or blank (an unset shell variable): no empty name may select "everything"."""
     if value is not None and not value.strip():
         raise ValueError(f"a {what} cannot be empty, got {value!r}")
@@ -69,12 +69,12 @@ def _not_empty(value: str | None, what: str) -> str | None:
 
 def broker_name(value: str | None) -> str | None:
     """A broker set name, refused when empty (``-bn ''`` from an unset shell variable)."""
-    return _not_empty(value, "broker set name")
+    return not_empty(value, "broker set name")
 
 
 def cluster_name(value: str | None) -> str | None:
     """A cluster name, refused when empty (``-c ''``), which would otherwise reach the server as a bad request."""
-    return _not_empty(value, "cluster name")
+    return not_empty(value, "cluster name")
 
 
 def broker_address(value: str | None) -> str | None:

@@ -19,9 +19,11 @@ from mqadmin_py.commands.common import (
     agent_client,
     broker_name_option,
     check,
+    checked,
     code_name,
     controller_client,
     key_values,
+    not_empty,
 )
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
@@ -148,6 +150,7 @@ def send_message(
         str | None,
         typer.Option(
             "--message-group",
+            callback=checked(lambda value: not_empty(value, "message group")),
             help="Message group (property __SHARDINGKEY): without -q the broker hashes it to one queue, so the "
             "group's messages stay in order.",
         ),
@@ -179,12 +182,12 @@ def send_message(
     """
     from mqbase.proto import agent_pb2 as pb
 
-    targets = [list(t) for t in _masters(controller, timeout, broker_name)]
-    results: list[SentDoc] = []
-    properties = key_values(user_properties or [], "--property")
+    properties = key_values(user_properties or [], "--property")  # a bad item is exit 2 before anything is asked
     properties.update(
         {key: value for key, value in (("KEYS", keys), ("TAGS", tags), (MESSAGE_GROUP, message_group)) if value}
     )
+    targets = [list(t) for t in _masters(controller, timeout, broker_name)]
+    results: list[SentDoc] = []
     msg_ids = message_id.ids(time.time)
     with agent_client(timeout) as agents, _progress(count, "sending") as advance:
         for i in range(count):

@@ -192,6 +192,10 @@ A = ("-a", "127.0.0.1:1")
         ("consumeMessage", *A, "-b", "b", "-t", "T", "--offset", "99999999999999999999"),
         ("consumeMessage", *A, "-b", "b", "-t", "T", "-q", "99999999999"),
         ("sendMessage", *A, "-t", "T", "-q", "99999999999", "-p", "x"),
+        ("sendMessage", *A, "-t", "T", "-p", "x", "--property", "novalue"),  # before any controller is asked
+        ("sendMessage", *A, "-t", "T", "-p", "x", "--property", "=v"),
+        ("sendMessage", *A, "-t", "T", "-p", "x", "--message-group", " "),
+        ("topicStatus", *A, "-t", "bad topic"),
         ("haStatus", "-a", "localhost"),
         *[("haStatus", "-b", bad) for bad in ("localhost", "", "127.0.0.1:0", "http://127.0.0.1:1")],
         ("resetMasterFlushOffset", "-b", "h", "--offset", "1"),
