@@ -32,6 +32,17 @@ SYSTEM_TOPICS = frozenset(
     }
 )
 """``TopicValidator``'s system topics: the broker's own, never created by an operator."""
+NOT_SENDABLE_TOPICS = frozenset(
+    {
+        "SCHEDULE_TOPIC_XXXX",
+        "RMQ_SYS_TRANS_HALF_TOPIC",
+        "RMQ_SYS_TRANS_OP_HALF_TOPIC",
+        "TRANS_CHECK_MAX_TIME_TOPIC",
+        "SELF_TEST_TOPIC",
+        "OFFSET_MOVED_EVENT",
+    }
+)
+"""``TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET``: system topics only the broker itself writes."""
 
 PERM_WRITE, PERM_READ = 2, 4
 """``PermName`` bits: 2 = W, 4 = R, 6 = RW."""
@@ -58,6 +69,14 @@ def topic_problem(name: str) -> str | None:
         return "The specified topic is longer than topic max length."
     if name in SYSTEM_TOPICS or name.startswith(SYSTEM_TOPIC_PREFIX):
         return f"The topic[{name}] is conflict with system topic."
+    return None
+
+
+def send_problem(topic: str) -> str | None:
+    """Why a producer may not send to `topic` (Java's remark, answered with NO_PERMISSION), or None: the broker's
+    own topics, and every ``rmq_sys_`` topic, where the broker writes its consumer-state records."""
+    if topic in NOT_SENDABLE_TOPICS or topic.startswith(SYSTEM_TOPIC_PREFIX):
+        return f"Sending message to topic[{topic}] is forbidden."
     return None
 
 

@@ -25,6 +25,7 @@ from agents.store.epochs import MAX_OFFSET
 from agents.store.record import Message, RecordError, blank_size_at, header_at
 from mqbase.codes import ResponseCode
 from mqbase.configkeys import address_problem
+from mqbase.metadata import send_problem
 from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import agent_pb2_grpc as pb_grpc
 from mqbase.proto import common_pb2
@@ -139,6 +140,9 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         manager = self._manager(ref, pb.SendMessageResponse)
         if not isinstance(manager, ReplicasManager):
             return manager  # type: ignore[no-any-return]
+        forbidden = next((p for m in messages if (p := send_problem(m.topic)) is not None), None)
+        if forbidden is not None:
+            return pb.SendMessageResponse(code=ResponseCode.NO_PERMISSION, remark=forbidden)
         now = int(time.time() * 1000)
         table = manager.metadata
         try:

@@ -8,6 +8,7 @@ restart of the whole group from its snapshots and journals (the nodes compact th
 
 from __future__ import annotations
 
+import json
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -150,3 +151,11 @@ def test_sends_spread_over_the_topics_queues_and_keep_a_message_group_in_one(cli
     assert all((q["lastUpdateTimestamp"] is None) == (q["maxOffset"] == 0) for q in status["queues"])
     gone = cli("topicStatus", "-t", "NoSuchTopic", ok=False)
     assert gone.returncode == 1 and "TOPIC_NOT_EXIST (17)" in gone.stderr
+
+
+def test_a_producer_may_not_write_the_brokers_own_topics(cli: Cli) -> None:
+    """rmq_sys_CONSUMER_STATE holds the broker's offset and POP records: a message from outside would corrupt them."""
+    refused = cli("sendMessage", "-t", "rmq_sys_CONSUMER_STATE", "-p", "x", "-o", "json", ok=False)
+    [result] = json.loads(refused.stdout)["results"]
+    assert (refused.returncode, result["code"], result["queueOffset"]) == (1, 16, None)
+    assert result["remark"] == "Sending message to topic[rmq_sys_CONSUMER_STATE] is forbidden."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mqbase.metadata import group_problem, parse_attributes, topic_problem
+from mqbase.metadata import group_problem, parse_attributes, send_problem, topic_problem
 
 
 @pytest.mark.parametrize(
@@ -24,6 +24,23 @@ from mqbase.metadata import group_problem, parse_attributes, topic_problem
 )
 def test_topic_names(name: str, problem: str | None) -> None:
     assert topic_problem(name) == problem
+
+
+@pytest.mark.parametrize(
+    ("topic", "forbidden"),
+    [
+        ("TopicTest", False),
+        ("TBW102", False),  # Java lets producers send to these system topics
+        ("RMQ_SYS_TRACE_TOPIC", False),
+        ("SCHEDULE_TOPIC_XXXX", True),
+        ("RMQ_SYS_TRANS_HALF_TOPIC", True),
+        ("OFFSET_MOVED_EVENT", True),
+        ("rmq_sys_CONSUMER_STATE", True),  # where the broker keeps offsets and POP state
+        ("rmq_sys_anything", True),
+    ],
+)
+def test_topics_producers_may_not_send_to(topic: str, forbidden: bool) -> None:
+    assert send_problem(topic) == (f"Sending message to topic[{topic}] is forbidden." if forbidden else None)
 
 
 @pytest.mark.parametrize(
