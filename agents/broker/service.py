@@ -45,6 +45,7 @@ POLICY: dict[str, frozenset[CallerRole]] = {
     "NotifyBrokerRoleChanged": _MEMBER,  # the controller's calls: cluster members sign with the broker credential
     "PrepareTransfer": _MEMBER,
     "ResumeWrites": _MEMBER,
+    "ResetOffsetByTime": _ADMIN,
 }
 """With aclEnable=true, the calls that need a credential of these roles. Reads stay open, and so does the data
 plane (SendMessage, SendMessages, PullMessage): who may connect at all is TLS client authentication's job."""

@@ -347,3 +347,211 @@ class ResumeWritesRequest(_message.Message):
     token: str
     reason: str
     def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., token: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ReceiveMessageRequest(_message.Message):
+    __slots__ = ("broker", "group", "topic", "queue_id", "filter_expression", "batch_size", "invisible_millis", "long_polling_millis", "attempt_id")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_ID_FIELD_NUMBER: _ClassVar[int]
+    FILTER_EXPRESSION_FIELD_NUMBER: _ClassVar[int]
+    BATCH_SIZE_FIELD_NUMBER: _ClassVar[int]
+    INVISIBLE_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    LONG_POLLING_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_ID_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    group: str
+    topic: str
+    queue_id: int
+    filter_expression: str
+    batch_size: int
+    invisible_millis: int
+    long_polling_millis: int
+    attempt_id: str
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., group: _Optional[str] = ..., topic: _Optional[str] = ..., queue_id: _Optional[int] = ..., filter_expression: _Optional[str] = ..., batch_size: _Optional[int] = ..., invisible_millis: _Optional[int] = ..., long_polling_millis: _Optional[int] = ..., attempt_id: _Optional[str] = ...) -> None: ...
+
+class ReceivedMessage(_message.Message):
+    __slots__ = ("message", "queue_offset", "store_timestamp", "delivery_attempt", "receipt_handle", "invisible_until_millis", "commit_log_offset")
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    STORE_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    DELIVERY_ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    RECEIPT_HANDLE_FIELD_NUMBER: _ClassVar[int]
+    INVISIBLE_UNTIL_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_LOG_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    message: Message
+    queue_offset: int
+    store_timestamp: int
+    delivery_attempt: int
+    receipt_handle: str
+    invisible_until_millis: int
+    commit_log_offset: int
+    def __init__(self, message: _Optional[_Union[Message, _Mapping]] = ..., queue_offset: _Optional[int] = ..., store_timestamp: _Optional[int] = ..., delivery_attempt: _Optional[int] = ..., receipt_handle: _Optional[str] = ..., invisible_until_millis: _Optional[int] = ..., commit_log_offset: _Optional[int] = ...) -> None: ...
+
+class ReceiveMessageResponse(_message.Message):
+    __slots__ = ("code", "remark", "pop_code", "messages", "master_address")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    POP_CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    MASTER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    pop_code: int
+    messages: _containers.RepeatedCompositeFieldContainer[ReceivedMessage]
+    master_address: str
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., pop_code: _Optional[int] = ..., messages: _Optional[_Iterable[_Union[ReceivedMessage, _Mapping]]] = ..., master_address: _Optional[str] = ...) -> None: ...
+
+class AckMessageRequest(_message.Message):
+    __slots__ = ("broker", "group", "topic", "receipt_handles")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    RECEIPT_HANDLES_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    group: str
+    topic: str
+    receipt_handles: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., group: _Optional[str] = ..., topic: _Optional[str] = ..., receipt_handles: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class AckResult(_message.Message):
+    __slots__ = ("receipt_handle", "code", "pop_code", "remark")
+    RECEIPT_HANDLE_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    POP_CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    receipt_handle: str
+    code: int
+    pop_code: int
+    remark: str
+    def __init__(self, receipt_handle: _Optional[str] = ..., code: _Optional[int] = ..., pop_code: _Optional[int] = ..., remark: _Optional[str] = ...) -> None: ...
+
+class AckMessageResponse(_message.Message):
+    __slots__ = ("code", "remark", "results", "master_address")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    MASTER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    results: _containers.RepeatedCompositeFieldContainer[AckResult]
+    master_address: str
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., results: _Optional[_Iterable[_Union[AckResult, _Mapping]]] = ..., master_address: _Optional[str] = ...) -> None: ...
+
+class ChangeInvisibleDurationRequest(_message.Message):
+    __slots__ = ("broker", "group", "topic", "receipt_handle", "invisible_millis", "nack")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    RECEIPT_HANDLE_FIELD_NUMBER: _ClassVar[int]
+    INVISIBLE_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    NACK_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    group: str
+    topic: str
+    receipt_handle: str
+    invisible_millis: int
+    nack: bool
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., group: _Optional[str] = ..., topic: _Optional[str] = ..., receipt_handle: _Optional[str] = ..., invisible_millis: _Optional[int] = ..., nack: _Optional[bool] = ...) -> None: ...
+
+class ChangeInvisibleDurationResponse(_message.Message):
+    __slots__ = ("code", "remark", "pop_code", "receipt_handle", "invisible_until_millis", "master_address")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    POP_CODE_FIELD_NUMBER: _ClassVar[int]
+    RECEIPT_HANDLE_FIELD_NUMBER: _ClassVar[int]
+    INVISIBLE_UNTIL_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    MASTER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    pop_code: int
+    receipt_handle: str
+    invisible_until_millis: int
+    master_address: str
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., pop_code: _Optional[int] = ..., receipt_handle: _Optional[str] = ..., invisible_until_millis: _Optional[int] = ..., master_address: _Optional[str] = ...) -> None: ...
+
+class UpdateConsumerOffsetRequest(_message.Message):
+    __slots__ = ("broker", "group", "topic", "queue_id", "offset")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_ID_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    group: str
+    topic: str
+    queue_id: int
+    offset: int
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., group: _Optional[str] = ..., topic: _Optional[str] = ..., queue_id: _Optional[int] = ..., offset: _Optional[int] = ...) -> None: ...
+
+class ResetOffsetByTimeRequest(_message.Message):
+    __slots__ = ("broker", "group", "topic", "timestamp_millis")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    TIMESTAMP_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    group: str
+    topic: str
+    timestamp_millis: int
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., group: _Optional[str] = ..., topic: _Optional[str] = ..., timestamp_millis: _Optional[int] = ...) -> None: ...
+
+class QueueOffset(_message.Message):
+    __slots__ = ("queue_id", "offset")
+    QUEUE_ID_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    queue_id: int
+    offset: int
+    def __init__(self, queue_id: _Optional[int] = ..., offset: _Optional[int] = ...) -> None: ...
+
+class ResetOffsetByTimeResponse(_message.Message):
+    __slots__ = ("code", "remark", "offsets", "master_address")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    OFFSETS_FIELD_NUMBER: _ClassVar[int]
+    MASTER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    offsets: _containers.RepeatedCompositeFieldContainer[QueueOffset]
+    master_address: str
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., offsets: _Optional[_Iterable[_Union[QueueOffset, _Mapping]]] = ..., master_address: _Optional[str] = ...) -> None: ...
+
+class GetConsumerProgressRequest(_message.Message):
+    __slots__ = ("broker", "group", "topic")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    group: str
+    topic: str
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., group: _Optional[str] = ..., topic: _Optional[str] = ...) -> None: ...
+
+class QueueProgress(_message.Message):
+    __slots__ = ("topic", "queue_id", "broker_offset", "min_offset", "consumer_offset", "inflight", "last_timestamp_millis")
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_ID_FIELD_NUMBER: _ClassVar[int]
+    BROKER_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    MIN_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    CONSUMER_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    INFLIGHT_FIELD_NUMBER: _ClassVar[int]
+    LAST_TIMESTAMP_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    topic: str
+    queue_id: int
+    broker_offset: int
+    min_offset: int
+    consumer_offset: int
+    inflight: int
+    last_timestamp_millis: int
+    def __init__(self, topic: _Optional[str] = ..., queue_id: _Optional[int] = ..., broker_offset: _Optional[int] = ..., min_offset: _Optional[int] = ..., consumer_offset: _Optional[int] = ..., inflight: _Optional[int] = ..., last_timestamp_millis: _Optional[int] = ...) -> None: ...
+
+class GetConsumerProgressResponse(_message.Message):
+    __slots__ = ("code", "remark", "queues", "master_address")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    QUEUES_FIELD_NUMBER: _ClassVar[int]
+    MASTER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    queues: _containers.RepeatedCompositeFieldContainer[QueueProgress]
+    master_address: str
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., queues: _Optional[_Iterable[_Union[QueueProgress, _Mapping]]] = ..., master_address: _Optional[str] = ...) -> None: ...

@@ -105,6 +105,36 @@ class AgentServiceStub:
                 request_serializer=mqbase_dot_proto_dot_agent__pb2.ResumeWritesRequest.SerializeToString,
                 response_deserializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
                 _registered_method=True)
+        self.ReceiveMessage = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/ReceiveMessage',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.ReceiveMessageRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.ReceiveMessageResponse.FromString,
+                _registered_method=True)
+        self.AckMessage = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/AckMessage',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.AckMessageRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.AckMessageResponse.FromString,
+                _registered_method=True)
+        self.ChangeInvisibleDuration = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/ChangeInvisibleDuration',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.ChangeInvisibleDurationRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.ChangeInvisibleDurationResponse.FromString,
+                _registered_method=True)
+        self.UpdateConsumerOffset = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/UpdateConsumerOffset',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.UpdateConsumerOffsetRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+                _registered_method=True)
+        self.ResetOffsetByTime = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/ResetOffsetByTime',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.ResetOffsetByTimeRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.ResetOffsetByTimeResponse.FromString,
+                _registered_method=True)
+        self.GetConsumerProgress = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/GetConsumerProgress',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerProgressRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerProgressResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -205,6 +235,46 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReceiveMessage(self, request, context):
+        """POP consumption (issue 25), on the master of the set: receive with invisibility, ack, change invisibility.
+        Every change of a group's state is a record in the set's commit log, replicated before the answer.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AckMessage(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ChangeInvisibleDuration(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateConsumerOffset(self, request, context):
+        """Committed consumer offsets: UPDATE_CONSUMER_OFFSET, and the reset of `mqadmin resetOffsetByTime`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResetOffsetByTime(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetConsumerProgress(self, request, context):
+        """GET_CONSUME_STATS: per queue of a group, the broker's and the group's offsets (`mqadmin consumerProgress`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -277,6 +347,36 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.ResumeWrites,
                     request_deserializer=mqbase_dot_proto_dot_agent__pb2.ResumeWritesRequest.FromString,
                     response_serializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
+            ),
+            'ReceiveMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReceiveMessage,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.ReceiveMessageRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.ReceiveMessageResponse.SerializeToString,
+            ),
+            'AckMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.AckMessage,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.AckMessageRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.AckMessageResponse.SerializeToString,
+            ),
+            'ChangeInvisibleDuration': grpc.unary_unary_rpc_method_handler(
+                    servicer.ChangeInvisibleDuration,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.ChangeInvisibleDurationRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.ChangeInvisibleDurationResponse.SerializeToString,
+            ),
+            'UpdateConsumerOffset': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateConsumerOffset,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.UpdateConsumerOffsetRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
+            ),
+            'ResetOffsetByTime': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResetOffsetByTime,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.ResetOffsetByTimeRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.ResetOffsetByTimeResponse.SerializeToString,
+            ),
+            'GetConsumerProgress': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetConsumerProgress,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerProgressRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerProgressResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -657,6 +757,168 @@ class AgentService:
             '/mqadmin.agent.v1.AgentService/ResumeWrites',
             mqbase_dot_proto_dot_agent__pb2.ResumeWritesRequest.SerializeToString,
             mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReceiveMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/ReceiveMessage',
+            mqbase_dot_proto_dot_agent__pb2.ReceiveMessageRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.ReceiveMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AckMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/AckMessage',
+            mqbase_dot_proto_dot_agent__pb2.AckMessageRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.AckMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ChangeInvisibleDuration(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/ChangeInvisibleDuration',
+            mqbase_dot_proto_dot_agent__pb2.ChangeInvisibleDurationRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.ChangeInvisibleDurationResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateConsumerOffset(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/UpdateConsumerOffset',
+            mqbase_dot_proto_dot_agent__pb2.UpdateConsumerOffsetRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResetOffsetByTime(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/ResetOffsetByTime',
+            mqbase_dot_proto_dot_agent__pb2.ResetOffsetByTimeRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.ResetOffsetByTimeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetConsumerProgress(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/GetConsumerProgress',
+            mqbase_dot_proto_dot_agent__pb2.GetConsumerProgressRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.GetConsumerProgressResponse.FromString,
             options,
             channel_credentials,
             insecure,
