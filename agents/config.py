@@ -94,6 +94,8 @@ class BrokerConfig:
     clean_resource_interval: int = 10_000
     delete_commit_log_files_interval: int = 100
     delete_file_batch_max: int = 10
+    flush_consumer_offset_interval: int = 5000
+    """How often the consumer-state snapshot is cut at the confirmOffset (Java persists consumer offsets this often)."""
 
     @property
     def store_root(self) -> Path:
@@ -219,6 +221,7 @@ RUNTIME_KEYS = frozenset(
         "syncBrokerMetadataPeriod",
         "checkSyncStateSetPeriod",
         "controllerHeartBeatTimeoutMills",
+        "flushConsumerOffsetInterval",
         *RETENTION_KEYS,
     }
 )
@@ -243,6 +246,7 @@ _POSITIVE = (
     "mapped_file_size_consume_queue",
     "clean_resource_interval",
     "delete_file_batch_max",
+    "flush_consumer_offset_interval",
 )
 
 

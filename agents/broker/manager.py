@@ -25,6 +25,8 @@ from typing import Any
 
 from agents.broker import write_gate
 from agents.broker.cleaner import CommitLogCleaner
+from agents.broker.consumer_snapshots import SnapshotKeeper
+from agents.broker.consumers import ConsumerService
 from agents.broker.controller_link import ControllerLink
 from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Stay, TakeSyncStateSet, decide
 from agents.broker.roles import View as ControllerView
@@ -110,7 +112,11 @@ class ReplicasManager:
         )
         self._worker = threading.Thread(target=self._run, name=f"replicas-{config.broker_name}", daemon=True)
         self._watchdog = threading.Thread(target=self._watch, name=f"watchdog-{config.broker_name}", daemon=True)
-        self.cleaner = CommitLogCleaner(lambda: self.replica, lambda: self.config)
+        self.snapshots = SnapshotKeeper(lambda: self.replica, lambda: self.config)
+        self.consumers = ConsumerService(self, self.snapshots)
+        self.cleaner = CommitLogCleaner(
+            lambda: self.replica, lambda: self.config, retained_floor=self.snapshots.retained_floor
+        )
 
     # --- life cycle ------------------------------------------------------------------------------
 
@@ -118,6 +124,7 @@ class ReplicasManager:
         self._worker.start()
         self._watchdog.start()
         self.cleaner.start()
+        self.snapshots.start()
 
     def stop(self) -> None:
         """Stop talking to the controllers, then stop the data plane and close the store."""
@@ -126,6 +133,7 @@ class ReplicasManager:
         self._worker.join(timeout=10)
         self._watchdog.join(timeout=2)
         self.cleaner.stop()
+        self.snapshots.stop()
         self._link.stop()
         if self.replica is not None:
             self.replica.close()
@@ -138,6 +146,11 @@ class ReplicasManager:
                 self.broker_id, position.role, position.master_epoch, master_id, address, ha, self._sss_epoch,
                 self._error,
             )  # fmt: skip
+
+    def master_address(self) -> str:
+        """Where the set's master is, as last learnt ("" when unknown)."""
+        with self._lock:
+            return self._master[1]
 
     @property
     def metadata(self) -> MetadataTable:

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
+from agents.broker.answers import REMARKS, STATUS_CODES
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
 from agents.broker.write_gate import request_problem
@@ -49,24 +50,6 @@ POLICY: dict[str, frozenset[CallerRole]] = {
 }
 """With aclEnable=true, the calls that need a credential of these roles. Reads stay open, and so does the data
 plane (SendMessage, SendMessages, PullMessage): who may connect at all is TLS client authentication's job."""
-
-STATUS_CODES = {
-    PutStatus.PUT_OK: ResponseCode.SUCCESS,
-    PutStatus.FLUSH_SLAVE_TIMEOUT: ResponseCode.FLUSH_SLAVE_TIMEOUT,
-    PutStatus.SLAVE_NOT_AVAILABLE: ResponseCode.SLAVE_NOT_AVAILABLE,
-    PutStatus.SERVICE_NOT_AVAILABLE: ResponseCode.SERVICE_NOT_AVAILABLE,
-    PutStatus.IN_SYNC_REPLICAS_NOT_ENOUGH: ResponseCode.SYSTEM_ERROR,  # as Java's SendMessageProcessor
-    PutStatus.MASTER_TRANSFERRING: ResponseCode.SERVICE_NOT_AVAILABLE,  # a code Java producers retry
-}
-REMARKS = {
-    PutStatus.PUT_OK: "",
-    PutStatus.FLUSH_SLAVE_TIMEOUT: "the SyncStateSet did not acknowledge within syncFlushTimeout; retry",
-    PutStatus.SLAVE_NOT_AVAILABLE: "this broker is a slave; send to the master",
-    PutStatus.SERVICE_NOT_AVAILABLE: "this broker does not accept writes now (fenced or not yet master); retry",
-    PutStatus.IN_SYNC_REPLICAS_NOT_ENOUGH: "in-sync replicas not enough (the SyncStateSet is below minInSyncReplicas)",
-    PutStatus.MASTER_TRANSFERRING: "writes are paused while the master role moves to the broker at master_address; "
-    "retry there",
-}
 
 
 class BrokerNotFound(AgentError, LookupError):
@@ -172,6 +155,8 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             return pb.SendMessageResponse(code=ResponseCode.SYSTEM_ERROR, remark=remark)
         if self._host.metrics is not None:
             self._host.metrics.observe_put(manager, time.monotonic() - started, result.status.value)
+        if result.status is PutStatus.PUT_OK:
+            manager.consumers.wake()
         status = manager.status()  # after the put: a refusal names the master the broker knows now
         response = pb.SendMessageResponse(
             code=STATUS_CODES[result.status],
@@ -227,6 +212,48 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
                 message=pb.Message(topic=m.topic, queue_id=m.queue_id, body=m.body, properties=dict(m.properties)),
             )
         return response
+
+    # --- consumer groups (issue 25) ---------------------------------------------------------------
+
+    def ReceiveMessage(self, request: pb.ReceiveMessageRequest, context: Any) -> pb.ReceiveMessageResponse:
+        manager = self._manager(request.broker, pb.ReceiveMessageResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        return manager.consumers.receive(request)
+
+    def AckMessage(self, request: pb.AckMessageRequest, context: Any) -> pb.AckMessageResponse:
+        manager = self._manager(request.broker, pb.AckMessageResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        return manager.consumers.ack(request)
+
+    def ChangeInvisibleDuration(
+        self, request: pb.ChangeInvisibleDurationRequest, context: Any
+    ) -> pb.ChangeInvisibleDurationResponse:
+        manager = self._manager(request.broker, pb.ChangeInvisibleDurationResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        return manager.consumers.change_invisible(request)
+
+    def UpdateConsumerOffset(self, request: pb.UpdateConsumerOffsetRequest, context: Any) -> pb.AgentResponse:
+        manager = self._manager(request.broker, pb.AgentResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        return manager.consumers.update_offset(request)
+
+    def ResetOffsetByTime(self, request: pb.ResetOffsetByTimeRequest, context: Any) -> pb.ResetOffsetByTimeResponse:
+        manager = self._manager(request.broker, pb.ResetOffsetByTimeResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        return manager.consumers.reset_by_time(request)
+
+    def GetConsumerProgress(
+        self, request: pb.GetConsumerProgressRequest, context: Any
+    ) -> pb.GetConsumerProgressResponse:
+        manager = self._manager(request.broker, pb.GetConsumerProgressResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        return manager.consumers.progress(request)
 
     # --- replication state -----------------------------------------------------------------------
 

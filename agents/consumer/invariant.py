@@ -7,7 +7,8 @@ with every answer consumers got before the failover:
 - a message acked to a consumer is done (below the committed offset, or acked): never delivered again;
 - a message delivered to a consumer is known (below ``scanned``) under the ticket it was handed out with or a later
   one: it is delivered again only after its invisibility ends, and its handle still acks;
-- a committed offset is the last one told for its queue, or one sent after it whose answer was lost.
+- a committed offset is the last one told for its queue, or one sent after it whose answer was lost; a commit
+  (a reset) starts the queue over, so acks and deliveries told before it no longer bind.
 
 `violations` returns one line per breach (empty when the invariant holds), for the unit tests and the chaos suite.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from agents.consumer.state import ConsumerState
+from agents.consumer.state import ConsumerState, queue_state
 from agents.pop.model import QueueKey
 from agents.pop.rules import EMPTY
 
@@ -60,12 +61,16 @@ def violations(told: Iterable[Told], rebuilt: ConsumerState, unanswered: Iterabl
     `unanswered` are commits whose answer never came (the failover cut it): the new master may hold any of them.
     """
     found: list[str] = []
+    told = list(told)
     last_commit: dict[QueueKey, int] = {}
-    for t in told:
+    reset_at = {t.queue: i for i, t in enumerate(told) if isinstance(t, ToldCommit)}
+    for i, t in enumerate(told):
         if isinstance(t, ToldCommit):
             last_commit[t.queue] = t.offset
             continue
-        q = rebuilt.queues.get(t.queue, EMPTY)
+        if i < reset_at.get(t.queue, -1):
+            continue  # a later commit (a reset) started the queue over: this answer no longer binds
+        q = queue_state(rebuilt, t.queue) or EMPTY
         where = f"{_name(t.queue)} offset {t.offset}"
         if isinstance(t, ToldAck):
             if not (t.offset < q.committed or t.offset in q.done):

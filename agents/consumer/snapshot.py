@@ -50,6 +50,22 @@ def take(state: ConsumerState, covered: int, confirm_offset: int) -> Snapshot:
     return Snapshot(covered, state)
 
 
+def advance(base: Snapshot | None, stored: Iterable[tuple[int, int, StateRecord]], confirm_offset: int) -> Snapshot:
+    """The snapshot after `base` at `confirm_offset`, from the (commit-log offset, size, record) stored from its
+    covered offset on, in log order: the records that end at or below the confirmOffset are applied, and the
+    snapshot covers up to it, or up to the start of the first record it cuts (which the next snapshot takes)."""
+    if base is not None and confirm_offset <= base.covered:
+        return base
+    covered = confirm_offset
+    taken: list[StateRecord] = []
+    for offset, size, record in stored:
+        if offset + size > confirm_offset:
+            covered = min(confirm_offset, offset)
+            break
+        taken.append(record)
+    return take(apply_all(base.state if base else None, taken), covered, confirm_offset)
+
+
 def rebuild(snapshot: Snapshot | None, records_after: Iterable[StateRecord]) -> ConsumerState:
     """The state after `snapshot` and then the records stored at or above its covered offset, in log order.
 

@@ -2,9 +2,10 @@
 
 It holds the committed offset of each (group, topic, queue) with the commit's time, each POP queue state
 (``agents.pop``, changed by its own ``apply``), and ``seq``, the last record applied; ``Forgotten`` drops a group's
-keys on a topic. Records are applied in sequence: one at or below ``seq`` is a replay and changes nothing, so
-applying a log twice equals applying it once; one that skips a number raises `SequenceGap`, since the records
-between are missing from the log.
+keys on a topic. An offset commit (a reset) also starts the queue's POP state over at that offset, so one offset
+per queue is the group's progress whichever way it consumes (``consumer_offset``). Records are applied in
+sequence: one at or below ``seq`` is a replay and changes nothing, so applying a log twice equals applying it once;
+one that skips a number raises `SequenceGap`, since the records between are missing from the log.
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
         c = record.change
         if isinstance(c, OffsetCommitted):
             offsets[c.queue] = Committed(c.offset, c.timestamp_ms)
+            popped = queues.get(c.queue)
+            if popped is not None:  # POP starts over at the offset; old tickets stay used, so old handles are stale
+                queues[c.queue] = QueueState(c.offset, c.offset, next_ticket=popped.next_ticket)
         elif isinstance(c, Popped | Acked | Changed):
             queues[c.queue] = rules.apply(queues.get(c.queue), c)
         elif isinstance(c, Forgotten):
@@ -78,6 +82,22 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
     if seq == st.seq:
         return st
     return ConsumerState(seq, MappingProxyType(offsets), MappingProxyType(queues))
+
+
+def queue_state(state: ConsumerState, key: QueueKey) -> QueueState | None:
+    """What POP decides a queue's receive against: its POP state, else a start at the committed offset, else
+    None (a group new to the queue, which starts at the queue's first readable offset)."""
+    popped = state.queues.get(key)
+    if popped is not None:
+        return popped
+    committed = state.offsets.get(key)
+    return QueueState(committed.offset, committed.offset) if committed is not None else None
+
+
+def consumer_offset(state: ConsumerState, key: QueueKey) -> int | None:
+    """The group's offset on a queue: every message below it is consumed; None when the group never touched it."""
+    found = queue_state(state, key)
+    return found.committed if found is not None else None
 
 
 def apply(state: ConsumerState | None, record: StateRecord) -> ConsumerState:

@@ -98,7 +98,7 @@ class ConsumeQueue:
             self._open_files()
         self._first = next(iter(self._fds), 0)  # the first file's first queue offset (or the first file-to-be's)
         self._max = self._stored = self._recover(keep_below) if self._fds else self._first
-        self._min = self._first_at_or_after(commit_log_min)
+        self._min = self.first_at_or_after(commit_log_min)
 
     @property
     def min_offset(self) -> int:
@@ -172,7 +172,7 @@ class ConsumeQueue:
 
     def truncate_from(self, commit_log_offset: int) -> None:
         """Drop the entries of records at or past `commit_log_offset`."""
-        cut = self._first_at_or_after(commit_log_offset)
+        cut = self.first_at_or_after(commit_log_offset)
         if cut >= self._stored:
             del self._tail[(cut - self._stored) * ENTRY.size :]
         else:
@@ -202,7 +202,7 @@ class ConsumeQueue:
             deleted = True
         if deleted:
             fsync_dir(self.directory)
-        self._min = max(self._min, self._first_at_or_after(commit_log_min))
+        self._min = max(self._min, self.first_at_or_after(commit_log_min))
 
     def flush(self) -> None:
         """Write and fsync the entries appended and the directory entries made since the last flush (what
@@ -310,7 +310,7 @@ class ConsumeQueue:
         blob = os.pread(fd, ENTRY.size, (queue_offset - start) * ENTRY.size) if fd is not None else b""
         return ENTRY.unpack(blob) if len(blob) == ENTRY.size else (0, 0)
 
-    def _first_at_or_after(self, commit_log_offset: int) -> int:
+    def first_at_or_after(self, commit_log_offset: int) -> int:
         """The queue offset of the first stored entry whose record starts at or after `commit_log_offset`."""
         entries = range(self._first, self._max)
         return entries.start + bisect_left(entries, commit_log_offset, key=self._entry_offset)

@@ -9,3 +9,5 @@ from __future__ import annotations
 EPOCH_FILE = "epochFileCheckpoint"
 STORE_DIR = "store"
 """The MessageStore's folder."""
+CONSUMER_SNAPSHOT = "consumerStateSnapshot"
+"""The consumer-state snapshot (``agents.consumer.snapshot``), in the MessageStore's folder beside the log it covers."""

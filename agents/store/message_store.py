@@ -320,12 +320,40 @@ class MessageStore:
                 raise OffsetTooSmall(queue_offset, queue.min_offset, f"queue offset of {topic}/{queue_id}")
             out: list[tuple[int, Message]] = []
             for i, (offset, size) in enumerate(queue.read(queue_offset, max_messages)):
-                found = decode_at(self._log.read(offset, size), 0)
-                if found is None or found[1] != size:
-                    where = f"{topic}/{queue_id} entry {queue_offset + i}"
-                    raise CommitLogError(f"{where} points at offset {offset}, where there is no {size}-byte record")
-                out.append((queue_offset + i, found[0]))
+                out.append(
+                    (queue_offset + i, self._record(offset, size, f"{topic}/{queue_id} entry {queue_offset + i}"))
+                )
             return out
+
+    def records_from(self, topic: str, queue_id: int, from_offset: int, limit: int) -> list[tuple[int, int, Message]]:
+        """Up to `limit` records of one queue that start at or after commit-log offset `from_offset`, confirmed or
+        not, in log order, as (commit-log offset, size, message): found through the consume queue below the
+        dispatch point and by a scan of the log past it. Records below the log's minimum are gone and skipped.
+
+        For readers of a whole queue's history across a role change (the consumer-state rebuild), which must see
+        the unconfirmed tail a new master keeps; a page at a time, so the store lock is never held for long.
+        """
+        out: list[tuple[int, int, Message]] = []
+        with self._lock:
+            queue = self._queues.get((topic, queue_id))
+            if queue is not None and from_offset < self._dispatched:
+                first = max(queue.first_at_or_after(from_offset), queue.min_offset)
+                for offset, size in queue.read(first, limit):
+                    out.append((offset, size, self._record(offset, size, f"{topic}/{queue_id}")))
+            start = max(from_offset, self._dispatched, self._log.min_offset)
+            if len(out) < limit:
+                for offset, header, size in self._log.iter_headers(start, self._log.last_message_boundary()):
+                    if header.topic == topic and header.queue_id == queue_id:
+                        out.append((offset, size, self._record(offset, size, f"{topic}/{queue_id}")))
+                        if len(out) == limit:
+                            break
+            return out
+
+    def _record(self, offset: int, size: int, where: str) -> Message:
+        found = decode_at(self._log.read(offset, size), 0)
+        if found is None or found[1] != size:
+            raise CommitLogError(f"{where}: no intact {size}-byte record at commit-log offset {offset}")
+        return found[0]
 
     def queue_range(self, topic: str, queue_id: int) -> tuple[int, int]:
         """(first readable, next) queue offset of a queue; (0, 0) for a queue that never had a message."""

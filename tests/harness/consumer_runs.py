@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from agents.consumer.invariant import Told, ToldAck, ToldCommit, ToldDelivery
 from agents.consumer.records import Change, Forgotten, OffsetCommitted, StateRecord
-from agents.consumer.state import ConsumerState, apply
+from agents.consumer.state import ConsumerState, apply, queue_state
 from agents.pop.errors import PopCode
 from agents.pop.filter import ALL
 from agents.pop.handle import ReceiptHandle
@@ -76,7 +76,7 @@ def play(steps: list[tuple[str, int, int]]) -> Run:
         elif kind == "receive":
             q = QUEUES[a]
             view = QueueView(BROKER, 0, run.ends[a], {o: Entry() for o in range(run.ends[a])})
-            answer = receive(run.state.queues.get(q), Receive(q, ALL, b, 30_000), view, policy, run.now)
+            answer = receive(queue_state(run.state, q), Receive(q, ALL, b, 30_000), view, policy, run.now)
             for event in answer.events:
                 run.write(event)
             assert answer.reply is not None
@@ -86,12 +86,12 @@ def play(steps: list[tuple[str, int, int]]) -> Run:
             h = run.handles[a % len(run.handles)]
             q = QueueKey(h.group, h.topic, h.queue_id)
             if kind == "ack":
-                answered = ack(run.state.queues.get(q), Ack(h.group, h.topic, h), BROKER)
+                answered = ack(queue_state(run.state, q), Ack(h.group, h.topic, h), BROKER)
                 if answered.code == PopCode.OK:
                     run.told.append(ToldAck(q, h.queue_offset))
             else:
                 change = ChangeInvisible(h.group, h.topic, h, b)
-                answered = change_invisible(run.state.queues.get(q), change, BROKER, run.now)
+                answered = change_invisible(queue_state(run.state, q), change, BROKER, run.now)
                 if answered.code == PopCode.OK and answered.reply is not None:
                     run.handles.append(answered.reply)
                     run.told.append(ToldDelivery(q, h.queue_offset, answered.reply.ticket))

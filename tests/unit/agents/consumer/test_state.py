@@ -7,10 +7,10 @@ from hypothesis import given
 
 from agents.consumer.errors import SequenceGap
 from agents.consumer.records import Change, Forgotten, OffsetCommitted, StateRecord
-from agents.consumer.state import Committed, ConsumerState, apply, apply_all
+from agents.consumer.state import Committed, ConsumerState, apply, apply_all, queue_state
 from agents.pop import rules
 from agents.pop.events import Acked, Delivery, Popped
-from agents.pop.model import QueueKey
+from agents.pop.model import QueueKey, QueueState
 from tests.harness.consumer_runs import STEPS, play
 from tests.harness.fuzzing import fuzz
 
@@ -102,3 +102,23 @@ def test_applying_a_log_twice_equals_once(steps: list[tuple[str, int, int]]) -> 
     once = apply_all(None, run.records)
     assert apply_all(once, run.records) == once
     assert apply_all(None, [r for record in run.records for r in (record, record)]) == once
+
+
+def test_an_offset_commit_starts_pop_over_at_the_offset_and_old_handles_stay_stale() -> None:
+    state = apply_all(None, _records(POPPED, OffsetCommitted(R, 0, 300)))
+    assert state.queues[R] == QueueState(0, 0, next_ticket=3)  # tickets 1 and 2 are never issued again
+    assert queue_state(state, R) == state.queues[R]
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ((), None),
+        ((OffsetCommitted(Q, 7, 1),), QueueState(7, 7)),  # a committed offset without POP state: POP starts there
+        ((POPPED,), None),  # another queue's state is not this one's
+    ],
+)
+def test_queue_state_is_what_a_receive_decides_against(
+    changes: tuple[Change, ...], expected: QueueState | None
+) -> None:
+    assert queue_state(apply_all(None, _records(*changes)), Q) == expected

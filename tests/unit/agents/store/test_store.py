@@ -717,3 +717,19 @@ def test_a_queue_that_continues_further_on_syncs_the_deletion_of_its_old_files(
     reopened = ConsumeQueue(directory, CQ_FILE, keep_below=30_000, commit_log_min=0)
     assert (reopened.min_offset, reopened.max_offset) == (13, 14) and reopened.read(13, 5) == [(20_000, 10)]
     reopened.close()
+
+
+@pytest.mark.parametrize("confirmed", [0, 3, 6, 9])
+@pytest.mark.parametrize(("from_index", "limit"), [(0, 100), (2, 100), (0, 2), (5, 1), (9, 5)])
+def test_records_from_reads_one_queue_across_the_dispatch_point(
+    root: Path, confirmed: int, from_index: int, limit: int
+) -> None:
+    """The consume queue below the confirmOffset, a scan of the log past it: the same records either way."""
+    messages = [msg(i) for i in range(9)]
+    offsets = [0, *ends(0, messages)]
+    with open_store(root) as store:
+        store.put(messages)
+        store.set_confirm_offset(offsets[confirmed])
+        got = store.records_from("Orders", 1, offsets[from_index], limit)
+        expected = [(offsets[i], offsets[i + 1] - offsets[i], i) for i in range(from_index, 9) if i % 3 == 1]
+        assert [(o, size, int(m.body[1:].rstrip(b"."))) for o, size, m in got] == expected[:limit]

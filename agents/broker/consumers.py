@@ -1,0 +1,494 @@
+"""ConsumerService: a broker set's consumer groups on its master — receive, ack, change invisibility, offsets.
+
+The state is ``agents.consumer``'s `ConsumerState`, rebuilt from the replica's snapshot and the consumer-state
+records after it the first time a request finds this replica master in a new epoch, so a promoted slave serves
+from exactly what its log holds. Each request is decided by ``agents.pop.rules`` against that state under one lock;
+the events it returns become records (numbered on from the state's ``seq``) put through the set's commit log with
+the same write path and acknowledgement rules as any message, and the answer goes out only once the put is
+PUT_OK (replicated as ``allAckInSyncStateSet`` says). Any other outcome drops the state: the log decides what
+happened, and the next request rebuilds from it. Dead letters are put in the same batch as the record that marks
+them done, so a message is never both in the dead-letter topic and deliverable.
+
+Reads: only messages below the confirmOffset reach the consume queues, so a receive never hands out a message a
+failover could still truncate. A receive with nothing to deliver waits (long polling) for a send to this broker or
+for an invisibility to end, re-deciding at least every ``POLL_S``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from agents.broker.answers import REMARKS, STATUS_CODES
+from agents.broker.consumer_snapshots import ConsumerStateUnavailable, SnapshotKeeper, log_records
+from agents.config import BrokerConfig
+from agents.consumer.offsets import clamp_offset, offset_at_time, progress, remoting_code
+from agents.consumer.records import Change, OffsetCommitted, StateRecord, to_message
+from agents.consumer.snapshot import rebuild
+from agents.consumer.state import ConsumerState, apply_all, queue_state
+from agents.errors import AgentError
+from agents.ha.master_service import PutResult
+from agents.ha.replica import Replica
+from agents.ha.role import Role
+from agents.ha.sync_state import PutStatus
+from agents.metadata import Group, MetadataTable, Topic
+from agents.pop import rules
+from agents.pop.errors import PopCode, PopError
+from agents.pop.events import Event
+from agents.pop.filter import TagFilter, parse_filter
+from agents.pop.handle import ReceiptHandle
+from agents.pop.handle import decode as decode_handle
+from agents.pop.model import DEFAULT_LIMITS, Entry, GroupPolicy, QueueKey, QueueState, QueueView
+from agents.store.commitlog import OffsetTooSmall
+from agents.store.message_store import MessageStore
+from agents.store.record import Message
+from mqbase.codes import ResponseCode
+from mqbase.metadata import GROUP_MAX_LENGTH, TOPIC_MAX_LENGTH
+from mqbase.proto import agent_pb2 as pb
+
+log = logging.getLogger(__name__)
+
+MAX_LONG_POLLING_S = 20.0
+"""The Java proxy clamps a receive's long polling to 20 s."""
+POLL_S = 0.1
+"""A long-polling receive decides again at least this often (invisibilities end without a wake-up)."""
+READ_AHEAD = 4
+"""A receive reads this many messages per message it may still deliver, for the filter to skip through."""
+TAGS, UNIQ_KEY = "TAGS", "UNIQ_KEY"
+RETRY_TOPIC, ORIGIN_MESSAGE_ID, DELIVERY_ATTEMPT = "RETRY_TOPIC", "ORIGIN_MESSAGE_ID", "DELIVERY_ATTEMPT"
+PERM_READ = 4
+
+
+class Host(Protocol):
+    """What the service needs of its broker (``ReplicasManager``)."""
+
+    config: BrokerConfig
+    replica: Replica | None
+
+    @property
+    def metadata(self) -> MetadataTable: ...
+    def put(self, messages: Sequence[Message]) -> PutResult: ...
+    def master_address(self) -> str: ...
+
+
+class Refused(AgentError, ValueError):
+    """A request the service answers with `code` and a remark instead of acting on it."""
+
+    def __init__(self, code: int, remark: str, pop_code: PopCode = PopCode.BAD_REQUEST) -> None:
+        super().__init__(remark)
+        self.code = code
+        self.pop_code = pop_code
+
+
+def dead_letter(message: Message, attempt: int, dlq_topic: str, now_ms: int) -> Message:
+    """The copy of `message` its group's dead-letter topic gets (queue 0): where it came from and its last attempt,
+    under the same message id, as Java's DLQ copies carry them."""
+    properties = dict(message.properties)
+    properties[RETRY_TOPIC] = message.topic
+    properties[DELIVERY_ATTEMPT] = str(attempt)
+    if UNIQ_KEY in properties:
+        properties[ORIGIN_MESSAGE_ID] = properties[UNIQ_KEY]
+    return Message(dlq_topic, 0, message.body, properties, now_ms)
+
+
+def _name_problem(kind: str, name: str, limit: int) -> str | None:
+    if not name:
+        return f"{kind} is empty"
+    if len(name) > limit:
+        return f"{kind} is longer than {limit} characters"
+    return None
+
+
+@dataclass
+class _Read:
+    """The messages one receive read, by queue and offset, for the view and the reply."""
+
+    messages: dict[tuple[int, int], tuple[Message, int]]
+
+    def entry(self, queue_id: int, offset: int) -> Entry | None:
+        found = self.messages.get((queue_id, offset))
+        return Entry(found[0].properties.get(TAGS)) if found is not None else None
+
+
+class ConsumerService:
+    """The consumer groups of one broker set, served by this replica while it is master."""
+
+    def __init__(self, host: Host, snapshots: SnapshotKeeper) -> None:
+        self._host = host
+        self._snapshots = snapshots
+        self._lock = threading.Lock()
+        self._arrived = threading.Condition()
+        self._state: ConsumerState | None = None
+        self._built_for: tuple[Replica, int] | None = None
+        self._turn = itertools.count()
+
+    def wake(self) -> None:
+        """New messages were stored: long-polling receives decide again now."""
+        with self._arrived:
+            self._arrived.notify_all()
+
+    # --- state -----------------------------------------------------------------------------------
+
+    def _ready(self) -> tuple[Replica, ConsumerState]:
+        """The master's replica and its state, rebuilt for a new replica or epoch (caller holds the lock)."""
+        replica = self._host.replica
+        if replica is None or replica.position.role is not Role.MASTER or replica.master is None:
+            role = replica.position.role if replica is not None else Role.FENCED
+            if role is Role.SLAVE:
+                raise Refused(ResponseCode.SLAVE_NOT_AVAILABLE, "this broker is a slave; ask the master")
+            raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, "this broker is not master yet (fenced); retry")
+        key = (replica, replica.position.master_epoch)
+        if self._state is None or self._built_for != key:
+            started = time.monotonic()
+            try:
+                base = self._snapshots.latest(replica)
+            except ConsumerStateUnavailable as exc:
+                raise Refused(ResponseCode.SYSTEM_ERROR, str(exc)) from exc
+            stored = log_records(replica.store, base.covered if base else 0)
+            self._state = rebuild(base, (record for _, _, record in stored))
+            self._built_for = key
+            log.info("%s: consumer state rebuilt up to record %d in %.3f s", self._host.config.broker_name,
+                     self._state.seq, time.monotonic() - started)  # fmt: skip
+        return replica, self._state
+
+    def _write(self, state: ConsumerState, changes: Sequence[Change], extra: Sequence[Message] = ()) -> None:
+        """Put the changes as records (after `extra`, in one batch) and apply them once PUT_OK; otherwise `Refused`
+        with the put's code, and the state is rebuilt from the log at the next request."""
+        records = [StateRecord(state.seq + i, change) for i, change in enumerate(changes, 1)]
+        now = _now_ms()
+        self._state = None  # until the put's outcome is known: an exception leaves the log to decide
+        result = self._host.put([*extra, *(to_message(r, now) for r in records)])
+        if result.status is not PutStatus.PUT_OK:
+            raise Refused(STATUS_CODES[result.status], REMARKS[result.status])
+        self._state = apply_all(state, records)
+
+    # --- metadata --------------------------------------------------------------------------------
+
+    def _topic(self, name: str) -> Topic:
+        if problem := _name_problem("topic", name, TOPIC_MAX_LENGTH):
+            raise Refused(ResponseCode.MESSAGE_ILLEGAL, problem)
+        topic = self._host.metadata.topics.get(name)
+        if topic is None or self._host.config.broker_name not in topic.broker_names:
+            raise Refused(
+                ResponseCode.TOPIC_NOT_EXIST,
+                f"topic[{name}] not exist on broker set {self._host.config.broker_name}, "
+                f"create it first: mqadmin updateTopic -t {name}",
+            )
+        return topic
+
+    def _group(self, name: str) -> GroupPolicy:
+        """The group's POP policy: a group the controller does not know is consumed with Java's defaults (as
+        Java's ``autoCreateSubscriptionGroup=true`` creates it); a disabled one is refused."""
+        if problem := _name_problem("group", name, GROUP_MAX_LENGTH):
+            raise Refused(ResponseCode.MESSAGE_ILLEGAL, problem)
+        group: Group | None = self._host.metadata.groups.get(name)
+        if group is None:
+            return GroupPolicy()
+        if not group.consume_enable:
+            raise Refused(ResponseCode.NO_PERMISSION, f"subscription group [{name}] has consumeEnable=false")
+        return GroupPolicy(orderly=group.consume_orderly, retry_max_times=group.retry_max_times)
+
+    # --- receive ---------------------------------------------------------------------------------
+
+    def receive(self, req: pb.ReceiveMessageRequest) -> pb.ReceiveMessageResponse:
+        """Deliver what is visible to the group, waiting up to the request's long polling for something to be."""
+        try:
+            topic, policy = self._topic(req.topic), self._group(req.group)
+            if not topic.perm & PERM_READ:
+                raise Refused(ResponseCode.NO_PERMISSION, f"topic[{req.topic}] is not readable (perm {topic.perm})")
+            tag_filter = parse_filter(req.filter_expression)
+            queue_ids = self._queues(req, topic)
+            deadline = time.monotonic() + min(max(req.long_polling_millis, 0) / 1000, MAX_LONG_POLLING_S)
+            while True:
+                with self._lock:
+                    answer = self._receive_once(req, tag_filter, queue_ids, policy)
+                left = deadline - time.monotonic()
+                if answer.messages or left <= 0:
+                    return answer
+                with self._arrived:  # a send meanwhile is caught at the next decision, at most POLL_S later
+                    self._arrived.wait(min(left, POLL_S))
+        except PopError as exc:
+            return pb.ReceiveMessageResponse(code=remoting_code(exc.code), remark=str(exc), pop_code=exc.code)
+        except Refused as exc:
+            return pb.ReceiveMessageResponse(
+                code=exc.code, remark=str(exc), pop_code=exc.pop_code, master_address=self._master_address(exc)
+            )
+
+    def _queues(self, req: pb.ReceiveMessageRequest, topic: Topic) -> list[int]:
+        """The queue asked for, else every readable queue starting from the next in turn (fairness)."""
+        if req.HasField("queue_id"):
+            if not 0 <= req.queue_id < topic.read_queue_nums:
+                raise Refused(
+                    ResponseCode.MESSAGE_ILLEGAL,
+                    f"queue {req.queue_id} is not a readable queue of {topic.name} (0..{topic.read_queue_nums - 1})",
+                )
+            return [req.queue_id]
+        n = topic.read_queue_nums
+        first = next(self._turn) % n if n else 0
+        return [(first + i) % n for i in range(n)]
+
+    def _receive_once(
+        self, req: pb.ReceiveMessageRequest, tag_filter: TagFilter, queue_ids: list[int], policy: GroupPolicy
+    ) -> pb.ReceiveMessageResponse:
+        replica, state = self._ready()
+        store, now = replica.store, _now_ms()
+        broker_name = self._host.config.broker_name
+        read = _Read({})
+        events: list[Event] = []
+        handles: list[ReceiptHandle] = []
+        dead: list[Message] = []
+        for queue_id in queue_ids:
+            wanted = req.batch_size - len(handles)
+            if wanted <= 0:
+                break
+            key = QueueKey(req.group, req.topic, queue_id)
+            current = queue_state(state, key)
+            min_offset, max_offset = store.queue_range(req.topic, queue_id)
+            self._read(store, read, key, current, min_offset, wanted, now)
+            entries = {o: e for (q, o) in read.messages if q == queue_id if (e := read.entry(q, o)) is not None}
+            view = QueueView(broker_name, min_offset, max_offset, entries)
+            receive = rules.Receive(key, tag_filter, wanted, req.invisible_millis, req.attempt_id)
+            answer = rules.receive(current, receive, view, policy, now)
+            if answer.code not in (PopCode.OK, PopCode.MESSAGE_NOT_FOUND):
+                raise Refused(remoting_code(answer.code), answer.remark, answer.code)
+            events += answer.events
+            if answer.reply is not None:
+                handles += answer.reply.messages
+                for d in answer.reply.dead_letters:
+                    dead.append(dead_letter(read.messages[(queue_id, d.offset)][0], d.attempt, d.topic, now))
+        if events:
+            self._write(state, events, dead)
+        response = pb.ReceiveMessageResponse(
+            code=ResponseCode.SUCCESS if handles else ResponseCode.PULL_NOT_FOUND,
+            pop_code=PopCode.OK if handles else PopCode.MESSAGE_NOT_FOUND,
+            remark="" if handles else "no message is visible to the group now",
+        )
+        for h in handles:
+            message, stored_at = read.messages[(h.queue_id, h.queue_offset)]
+            response.messages.add(
+                message=pb.Message(
+                    topic=message.topic, queue_id=message.queue_id, body=message.body, properties=message.properties
+                ),
+                queue_offset=h.queue_offset,
+                store_timestamp=stored_at,
+                delivery_attempt=h.attempt,
+                receipt_handle=h.encode(),
+                invisible_until_millis=h.deadline_ms,
+            )
+        return response
+
+    @staticmethod
+    def _read(
+        store: MessageStore,
+        read: _Read,
+        key: QueueKey,
+        current: QueueState | None,
+        min_offset: int,
+        wanted: int,
+        now: int,
+    ) -> None:
+        """Read what a receive of `key` may look at: the deliveries that are visible again (in offset order, as
+        many as may be delivered) and a run of new messages from where the group's scan stopped."""
+        st = current or QueueState()
+        again = sorted(o for o, f in st.inflight.items() if o >= min_offset and f.deadline_ms <= now)[:wanted]
+        start = max(st.scanned, st.committed, min_offset)
+        reads = [(o, 1) for o in again] + [(start, min(wanted * READ_AHEAD, DEFAULT_LIMITS.max_scan))]
+        for offset, count in reads:
+            try:
+                found = store.consume(key.topic, key.queue_id, offset, count)
+            except OffsetTooSmall:
+                continue  # retention moved the queue's start meanwhile: the next receive sees the new one
+            for queue_offset, message in found:
+                read.messages[(key.queue_id, queue_offset)] = (message, message.store_timestamp)
+
+    # --- ack and invisibility --------------------------------------------------------------------
+
+    def ack(self, req: pb.AckMessageRequest) -> pb.AckMessageResponse:
+        """Ack every handle; one batch of records, one replication wait. Each handle's outcome is its own."""
+        try:
+            self._topic(req.topic)
+            self._group(req.group)
+            if not req.receipt_handles:
+                raise Refused(ResponseCode.MESSAGE_ILLEGAL, "no receipt handle to ack")
+            with self._lock:
+                _, state = self._ready()
+                broker_name = self._host.config.broker_name
+                working: dict[QueueKey, QueueState | None] = {}
+                events: list[Event] = []
+                results: list[pb.AckResult] = []
+                for text in req.receipt_handles:
+                    try:
+                        handle = decode_handle(text)
+                    except PopError as exc:
+                        results.append(_ack_result(text, exc.code, str(exc)))
+                        continue
+                    key = rules.handle_key(handle)
+                    current = working[key] if key in working else queue_state(state, key)
+                    answer = rules.ack(current, rules.Ack(req.group, req.topic, handle), broker_name)
+                    working[key] = rules.apply_all(current, answer.events)
+                    events += answer.events
+                    results.append(_ack_result(text, answer.code, answer.remark))
+                if events:
+                    self._write(state, events)
+            return pb.AckMessageResponse(code=ResponseCode.SUCCESS, results=results)
+        except Refused as exc:
+            return pb.AckMessageResponse(code=exc.code, remark=str(exc), master_address=self._master_address(exc))
+
+    def change_invisible(self, req: pb.ChangeInvisibleDurationRequest) -> pb.ChangeInvisibleDurationResponse:
+        """A new handle, invisible for the request's duration (or the group's backoff for a nack)."""
+        echo = req.receipt_handle
+        try:
+            self._topic(req.topic)
+            policy = self._group(req.group)
+            handle = decode_handle(req.receipt_handle)
+            with self._lock:
+                _, state = self._ready()
+                broker_name, now = self._host.config.broker_name, _now_ms()
+                current = queue_state(state, rules.handle_key(handle))
+                if req.nack:
+                    answer = rules.nack(current, rules.Nack(req.group, req.topic, handle), broker_name, policy, now)
+                else:
+                    change = rules.ChangeInvisible(req.group, req.topic, handle, req.invisible_millis)
+                    answer = rules.change_invisible(current, change, broker_name, now)
+                if answer.events:
+                    self._write(state, answer.events)
+            new = answer.reply or handle
+            return pb.ChangeInvisibleDurationResponse(
+                code=remoting_code(answer.code),
+                remark=answer.remark,
+                pop_code=answer.code,
+                receipt_handle=new.encode(),
+                invisible_until_millis=new.deadline_ms,
+            )
+        except PopError as exc:
+            return pb.ChangeInvisibleDurationResponse(
+                code=remoting_code(exc.code), remark=str(exc), pop_code=exc.code, receipt_handle=echo
+            )
+        except Refused as exc:
+            return pb.ChangeInvisibleDurationResponse(
+                code=exc.code, remark=str(exc), pop_code=exc.pop_code, receipt_handle=echo,
+                master_address=self._master_address(exc),
+            )  # fmt: skip
+
+    # --- offsets ---------------------------------------------------------------------------------
+
+    def update_offset(self, req: pb.UpdateConsumerOffsetRequest) -> pb.AgentResponse:
+        """Commit the group's offset of one queue (clamped into the queue), as a record like every other change."""
+        try:
+            topic = self._topic(req.topic)
+            self._group(req.group)
+            if not 0 <= req.queue_id < max(topic.read_queue_nums, topic.write_queue_nums):
+                raise Refused(ResponseCode.MESSAGE_ILLEGAL, f"queue {req.queue_id} is not a queue of {topic.name}")
+            if req.offset < 0:
+                raise Refused(ResponseCode.MESSAGE_ILLEGAL, f"offset {req.offset} is negative")
+            with self._lock:
+                replica, state = self._ready()
+                low, high = replica.store.queue_range(req.topic, req.queue_id)
+                offset = clamp_offset(req.offset, low, high)
+                key = QueueKey(req.group, req.topic, req.queue_id)
+                self._write(state, [OffsetCommitted(key, offset, _now_ms())])
+            return pb.AgentResponse(code=ResponseCode.SUCCESS, remark=f"offset {offset}")
+        except Refused as exc:
+            return pb.AgentResponse(code=exc.code, remark=str(exc))
+
+    def reset_by_time(self, req: pb.ResetOffsetByTimeRequest) -> pb.ResetOffsetByTimeResponse:
+        """Every queue of the topic to its first message stored at or after the time, in one batch of records."""
+        try:
+            topic = self._topic(req.topic)
+            self._group(req.group)
+            if req.timestamp_millis < 0:
+                raise Refused(ResponseCode.MESSAGE_ILLEGAL, f"timestamp {req.timestamp_millis} is negative")
+            with self._lock:
+                replica, state = self._ready()
+                store, now = replica.store, _now_ms()
+                changes: list[Change] = []
+                for queue_id in range(max(topic.read_queue_nums, topic.write_queue_nums)):
+                    low, high = store.queue_range(req.topic, queue_id)
+
+                    def stored_at(offset: int, queue_id: int = queue_id) -> int:
+                        return store.consume(req.topic, queue_id, offset, 1)[0][1].store_timestamp
+
+                    offset = offset_at_time(low, high, req.timestamp_millis, stored_at)
+                    changes.append(OffsetCommitted(QueueKey(req.group, req.topic, queue_id), offset, now))
+                self._write(state, changes)
+            response = pb.ResetOffsetByTimeResponse(code=ResponseCode.SUCCESS)
+            for c in changes:
+                assert isinstance(c, OffsetCommitted)
+                response.offsets.add(queue_id=c.queue.queue_id, offset=c.offset)
+            return response
+        except (Refused, OffsetTooSmall) as exc:
+            if isinstance(exc, OffsetTooSmall):  # retention moved a queue's start during the search
+                exc = Refused(ResponseCode.SYSTEM_ERROR, f"{exc}; retry")
+            return pb.ResetOffsetByTimeResponse(
+                code=exc.code, remark=str(exc), master_address=self._master_address(exc)
+            )
+
+    def progress(self, req: pb.GetConsumerProgressRequest) -> pb.GetConsumerProgressResponse:
+        """Per queue of the group's topics here: the broker's offsets and the group's (``consumerProgress``)."""
+        try:
+            if problem := _name_problem("group", req.group, GROUP_MAX_LENGTH):
+                raise Refused(ResponseCode.MESSAGE_ILLEGAL, problem)
+            with self._lock:
+                replica, state = self._ready()
+            topics = self._progress_topics(req, state)
+            store = replica.store
+            response = pb.GetConsumerProgressResponse(code=ResponseCode.SUCCESS)
+            for name, queue_count in topics:
+                for queue_id in range(queue_count):
+                    low, high = store.queue_range(name, queue_id)
+                    p = progress(state, QueueKey(req.group, name, queue_id), low)
+                    response.queues.add(
+                        topic=name, queue_id=queue_id, broker_offset=high, min_offset=low,
+                        consumer_offset=p.consumer_offset, inflight=p.inflight,
+                        last_timestamp_millis=_stored_at(store, name, queue_id, p.consumer_offset - 1, low),
+                    )  # fmt: skip
+            return response
+        except Refused as exc:
+            return pb.GetConsumerProgressResponse(
+                code=exc.code, remark=str(exc), master_address=self._master_address(exc)
+            )
+
+    def _progress_topics(self, req: pb.GetConsumerProgressRequest, state: ConsumerState) -> list[tuple[str, int]]:
+        """(topic, queue count) of the request's topic, else of every topic the group has state for here."""
+        if req.topic:
+            topic = self._topic(req.topic)
+            return [(topic.name, max(topic.read_queue_nums, topic.write_queue_nums))]
+        names = sorted({k.topic for k in _keys(state) if k.group == req.group})
+        table = self._host.metadata.topics
+        out: list[tuple[str, int]] = []
+        for name in names:
+            known = table.get(name)
+            seen = 1 + max(k.queue_id for k in _keys(state) if (k.group, k.topic) == (req.group, name))
+            out.append((name, max(seen, known.read_queue_nums, known.write_queue_nums) if known else seen))
+        return out
+
+    def _master_address(self, exc: Refused) -> str:
+        return self._host.master_address() if exc.code == ResponseCode.SLAVE_NOT_AVAILABLE else ""
+
+
+def _keys(state: ConsumerState) -> Iterable[QueueKey]:
+    return itertools.chain(state.offsets, state.queues)
+
+
+def _stored_at(store: MessageStore, topic: str, queue_id: int, offset: int, min_offset: int) -> int:
+    """The store time of the message at `offset`, 0 if there is none (before the queue's first readable one)."""
+    if offset < min_offset:
+        return 0
+    try:
+        found = store.consume(topic, queue_id, offset, 1)
+    except OffsetTooSmall:
+        return 0
+    return found[0][1].store_timestamp if found else 0
+
+
+def _ack_result(handle: str, code: PopCode, remark: str) -> pb.AckResult:
+    return pb.AckResult(receipt_handle=handle, code=remoting_code(code), pop_code=code, remark=remark)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)

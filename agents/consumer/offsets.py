@@ -1,0 +1,57 @@
+"""Offset questions the broker answers over plain data: a reset's target offset, a queue's progress, POP's codes.
+
+Kept apart from the broker's threads so that each answer is tested with a table, a clock and no store.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agents.consumer.state import ConsumerState, queue_state
+from agents.pop.errors import PopCode
+from agents.pop.model import QueueKey
+from mqbase.codes import ResponseCode
+
+
+def offset_at_time(min_offset: int, max_offset: int, timestamp_ms: int, stored_at: Callable[[int], int]) -> int:
+    """The first offset in ``[min_offset, max_offset)`` whose message was stored at or after `timestamp_ms`, or
+    `max_offset` when every message is older (Java's ``getOffsetInQueueByTime``): a binary search, since a queue's
+    store times rise with its offsets; `stored_at` reads one message's store time."""
+    offsets = range(min_offset, max_offset)
+    return offsets.start + bisect_left(offsets, timestamp_ms, key=stored_at)
+
+
+def clamp_offset(offset: int, min_offset: int, max_offset: int) -> int:
+    """A committed offset kept inside the queue: below its first readable message is the first, past its end the end."""
+    return max(min_offset, min(offset, max_offset))
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A group's progress on one queue (``consumerProgress``): `consumer_offset` below `min_offset` means retention
+    deleted messages the group never consumed."""
+
+    consumer_offset: int
+    inflight: int
+
+
+def progress(state: ConsumerState, key: QueueKey, min_offset: int) -> Progress:
+    """Where the group is on the queue; a group that never consumed it starts at the queue's first message."""
+    found = queue_state(state, key)
+    if found is None:
+        return Progress(min_offset, 0)
+    return Progress(found.committed, len(found.inflight))
+
+
+REMOTING_CODES = {
+    PopCode.OK: ResponseCode.SUCCESS,
+    PopCode.MESSAGE_NOT_FOUND: ResponseCode.PULL_NOT_FOUND,
+}
+"""A POP outcome's RocketMQ remoting code; every other `PopCode` is a request that breaks a rule: MESSAGE_ILLEGAL."""
+
+
+def remoting_code(code: PopCode) -> ResponseCode:
+    """The remoting code that goes with a POP outcome (the answer also carries the `PopCode` itself)."""
+    return REMOTING_CODES.get(code, ResponseCode.MESSAGE_ILLEGAL)

@@ -1,0 +1,67 @@
+"""Offset answers over plain data: a reset's target, clamping, a queue's progress, POP outcome codes."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.consumer.offsets import Progress, clamp_offset, offset_at_time, progress, remoting_code
+from agents.consumer.records import OffsetCommitted, StateRecord
+from agents.consumer.state import apply_all
+from agents.pop.errors import PopCode
+from agents.pop.events import Acked, Delivery, Popped
+from agents.pop.model import QueueKey
+from mqbase.codes import ResponseCode
+
+TIMES = {10: 100, 11: 100, 12: 200, 13: 300, 14: 300}
+"""Store times of a queue holding offsets 10..14 (equal times: two messages stored in one millisecond)."""
+
+
+@pytest.mark.parametrize(
+    ("timestamp", "expected"),
+    [(0, 10), (100, 10), (101, 12), (200, 12), (250, 13), (300, 13), (301, 15)],
+)
+def test_a_reset_goes_to_the_first_message_stored_at_or_after_the_time(timestamp: int, expected: int) -> None:
+    assert offset_at_time(10, 15, timestamp, TIMES.__getitem__) == expected
+
+
+def test_an_empty_queue_resets_to_its_end() -> None:
+    assert offset_at_time(7, 7, 0, lambda _o: pytest.fail("an empty queue has no message to read")) == 7
+
+
+@pytest.mark.parametrize(("offset", "expected"), [(0, 5), (5, 5), (7, 7), (9, 9), (12, 9)])
+def test_a_committed_offset_is_kept_inside_the_queue(offset: int, expected: int) -> None:
+    assert clamp_offset(offset, 5, 9) == expected
+
+
+Q = QueueKey("G", "T", 0)
+
+
+@pytest.mark.parametrize(
+    ("records", "min_offset", "expected"),
+    [
+        ([], 3, Progress(3, 0)),  # never consumed: the group starts at the queue's first message
+        ([OffsetCommitted(Q, 2, 0)], 5, Progress(2, 0)),  # below the minimum: retention outran the group
+        ([Popped(Q, 0, 2, (), (), (Delivery(0, 1, 9, 1), Delivery(1, 2, 9, 1)))], 0, Progress(0, 2)),
+        ([Popped(Q, 0, 2, (), (), (Delivery(0, 1, 9, 1), Delivery(1, 2, 9, 1))), Acked(Q, 0, 1)], 0, Progress(1, 1)),
+    ],
+)
+def test_progress_is_the_group_offset_and_its_deliveries_in_flight(
+    records: list[OffsetCommitted | Popped | Acked], min_offset: int, expected: Progress
+) -> None:
+    state = apply_all(None, [StateRecord(i, c) for i, c in enumerate(records, 1)])
+    assert progress(state, Q, min_offset) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        (PopCode.OK, ResponseCode.SUCCESS),
+        (PopCode.MESSAGE_NOT_FOUND, ResponseCode.PULL_NOT_FOUND),
+        (PopCode.INVALID_RECEIPT_HANDLE, ResponseCode.MESSAGE_ILLEGAL),
+        (PopCode.ILLEGAL_INVISIBLE_TIME, ResponseCode.MESSAGE_ILLEGAL),
+        (PopCode.ILLEGAL_FILTER_EXPRESSION, ResponseCode.MESSAGE_ILLEGAL),
+        (PopCode.BAD_REQUEST, ResponseCode.MESSAGE_ILLEGAL),
+    ],
+)
+def test_pop_outcomes_have_a_remoting_code(code: PopCode, expected: ResponseCode) -> None:
+    assert remoting_code(code) == expected
