@@ -27,7 +27,7 @@ from typing import Protocol
 from agents.broker.answers import REMARKS, STATUS_CODES
 from agents.broker.consumer_snapshots import ConsumerStateUnavailable, SnapshotKeeper, log_records
 from agents.config import BrokerConfig
-from agents.consumer.offsets import clamp_offset, offset_at_time, progress, remoting_code
+from agents.consumer.offsets import clamp_offset, forgotten, offset_at_time, progress, remoting_code
 from agents.consumer.records import Change, OffsetCommitted, StateRecord, to_message
 from agents.consumer.snapshot import rebuild
 from agents.consumer.state import ConsumerState, apply_all, queue_state
@@ -131,6 +131,23 @@ class ConsumerService:
         """New messages were stored: long-polling receives decide again now."""
         with self._arrived:
             self._arrived.notify_all()
+
+    def forget(self, before: MetadataTable, after: MetadataTable) -> None:
+        """Drop the state of the topics and groups the metadata change deleted (on the master; a slave has none)."""
+        if before.version < 0 or after.version <= before.version:
+            return
+        with self._lock:
+            try:
+                _, state = self._ready()
+                changes = forgotten(
+                    state, frozenset(before.topics), frozenset(after.topics), frozenset(before.groups),
+                    frozenset(after.groups),
+                )  # fmt: skip
+                if changes:
+                    self._write(state, changes)
+            except Refused as exc:
+                if exc.code not in (ResponseCode.SLAVE_NOT_AVAILABLE, ResponseCode.SERVICE_NOT_AVAILABLE):
+                    log.warning("%s: cannot forget deleted consumer state: %s", self._host.config.broker_name, exc)
 
     # --- state -----------------------------------------------------------------------------------
 

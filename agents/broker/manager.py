@@ -434,10 +434,11 @@ class ReplicasManager:
         ]
         with self._lock:
             before = self._metadata
-            self._metadata = learn(before, response.metadata_version, topics, groups)
-            learnt = self._metadata is not before and self._metadata.version != before.version
+            self._metadata = after = learn(before, response.metadata_version, topics, groups)
+            learnt = after is not before and after.version != before.version
         if learnt:
             log.info("%s: learnt metadata version %d", self._name(), response.metadata_version)
+            self.consumers.forget(before, after)
 
     def _apply(self, view: ControllerView, *, may_elect: bool) -> None:
         decision = decide(self._local(), view, may_elect=may_elect)

@@ -9,6 +9,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agents.consumer.records import Forgotten
 from agents.consumer.state import ConsumerState, queue_state
 from agents.pop.errors import PopCode
 from agents.pop.model import QueueKey
@@ -43,6 +44,20 @@ def progress(state: ConsumerState, key: QueueKey, min_offset: int) -> Progress:
     if found is None:
         return Progress(min_offset, 0)
     return Progress(found.committed, len(found.inflight))
+
+
+def forgotten(
+    state: ConsumerState,
+    topics_before: frozenset[str],
+    topics_after: frozenset[str],
+    groups_before: frozenset[str],
+    groups_after: frozenset[str],
+) -> list[Forgotten]:
+    """What a change of the metadata deletes: the state on every topic that was known and is gone, and of every
+    group that was configured and is gone (a group never configured is consumed with defaults and kept)."""
+    keys = {(k.group, k.topic) for k in (*state.offsets, *state.queues)}
+    gone_topics, gone_groups = topics_before - topics_after, groups_before - groups_after
+    return [Forgotten(g, t) for g, t in sorted(keys) if t in gone_topics or g in gone_groups]
 
 
 REMOTING_CODES = {

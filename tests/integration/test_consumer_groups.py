@@ -209,3 +209,20 @@ def test_acks_and_offsets_survive_a_restart_of_every_replica(box: Sandbox, broke
     progress = stub.GetConsumerProgress(pb.GetConsumerProgressRequest(group="G6", topic=TOPIC), timeout=10)
     assert sum(q.inflight for q in progress.queues) == 2  # the two unacked deliveries are still in flight
     assert receive(stub, "G6").code == ResponseCode.PULL_NOT_FOUND  # and still invisible: nothing is visible
+
+
+def test_a_deleted_group_created_again_starts_afresh(box: Sandbox, broker: Broker) -> None:
+    cli = Cli(box.dir)
+    cli.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    agent = box.agents()[0].address
+    stub = broker.stub()
+    send(stub, 3)
+    cli("updateSubGroup", "-b", BROKER, "-g", "G7")
+    got = receive_all(stub, "G7", 3)
+    ack(stub, "G7", [m.receipt_handle for m in got])
+    assert receive(stub, "G7").code == ResponseCode.PULL_NOT_FOUND
+
+    cli("deleteSubGroup", "-c", CLUSTER, "-g", "G7")
+    wait_until(lambda: "G7" not in cli.json("listBrokers", "-c", agent)[0]["subscriptionGroups"], 30, "G7 deleted")
+    cli("updateSubGroup", "-b", BROKER, "-g", "G7")
+    assert len(receive_all(stub, "G7", 3)) == 3  # its offsets went with it: the group starts at the queue's start

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agents.consumer.offsets import Progress, clamp_offset, offset_at_time, progress, remoting_code
-from agents.consumer.records import OffsetCommitted, StateRecord
-from agents.consumer.state import apply_all
+from agents.consumer.offsets import Progress, clamp_offset, forgotten, offset_at_time, progress, remoting_code
+from agents.consumer.records import Forgotten, OffsetCommitted, StateRecord
+from agents.consumer.state import ConsumerState, apply_all
 from agents.pop.errors import PopCode
 from agents.pop.events import Acked, Delivery, Popped
 from agents.pop.model import QueueKey
@@ -65,3 +65,28 @@ def test_progress_is_the_group_offset_and_its_deliveries_in_flight(
 )
 def test_pop_outcomes_have_a_remoting_code(code: PopCode, expected: ResponseCode) -> None:
     assert remoting_code(code) == expected
+
+
+def _state_of(*keys: QueueKey) -> ConsumerState:
+    return apply_all(None, [StateRecord(i, OffsetCommitted(k, 1, 0)) for i, k in enumerate(keys, 1)])
+
+
+GA_T, GA_U, GB_T = QueueKey("GA", "T", 0), QueueKey("GA", "U", 1), QueueKey("GB", "T", 0)
+
+
+@pytest.mark.parametrize(
+    ("topics", "groups", "expected"),
+    [
+        (({"T", "U"}, {"T", "U"}), ({"GA"}, {"GA"}), []),
+        (({"T", "U"}, {"U"}), (set(), set()), [Forgotten("GA", "T"), Forgotten("GB", "T")]),  # topic T deleted
+        (({"T", "U"}, {"T", "U"}), ({"GA", "GB"}, {"GB"}), [Forgotten("GA", "T"), Forgotten("GA", "U")]),
+        (({"U"}, {"U"}), ({"GA"}, {"GA"}), []),  # T was never known here: nothing is deleted by this change
+        (({"T", "U"}, {"T", "U"}), (set(), set()), []),  # GB was never configured (defaults): kept
+    ],
+)
+def test_a_metadata_change_forgets_deleted_topics_and_groups(
+    topics: tuple[set[str], set[str]], groups: tuple[set[str], set[str]], expected: list[Forgotten]
+) -> None:
+    state = _state_of(GA_T, GA_U, GB_T)
+    got = forgotten(state, frozenset(topics[0]), frozenset(topics[1]), frozenset(groups[0]), frozenset(groups[1]))
+    assert got == expected
