@@ -20,6 +20,7 @@ import itertools
 import logging
 import threading
 import time
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -94,6 +95,11 @@ def dead_letter(message: Message, attempt: int, dlq_topic: str, now_ms: int) -> 
     if UNIQ_KEY in properties:
         properties[ORIGIN_MESSAGE_ID] = properties[UNIQ_KEY]
     return Message(dlq_topic, 0, message.body, properties, now_ms)
+
+
+def body_digest(body: bytes) -> str:
+    """RocketMQ 5's CRC32 body digest: 8 upper-case hex digits (a client fails a message whose digest differs)."""
+    return f"{zlib.crc32(body):08X}"
 
 
 def _name_problem(kind: str, name: str, limit: int) -> str | None:
@@ -296,6 +302,7 @@ class ConsumerService:
                 delivery_attempt=h.attempt,
                 receipt_handle=h.encode(),
                 invisible_until_millis=h.deadline_ms,
+                body_digest=body_digest(message.body),
             )
         return response
 

@@ -371,22 +371,22 @@ class ReceiveMessageRequest(_message.Message):
     def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., group: _Optional[str] = ..., topic: _Optional[str] = ..., queue_id: _Optional[int] = ..., filter_expression: _Optional[str] = ..., batch_size: _Optional[int] = ..., invisible_millis: _Optional[int] = ..., long_polling_millis: _Optional[int] = ..., attempt_id: _Optional[str] = ...) -> None: ...
 
 class ReceivedMessage(_message.Message):
-    __slots__ = ("message", "queue_offset", "store_timestamp", "delivery_attempt", "receipt_handle", "invisible_until_millis", "commit_log_offset")
+    __slots__ = ("message", "queue_offset", "store_timestamp", "delivery_attempt", "receipt_handle", "invisible_until_millis", "body_digest")
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     QUEUE_OFFSET_FIELD_NUMBER: _ClassVar[int]
     STORE_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
     DELIVERY_ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     RECEIPT_HANDLE_FIELD_NUMBER: _ClassVar[int]
     INVISIBLE_UNTIL_MILLIS_FIELD_NUMBER: _ClassVar[int]
-    COMMIT_LOG_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    BODY_DIGEST_FIELD_NUMBER: _ClassVar[int]
     message: Message
     queue_offset: int
     store_timestamp: int
     delivery_attempt: int
     receipt_handle: str
     invisible_until_millis: int
-    commit_log_offset: int
-    def __init__(self, message: _Optional[_Union[Message, _Mapping]] = ..., queue_offset: _Optional[int] = ..., store_timestamp: _Optional[int] = ..., delivery_attempt: _Optional[int] = ..., receipt_handle: _Optional[str] = ..., invisible_until_millis: _Optional[int] = ..., commit_log_offset: _Optional[int] = ...) -> None: ...
+    body_digest: str
+    def __init__(self, message: _Optional[_Union[Message, _Mapping]] = ..., queue_offset: _Optional[int] = ..., store_timestamp: _Optional[int] = ..., delivery_attempt: _Optional[int] = ..., receipt_handle: _Optional[str] = ..., invisible_until_millis: _Optional[int] = ..., body_digest: _Optional[str] = ...) -> None: ...
 
 class ReceiveMessageResponse(_message.Message):
     __slots__ = ("code", "remark", "pop_code", "messages", "master_address")

@@ -1,8 +1,10 @@
-"""The consumer service's pure part: what a dead-letter copy carries."""
+"""The consumer service's pure parts: what a dead-letter copy carries, the body digest."""
 
 from __future__ import annotations
 
-from agents.broker.consumers import dead_letter
+import pytest
+
+from agents.broker.consumers import body_digest, dead_letter
 from agents.store.record import Message
 
 
@@ -12,3 +14,8 @@ def test_a_dead_letter_names_its_source_and_last_attempt_under_the_same_id() -> 
     kept = {"UNIQ_KEY": "ID1", "TAGS": "TagA"}
     added = {"RETRY_TOPIC": "Orders", "DELIVERY_ATTEMPT": "17", "ORIGIN_MESSAGE_ID": "ID1"}
     assert copy == Message("%DLQ%GID", 0, b"body", {**kept, **added}, 900)
+
+
+@pytest.mark.parametrize(("body", "digest"), [(b"", "00000000"), (b"hello", "3610A686"), (b"\x00" * 4, "2144DF1C")])
+def test_the_body_digest_is_crc32_in_eight_upper_case_hex_digits(body: bytes, digest: str) -> None:
+    assert body_digest(body) == digest
