@@ -28,6 +28,7 @@ from typing import Protocol
 from agents.broker.answers import REMARKS, STATUS_CODES
 from agents.broker.consumer_snapshots import ConsumerStateUnavailable, SnapshotKeeper, log_records
 from agents.config import BrokerConfig
+from agents.consumer.errors import SequenceGap, StateFormatError
 from agents.consumer.offsets import clamp_offset, forgotten, offset_at_time, progress, remoting_code
 from agents.consumer.records import Change, OffsetCommitted, StateRecord, to_message
 from agents.consumer.snapshot import rebuild
@@ -45,7 +46,7 @@ from agents.pop.filter import TagFilter, parse_filter
 from agents.pop.handle import ReceiptHandle
 from agents.pop.handle import decode as decode_handle
 from agents.pop.model import DEFAULT_LIMITS, Entry, GroupPolicy, QueueKey, QueueState, QueueView
-from agents.store.commitlog import OffsetTooSmall
+from agents.store.commitlog import CommitLogError, OffsetTooSmall
 from agents.store.message_store import MessageStore
 from agents.store.record import Message
 from mqbase.codes import ResponseCode
@@ -173,7 +174,11 @@ class ConsumerService:
             except ConsumerStateUnavailable as exc:
                 raise Refused(ResponseCode.SYSTEM_ERROR, str(exc)) from exc
             stored = log_records(replica.store, base.covered if base else 0)
-            self._state = rebuild(base, (record for _, _, record in stored))
+            try:
+                self._state = rebuild(base, (record for _, _, record in stored))
+            except (SequenceGap, StateFormatError, CommitLogError) as exc:
+                log.error("%s: consumer state cannot be rebuilt: %s", self._host.config.broker_name, exc)
+                raise Refused(ResponseCode.SYSTEM_ERROR, f"consumer state cannot be rebuilt: {exc}") from exc
             self._built_for = key
             log.info("%s: consumer state rebuilt up to record %d in %.3f s", self._host.config.broker_name,
                      self._state.seq, time.monotonic() - started)  # fmt: skip
@@ -185,7 +190,13 @@ class ConsumerService:
         records = [StateRecord(state.seq + i, change) for i, change in enumerate(changes, 1)]
         now = _now_ms()
         self._state = None  # until the put's outcome is known: an exception leaves the log to decide
-        result = self._host.put([*extra, *(to_message(r, now) for r in records)])
+        try:
+            result = self._host.put([*extra, *(to_message(r, now) for r in records)])
+        except OSError as exc:  # a full disk: a failed append writes nothing, a failed flush may have written
+            log.error("%s: consumer-state put failed: %s", self._host.config.broker_name, exc)
+            raise Refused(
+                ResponseCode.SYSTEM_ERROR, f"the store cannot write ({exc.strerror or exc}); retry later"
+            ) from exc
         if result.status is not PutStatus.PUT_OK:
             raise Refused(STATUS_CODES[result.status], REMARKS[result.status])
         self._state = apply_all(state, records)

@@ -1,0 +1,144 @@
+"""ConsumerService and SnapshotKeeper over a real master replica in tmp_path (a set of one: every put is PUT_OK)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from agents.broker.consumer_snapshots import ConsumerStateUnavailable, SnapshotKeeper
+from agents.broker.consumers import ConsumerService
+from agents.config import BrokerConfig
+from agents.consumer import snapshot
+from agents.consumer.records import SYSTEM_TOPIC
+from agents.ha.config import HAConfig
+from agents.ha.master_service import PutResult
+from agents.ha.replica import Replica
+from agents.ha.sync_state import PutStatus
+from agents.metadata import MetadataTable, Topic, learn
+from agents.store.layout import CONSUMER_SNAPSHOT, STORE_DIR
+from agents.store.record import Message
+from mqbase.codes import ResponseCode
+from mqbase.proto import agent_pb2 as pb
+
+SEG = 64 * 1024
+TOPIC = "Orders"
+
+
+class Broker:
+    """The service's host: a real replica, the topic table, and a put that can be made to fail."""
+
+    def __init__(self, root: Path) -> None:
+        self.config = replace(BrokerConfig(broker_name="b", store_path_root_dir=str(root)), controller_addr=("x:1",))
+        self.replica: Replica | None = Replica(root, 1, HAConfig(), SEG)
+        self.replica.change_to_master(1, frozenset({1}), 1, lambda _s: None)
+        self.metadata: MetadataTable = learn(MetadataTable(), 1, [Topic(TOPIC, frozenset({"b"}), 2, 2, 6)], [])
+        self.refuse: PutStatus | None = None
+
+    def put(self, messages: Sequence[Message]) -> PutResult:
+        assert self.replica is not None
+        return PutResult(self.refuse) if self.refuse else self.replica.put(messages)
+
+    def master_address(self) -> str:
+        return ""
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    b = Broker(tmp_path)
+    yield b
+    assert b.replica is not None
+    b.replica.close()
+
+
+def service(b: Broker) -> tuple[ConsumerService, SnapshotKeeper]:
+    keeper = SnapshotKeeper(lambda: b.replica, lambda: b.config)
+    return ConsumerService(b, keeper), keeper
+
+
+def send(b: Broker, n: int) -> None:
+    assert b.replica is not None
+    assert b.replica.put([Message(TOPIC, i % 2, f"m{i}".encode(), {}, i) for i in range(n)]).status is PutStatus.PUT_OK
+
+
+def receive(s: ConsumerService, group: str = "G", batch: int = 32) -> pb.ReceiveMessageResponse:
+    request = pb.ReceiveMessageRequest(group=group, topic=TOPIC, batch_size=batch, invisible_millis=60_000)
+    return s.receive(request)
+
+
+def test_acks_hold_in_a_table_rebuilt_from_the_log_and_from_a_snapshot(broker: Broker) -> None:
+    send(broker, 6)
+    s, keeper = service(broker)
+    got = receive(s)
+    assert len(got.messages) == 6 and got.messages[0].body_digest
+    acked = s.ack(
+        pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[m.receipt_handle for m in got.messages[:4]])
+    )
+    assert [r.pop_code for r in acked.results] == [20000] * 4
+    for rebuilt, _ in (service(broker), (s, keeper)):
+        progress = rebuilt.progress(pb.GetConsumerProgressRequest(group="G", topic=TOPIC))
+        assert sum(q.inflight for q in progress.queues) == 2
+    cut = keeper.run_once()
+    assert cut is not None and cut.state.seq == 6 and keeper.retained_floor() == cut.covered > 0  # 2 receives, 4 acks
+    fresh, fresh_keeper = service(broker)
+    assert fresh_keeper.latest(broker.replica) == cut  # type: ignore[arg-type]
+    assert receive(fresh).code == ResponseCode.PULL_NOT_FOUND  # the two unacked are still invisible
+
+
+def test_a_refused_put_answers_its_code_and_the_log_decides_afterwards(broker: Broker) -> None:
+    send(broker, 2)
+    s, _ = service(broker)
+    broker.refuse = PutStatus.FLUSH_SLAVE_TIMEOUT
+    refused = receive(s)
+    assert (refused.code, list(refused.messages)) == (ResponseCode.FLUSH_SLAVE_TIMEOUT, [])
+    broker.refuse = None
+    assert len(receive(s).messages) == 2  # nothing was written: the rebuilt table delivers them now
+
+
+def test_a_slave_refuses_with_the_masters_address(broker: Broker) -> None:
+    assert broker.replica is not None
+    broker.replica.change_to_slave("127.0.0.1:1", 2)
+    s, _ = service(broker)
+    assert receive(s).code == ResponseCode.SLAVE_NOT_AVAILABLE
+
+
+def test_a_damaged_snapshot_is_set_aside_while_the_whole_log_is_there(broker: Broker) -> None:
+    send(broker, 2)
+    s, _ = service(broker)
+    assert len(receive(s).messages) == 2
+    path = broker.config.store_root / STORE_DIR / CONSUMER_SNAPSHOT
+    path.write_bytes(b"MQCS garbage")
+    fresh, _ = service(broker)
+    assert receive(fresh).code == ResponseCode.PULL_NOT_FOUND  # rebuilt from the log: both still in flight
+    assert path.with_name(CONSUMER_SNAPSHOT + ".damaged").exists()
+
+
+def test_without_a_snapshot_a_log_that_lost_its_start_is_refused(broker: Broker) -> None:
+    assert broker.replica is not None
+    while broker.replica.store.max_offset < 3 * SEG:
+        send(broker, 50)
+    broker.replica.store.set_confirm_offset(broker.replica.store.max_offset)
+    assert broker.replica.delete_before(SEG) > 0
+    keeper = SnapshotKeeper(lambda: broker.replica, lambda: broker.config)
+    with pytest.raises(ConsumerStateUnavailable, match="cannot be rebuilt"):
+        keeper.latest(broker.replica)
+    refused = ConsumerService(broker, keeper).receive(
+        pb.ReceiveMessageRequest(group="G", topic=TOPIC, batch_size=1, invisible_millis=60_000)
+    )
+    assert refused.code == ResponseCode.SYSTEM_ERROR and "restore the snapshot" in refused.remark
+
+
+def test_the_snapshot_is_rewritten_only_when_it_has_something_new(broker: Broker) -> None:
+    s, keeper = service(broker)
+    first = keeper.run_once()
+    assert first is not None and keeper.run_once() is first
+    send(broker, 1)
+    receive(s)
+    second = keeper.run_once()
+    assert second is not None and second.state.seq == 1
+    path = broker.config.store_root / STORE_DIR / CONSUMER_SNAPSHOT
+    assert snapshot.decode(path.read_bytes()) == second
+    assert broker.replica is not None
+    assert broker.replica.store.queue_range(SYSTEM_TOPIC, 0)[1] == 1
