@@ -7,9 +7,13 @@ log below it may go and a rebuild (``log_records`` from the snapshot on) never n
 written when records were applied, or when the covered offset would move a quarter segment, so that retention is
 not held back by a log of data messages only.
 
-A snapshot file that cannot be read is set aside: the log is read from its start instead while that start is
-still offset 0; once retention has deleted some of it, consumer state is refused with the reason, since a state
-rebuilt from part of the log would redeliver what was acked.
+A replica whose log does not start at offset 0 and has no usable snapshot (a replaced disk, a slave that synced
+from the master's first file, a damaged file set aside) asks the master for its snapshot (``GetConsumerSnapshot``,
+through `fetch`): the master's retention never deletes above its snapshot, so the snapshot covers an offset at or
+after where the replica's log starts, and the log from there on rebuilds the rest. Until it has one (the master
+unreachable, or this replica not yet caught up to the snapshot's offset; every run tries again) consumer state is
+refused with the reason, since a state rebuilt from part of the log would redeliver what was acked. A replica whose
+log starts at 0 rebuilds from the log alone.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ log = logging.getLogger(__name__)
 
 PAGE = 4096
 """Records read per store call while rebuilding (the store lock is held for one page)."""
+MAX_PAGE_BYTES = 4 * 1024 * 1024
+"""Largest page of snapshot bytes one GetConsumerSnapshot answers (gRPC's default message limit)."""
 
 
 class ConsumerStateUnavailable(AgentError, RuntimeError):
@@ -56,12 +62,20 @@ def log_records(store: MessageStore, from_offset: int) -> Iterator[tuple[int, in
 class SnapshotKeeper:
     """The snapshot of one broker's replica; `replica` and `config` are read afresh at every run."""
 
-    def __init__(self, replica: Callable[[], Replica | None], config: Callable[[], BrokerConfig]) -> None:
+    def __init__(
+        self,
+        replica: Callable[[], Replica | None],
+        config: Callable[[], BrokerConfig],
+        fetch: Callable[[], bytes | None] = lambda: None,
+    ) -> None:
+        """`fetch`: the set's master's latest snapshot bytes, or None when it cannot be had now."""
         self._replica = replica
         self._config = config
+        self._fetch = fetch
         self._lock = threading.Lock()
         self._loaded_for: Replica | None = None
         self._latest: snapshot.Snapshot | None = None
+        self._encoded = b""
         self._problem = ""
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"snapshots-{config().broker_name}", daemon=True)
@@ -78,6 +92,15 @@ class SnapshotKeeper:
         """Retention keeps the log from here on: the latest snapshot's covered offset (0 without one)."""
         with self._lock:
             return snapshot.retained_floor(self._latest)
+
+    def page(self, position: int, max_bytes: int) -> tuple[int, int, bytes] | None:
+        """(covered, total size, bytes from `position`) of the latest snapshot, for a replica that asks; None
+        without one."""
+        with self._lock:
+            if self._latest is None:
+                return None
+            size = max(0, min(max_bytes, MAX_PAGE_BYTES))
+            return self._latest.covered, len(self._encoded), self._encoded[max(0, position) : max(0, position) + size]
 
     def latest(self, replica: Replica) -> snapshot.Snapshot | None:
         """The latest durable snapshot of `replica` (None: none yet, read the log from its start);
@@ -103,21 +126,25 @@ class SnapshotKeeper:
             moved = new.covered - start >= store.segment_size // 4
             if new.state.seq == (base.state.seq if base else 0) and not moved and base is not None:
                 return base
-            atomic_write(self._path(replica), snapshot.encode(new))
-            self._latest = new
+            self._save(replica, new, snapshot.encode(new))
             return new
+
+    def _save(self, replica: Replica, new: snapshot.Snapshot, encoded: bytes) -> None:
+        atomic_write(self._path(replica), encoded)
+        self._latest, self._encoded = new, encoded
 
     def _path(self, replica: Replica) -> Path:
         return replica.root / STORE_DIR / CONSUMER_SNAPSHOT
 
     def _load(self, replica: Replica) -> None:
-        """Read the file once per replica (caller holds the lock)."""
-        if self._loaded_for is replica:
+        """Read the file once per replica, or until a problem is solved (caller holds the lock)."""
+        if self._loaded_for is replica and not self._problem:
             return
-        self._loaded_for, self._latest, self._problem = replica, None, ""
+        self._loaded_for, self._latest, self._encoded, self._problem = replica, None, b"", ""
         path = self._path(replica)
         try:
-            loaded = snapshot.decode(path.read_bytes())
+            encoded = path.read_bytes()
+            loaded = snapshot.decode(encoded)
         except FileNotFoundError:
             loaded = None
         except (OSError, StateFormatError) as exc:
@@ -131,13 +158,36 @@ class SnapshotKeeper:
             path.rename(path.with_name(path.name + ".damaged"))
             loaded = None
         if loaded is None and store.min_offset > 0:
-            self._problem = (
-                f"no usable consumer-state snapshot, and the commit log starts at {store.min_offset}, not 0: "
-                "the consumer offsets and POP state cannot be rebuilt; restore the snapshot file "
-                f"{path} or copy the store of an in-sync replica"
-            )
-            log.error("%s: %s", replica.root, self._problem)
-        self._latest = loaded
+            self._problem = self._from_master(replica) or ""
+            return
+        if loaded is not None:
+            self._latest, self._encoded = loaded, encoded
+
+    def _from_master(self, replica: Replica) -> str | None:
+        """Take the master's snapshot as this replica's; why not, or None once it did."""
+        store, path = replica.store, self._path(replica)
+        why = (
+            f"no usable consumer-state snapshot, and the commit log starts at {store.min_offset}, not 0: the consumer "
+            "offsets and POP state cannot be rebuilt from it"
+        )
+        encoded = self._fetch()
+        try:
+            fetched = snapshot.decode(encoded) if encoded is not None else None
+        except StateFormatError as exc:
+            fetched, why = None, f"{why}; the master's snapshot is unusable ({exc})"
+        if fetched is not None and store.min_offset <= fetched.covered <= store.last_message_boundary():
+            assert encoded is not None
+            self._save(replica, fetched, encoded)
+            log.info("%s: took the master's consumer-state snapshot at offset %d", replica.root, fetched.covered)
+            return None
+        if fetched is not None:
+            span = f"{store.min_offset}..{store.last_message_boundary()}"
+            why = f"{why}; the master's snapshot covers offset {fetched.covered}, outside this log's {span}"
+        log.warning("%s: %s", replica.root, why)
+        return (
+            f"{why}; it is taken from the set's master once it can be (restore the file {path}, or copy the store "
+            "of an in-sync replica)"
+        )
 
     def _loop(self) -> None:
         while not self._stopped.wait(self._config().flush_consumer_offset_interval / 1000):

@@ -25,7 +25,7 @@ from typing import Any
 
 from agents.broker import write_gate
 from agents.broker.cleaner import CommitLogCleaner
-from agents.broker.consumer_snapshots import SnapshotKeeper
+from agents.broker.consumer_snapshots import MAX_PAGE_BYTES, SnapshotKeeper
 from agents.broker.consumers import ConsumerService
 from agents.broker.controller_link import ControllerLink
 from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Stay, TakeSyncStateSet, decide
@@ -43,9 +43,10 @@ from agents.metadata import Group, MetadataTable, Topic, learn, stale
 from agents.store.commitlog import CommitLogError
 from agents.store.epoch_file import EpochFileError
 from agents.store.record import Message
+from mqbase.client import AgentClient
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError
-from mqbase.proto import common_pb2
+from mqbase.proto import agent_pb2, common_pb2
 from mqbase.proto import controller_pb2 as pb
 from mqbase.security import SecurityConfig
 
@@ -103,16 +104,17 @@ class ReplicasManager:
         self._on_role_change = on_role_change
         self._gate_lock = threading.Lock()  # guards _gate: puts, the watchdog, the worker and transfer RPCs
         self._gate = Gate(time.monotonic())
+        self._client_security = (security or SecurityConfig()).client()
         self._link = ControllerLink(
             config.controller_addr,
             self._heartbeat,
             lambda note: self._events.put(("push", note)),
             interval_s=lambda: self.config.broker_heartbeat_interval / 1000,
-            security=(security or SecurityConfig()).client(),
+            security=self._client_security,
         )
         self._worker = threading.Thread(target=self._run, name=f"replicas-{config.broker_name}", daemon=True)
         self._watchdog = threading.Thread(target=self._watch, name=f"watchdog-{config.broker_name}", daemon=True)
-        self.snapshots = SnapshotKeeper(lambda: self.replica, lambda: self.config)
+        self.snapshots = SnapshotKeeper(lambda: self.replica, lambda: self.config, fetch=self._master_snapshot)
         self.consumers = ConsumerService(self, self.snapshots)
         self.cleaner = CommitLogCleaner(
             lambda: self.replica, lambda: self.config, retained_floor=self.snapshots.retained_floor
@@ -151,6 +153,34 @@ class ReplicasManager:
         """Where the set's master is, as last learnt ("" when unknown)."""
         with self._lock:
             return self._master[1]
+
+    def _master_snapshot(self) -> bytes | None:
+        """The set's master's consumer-state snapshot, page by page (GetConsumerSnapshot); None when it cannot be
+        had now (no master known, this broker is the master, the master has none or is unreachable)."""
+        address = self.master_address()
+        if not address or address == self.config.broker_address:
+            return None
+        ref = agent_pb2.BrokerRef(broker_name=self.config.broker_name)
+        pages: list[bytes] = []
+        covered: int | None = None
+        try:
+            with AgentClient(timeout=10.0, security=self._client_security) as client:
+                while True:
+                    request = agent_pb2.GetConsumerSnapshotRequest(
+                        broker=ref, position=sum(map(len, pages)), max_bytes=MAX_PAGE_BYTES
+                    )
+                    r = client.call(address, "GetConsumerSnapshot", request)
+                    if r.code != ResponseCode.SUCCESS or (covered is not None and r.covered != covered):
+                        log.info("%s: no consumer-state snapshot from the master %s: %s",
+                                 self._name(), address, r.remark or "it changed while read; next run")  # fmt: skip
+                        return None
+                    covered = r.covered
+                    pages.append(r.data)
+                    if sum(map(len, pages)) >= r.total_bytes or not r.data:
+                        return b"".join(pages)
+        except MqError as exc:
+            log.info("%s: no consumer-state snapshot from the master %s: %s", self._name(), address, exc)
+            return None
 
     @property
     def metadata(self) -> MetadataTable:

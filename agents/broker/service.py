@@ -47,6 +47,7 @@ POLICY: dict[str, frozenset[CallerRole]] = {
     "PrepareTransfer": _MEMBER,
     "ResumeWrites": _MEMBER,
     "ResetOffsetByTime": _ADMIN,
+    "GetConsumerSnapshot": _MEMBER,  # a replica of the set asks: the consumer state is not for everyone
 }
 """With aclEnable=true, the calls that need a credential of these roles. Reads stay open, and so does the data
 plane (SendMessage, SendMessages, PullMessage): who may connect at all is TLS client authentication's job."""
@@ -254,6 +255,19 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         if not isinstance(manager, ReplicasManager):
             return manager  # type: ignore[no-any-return]
         return manager.consumers.progress(request)
+
+    def GetConsumerSnapshot(
+        self, request: pb.GetConsumerSnapshotRequest, context: Any
+    ) -> pb.GetConsumerSnapshotResponse:
+        manager = self._manager(request.broker, pb.GetConsumerSnapshotResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        page = manager.snapshots.page(request.position, request.max_bytes)
+        if page is None:
+            remark = "this replica has no consumer-state snapshot yet; retry after flushConsumerOffsetInterval"
+            return pb.GetConsumerSnapshotResponse(code=ResponseCode.SYSTEM_ERROR, remark=remark)
+        covered, total, data = page
+        return pb.GetConsumerSnapshotResponse(code=ResponseCode.SUCCESS, covered=covered, total_bytes=total, data=data)
 
     # --- replication state -----------------------------------------------------------------------
 

@@ -555,3 +555,27 @@ class GetConsumerProgressResponse(_message.Message):
     queues: _containers.RepeatedCompositeFieldContainer[QueueProgress]
     master_address: str
     def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., queues: _Optional[_Iterable[_Union[QueueProgress, _Mapping]]] = ..., master_address: _Optional[str] = ...) -> None: ...
+
+class GetConsumerSnapshotRequest(_message.Message):
+    __slots__ = ("broker", "position", "max_bytes")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    MAX_BYTES_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    position: int
+    max_bytes: int
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., position: _Optional[int] = ..., max_bytes: _Optional[int] = ...) -> None: ...
+
+class GetConsumerSnapshotResponse(_message.Message):
+    __slots__ = ("code", "remark", "covered", "total_bytes", "data")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    COVERED_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_BYTES_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    covered: int
+    total_bytes: int
+    data: bytes
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., covered: _Optional[int] = ..., total_bytes: _Optional[int] = ..., data: _Optional[bytes] = ...) -> None: ...

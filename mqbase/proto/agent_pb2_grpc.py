@@ -135,6 +135,11 @@ class AgentServiceStub:
                 request_serializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerProgressRequest.SerializeToString,
                 response_deserializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerProgressResponse.FromString,
                 _registered_method=True)
+        self.GetConsumerSnapshot = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/GetConsumerSnapshot',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerSnapshotRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerSnapshotResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -275,6 +280,15 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetConsumerSnapshot(self, request, context):
+        """Ours: the replica's latest consumer-state snapshot, a page at a time, for a replica of the set whose own log
+        starts after offset 0 (a replaced disk, a slave that synced from the master's first file) and so cannot
+        rebuild the consumer state from it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -377,6 +391,11 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.GetConsumerProgress,
                     request_deserializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerProgressRequest.FromString,
                     response_serializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerProgressResponse.SerializeToString,
+            ),
+            'GetConsumerSnapshot': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetConsumerSnapshot,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerSnapshotRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerSnapshotResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -919,6 +938,33 @@ class AgentService:
             '/mqadmin.agent.v1.AgentService/GetConsumerProgress',
             mqbase_dot_proto_dot_agent__pb2.GetConsumerProgressRequest.SerializeToString,
             mqbase_dot_proto_dot_agent__pb2.GetConsumerProgressResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetConsumerSnapshot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/GetConsumerSnapshot',
+            mqbase_dot_proto_dot_agent__pb2.GetConsumerSnapshotRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.GetConsumerSnapshotResponse.FromString,
             options,
             channel_credentials,
             insecure,

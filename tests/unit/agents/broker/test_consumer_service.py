@@ -127,7 +127,7 @@ def test_without_a_snapshot_a_log_that_lost_its_start_is_refused(broker: Broker)
     refused = ConsumerService(broker, keeper).receive(
         pb.ReceiveMessageRequest(group="G", topic=TOPIC, batch_size=1, invisible_millis=60_000)
     )
-    assert refused.code == ResponseCode.SYSTEM_ERROR and "restore the snapshot" in refused.remark
+    assert refused.code == ResponseCode.SYSTEM_ERROR and "restore the file" in refused.remark
 
 
 def test_the_snapshot_is_rewritten_only_when_it_has_something_new(broker: Broker) -> None:
@@ -142,3 +142,58 @@ def test_the_snapshot_is_rewritten_only_when_it_has_something_new(broker: Broker
     assert snapshot.decode(path.read_bytes()) == second
     assert broker.replica is not None
     assert broker.replica.store.queue_range(SYSTEM_TOPIC, 0)[1] == 1
+
+
+def paged(keeper: SnapshotKeeper, page_bytes: int) -> bytes | None:
+    """The keeper's snapshot read as GetConsumerSnapshot serves it, `page_bytes` at a time."""
+    out = b""
+    while True:
+        page = keeper.page(len(out), page_bytes)
+        if page is None:
+            return None
+        _, total, data = page
+        out += data
+        if len(out) >= total:
+            return out
+
+
+def test_the_snapshot_is_served_page_by_page(broker: Broker) -> None:
+    send(broker, 4)
+    s, keeper = service(broker)
+    assert keeper.page(0, 100) is None  # no snapshot yet
+    receive(s)
+    cut = keeper.run_once()
+    assert cut is not None and paged(keeper, 7) == snapshot.encode(cut)
+
+
+@pytest.mark.parametrize("delta", [0, -1, 1])
+def test_a_replica_whose_log_starts_late_takes_the_masters_snapshot(broker: Broker, tmp_path: Path, delta: int) -> None:
+    """An empty slave starts at the master's first file (SEG here); a snapshot at that offset is all it needs."""
+    state = snapshot.ConsumerState(seq=3)
+    master_snapshot = snapshot.Snapshot(SEG + delta, state)
+    late = Replica(tmp_path / "late", 2, HAConfig(), SEG)
+    try:
+        late.store.start_at(SEG)
+        keeper = SnapshotKeeper(lambda: late, lambda: broker.config, fetch=lambda: snapshot.encode(master_snapshot))
+        if delta == 0:
+            assert keeper.latest(late) == master_snapshot
+            assert (late.root / STORE_DIR / CONSUMER_SNAPSHOT).read_bytes() == snapshot.encode(master_snapshot)
+        else:  # not inside this log (behind its start, or ahead of what it replicated): refused, retried later
+            with pytest.raises(ConsumerStateUnavailable, match="outside this log"):
+                keeper.latest(late)
+    finally:
+        late.close()
+
+
+def test_without_the_master_a_late_log_is_refused_until_it_answers(broker: Broker, tmp_path: Path) -> None:
+    late = Replica(tmp_path / "late", 2, HAConfig(), SEG)
+    answer: list[bytes | None] = [None]
+    try:
+        late.store.start_at(SEG)
+        keeper = SnapshotKeeper(lambda: late, lambda: broker.config, fetch=lambda: answer[0])
+        with pytest.raises(ConsumerStateUnavailable, match="taken from the set's master once it can be"):
+            keeper.latest(late)
+        answer[0] = snapshot.encode(snapshot.Snapshot(SEG, snapshot.ConsumerState()))
+        assert keeper.latest(late) == snapshot.Snapshot(SEG, snapshot.ConsumerState())
+    finally:
+        late.close()
