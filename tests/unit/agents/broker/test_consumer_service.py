@@ -13,6 +13,7 @@ from agents.broker.consumers import ConsumerService
 from agents.config import BrokerConfig
 from agents.consumer import snapshot
 from agents.consumer.records import SYSTEM_TOPIC
+from agents.consumer.state import ConsumerState
 from agents.ha.config import HAConfig
 from agents.ha.master_service import PutResult
 from agents.ha.replica import Replica
@@ -169,7 +170,7 @@ def test_the_snapshot_is_served_page_by_page(broker: Broker) -> None:
 @pytest.mark.parametrize("delta", [0, -1, 1])
 def test_a_replica_whose_log_starts_late_takes_the_masters_snapshot(broker: Broker, tmp_path: Path, delta: int) -> None:
     """An empty slave starts at the master's first file (SEG here); a snapshot at that offset is all it needs."""
-    state = snapshot.ConsumerState(seq=3)
+    state = ConsumerState(seq=3)
     master_snapshot = snapshot.Snapshot(SEG + delta, state)
     late = Replica(tmp_path / "late", 2, HAConfig(), SEG)
     try:
@@ -193,7 +194,7 @@ def test_without_the_master_a_late_log_is_refused_until_it_answers(broker: Broke
         keeper = SnapshotKeeper(lambda: late, lambda: broker.config, fetch=lambda: answer[0])
         with pytest.raises(ConsumerStateUnavailable, match="taken from the set's master once it can be"):
             keeper.latest(late)
-        answer[0] = snapshot.encode(snapshot.Snapshot(SEG, snapshot.ConsumerState()))
-        assert keeper.latest(late) == snapshot.Snapshot(SEG, snapshot.ConsumerState())
+        answer[0] = snapshot.encode(snapshot.Snapshot(SEG, ConsumerState()))
+        assert keeper.latest(late) == snapshot.Snapshot(SEG, ConsumerState())
     finally:
         late.close()
