@@ -61,6 +61,9 @@ POLL_S = 0.1
 """A long-polling receive decides again at least this often (invisibilities end without a wake-up)."""
 READ_AHEAD = 4
 """A receive reads this many messages per message it may still deliver, for the filter to skip through."""
+MAX_REPLY_BYTES = 4 * 1024 * 1024 - 256 * 1024
+"""A receive's messages fit gRPC's default 4 MiB message limit with room for handles and framing; a larger batch
+stops short and the rest comes with the next receive (a single larger message still goes out alone)."""
 TAGS, UNIQ_KEY = "TAGS", "UNIQ_KEY"
 RETRY_TOPIC, ORIGIN_MESSAGE_ID, DELIVERY_ATTEMPT = "RETRY_TOPIC", "ORIGIN_MESSAGE_ID", "DELIVERY_ATTEMPT"
 PERM_READ = 4
@@ -101,6 +104,24 @@ def dead_letter(message: Message, attempt: int, dlq_topic: str, now_ms: int) -> 
 def body_digest(body: bytes) -> str:
     """RocketMQ 5's CRC32 body digest: 8 upper-case hex digits (a client fails a message whose digest differs)."""
     return f"{zlib.crc32(body):08X}"
+
+
+def fitting(sizes: dict[int, int], room: int, *, first: bool) -> list[int]:
+    """The offsets, in order, a receive may look at so that its reply stays within `room` bytes: an offset left
+    out ends the scan there (``QueueView``). With `first`, the first message is taken whatever its size, so a
+    receive never gives nothing only because one message is large."""
+    out: list[int] = []
+    for offset in sorted(sizes):
+        room -= sizes[offset]
+        if room < 0 and not (first and not out):
+            break
+        out.append(offset)
+    return out
+
+
+def _size(message: Message) -> int:
+    """What a message adds to a reply: its body and properties (the fields around them are small and bounded)."""
+    return len(message.body) + sum(len(k) + len(v) for k, v in message.properties.items())
 
 
 def _name_problem(kind: str, name: str, limit: int) -> str | None:
@@ -284,7 +305,9 @@ class ConsumerService:
             current = queue_state(state, key)
             min_offset, max_offset = store.queue_range(req.topic, queue_id)
             self._read(store, read, key, current, min_offset, wanted, now)
-            entries = {o: e for (q, o) in read.messages if q == queue_id if (e := read.entry(q, o)) is not None}
+            sizes = {o: _size(m) for (q, o), (m, _) in read.messages.items() if q == queue_id}
+            room = MAX_REPLY_BYTES - sum(_size(read.messages[(h.queue_id, h.queue_offset)][0]) for h in handles)
+            entries = {o: e for o in fitting(sizes, room, first=not handles) if (e := read.entry(queue_id, o))}
             view = QueueView(broker_name, min_offset, max_offset, entries)
             receive = rules.Receive(key, tag_filter, wanted, req.invisible_millis, req.attempt_id)
             answer = rules.receive(current, receive, view, policy, now)

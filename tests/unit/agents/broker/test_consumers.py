@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.broker.consumers import body_digest, dead_letter
+from agents.broker.consumers import body_digest, dead_letter, fitting
 from agents.store.record import Message
 
 
@@ -19,3 +19,19 @@ def test_a_dead_letter_names_its_source_and_last_attempt_under_the_same_id() -> 
 @pytest.mark.parametrize(("body", "digest"), [(b"", "00000000"), (b"hello", "3610A686"), (b"\x00" * 4, "2144DF1C")])
 def test_the_body_digest_is_crc32_in_eight_upper_case_hex_digits(body: bytes, digest: str) -> None:
     assert body_digest(body) == digest
+
+
+@pytest.mark.parametrize(
+    ("sizes", "room", "first", "expected"),
+    [
+        ({5: 10, 6: 10, 7: 10}, 25, True, [5, 6]),  # the third would pass the room: the scan ends before it
+        ({5: 10, 6: 10}, 20, False, [5, 6]),  # exactly full
+        ({7: 10, 5: 50}, 20, True, [5]),  # in offset order; one oversized message still goes out alone
+        ({5: 50}, 20, False, []),  # ... but not after other queues' messages filled the reply
+        ({}, 20, True, []),
+    ],
+)
+def test_a_receive_looks_only_at_what_fits_its_reply(
+    sizes: dict[int, int], room: int, first: bool, expected: list[int]
+) -> None:
+    assert fitting(sizes, room, first=first) == expected
