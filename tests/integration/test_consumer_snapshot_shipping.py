@@ -113,7 +113,12 @@ def test_a_replaced_slave_takes_the_masters_snapshot_and_serves_the_group_after_
 
     master.signal(signal.SIGKILL)
     wait_until(lambda: slave.role(BROKER) == "master", 60, "the slave promoted")
-    after = wait_until(lambda: (p := progress(slave)).code == ResponseCode.SUCCESS and p, 30, "consumer state served")
+
+    def served() -> pb.GetConsumerProgressResponse | None:
+        answer = progress(slave)
+        return answer if answer.code == ResponseCode.SUCCESS else None
+
+    after = wait_until(served, 30, "consumer state served")
     assert [(q.consumer_offset, q.inflight) for q in after.queues] == [(2, queue.inflight)]
     again = receive(slave)  # the acked never come back, the ones in flight stay invisible: the next ones are new
     first_new = max(2 + queue.inflight, after.queues[0].min_offset)  # (or the first retention kept)
