@@ -24,6 +24,7 @@ from mqadmin_py.commands.common import (
     checked,
     controller_client,
 )
+from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.commands.messages import call_master
 from mqadmin_py.commands.topic import (
     GroupOpt,
@@ -193,16 +194,18 @@ def consumer_progress(
     """A group's progress per queue on each broker set's master: broker and consumer offsets, diff, inflight, and
     whether retention deleted messages the group never consumed.
 
-    Asks the sets serving the topic (-t), else those serving the group. A set without a master, or whose master
+    Asks the sets serving the topic (-t), else every broker set. A set without a master, or whose master
     does not answer, is listed with reachable=false and the reason (exit 0). Exit 1: no such group or topic.
     """
     from mqbase.proto import agent_pb2 as pb
 
     with controller_client(controller, timeout) as client:
         metadata_ = metadata_of(client)
-        g = find_group(metadata_, group)
-        names = find_topic(metadata_, topic).broker_names if topic is not None else g.broker_names
-        masters = set_masters(client, names)
+        find_group(metadata_, group)
+        if topic is not None:
+            masters = set_masters(client, find_topic(metadata_, topic).broker_names)
+        else:  # a set consumes a group it does not serve with Java's defaults: ask them all
+            masters = {d["brokerName"]: d["masterAddress"] for d in fetch_sync_state(client, None, None)}
     queues: list[QueueProgressDoc] = []
     sets: list[ProgressSetDoc] = []
     with agent_client(timeout) as agents:

@@ -94,6 +94,10 @@ def test_a_group_receives_each_message_once_and_resets_to_receive_them_again(cli
     assert all(m["deliveryAttempt"] == 2 and m["acked"] for m in again)
     done = progress(cli)
     assert (done["diffTotal"], done["inflightTotal"]) == (0, 0)
+    legacy = cli("consumerProgress", "-g", GROUP, "-t", TOPIC, "-o", "legacy").stdout.splitlines()
+    assert legacy[0].split()[:4] == ["#Topic", "#Broker", "Name", "#QID"] and legacy[-2:] == [
+        "Diff Total: 0", "Inflight Total: 0"]  # fmt: skip
+    assert [line.split()[:3] for line in legacy[1 : 1 + QUEUES]] == [[TOPIC, BROKER, str(q)] for q in range(QUEUES)]
 
     # 'now' moves every queue to its end; one queue back to 0 makes its messages the group's again.
     [to_end] = cli.json("resetOffsetByTime", "-g", GROUP, "-t", TOPIC, "-s", "now")["brokerSets"]
@@ -103,7 +107,9 @@ def test_a_group_receives_each_message_once_and_resets_to_receive_them_again(cli
     assert (moved["queueId"], moved["offset"]) == (0, 0)
     [queue0] = [q for q in progress(cli)["queues"] if q["queueId"] == 0]
     assert queue0["consumerOffset"] == 0 and queue0["diff"] == queue0["brokerOffset"]
-    assert consume(cli, "-i", "0")["received"] == queue0["brokerOffset"]
+    table = cli("consumeMessage", "-t", TOPIC, "-g", GROUP, "-i", "0", "--wait", "0").stdout
+    assert f"{TOPIC} for group {GROUP}: {queue0['brokerOffset']} received, {queue0['brokerOffset']} acked" in table
+    assert consume(cli, "-i", "0")["received"] == 0
 
 
 @pytest.mark.parametrize(
