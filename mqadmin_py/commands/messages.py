@@ -532,7 +532,7 @@ def _pop_message_doc(broker_name: str, m: Any) -> PopMessageDoc:
     }
 
 
-class _Receive(TypedDict):
+class ReceiveAsk(TypedDict):
     """What every receive of one run asks for (the request's fields but the set, the batch and the attempt id)."""
 
     group: str
@@ -543,7 +543,7 @@ class _Receive(TypedDict):
     long_polling_millis: int
 
 
-def _receive(agents: Any, target: PopSetDoc, ask: _Receive, batch: int, budget_s: float) -> list[PopMessageDoc]:
+def _receive(agents: Any, target: PopSetDoc, ask: ReceiveAsk, batch: int, budget_s: float) -> list[PopMessageDoc]:
     """One receive at the set's master (following a redirect): its messages, [] when nothing is visible."""
     import uuid
 
@@ -562,8 +562,8 @@ def _receive(agents: Any, target: PopSetDoc, ask: _Receive, batch: int, budget_s
 
 
 def _ack(agents: Any, target: PopSetDoc, group: str, topic: str, docs: list[PopMessageDoc], budget_s: float) -> None:
-    """Ack `docs` in one AckMessage; each doc's `acked`/`ackError` tell its outcome. Raises MqError (every doc
-    then carries it) when the master did not answer; returns an OperationFailed-worthy count via the docs."""
+    """Ack `docs` in one AckMessage; each doc's `acked`/`ackError` tell its outcome, the set's `acked` counts them.
+    Raises the MqError (every doc then carries it) when the master did not answer."""
     from mqbase.proto import agent_pb2 as pb
 
     handles = [d["receiptHandle"] for d in docs]
@@ -583,7 +583,7 @@ def _ack(agents: Any, target: PopSetDoc, group: str, topic: str, docs: list[PopM
 
 
 def _consume_group(
-    controller: str, timeout: float, topic: str, group: str, broker_name: str | None, ask: _Receive, count: int,
+    controller: str, timeout: float, topic: str, group: str, broker_name: str | None, ask: ReceiveAsk, count: int,
     ack: bool,
 ) -> tuple[GroupConsumeDoc, list[MqError]]:  # fmt: skip
     """Receive (and ack) up to `count` messages for `group`, round robin over the sets serving `topic`, until
@@ -599,38 +599,8 @@ def _consume_group(
         masters = set_masters(client, [broker_name] if broker_name else t.broker_names)
     sets: list[PopSetDoc] = [{"brokerName": name, "brokerAddress": address, "received": 0, "acked": 0,
                               "error": None} for name, address in masters.items()]  # fmt: skip
-    errors: list[MqError] = []
-    for s in sets:
-        if s["brokerAddress"] is None:
-            errors.append(Refused(f"broker set {s['brokerName']} has no master now; see 'mqadmin getSyncStateSet'"))
-            s["error"] = str(errors[-1])
-    messages: list[PopMessageDoc] = []
-    active = [s for s in sets if s["error"] is None]
     with agent_client(timeout + ask["long_polling_millis"] / 1000) as agents:
-        while active and len(messages) < count:
-            received_any = False
-            for s in list(active):
-                wanted = count - len(messages)
-                if wanted <= 0:
-                    break
-                try:
-                    batch = _receive(agents, s, ask, min(wanted, PULL_BATCH), timeout)
-                    s["received"] += len(batch)
-                    messages += batch
-                    received_any = received_any or bool(batch)
-                    if ack and batch:
-                        _ack(agents, s, group, topic, batch, timeout)
-                except MqError as exc:
-                    s["error"] = str(exc)
-                    errors.append(exc)
-                    active.remove(s)
-                    continue
-                failed = [d for d in batch if ack and not d["acked"]]
-                if failed:
-                    why = f"{len(failed)} of {len(batch)} ack(s) on {s['brokerName']} failed; first: "
-                    errors.append(MqError(why + str(failed[0]["ackError"])))
-            if not received_any:
-                break
+        messages, errors = consume_sets(agents, sets, ask, count, ack, timeout)
     acked = sum(s["acked"] for s in sets)
     doc: GroupConsumeDoc = {
         "topic": topic, "group": group, "filterExpression": ask["filter_expression"],
@@ -638,6 +608,46 @@ def _consume_group(
         "ackFailed": len(messages) - acked if ack else 0, "messages": messages, "brokerSets": sets,
     }  # fmt: skip
     return doc, errors
+
+
+def consume_sets(
+    agents: Any, sets: list[PopSetDoc], ask: ReceiveAsk, count: int, ack: bool, timeout: float
+) -> tuple[list[PopMessageDoc], list[MqError]]:
+    """Receive (and ack, each batch in one AckMessage) round robin over `sets` until `count` messages or until a
+    round over every set gave nothing. A set that fails is dropped and the others go on; a set without a master
+    (brokerAddress None) is not asked. Returns the messages and the errors met, in order; `sets` counts."""
+    errors: list[MqError] = []
+    for s in sets:
+        if s["brokerAddress"] is None:
+            errors.append(Refused(f"broker set {s['brokerName']} has no master now; see 'mqadmin getSyncStateSet'"))
+            s["error"] = str(errors[-1])
+    messages: list[PopMessageDoc] = []
+    active = [s for s in sets if s["error"] is None]
+    while active and len(messages) < count:
+        received_any = False
+        for s in list(active):
+            wanted = count - len(messages)
+            if wanted <= 0:
+                break
+            try:
+                batch = _receive(agents, s, ask, min(wanted, PULL_BATCH), timeout)
+                s["received"] += len(batch)
+                messages += batch
+                received_any = received_any or bool(batch)
+                if ack and batch:
+                    _ack(agents, s, ask["group"], ask["topic"], batch, timeout)
+            except MqError as exc:
+                s["error"] = str(exc)
+                errors.append(exc)
+                active.remove(s)
+                continue
+            failed = [d for d in batch if ack and not d["acked"]]
+            if failed:
+                why = f"{len(failed)} of {len(batch)} ack(s) on {s['brokerName']} failed; first: "
+                errors.append(MqError(why + str(failed[0]["ackError"])))
+        if not received_any:
+            break
+    return messages, errors
 
 
 def _group_table(doc: GroupConsumeDoc) -> None:
@@ -742,7 +752,7 @@ def consume_message(
     raw_only = [name for name, value in raw.items() if value is not None]
     if raw_only:
         raise UsageError(f"{', '.join(raw_only)}: only without -g (with -g the group's offsets say where to read)")
-    ask: _Receive = {
+    ask: ReceiveAsk = {
         "group": group,
         "topic": topic,
         "queue_id": queue_id,

@@ -4,12 +4,23 @@ before any controller is asked)."""
 
 from __future__ import annotations
 
+from collections import deque
 from datetime import UTC, timedelta, timezone
+from typing import Any
 
 import pytest
 
-from mqadmin_py.commands.messages import AckResult, ack_outcomes, pop_error_text
+from mqadmin_py.commands.messages import (
+    AckResult,
+    PopSetDoc,
+    ReceiveAsk,
+    ack_outcomes,
+    consume_sets,
+    pop_error_text,
+)
 from mqadmin_py.commands.offsets import ProgressSetDoc, progress_doc, queue_progress, reset_time
+from mqbase.errors import OperationFailed, Refused
+from mqbase.proto import agent_pb2 as pb
 from tests.harness.processes import run_mqadmin
 
 CET = timezone(timedelta(hours=1))
@@ -120,6 +131,116 @@ def test_pop_error_text_names_the_pop_code_first() -> None:
     assert pop_error_text(26, 0, "no group") == "SUBSCRIPTION_GROUP_NOT_EXIST (26): no group"
     assert pop_error_text(26, 20000, "no group") == "SUBSCRIPTION_GROUP_NOT_EXIST (26): no group"
     assert pop_error_text(1, 49999, "odd") == "POP code 49999: odd"
+
+
+# --- consumeMessage -g's loop against scripted masters ---------------------------------------------------
+
+
+class ScriptedSets:
+    """Stands in for AgentClient: per (address, method) a queue of answers (the last repeats); records each call."""
+
+    def __init__(self, script: dict[tuple[str, str], list[Any]]) -> None:
+        self.script = {key: deque(answers) for key, answers in script.items()}
+        self.calls: list[tuple[str, str, Any]] = []
+
+    def call(self, address: str, method: str, request: Any) -> Any:
+        self.calls.append((address, method, request))
+        answers = self.script[(address, method)]
+        return answers.popleft() if len(answers) > 1 else answers[0]
+
+
+ASK: ReceiveAsk = {"group": "G", "topic": "T", "queue_id": None, "filter_expression": "*",
+                   "invisible_millis": 30_000, "long_polling_millis": 0}  # fmt: skip
+NOTHING = pb.ReceiveMessageResponse(code=19, pop_code=40401)
+RECEIVE, ACK = "ReceiveMessage", "AckMessage"
+
+
+def received(broker: str, *offsets: int) -> pb.ReceiveMessageResponse:
+    r = pb.ReceiveMessageResponse(code=0, pop_code=20000)
+    for offset in offsets:
+        message = pb.Message(topic="T", queue_id=0, body=b"x", properties={"UNIQ_KEY": f"{broker}-{offset}"})
+        r.messages.add(message=message, queue_offset=offset, delivery_attempt=1, receipt_handle=f"{broker} {offset}")
+    return r
+
+
+def acked(*handles: str, refused: str = "") -> pb.AckMessageResponse:
+    r = pb.AckMessageResponse(code=0)
+    for handle in handles:
+        failed = handle == refused
+        r.results.add(receipt_handle=handle, code=13 if failed else 0, pop_code=40013 if failed else 20000,
+                      remark="stale" if failed else "")  # fmt: skip
+    return r
+
+
+def sets(*addresses: str | None) -> list[PopSetDoc]:
+    return [{"brokerName": f"b{i}", "brokerAddress": a, "received": 0, "acked": 0, "error": None}
+            for i, a in enumerate(addresses)]  # fmt: skip
+
+
+def test_sets_are_asked_round_robin_until_a_round_gives_nothing_and_each_batch_is_acked_once() -> None:
+    agents = ScriptedSets({("h:1", RECEIVE): [received("b0", 0, 1), NOTHING],
+                           ("h:2", RECEIVE): [received("b1", 5), NOTHING],
+                           ("h:1", ACK): [acked("b0 0", "b0 1")], ("h:2", ACK): [acked("b1 5")]})  # fmt: skip
+    targets = sets("h:1", "h:2")
+    messages, errors = consume_sets(agents, targets, ASK, 100, True, 3.0)
+    assert errors == [] and [m["msgId"] for m in messages] == ["b0-0", "b0-1", "b1-5"]
+    assert all(m["acked"] and m["ackError"] is None for m in messages)
+    assert [(a, m) for a, m, _ in agents.calls] == [
+        ("h:1", RECEIVE), ("h:1", ACK), ("h:2", RECEIVE), ("h:2", ACK),
+        ("h:1", RECEIVE), ("h:2", RECEIVE)]  # fmt: skip
+    assert list(agents.calls[1][2].receipt_handles) == ["b0 0", "b0 1"]
+    assert [(s["received"], s["acked"]) for s in targets] == [(2, 2), (1, 1)]
+
+
+def test_the_count_bounds_each_batch_and_ends_the_run() -> None:
+    agents = ScriptedSets({("h:1", RECEIVE): [received("b0", 0, 1)], ("h:1", ACK): [acked("b0 0", "b0 1")]})
+    messages, errors = consume_sets(agents, sets("h:1"), ASK, 2, True, 3.0)
+    assert (len(messages), errors) == (2, [])
+    [receive] = [r for _, m, r in agents.calls if m == RECEIVE]
+    assert (receive.batch_size, receive.group, receive.topic, receive.HasField("queue_id")) == (2, "G", "T", False)
+
+
+def test_no_ack_sends_no_ack() -> None:
+    agents = ScriptedSets({("h:1", RECEIVE): [received("b0", 0), NOTHING]})
+    messages, errors = consume_sets(agents, sets("h:1"), ASK, 100, False, 3.0)
+    assert (len(messages), errors, messages[0]["acked"], messages[0]["ackError"]) == (1, [], False, None)
+    assert {m for _, m, _ in agents.calls} == {RECEIVE}
+
+
+def test_a_failed_set_is_dropped_and_the_others_go_on() -> None:
+    refused = pb.ReceiveMessageResponse(code=17, pop_code=40000, remark="topic[T] not exist")
+    agents = ScriptedSets({("h:1", RECEIVE): [refused], ("h:2", RECEIVE): [received("b1", 0), NOTHING],
+                           ("h:2", ACK): [acked("b1 0")]})  # fmt: skip
+    targets = sets(None, "h:1", "h:2")
+    messages, errors = consume_sets(agents, targets, ASK, 100, True, 3.0)
+    assert [m["msgId"] for m in messages] == ["b1-0"]
+    assert [type(e) for e in errors] == [Refused, OperationFailed] and errors[0].exit_code == 4
+    assert str(errors[1]) == "TOPIC_NOT_EXIST (17): BAD_REQUEST (40000): topic[T] not exist"
+    assert [s["error"] is not None for s in targets] == [True, True, False]
+    assert [a for a, m, _ in agents.calls if m == RECEIVE].count("h:1") == 1
+
+
+def test_a_refused_ack_is_reported_per_message_and_is_an_error() -> None:
+    agents = ScriptedSets({("h:1", RECEIVE): [received("b0", 0, 1), NOTHING],
+                           ("h:1", ACK): [acked("b0 0", "b0 1", refused="b0 1")]})  # fmt: skip
+    targets = sets("h:1")
+    messages, errors = consume_sets(agents, targets, ASK, 100, True, 3.0)
+    assert [(m["acked"], m["ackError"]) for m in messages] == [
+        (True, None), (False, "INVALID_RECEIPT_HANDLE (40013): stale")]  # fmt: skip
+    assert [str(e) for e in errors] == ["1 of 2 ack(s) on b0 failed; first: INVALID_RECEIPT_HANDLE (40013): stale"]
+    assert errors[0].exit_code == 1 and targets[0]["acked"] == 1
+
+
+def test_a_redirect_is_followed_and_the_new_master_gets_the_ack() -> None:
+    moved = pb.ReceiveMessageResponse(code=11, remark="not master", master_address="h:2")
+    agents = ScriptedSets({("h:1", RECEIVE): [moved], ("h:2", RECEIVE): [received("b0", 3), NOTHING],
+                           ("h:2", ACK): [acked("b0 3")]})  # fmt: skip
+    targets = sets("h:1")
+    messages, errors = consume_sets(agents, targets, ASK, 100, True, 3.0)
+    assert (len(messages), errors, targets[0]["brokerAddress"]) == (1, [], "h:2")
+    assert [(a, m) for a, m, _ in agents.calls] == [
+        ("h:1", RECEIVE), ("h:2", RECEIVE), ("h:2", ACK), ("h:2", RECEIVE)]  # fmt: skip
+    assert agents.calls[0][2].attempt_id == agents.calls[1][2].attempt_id  # the same receive, retried
 
 
 # --- the wiring: exit 2 with one error line before any connection (127.0.0.1:1 would be exit 5) -------------
