@@ -447,6 +447,7 @@ class PopMessageDoc(TypedDict):
     invisibleUntil: int
     body: str
     bodyEncoding: BodyEncoding
+    bodyDigest: str
     properties: dict[str, str]
     receiptHandle: str
     acked: bool
@@ -525,6 +526,7 @@ def _pop_message_doc(broker_name: str, m: Any) -> PopMessageDoc:
         "invisibleUntil": m.invisible_until_millis,
         "body": text,
         "bodyEncoding": encoding,
+        "bodyDigest": m.body_digest,
         "properties": properties,
         "receiptHandle": m.receipt_handle,
         "acked": False,
