@@ -49,8 +49,15 @@ _mqadmin() {
             'consumeMessage' | 'consume-message')
                 case $word in
                 '-a' | '--controllerAddress' | '-t' | '--topic' | '-b' | '-bn' | '--brokerName' | '-i' | '-q' |\
-                    '--queueId' | '--offset' | '-c' | '--MessageNumber' | '--max' | '--brokerAddr' | '-o' |\
-                    '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
+                    '--queueId' | '--offset' | '-c' | '--MessageNumber' | '--max' | '--brokerAddr' | '-g' |\
+                    '--consumerGroup' | '--filter' | '--invisible-time' | '--wait' | '-o' | '--output' |\
+                    '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
+                esac
+                ;;
+            'consumerProgress' | 'consumer-progress')
+                case $word in
+                '-a' | '--controllerAddress' | '-g' | '--groupName' | '-t' | '--topic' | '-o' | '--output' |\
+                    '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'deleteSubGroup' | 'delete-sub-group')
@@ -138,6 +145,20 @@ _mqadmin() {
                 '-b' | '--brokerAddr' | '--offset' | '-o' | '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
+            'resetOffsetByOffset' | 'reset-offset-by-offset')
+                case $word in
+                '-a' | '--controllerAddress' | '-g' | '--groupName' | '-t' | '--topic' | '-b' | '--brokerName' |\
+                    '-i' | '-q' | '--queueId' | '--offset' | '-o' | '--output' | '--timeout' | '-n' |\
+                    '--namesrvAddr') need=1 ;;
+                esac
+                ;;
+            'resetOffsetByTime' | 'reset-offset-by-time')
+                case $word in
+                '-a' | '--controllerAddress' | '-g' | '--groupName' | '-t' | '--topic' | '-s' | '--timestamp' |\
+                    '-f' | '--force' | '-b' | '--brokerName' | '-o' | '--output' | '--timeout' | '-n' |\
+                    '--namesrvAddr') need=1 ;;
+                esac
+                ;;
             'sandbox down' | 'sandbox start' | 'sandbox status' | 'sandbox stop')
                 case $word in
                 '--dir' | '-o' | '--output') need=1 ;;
@@ -222,20 +243,22 @@ _mqadmin() {
         *)
             case "$path|$word" in
             '|addBroker' | '|assign-preferred-master' | '|cleanBrokerMetadata' | '|clusterList' | '|consumeMessage' |\
-                '|deleteSubGroup' | '|deleteTopic' | '|electMaster' | '|epochs' | '|getBrokerConfig' |\
-                '|getBrokerEpoch' | '|getConsumerConfig' | '|getControllerConfig' | '|getControllerMetaData' |\
-                '|getSyncStateSet' | '|haStatus' | '|listBrokers' | '|removeBroker' | '|resetMasterFlushOffset' |\
-                '|sandbox' | '|sendMessage' | '|topicList' | '|topicRoute' | '|topicStatus' | '|transferMaster' |\
+                '|consumerProgress' | '|deleteSubGroup' | '|deleteTopic' | '|electMaster' | '|epochs' |\
+                '|getBrokerConfig' | '|getBrokerEpoch' | '|getConsumerConfig' | '|getControllerConfig' |\
+                '|getControllerMetaData' | '|getSyncStateSet' | '|haStatus' | '|listBrokers' | '|removeBroker' |\
+                '|resetMasterFlushOffset' | '|resetOffsetByOffset' | '|resetOffsetByTime' | '|sandbox' |\
+                '|sendMessage' | '|topicList' | '|topicRoute' | '|topicStatus' | '|transferMaster' |\
                 '|updateBrokerConfig' | '|updateControllerConfig' | '|updateSubGroup' | '|updateTopic' | '|wait' |\
                 '|add-broker' | '|clean-broker-metadata' | '|cluster-list' | '|consume-message' |\
-                '|delete-sub-group' | '|delete-topic' | '|elect-master' | '|get-broker-config' |\
-                '|get-broker-epoch' | '|get-consumer-config' | '|get-controller-config' |\
+                '|consumer-progress' | '|delete-sub-group' | '|delete-topic' | '|elect-master' |\
+                '|get-broker-config' | '|get-broker-epoch' | '|get-consumer-config' | '|get-controller-config' |\
                 '|get-controller-meta-data' | '|get-sync-state-set' | '|ha-status' | '|list-brokers' |\
-                '|remove-broker' | '|reset-master-flush-offset' | '|send-message' | '|topic-list' | '|topic-route' |\
-                '|topic-status' | '|transfer-master' | '|update-broker-config' | '|update-controller-config' |\
-                '|update-sub-group' | '|update-topic' | 'epochs|collect' | 'epochs|report' | 'epochs|serve' |\
-                'epochs|synth' | 'sandbox|down' | 'sandbox|kill' | 'sandbox|start' | 'sandbox|status' |\
-                'sandbox|stop' | 'sandbox|up' | 'wait|insync' | 'wait|master' | 'wait|quorum') path=${path:+$path }$word pos=0 ;;
+                '|remove-broker' | '|reset-master-flush-offset' | '|reset-offset-by-offset' |\
+                '|reset-offset-by-time' | '|send-message' | '|topic-list' | '|topic-route' | '|topic-status' |\
+                '|transfer-master' | '|update-broker-config' | '|update-controller-config' | '|update-sub-group' |\
+                '|update-topic' | 'epochs|collect' | 'epochs|report' | 'epochs|serve' | 'epochs|synth' |\
+                'sandbox|down' | 'sandbox|kill' | 'sandbox|start' | 'sandbox|status' | 'sandbox|stop' |\
+                'sandbox|up' | 'wait|insync' | 'wait|master' | 'wait|quorum') path=${path:+$path }$word pos=0 ;;
             *) pos=$((pos + 1)) ;;
             esac
             ;;
@@ -258,16 +281,18 @@ _mqadmin() {
             '-o' | '--output') gen=(-W 'table json legacy') ;;
             esac
             ;;
-        'assign-preferred-master' | 'cleanBrokerMetadata' | 'clusterList' | 'consumeMessage' | 'deleteSubGroup' |\
-            'deleteTopic' | 'electMaster' | 'epochs serve' | 'getBrokerConfig' | 'getBrokerEpoch' |\
-            'getConsumerConfig' | 'getControllerConfig' | 'getControllerMetaData' | 'getSyncStateSet' | 'haStatus' |\
-            'listBrokers' | 'removeBroker' | 'resetMasterFlushOffset' | 'sendMessage' | 'topicList' | 'topicRoute' |\
+        'assign-preferred-master' | 'cleanBrokerMetadata' | 'clusterList' | 'consumeMessage' | 'consumerProgress' |\
+            'deleteSubGroup' | 'deleteTopic' | 'electMaster' | 'epochs serve' | 'getBrokerConfig' |\
+            'getBrokerEpoch' | 'getConsumerConfig' | 'getControllerConfig' | 'getControllerMetaData' |\
+            'getSyncStateSet' | 'haStatus' | 'listBrokers' | 'removeBroker' | 'resetMasterFlushOffset' |\
+            'resetOffsetByOffset' | 'resetOffsetByTime' | 'sendMessage' | 'topicList' | 'topicRoute' |\
             'topicStatus' | 'transferMaster' | 'updateBrokerConfig' | 'updateControllerConfig' | 'updateSubGroup' |\
             'updateTopic' | 'wait insync' | 'wait master' | 'wait quorum' | 'clean-broker-metadata' |\
-            'cluster-list' | 'consume-message' | 'delete-sub-group' | 'delete-topic' | 'elect-master' |\
-            'get-broker-config' | 'get-broker-epoch' | 'get-consumer-config' | 'get-controller-config' |\
-            'get-controller-meta-data' | 'get-sync-state-set' | 'ha-status' | 'list-brokers' | 'remove-broker' |\
-            'reset-master-flush-offset' | 'send-message' | 'topic-list' | 'topic-route' | 'topic-status' |\
+            'cluster-list' | 'consume-message' | 'consumer-progress' | 'delete-sub-group' | 'delete-topic' |\
+            'elect-master' | 'get-broker-config' | 'get-broker-epoch' | 'get-consumer-config' |\
+            'get-controller-config' | 'get-controller-meta-data' | 'get-sync-state-set' | 'ha-status' |\
+            'list-brokers' | 'remove-broker' | 'reset-master-flush-offset' | 'reset-offset-by-offset' |\
+            'reset-offset-by-time' | 'send-message' | 'topic-list' | 'topic-route' | 'topic-status' |\
             'transfer-master' | 'update-broker-config' | 'update-controller-config' | 'update-sub-group' |\
             'update-topic')
             case $opt in
@@ -306,7 +331,8 @@ _mqadmin() {
         'assign-preferred-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --clear --wait --timeout -o --output -n --namesrvAddr -h --help') ;;
         'cleanBrokerMetadata' | 'clean-broker-metadata') gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean --wholeSet -c --clusterName -l --cleanLivingBroker -o --output --timeout -n --namesrvAddr -h --help') ;;
         'clusterList' | 'cluster-list') gen=(-W '-a --controllerAddress -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr -h --help') ;;
-        'consumeMessage' | 'consume-message') gen=(-W '-a --controllerAddress -t --topic -b -bn --brokerName -i -q --queueId --offset -c --MessageNumber --max --brokerAddr -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'consumeMessage' | 'consume-message') gen=(-W '-a --controllerAddress -t --topic -b -bn --brokerName -i -q --queueId --offset -c --MessageNumber --max --brokerAddr -g --consumerGroup --filter --invisible-time --wait --no-ack -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'consumerProgress' | 'consumer-progress') gen=(-W '-a --controllerAddress -g --groupName -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'deleteSubGroup' | 'delete-sub-group') gen=(-W '-a --controllerAddress -c --clusterName -g --groupName -o --output --timeout -n --namesrvAddr -h --help') ;;
         'deleteTopic' | 'delete-topic') gen=(-W '-a --controllerAddress -c --clusterName -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'electMaster' | 'elect-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout -n --namesrvAddr -h --help') ;;
@@ -323,6 +349,8 @@ _mqadmin() {
         'listBrokers' | 'list-brokers') gen=(-W '-c --brokerContainerAddr -o --output --timeout -n --namesrvAddr -h --help') ;;
         'removeBroker' | 'remove-broker') gen=(-W '-c --brokerContainerAddr -b --brokerIdentity -o --output --timeout -n --namesrvAddr -h --help') ;;
         'resetMasterFlushOffset' | 'reset-master-flush-offset') gen=(-W '-b --brokerAddr --offset -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'resetOffsetByOffset' | 'reset-offset-by-offset') gen=(-W '-a --controllerAddress -g --groupName -t --topic -b --brokerName -i -q --queueId --offset -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'resetOffsetByTime' | 'reset-offset-by-time') gen=(-W '-a --controllerAddress -g --groupName -t --topic -s --timestamp -f --force -b --brokerName -o --output --timeout -n --namesrvAddr -h --help') ;;
         'sandbox down') gen=(-W '--dir --purge -o --output -h --help') ;;
         'sandbox kill') gen=(-W '--dir --signal -bn --brokerName -o --output -h --help') ;;
         'sandbox start' | 'sandbox status' | 'sandbox stop') gen=(-W '--dir -o --output -h --help') ;;
@@ -341,7 +369,7 @@ _mqadmin() {
         esac
     else
         case "$path|$pos" in
-        '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata clusterList consumeMessage deleteSubGroup deleteTopic electMaster epochs getBrokerConfig getBrokerEpoch getConsumerConfig getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset sandbox sendMessage topicList topicRoute topicStatus transferMaster updateBrokerConfig updateControllerConfig updateSubGroup updateTopic wait') ;;
+        '|0') gen=(-W 'addBroker assign-preferred-master cleanBrokerMetadata clusterList consumeMessage consumerProgress deleteSubGroup deleteTopic electMaster epochs getBrokerConfig getBrokerEpoch getConsumerConfig getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers removeBroker resetMasterFlushOffset resetOffsetByOffset resetOffsetByTime sandbox sendMessage topicList topicRoute topicStatus transferMaster updateBrokerConfig updateControllerConfig updateSubGroup updateTopic wait') ;;
         'epochs|0') gen=(-W 'collect report serve synth') ;;
         'sandbox|0') gen=(-W 'down kill start status stop up') ;;
         'sandbox kill|0' | 'sandbox start|0' | 'sandbox stop|0') ;;
@@ -350,7 +378,8 @@ _mqadmin() {
         'assign-preferred-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --clear --wait --timeout -o --output -n --namesrvAddr -h --help') ;;
         'cleanBrokerMetadata|'* | 'clean-broker-metadata|'*) gen=(-W '-a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean --wholeSet -c --clusterName -l --cleanLivingBroker -o --output --timeout -n --namesrvAddr -h --help') ;;
         'clusterList|'* | 'cluster-list|'*) gen=(-W '-a --controllerAddress -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr -h --help') ;;
-        'consumeMessage|'* | 'consume-message|'*) gen=(-W '-a --controllerAddress -t --topic -b -bn --brokerName -i -q --queueId --offset -c --MessageNumber --max --brokerAddr -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'consumeMessage|'* | 'consume-message|'*) gen=(-W '-a --controllerAddress -t --topic -b -bn --brokerName -i -q --queueId --offset -c --MessageNumber --max --brokerAddr -g --consumerGroup --filter --invisible-time --wait --no-ack -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'consumerProgress|'* | 'consumer-progress|'*) gen=(-W '-a --controllerAddress -g --groupName -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'deleteSubGroup|'* | 'delete-sub-group|'*) gen=(-W '-a --controllerAddress -c --clusterName -g --groupName -o --output --timeout -n --namesrvAddr -h --help') ;;
         'deleteTopic|'* | 'delete-topic|'*) gen=(-W '-a --controllerAddress -c --clusterName -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'electMaster|'* | 'elect-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId -o --output --timeout -n --namesrvAddr -h --help') ;;
@@ -367,6 +396,8 @@ _mqadmin() {
         'listBrokers|'* | 'list-brokers|'*) gen=(-W '-c --brokerContainerAddr -o --output --timeout -n --namesrvAddr -h --help') ;;
         'removeBroker|'* | 'remove-broker|'*) gen=(-W '-c --brokerContainerAddr -b --brokerIdentity -o --output --timeout -n --namesrvAddr -h --help') ;;
         'resetMasterFlushOffset|'* | 'reset-master-flush-offset|'*) gen=(-W '-b --brokerAddr --offset -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'resetOffsetByOffset|'* | 'reset-offset-by-offset|'*) gen=(-W '-a --controllerAddress -g --groupName -t --topic -b --brokerName -i -q --queueId --offset -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'resetOffsetByTime|'* | 'reset-offset-by-time|'*) gen=(-W '-a --controllerAddress -g --groupName -t --topic -s --timestamp -f --force -b --brokerName -o --output --timeout -n --namesrvAddr -h --help') ;;
         'sandbox down|'*) gen=(-W '--dir --purge -o --output -h --help') ;;
         'sandbox kill|'*) gen=(-W '--dir --signal -bn --brokerName -o --output -h --help') ;;
         'sandbox start|'* | 'sandbox status|'* | 'sandbox stop|'*) gen=(-W '--dir -o --output -h --help') ;;

@@ -25,7 +25,9 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                     case 'mqadmin clusterList' 'mqadmin cluster-list'
                         contains -- $word -a --controllerAddress -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr; and set need 1
                     case 'mqadmin consumeMessage' 'mqadmin consume-message'
-                        contains -- $word -a --controllerAddress -t --topic -b -bn --brokerName -i -q --queueId --offset -c --MessageNumber --max --brokerAddr -o --output --timeout -n --namesrvAddr; and set need 1
+                        contains -- $word -a --controllerAddress -t --topic -b -bn --brokerName -i -q --queueId --offset -c --MessageNumber --max --brokerAddr -g --consumerGroup --filter --invisible-time --wait -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin consumerProgress' 'mqadmin consumer-progress'
+                        contains -- $word -a --controllerAddress -g --groupName -t --topic -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin deleteSubGroup' 'mqadmin delete-sub-group'
                         contains -- $word -a --controllerAddress -c --clusterName -g --groupName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin deleteTopic' 'mqadmin delete-topic'
@@ -58,6 +60,10 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         contains -- $word -c --brokerContainerAddr -b --brokerIdentity -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'
                         contains -- $word -b --brokerAddr --offset -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin resetOffsetByOffset' 'mqadmin reset-offset-by-offset'
+                        contains -- $word -a --controllerAddress -g --groupName -t --topic -b --brokerName -i -q --queueId --offset -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin resetOffsetByTime' 'mqadmin reset-offset-by-time'
+                        contains -- $word -a --controllerAddress -g --groupName -t --topic -s --timestamp -f --force -b --brokerName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin sandbox down' 'mqadmin sandbox start' 'mqadmin sandbox status' \
                         'mqadmin sandbox stop'
                         contains -- $word --dir -o --output; and set need 1
@@ -89,27 +95,28 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
             case '*'
                 switch "$path|$word"
                     case 'mqadmin|addBroker' 'mqadmin|assign-preferred-master' 'mqadmin|cleanBrokerMetadata' \
-                        'mqadmin|clusterList' 'mqadmin|consumeMessage' 'mqadmin|deleteSubGroup' \
-                        'mqadmin|deleteTopic' 'mqadmin|electMaster' 'mqadmin|epochs' 'mqadmin|getBrokerConfig' \
-                        'mqadmin|getBrokerEpoch' 'mqadmin|getConsumerConfig' 'mqadmin|getControllerConfig' \
-                        'mqadmin|getControllerMetaData' 'mqadmin|getSyncStateSet' 'mqadmin|haStatus' \
-                        'mqadmin|listBrokers' 'mqadmin|removeBroker' 'mqadmin|resetMasterFlushOffset' \
+                        'mqadmin|clusterList' 'mqadmin|consumeMessage' 'mqadmin|consumerProgress' \
+                        'mqadmin|deleteSubGroup' 'mqadmin|deleteTopic' 'mqadmin|electMaster' 'mqadmin|epochs' \
+                        'mqadmin|getBrokerConfig' 'mqadmin|getBrokerEpoch' 'mqadmin|getConsumerConfig' \
+                        'mqadmin|getControllerConfig' 'mqadmin|getControllerMetaData' 'mqadmin|getSyncStateSet' \
+                        'mqadmin|haStatus' 'mqadmin|listBrokers' 'mqadmin|removeBroker' \
+                        'mqadmin|resetMasterFlushOffset' 'mqadmin|resetOffsetByOffset' 'mqadmin|resetOffsetByTime' \
                         'mqadmin|sandbox' 'mqadmin|sendMessage' 'mqadmin|topicList' 'mqadmin|topicRoute' \
                         'mqadmin|topicStatus' 'mqadmin|transferMaster' 'mqadmin|updateBrokerConfig' \
                         'mqadmin|updateControllerConfig' 'mqadmin|updateSubGroup' 'mqadmin|updateTopic' \
                         'mqadmin|wait' 'mqadmin|add-broker' 'mqadmin|clean-broker-metadata' 'mqadmin|cluster-list' \
-                        'mqadmin|consume-message' 'mqadmin|delete-sub-group' 'mqadmin|delete-topic' \
-                        'mqadmin|elect-master' 'mqadmin|get-broker-config' 'mqadmin|get-broker-epoch' \
-                        'mqadmin|get-consumer-config' 'mqadmin|get-controller-config' \
+                        'mqadmin|consume-message' 'mqadmin|consumer-progress' 'mqadmin|delete-sub-group' \
+                        'mqadmin|delete-topic' 'mqadmin|elect-master' 'mqadmin|get-broker-config' \
+                        'mqadmin|get-broker-epoch' 'mqadmin|get-consumer-config' 'mqadmin|get-controller-config' \
                         'mqadmin|get-controller-meta-data' 'mqadmin|get-sync-state-set' 'mqadmin|ha-status' \
                         'mqadmin|list-brokers' 'mqadmin|remove-broker' 'mqadmin|reset-master-flush-offset' \
-                        'mqadmin|send-message' 'mqadmin|topic-list' 'mqadmin|topic-route' 'mqadmin|topic-status' \
-                        'mqadmin|transfer-master' 'mqadmin|update-broker-config' 'mqadmin|update-controller-config' \
-                        'mqadmin|update-sub-group' 'mqadmin|update-topic' 'mqadmin epochs|collect' \
-                        'mqadmin epochs|report' 'mqadmin epochs|serve' 'mqadmin epochs|synth' 'mqadmin sandbox|down' \
-                        'mqadmin sandbox|kill' 'mqadmin sandbox|start' 'mqadmin sandbox|status' \
-                        'mqadmin sandbox|stop' 'mqadmin sandbox|up' 'mqadmin wait|insync' 'mqadmin wait|master' \
-                        'mqadmin wait|quorum'
+                        'mqadmin|reset-offset-by-offset' 'mqadmin|reset-offset-by-time' 'mqadmin|send-message' \
+                        'mqadmin|topic-list' 'mqadmin|topic-route' 'mqadmin|topic-status' 'mqadmin|transfer-master' \
+                        'mqadmin|update-broker-config' 'mqadmin|update-controller-config' 'mqadmin|update-sub-group' \
+                        'mqadmin|update-topic' 'mqadmin epochs|collect' 'mqadmin epochs|report' \
+                        'mqadmin epochs|serve' 'mqadmin epochs|synth' 'mqadmin sandbox|down' 'mqadmin sandbox|kill' \
+                        'mqadmin sandbox|start' 'mqadmin sandbox|status' 'mqadmin sandbox|stop' 'mqadmin sandbox|up' \
+                        'mqadmin wait|insync' 'mqadmin wait|master' 'mqadmin wait|quorum'
                         set path "$path $word"
                 end
         end
@@ -129,6 +136,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a assign-preferred-mas
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a cleanBrokerMetadata -d 'Remove dead brokers (with -l, alive ones too) from a broker set\'s controller...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a clusterList -d 'List every cluster, broker set and replica: role, address, alive, in sync,...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a consumeMessage -d 'Read confirmed messages of a topic from a broker set\'s master (or one...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a consumerProgress -d 'A group\'s progress per queue on each broker set\'s master: broker and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a deleteSubGroup -d 'Delete a subscription group\'s metadata; an unknown group is a no-op.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a deleteTopic -d 'Delete a topic\'s metadata (its messages stay until retention removes them);...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a electMaster -d 'Make a broker master (admin-designated election; it must be alive and in the...'
@@ -143,6 +151,8 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a haStatus -d 'Show HA
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a listBrokers -d 'List the brokers an agent hosts, with role, epoch and any start-up error.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a removeBroker -d 'Stop a broker hosted by an agent and forget it (its store stays on disk).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a resetMasterFlushOffset -d 'Raise a master\'s flush offset, i.e. its confirmOffset...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a resetOffsetByOffset -d 'Set a group\'s offset in one queue (the next message it receives there); its...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a resetOffsetByTime -d 'Move a group\'s offsets on a topic to the first message stored at or after a...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sandbox -d 'Run a real local cluster on loopback (controllers and broker agents) to try...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sendMessage -d 'Send messages to the master of a broker set (or round robin over every set\'s...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a topicList -d 'List the topics the controllers keep (of one cluster with -c), with their...'
@@ -209,15 +219,29 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin clusterList' 'mqadmin clu
 # mqadmin consumeMessage
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s t -l topic -x -d 'Topic.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s b -o bn -l brokerName -x -d 'Broker set to read from.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s b -o bn -l brokerName -x -d 'Broker set to read from (with -g: default every set serving the topic).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s i -s q -l queueId -x -d 'One queue (default: every queue).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l offset -x -d 'Queue offset to start at (Java\'s -o).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l offset -x -d 'Queue offset to start at (Java\'s -o) [0]; not with -g.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s c -l MessageNumber -l max -x -d 'At most this many messages in all.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l brokerAddr -x -d 'Read from this replica instead of the master.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l brokerAddr -x -d 'Read from this replica instead of the master; not with -g.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s g -l consumerGroup -x -d 'Receive and ack as this subscription group (POP) instead of reading raw.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l filter -x -d 'With -g: tag expression, \'*\' or \'TagA || TagB\' [*].'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l invisible-time -x -d 'With -g: ms a received message stays invisible to the group unless acked...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l wait -x -d 'With -g: ms each receive waits for a message when none is visible [1000].'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l no-ack -d 'With -g: receive only; the messages come back after --invisible-time.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin consumerProgress
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerProgress' 'mqadmin consumer-progress'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerProgress' 'mqadmin consumer-progress'" -s g -l groupName -x -d 'Subscription group name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerProgress' 'mqadmin consumer-progress'" -s t -l topic -x -d 'Only this topic (default: every topic the group consumed).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerProgress' 'mqadmin consumer-progress'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerProgress' 'mqadmin consumer-progress'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerProgress' 'mqadmin consumer-progress'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerProgress' 'mqadmin consumer-progress'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin deleteSubGroup
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteSubGroup' 'mqadmin delete-sub-group'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -364,6 +388,30 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' '
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin resetOffsetByOffset
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByOffset' 'mqadmin reset-offset-by-offset'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByOffset' 'mqadmin reset-offset-by-offset'" -s g -l groupName -x -d 'Subscription group name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByOffset' 'mqadmin reset-offset-by-offset'" -s t -l topic -x -d 'Topic name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByOffset' 'mqadmin reset-offset-by-offset'" -s b -l brokerName -x -d 'The broker set of the queue.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByOffset' 'mqadmin reset-offset-by-offset'" -s i -s q -l queueId -x -d 'The queue.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByOffset' 'mqadmin reset-offset-by-offset'" -l offset -x -d 'The group\'s next offset in the queue (Java\'s -o).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByOffset' 'mqadmin reset-offset-by-offset'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByOffset' 'mqadmin reset-offset-by-offset'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByOffset' 'mqadmin reset-offset-by-offset'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByOffset' 'mqadmin reset-offset-by-offset'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin resetOffsetByTime
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByTime' 'mqadmin reset-offset-by-time'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByTime' 'mqadmin reset-offset-by-time'" -s g -l groupName -x -d 'Subscription group name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByTime' 'mqadmin reset-offset-by-time'" -s t -l topic -x -d 'Topic name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByTime' 'mqadmin reset-offset-by-time'" -s s -l timestamp -x -d 'Epoch ms, \'now\', or yyyy-MM-dd#HH:mm:ss:SSS (this host\'s zone).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByTime' 'mqadmin reset-offset-by-time'" -s f -l force -x -d 'Java\'s switch: only true (its default) is supported.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByTime' 'mqadmin reset-offset-by-time'" -s b -l brokerName -x -d 'Only this broker set (default: every set).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByTime' 'mqadmin reset-offset-by-time'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByTime' 'mqadmin reset-offset-by-time'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByTime' 'mqadmin reset-offset-by-time'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin resetOffsetByTime' 'mqadmin reset-offset-by-time'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin sandbox
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sandbox'" -a down -d 'Stop exactly the processes the sandbox started (by pid); files stay for a...'

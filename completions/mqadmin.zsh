@@ -26,6 +26,7 @@ _mqadmin() {
       'cleanBrokerMetadata:Remove dead brokers (with -l, alive ones too) from a broker set'\''s controller...'
       'clusterList:List every cluster, broker set and replica: role, address, alive, in sync,...'
       'consumeMessage:Read confirmed messages of a topic from a broker set'\''s master (or one...'
+      'consumerProgress:A group'\''s progress per queue on each broker set'\''s master: broker and...'
       'deleteSubGroup:Delete a subscription group'\''s metadata; an unknown group is a no-op.'
       'deleteTopic:Delete a topic'\''s metadata (its messages stay until retention removes them);...'
       'electMaster:Make a broker master (admin-designated election; it must be alive and in the...'
@@ -40,6 +41,8 @@ _mqadmin() {
       'listBrokers:List the brokers an agent hosts, with role, epoch and any start-up error.'
       'removeBroker:Stop a broker hosted by an agent and forget it (its store stays on disk).'
       'resetMasterFlushOffset:Raise a master'\''s flush offset, i.e. its confirmOffset...'
+      'resetOffsetByOffset:Set a group'\''s offset in one queue (the next message it receives there); its...'
+      'resetOffsetByTime:Move a group'\''s offsets on a topic to the first message stored at or after a...'
       'sandbox:Run a real local cluster on loopback (controllers and broker agents) to try...'
       'sendMessage:Send messages to the master of a broker set (or round robin over every set'\''s...'
       'topicList:List the topics the controllers keep (of one cluster with -c), with their...'
@@ -62,6 +65,7 @@ _mqadmin() {
     (cleanBrokerMetadata|clean-broker-metadata) _mqadmin__cleanBrokerMetadata && ret=0 ;;
     (clusterList|cluster-list) _mqadmin__clusterList && ret=0 ;;
     (consumeMessage|consume-message) _mqadmin__consumeMessage && ret=0 ;;
+    (consumerProgress|consumer-progress) _mqadmin__consumerProgress && ret=0 ;;
     (deleteSubGroup|delete-sub-group) _mqadmin__deleteSubGroup && ret=0 ;;
     (deleteTopic|delete-topic) _mqadmin__deleteTopic && ret=0 ;;
     (electMaster|elect-master) _mqadmin__electMaster && ret=0 ;;
@@ -74,6 +78,8 @@ _mqadmin() {
     (listBrokers|list-brokers) _mqadmin__listBrokers && ret=0 ;;
     (removeBroker|remove-broker) _mqadmin__removeBroker && ret=0 ;;
     (resetMasterFlushOffset|reset-master-flush-offset) _mqadmin__resetMasterFlushOffset && ret=0 ;;
+    (resetOffsetByOffset|reset-offset-by-offset) _mqadmin__resetOffsetByOffset && ret=0 ;;
+    (resetOffsetByTime|reset-offset-by-time) _mqadmin__resetOffsetByTime && ret=0 ;;
     (sandbox) _mqadmin__sandbox && ret=0 ;;
     (sendMessage|send-message) _mqadmin__sendMessage && ret=0 ;;
     (topicList|topic-list) _mqadmin__topicList && ret=0 ;;
@@ -172,17 +178,40 @@ _mqadmin__consumeMessage() {
     '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
     '(-t --topic)-t[Topic.]:topic: ' \
     '(-t --topic)--topic[Topic.]:topic: ' \
-    '(-b -bn --brokerName)-b[Broker set to read from.]:brokerName: ' \
-    '(-b -bn --brokerName)-bn[Broker set to read from.]:brokerName: ' \
-    '(-b -bn --brokerName)--brokerName[Broker set to read from.]:brokerName: ' \
+    '(-b -bn --brokerName)-b[Broker set to read from (with -g: default every set serving the topic).]:brokerName: ' \
+    '(-b -bn --brokerName)-bn[Broker set to read from (with -g: default every set serving the topic).]:brokerName: ' \
+    '(-b -bn --brokerName)--brokerName[Broker set to read from (with -g: default every set serving the topic).]:brokerName: ' \
     '(-i -q --queueId)-i[One queue (default: every queue).]:queueId: ' \
     '(-i -q --queueId)-q[One queue (default: every queue).]:queueId: ' \
     '(-i -q --queueId)--queueId[One queue (default: every queue).]:queueId: ' \
-    '(--offset)--offset[Queue offset to start at (Java'\''s -o).]:offset: ' \
+    '(--offset)--offset[Queue offset to start at (Java'\''s -o) \[0\]; not with -g.]:offset: ' \
     '(-c --MessageNumber --max)-c[At most this many messages in all.]:max: ' \
     '(-c --MessageNumber --max)--MessageNumber[At most this many messages in all.]:max: ' \
     '(-c --MessageNumber --max)--max[At most this many messages in all.]:max: ' \
-    '(--brokerAddr)--brokerAddr[Read from this replica instead of the master.]:brokerAddr: ' \
+    '(--brokerAddr)--brokerAddr[Read from this replica instead of the master; not with -g.]:brokerAddr: ' \
+    '(-g --consumerGroup)-g[Receive and ack as this subscription group (POP) instead of reading raw.]:consumerGroup: ' \
+    '(-g --consumerGroup)--consumerGroup[Receive and ack as this subscription group (POP) instead of reading raw.]:consumerGroup: ' \
+    '(--filter)--filter[With -g: tag expression, '\''*'\'' or '\''TagA || TagB'\'' \[*\].]:filter: ' \
+    '(--invisible-time)--invisible-time[With -g: ms a received message stays invisible to the group unless acked...]:invisible-time: ' \
+    '(--wait)--wait[With -g: ms each receive waits for a message when none is visible \[1000\].]:wait: ' \
+    '(--no-ack)--no-ack[With -g: receive only; the messages come back after --invisible-time.]' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__consumerProgress() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-g --groupName)-g[Subscription group name.]:groupName: ' \
+    '(-g --groupName)--groupName[Subscription group name.]:groupName: ' \
+    '(-t --topic)-t[Only this topic (default: every topic the group consumed).]:topic: ' \
+    '(-t --topic)--topic[Only this topic (default: every topic the group consumed).]:topic: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
@@ -455,6 +484,52 @@ _mqadmin__resetMasterFlushOffset() {
     '(-b --brokerAddr)-b[The master broker'\''s address.]:brokerAddr: ' \
     '(-b --brokerAddr)--brokerAddr[The master broker'\''s address.]:brokerAddr: ' \
     '(--offset)--offset[New flush (confirm) offset; Java'\''s -o.]:offset: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__resetOffsetByOffset() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-g --groupName)-g[Subscription group name.]:groupName: ' \
+    '(-g --groupName)--groupName[Subscription group name.]:groupName: ' \
+    '(-t --topic)-t[Topic name.]:topic: ' \
+    '(-t --topic)--topic[Topic name.]:topic: ' \
+    '(-b --brokerName)-b[The broker set of the queue.]:brokerName: ' \
+    '(-b --brokerName)--brokerName[The broker set of the queue.]:brokerName: ' \
+    '(-i -q --queueId)-i[The queue.]:queueId: ' \
+    '(-i -q --queueId)-q[The queue.]:queueId: ' \
+    '(-i -q --queueId)--queueId[The queue.]:queueId: ' \
+    '(--offset)--offset[The group'\''s next offset in the queue (Java'\''s -o).]:offset: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__resetOffsetByTime() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-g --groupName)-g[Subscription group name.]:groupName: ' \
+    '(-g --groupName)--groupName[Subscription group name.]:groupName: ' \
+    '(-t --topic)-t[Topic name.]:topic: ' \
+    '(-t --topic)--topic[Topic name.]:topic: ' \
+    '(-s --timestamp)-s[Epoch ms, '\''now'\'', or yyyy-MM-dd#HH:mm:ss:SSS (this host'\''s zone).]:timestamp: ' \
+    '(-s --timestamp)--timestamp[Epoch ms, '\''now'\'', or yyyy-MM-dd#HH:mm:ss:SSS (this host'\''s zone).]:timestamp: ' \
+    '(-f --force)-f[Java'\''s switch: only true (its default) is supported.]:force: ' \
+    '(-f --force)--force[Java'\''s switch: only true (its default) is supported.]:force: ' \
+    '(-b --brokerName)-b[Only this broker set (default: every set).]:brokerName: ' \
+    '(-b --brokerName)--brokerName[Only this broker set (default: every set).]:brokerName: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \

@@ -11,6 +11,7 @@ from mqadmin_py.commands import (
     controller,
     epochs,
     messages,
+    offsets,
     preferred,
     sandbox,
     topic,
@@ -83,6 +84,7 @@ add_commands(
     },
 )
 add_commands(app, topic.COMMANDS)
+add_commands(app, offsets.COMMANDS)
 app.command("assign-preferred-master")(preferred.assign_preferred_master)
 app.add_typer(wait.app, name="wait")
 app.add_typer(sandbox.app, name="sandbox")

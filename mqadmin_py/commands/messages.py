@@ -11,6 +11,9 @@ from typing import Annotated, Any, Literal, TypedDict
 import typer
 
 from agents.metadata import DEFAULT_QUEUE_NUMS, MESSAGE_GROUP
+from agents.pop.errors import PopCode
+from agents.pop.filter import parse_filter
+from agents.pop.model import DEFAULT_LIMITS
 from mqadmin_py import message_id
 from mqadmin_py.commands.common import (
     INT32_MAX,
@@ -26,9 +29,11 @@ from mqadmin_py.commands.common import (
     not_empty,
 )
 from mqadmin_py.commands.controller import fetch_sync_state
+from mqadmin_py.commands.topic import find_group, find_topic, group_name, metadata_of, set_masters
 from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table, null
-from mqbase.errors import MqError, OperationFailed, Refused, UsageError
+from mqbase.codes import ResponseCode
+from mqbase.errors import MqError, OperationFailed, OperationRefused, Refused, UsageError
 
 RETRIABLE = frozenset({11, 14})
 """SLAVE_NOT_AVAILABLE and SERVICE_NOT_AVAILABLE: the broker stored nothing, so a retry cannot duplicate."""
@@ -78,28 +83,35 @@ class SendDoc(TypedDict):
     results: list[SentDoc]
 
 
-def _send_one(agents: Any, broker_name: str, address: str, message: Any, budget_s: float) -> tuple[SendOutcomeDoc, str]:
-    """Send to `address`, retrying what is safe to retry for up to `budget_s`. Returns (result, address).
+def call_master(agents: Any, address: str, method: str, request: Any, budget_s: float) -> tuple[Any, str, int]:
+    """Call `method` at a broker set's master, retrying refusals that did nothing for up to `budget_s`.
 
-    Only refusals that stored nothing are retried (SLAVE_NOT_AVAILABLE, SERVICE_NOT_AVAILABLE, which includes
-    MASTER_TRANSFERRING during a graceful transfer), following the broker's hint of where the master is; a
-    FLUSH_SLAVE_TIMEOUT is reported, not retried, since the message may be stored already (Java's default).
+    Only SLAVE_NOT_AVAILABLE and SERVICE_NOT_AVAILABLE (which includes MASTER_TRANSFERRING during a graceful
+    transfer) are retried, following the broker's hint of where the master is (`master_address`). Returns
+    (the last answer, the address that gave it, calls made).
     """
-    from mqbase.proto import agent_pb2 as pb
-
-    request = pb.SendMessageRequest(broker=pb.BrokerRef(broker_name=broker_name), message=message)
     deadline = time.monotonic() + budget_s
     attempts = 0
     while True:
         attempts += 1
-        r = agents.call(address, "SendMessage", request)
+        r = agents.call(address, method, request)
         if r.code not in RETRIABLE or time.monotonic() + RETRY_PAUSE_S > deadline:
-            break
+            return r, address, attempts
         hinted = r.master_address and r.master_address != address
         if hinted:
             address = r.master_address
         if not hinted or attempts > 1:  # the first hint is followed at once; ping-pong while roles switch is not
             time.sleep(min(RETRY_PAUSE_S * attempts, 0.2))
+
+
+def _send_one(agents: Any, broker_name: str, address: str, message: Any, budget_s: float) -> tuple[SendOutcomeDoc, str]:
+    """Send to `address`, retrying what is safe to retry for up to `budget_s` (`call_master`). Returns (result,
+    address). A FLUSH_SLAVE_TIMEOUT is reported, not retried, since the message may be stored already (Java's
+    default)."""
+    from mqbase.proto import agent_pb2 as pb
+
+    request = pb.SendMessageRequest(broker=pb.BrokerRef(broker_name=broker_name), message=message)
+    r, address, attempts = call_master(agents, address, "SendMessage", request, budget_s)
     placed = r.results[0] if r.results else None
     return {
         "brokerName": broker_name,
@@ -398,30 +410,369 @@ def _read_queue_nums(controller: str, timeout: float, topic: str) -> int:
     return known[0] if known else DEFAULT_QUEUE_NUMS
 
 
+# --- consumeMessage -g: receive and ack as a consumer group (POP) ------------------------------------
+
+
+DEFAULT_INVISIBLE_MS = 30_000
+"""How long a received message stays invisible to the group unless acked: long enough to print and ack a batch."""
+DEFAULT_WAIT_MS = 1_000
+"""Long polling per receive: a message sent a moment ago is still received, and an empty set costs one second."""
+MAX_WAIT_MS = 20_000
+"""The broker's bound on long polling (ReceiveMessageRequest.long_polling_millis)."""
+
+
+def _filter(value: str | None) -> str | None:
+    """A tag expression as the broker parses it (`*`, ``TagA || TagB``); PopError (a ValueError) names the fault."""
+    if value is not None:
+        parse_filter(value)
+    return value
+
+
+def _optional_group(value: str | None) -> str | None:
+    return None if value is None else group_name(value)
+
+
+class PopMessageDoc(TypedDict):
+    """One message received for the group: where it is, its delivery, and what became of its ack."""
+
+    brokerName: str
+    queueId: int
+    queueOffset: int
+    msgId: str | None
+    deliveryAttempt: int
+    tag: str | None
+    keys: str | None
+    messageGroup: str | None
+    storeTimestamp: int
+    invisibleUntil: int
+    body: str
+    bodyEncoding: BodyEncoding
+    bodyDigest: str
+    properties: dict[str, str]
+    receiptHandle: str
+    acked: bool
+    ackError: str | None
+
+
+class PopSetDoc(TypedDict):
+    """One broker set asked: its master (after a redirect: the new one), what it gave, and why it stopped early."""
+
+    brokerName: str
+    brokerAddress: str | None
+    received: int
+    acked: int
+    error: str | None
+
+
+class GroupConsumeDoc(TypedDict):
+    topic: str
+    group: str
+    filterExpression: str
+    invisibleMillis: int
+    ack: bool
+    received: int
+    acked: int
+    ackFailed: int
+    messages: list[PopMessageDoc]
+    brokerSets: list[PopSetDoc]
+
+
+def pop_error_text(code: int, pop_code: int, remark: str) -> str:
+    """One refusal as ``NAME (code): remark``, named by its POP code when it carries one (20000 is OK)."""
+    if pop_code and pop_code != PopCode.OK:
+        try:
+            return f"{PopCode(pop_code).name} ({pop_code}): {remark}"
+        except ValueError:
+            return f"POP code {pop_code}: {remark}"
+    return f"{code_name(code)} ({code}): {remark}"
+
+
+AckResult = tuple[str, int, int, str]
+"""One handle's result in an AckMessage answer: (receipt handle, code, pop_code, remark)."""
+
+
+def ack_outcomes(handles: list[str], code: int, remark: str, results: list[AckResult]) -> list[str | None]:
+    """Each handle's ack outcome (None: acked, else why not) from an AckMessage answer: its batch `code`/`remark`
+    and `results` as (handle, code, pop_code, remark). A refused batch fails every handle; a handle the answer
+    does not mention is not acked."""
+    if code != 0:
+        return [pop_error_text(code, 0, remark)] * len(handles)
+    by_handle = {handle: (c, p, r) for handle, c, p, r in results}
+    outcomes: list[str | None] = []
+    for handle in handles:
+        found = by_handle.get(handle)
+        if found is None:
+            outcomes.append("the broker gave no result for this receipt handle")
+        elif found[0] == 0 and found[1] in (0, PopCode.OK):
+            outcomes.append(None)
+        else:
+            outcomes.append(pop_error_text(*found))
+    return outcomes
+
+
+def _pop_message_doc(broker_name: str, m: Any) -> PopMessageDoc:
+    text, encoding = _body(m.message.body)
+    properties = dict(m.message.properties)
+    return {
+        "brokerName": broker_name,
+        "queueId": m.message.queue_id,
+        "queueOffset": m.queue_offset,
+        "msgId": properties.get(message_id.UNIQ_KEY),
+        "deliveryAttempt": m.delivery_attempt,
+        "tag": properties.get("TAGS"),
+        "keys": properties.get("KEYS"),
+        "messageGroup": properties.get(MESSAGE_GROUP),
+        "storeTimestamp": m.store_timestamp,
+        "invisibleUntil": m.invisible_until_millis,
+        "body": text,
+        "bodyEncoding": encoding,
+        "bodyDigest": m.body_digest,
+        "properties": properties,
+        "receiptHandle": m.receipt_handle,
+        "acked": False,
+        "ackError": None,
+    }
+
+
+class ReceiveAsk(TypedDict):
+    """What every receive of one run asks for (the request's fields but the set, the batch and the attempt id)."""
+
+    group: str
+    topic: str
+    queue_id: int | None
+    filter_expression: str
+    invisible_millis: int
+    long_polling_millis: int
+
+
+def _receive(agents: Any, target: PopSetDoc, ask: ReceiveAsk, batch: int, budget_s: float) -> list[PopMessageDoc]:
+    """One receive at the set's master (following a redirect): its messages, [] when nothing is visible."""
+    import uuid
+
+    from mqbase.proto import agent_pb2 as pb
+
+    request = pb.ReceiveMessageRequest(broker=pb.BrokerRef(broker_name=target["brokerName"]), batch_size=batch,
+                                       attempt_id=uuid.uuid4().hex, **ask)  # fmt: skip
+    r, target["brokerAddress"], _ = call_master(agents, target["brokerAddress"] or "", "ReceiveMessage", request,
+                                                budget_s)  # fmt: skip
+    if r.code == ResponseCode.PULL_NOT_FOUND:
+        return []
+    if r.code != 0:
+        error = OperationRefused if r.code == ResponseCode.NO_PERMISSION else OperationFailed
+        raise error(r.code, code_name(r.code), pop_error_text(r.code, r.pop_code, r.remark))
+    return [_pop_message_doc(target["brokerName"], m) for m in r.messages]
+
+
+def _ack(agents: Any, target: PopSetDoc, group: str, topic: str, docs: list[PopMessageDoc], budget_s: float) -> None:
+    """Ack `docs` in one AckMessage; each doc's `acked`/`ackError` tell its outcome, the set's `acked` counts them.
+    Raises the MqError (every doc then carries it) when the master did not answer."""
+    from mqbase.proto import agent_pb2 as pb
+
+    handles = [d["receiptHandle"] for d in docs]
+    request = pb.AckMessageRequest(broker=pb.BrokerRef(broker_name=target["brokerName"]), group=group, topic=topic,
+                                   receipt_handles=handles)  # fmt: skip
+    try:
+        r, target["brokerAddress"], _ = call_master(agents, target["brokerAddress"] or "", "AckMessage", request,
+                                                    budget_s)  # fmt: skip
+    except MqError as exc:
+        for d in docs:
+            d["ackError"] = str(exc)
+        raise
+    results = [(a.receipt_handle, a.code, a.pop_code, a.remark) for a in r.results]
+    for d, outcome in zip(docs, ack_outcomes(handles, r.code, r.remark, results), strict=True):
+        d["acked"], d["ackError"] = outcome is None, outcome
+    target["acked"] += sum(d["acked"] for d in docs)
+
+
+def _consume_group(
+    controller: str, timeout: float, topic: str, group: str, broker_name: str | None, ask: ReceiveAsk, count: int,
+    ack: bool,
+) -> tuple[GroupConsumeDoc, list[MqError]]:  # fmt: skip
+    """Receive (and ack) up to `count` messages for `group`, round robin over the sets serving `topic`, until
+    `count` or until one round over every set gave nothing. Returns the document and the errors met, in order."""
+    with controller_client(controller, timeout) as client:
+        metadata_ = metadata_of(client)
+        t = find_topic(metadata_, topic)
+        find_group(metadata_, group)
+        if broker_name is not None and broker_name not in t.broker_names:
+            code = ResponseCode.TOPIC_NOT_EXIST
+            remark = f"broker set {broker_name} does not serve topic {topic}; see 'mqadmin topicRoute -t {topic}'"
+            raise OperationFailed(code, code.name, remark)
+        masters = set_masters(client, [broker_name] if broker_name else t.broker_names)
+    sets: list[PopSetDoc] = [{"brokerName": name, "brokerAddress": address, "received": 0, "acked": 0,
+                              "error": None} for name, address in masters.items()]  # fmt: skip
+    with agent_client(timeout + ask["long_polling_millis"] / 1000) as agents:
+        messages, errors = consume_sets(agents, sets, ask, count, ack, timeout)
+    acked = sum(s["acked"] for s in sets)
+    doc: GroupConsumeDoc = {
+        "topic": topic, "group": group, "filterExpression": ask["filter_expression"],
+        "invisibleMillis": ask["invisible_millis"], "ack": ack, "received": len(messages), "acked": acked,
+        "ackFailed": len(messages) - acked if ack else 0, "messages": messages, "brokerSets": sets,
+    }  # fmt: skip
+    return doc, errors
+
+
+def consume_sets(
+    agents: Any, sets: list[PopSetDoc], ask: ReceiveAsk, count: int, ack: bool, timeout: float
+) -> tuple[list[PopMessageDoc], list[MqError]]:
+    """Receive (and ack, each batch in one AckMessage) round robin over `sets` until `count` messages or until a
+    round over every set gave nothing. A set that fails is dropped and the others go on; a set without a master
+    (brokerAddress None) is not asked. Returns the messages and the errors met, in order; `sets` counts."""
+    errors: list[MqError] = []
+    for s in sets:
+        if s["brokerAddress"] is None:
+            errors.append(Refused(f"broker set {s['brokerName']} has no master now; see 'mqadmin getSyncStateSet'"))
+            s["error"] = str(errors[-1])
+    messages: list[PopMessageDoc] = []
+    active = [s for s in sets if s["error"] is None]
+    while active and len(messages) < count:
+        received_any = False
+        for s in list(active):
+            wanted = count - len(messages)
+            if wanted <= 0:
+                break
+            try:
+                batch = _receive(agents, s, ask, min(wanted, PULL_BATCH), timeout)
+                s["received"] += len(batch)
+                messages += batch
+                received_any = received_any or bool(batch)
+                if ack and batch:
+                    _ack(agents, s, ask["group"], ask["topic"], batch, timeout)
+            except MqError as exc:
+                s["error"] = str(exc)
+                errors.append(exc)
+                active.remove(s)
+                continue
+            failed = [d for d in batch if ack and not d["acked"]]
+            if failed:
+                why = f"{len(failed)} of {len(batch)} ack(s) on {s['brokerName']} failed; first: "
+                errors.append(MqError(why + str(failed[0]["ackError"])))
+        if not received_any:
+            break
+    return messages, errors
+
+
+def _group_table(doc: GroupConsumeDoc) -> None:
+    rows: list[list[Any]] = [
+        [m["brokerName"], m["queueId"], m["queueOffset"], m["msgId"], m["deliveryAttempt"], m["tag"], m["keys"],
+         m["body"] if m["bodyEncoding"] == "utf-8" else "(binary)",
+         ("yes" if m["acked"] else m["ackError"] or "no") if doc["ack"] else "no (--no-ack)"]
+        for m in doc["messages"]
+    ]  # fmt: skip
+    rows += [[s["brokerName"], None, None, None, None, None, None, None, s["error"]] for s in doc["brokerSets"]
+             if s["error"]]  # fmt: skip
+    title = f"{doc['topic']} for group {doc['group']}: {doc['received']} received, {doc['acked']} acked"
+    emit_table(title, ["Broker set", "Queue", "QueueOffset", "MsgId", "Attempt", "Tag", "Keys", "Body", "Acked"], rows)
+
+
+def _group_legacy(doc: GroupConsumeDoc) -> str:
+    return "".join(
+        f"MSG: brokerName={m['brokerName']}, queueId={m['queueId']}, queueOffset={m['queueOffset']}, "
+        f"msgId={null(m['msgId'])}, deliveryAttempt={m['deliveryAttempt']}, tag={null(m['tag'])}, "
+        f"keys={null(m['keys'])}, acked={str(m['acked']).lower()}, body={m['body']}\n"
+        for m in doc["messages"]
+    )
+
+
 def consume_message(
     controller: ControllerOpt,
     topic: Annotated[str, typer.Option("-t", "--topic", help="Topic.")],
-    broker_name: Annotated[str, broker_name_option("-b", "-bn", "--brokerName", help="Broker set to read from.")],
+    broker_name: Annotated[
+        str | None,
+        broker_name_option(
+            "-b", "-bn", "--brokerName", help="Broker set to read from (with -g: default every set serving the topic)."
+        ),
+    ] = None,
     queue_id: Annotated[
         int | None,
         typer.Option("-i", "-q", "--queueId", help="One queue (default: every queue).", min=0, max=INT32_MAX),
     ] = None,
     offset: Annotated[
-        int, typer.Option("--offset", help="Queue offset to start at (Java's -o).", min=0, max=INT64_MAX)
-    ] = 0,
+        int | None,
+        typer.Option("--offset", help="Queue offset to start at (Java's -o) [0]; not with -g.", min=0, max=INT64_MAX),
+    ] = None,
     max_messages: Annotated[
         int, typer.Option("-c", "--MessageNumber", "--max", help="At most this many messages in all.", min=1)
     ] = 32,
     broker_addr: Annotated[
-        str | None, address_option("--brokerAddr", help="Read from this replica instead of the master.")
+        str | None, address_option("--brokerAddr", help="Read from this replica instead of the master; not with -g.")
     ] = None,
+    group: Annotated[
+        str | None,
+        typer.Option(
+            "-g",
+            "--consumerGroup",
+            help="Receive and ack as this subscription group (POP) instead of reading raw.",
+            callback=checked(_optional_group),
+        ),
+    ] = None,
+    filter_expression: Annotated[
+        str | None,
+        typer.Option("--filter", help="With -g: tag expression, '*' or 'TagA || TagB' [*].", callback=checked(_filter)),
+    ] = None,
+    invisible_ms: Annotated[
+        int | None,
+        typer.Option(
+            "--invisible-time",
+            help=f"With -g: ms a received message stays invisible to the group unless acked [{DEFAULT_INVISIBLE_MS}].",
+            min=DEFAULT_LIMITS.min_receive_invisible_ms,
+            max=DEFAULT_LIMITS.max_invisible_ms,
+        ),
+    ] = None,
+    wait_ms: Annotated[
+        int | None,
+        typer.Option(
+            "--wait",
+            help=f"With -g: ms each receive waits for a message when none is visible [{DEFAULT_WAIT_MS}].",
+            min=0,
+            max=MAX_WAIT_MS,
+        ),
+    ] = None,
+    no_ack: Annotated[
+        bool, typer.Option("--no-ack", help="With -g: receive only; the messages come back after --invisible-time.")
+    ] = False,
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
 ) -> None:
-    """Read confirmed messages of a topic from a broker set's master (or one replica with -b).
+    """Read confirmed messages of a topic from a broker set's master (or one replica with --brokerAddr), or with -g
+    receive and ack them as a consumer group.
 
-    Only messages up to the confirmOffset are visible, so nothing read here can be truncated by a failover.
+    Only messages up to the confirmOffset are visible, so nothing read here can be truncated by a failover. With -g
+    each message is delivered to the group once (again only when not acked within --invisible-time).
     """
+    if group is None:
+        given = {"--filter": filter_expression is not None, "--invisible-time": invisible_ms is not None,
+                 "--wait": wait_ms is not None, "--no-ack": no_ack}  # fmt: skip
+        pop_only = [name for name, present in given.items() if present]
+        if pop_only:
+            raise UsageError(f"{', '.join(pop_only)}: only with -g GROUP (receive as a consumer group)")
+        if broker_name is None:
+            raise UsageError("give -b BROKER_NAME (the set to read from), or -g GROUP to receive as a consumer group")
+        _consume_raw(controller, topic, broker_name, queue_id, offset or 0, max_messages, broker_addr, output, timeout)
+        return
+    raw = {"--offset": offset, "--brokerAddr": broker_addr}
+    raw_only = [name for name, value in raw.items() if value is not None]
+    if raw_only:
+        raise UsageError(f"{', '.join(raw_only)}: only without -g (with -g the group's offsets say where to read)")
+    ask: ReceiveAsk = {
+        "group": group,
+        "topic": topic,
+        "queue_id": queue_id,
+        "filter_expression": filter_expression or "*",
+        "invisible_millis": invisible_ms or DEFAULT_INVISIBLE_MS,
+        "long_polling_millis": DEFAULT_WAIT_MS if wait_ms is None else wait_ms,
+    }
+    doc, errors = _consume_group(controller, timeout, topic, group, broker_name, ask, max_messages, not no_ack)
+    emit(doc, output, _group_table, _group_legacy)
+    if errors:
+        raise errors[0]
+
+
+def _consume_raw(
+    controller: str, topic: str, broker_name: str, queue_id: int | None, offset: int, max_messages: int,
+    broker_addr: str | None, output: Output, timeout: float,
+) -> None:  # fmt: skip
+    """consumeMessage without -g: pull confirmed messages from `offset`, as the Java tool does."""
     if ":" in broker_name:
         raise UsageError(
             f"-b/--brokerName takes a broker set name, as in Java's mqadmin, got {broker_name!r}; "

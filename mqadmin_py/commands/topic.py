@@ -249,10 +249,34 @@ def _serving(cluster_name: str | None, broker_name: str | None) -> tuple[str, st
     return cluster_name or "", broker_name or ""
 
 
-def _metadata(client: Any) -> Any:
+def metadata_of(client: Any) -> Any:
     from mqbase.proto import controller_pb2 as pb
 
     return check(client.call("GetMetadata", pb.GetMetadataRequest()))
+
+
+def find_topic(metadata_: Any, topic: str) -> Any:
+    """`topic`'s config in a GetMetadata answer; OperationFailed TOPIC_NOT_EXIST (exit 1) when it has none."""
+    found = [t for t in metadata_.topics if t.topic_name == topic]
+    if not found:
+        remark = f"No topic route info for the topic: {topic}; list the topics with 'mqadmin topicList'"
+        raise OperationFailed(ResponseCode.TOPIC_NOT_EXIST, ResponseCode.TOPIC_NOT_EXIST.name, remark)
+    return found[0]
+
+
+def find_group(metadata_: Any, group: str) -> Any:
+    """`group`'s config in a GetMetadata answer; OperationFailed SUBSCRIPTION_GROUP_NOT_EXIST (exit 1) otherwise."""
+    found = [g for g in metadata_.groups if g.group_name == group]
+    if not found:
+        code = ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST
+        raise OperationFailed(code, code.name, f"subscription group {group} does not exist")
+    return found[0]
+
+
+def set_masters(client: Any, broker_names: Any) -> dict[str, str | None]:
+    """The master address of each named broker set, in the given order (None: the set has no master now)."""
+    masters = {d["brokerName"]: d["masterAddress"] for d in fetch_sync_state(client, list(broker_names), None)}
+    return {name: masters.get(name) for name in broker_names}
 
 
 # --- commands -----------------------------------------------------------------------------------
@@ -333,7 +357,7 @@ def topic_list(
 ) -> None:
     """List the topics the controllers keep (of one cluster with -c), with their queues, perm and message type."""
     with controller_client(controller, timeout) as client:
-        r = _metadata(client)
+        r = metadata_of(client)
     topics = [_topic_doc(t) for t in r.topics if cluster_name is None or t.cluster_name == cluster_name]
     doc: TopicListDoc = {"metadataVersion": r.metadata_version, "topics": topics}
     emit(doc, output, lambda d: _topics_table(d["topics"], f"Topics (metadata version {d['metadataVersion']})"),
@@ -348,11 +372,7 @@ def topic_route(
 ) -> None:
     """Where a topic is served: per broker set its queues, perm and current master (exit 1: no such topic)."""
     with controller_client(controller, timeout) as client:
-        found = [t for t in _metadata(client).topics if t.topic_name == topic]
-        if not found:
-            remark = f"No topic route info for the topic: {topic}; list the topics with 'mqadmin topicList'"
-            raise OperationFailed(ResponseCode.TOPIC_NOT_EXIST, ResponseCode.TOPIC_NOT_EXIST.name, remark)
-        t = found[0]
+        t = find_topic(metadata_of(client), topic)
         sets = {d["brokerName"]: d for d in fetch_sync_state(client, None, None) if d["brokerName"] in t.broker_names}
     routes: list[RouteSetDoc] = []
     for name in t.broker_names:
@@ -418,12 +438,8 @@ def topic_status(
     Exit 1: no such topic.
     """
     with controller_client(controller, timeout) as client:
-        found = [t for t in _metadata(client).topics if t.topic_name == topic]
-        if not found:
-            remark = f"No topic route info for the topic: {topic}; list the topics with 'mqadmin topicList'"
-            raise OperationFailed(ResponseCode.TOPIC_NOT_EXIST, ResponseCode.TOPIC_NOT_EXIST.name, remark)
-        t = found[0]
-        masters = {d["brokerName"]: d["masterAddress"] for d in fetch_sync_state(client, list(t.broker_names), None)}
+        t = find_topic(metadata_of(client), topic)
+        masters = set_masters(client, t.broker_names)
     queues = max(t.read_queue_nums, t.write_queue_nums)
     sets: list[SetStatusDoc] = []
     with agent_client(timeout) as agents:
@@ -525,11 +541,7 @@ def get_consumer_config(
 ) -> None:
     """A subscription group's config (exit 1: no such group)."""
     with controller_client(controller, timeout) as client:
-        found = [g for g in _metadata(client).groups if g.group_name == group]
-    if not found:
-        code = ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST
-        raise OperationFailed(code, code.name, f"subscription group {group} does not exist")
-    doc = _group_doc(found[0])
+        doc = _group_doc(find_group(metadata_of(client), group))
     emit(doc, output, lambda d: _group_table(d, f"Subscription group {d['groupName']}"))
 
 

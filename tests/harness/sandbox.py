@@ -63,6 +63,12 @@ class Cli:
         return json.loads(self(*args, "-o", "json").stdout)
 
 
+def learnt(cli: Cli, box: Sandbox, version: int) -> dict[str, Any] | None:
+    """The first agent's listBrokers entry once its broker has learnt metadata `version` (or a later one)."""
+    [broker] = cli.json("listBrokers", "-c", box.agents()[0].address)
+    return broker if (broker["metadataVersion"] or -1) >= version else None
+
+
 @dataclass(frozen=True)
 class Master:
     broker_id: int

@@ -12,13 +12,12 @@ import json
 import signal
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from mqadmin_py.sandbox import Sandbox
 from tests.harness.controllers import leader
-from tests.harness.sandbox import BROKER, CLUSTER, Cli
+from tests.harness.sandbox import BROKER, CLUSTER, Cli, learnt
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
@@ -44,12 +43,6 @@ def cli(box: Sandbox) -> Cli:
     run = Cli(box.dir)
     run.env["MQADMIN_CONTROLLERS"] = box.addresses()
     return run
-
-
-def learnt(cli: Cli, box: Sandbox, version: int) -> dict[str, Any] | None:
-    """The agent's listBrokers entry once its broker has learnt metadata `version` (or a later one)."""
-    [broker] = cli.json("listBrokers", "-c", box.agents()[0].address)
-    return broker if (broker["metadataVersion"] or -1) >= version else None
 
 
 def snapshotted(box: Sandbox, node_id: str) -> bool:

@@ -1,0 +1,137 @@
+"""The consumer-group commands end to end (issue 25): ``consumeMessage -g``, ``consumerProgress``,
+``resetOffsetByTime`` and ``resetOffsetByOffset`` as real ``mqadmin`` processes against a sandbox of one controller
+and one broker set of one replica. The topic and the group are created first (a send to an unknown topic is
+refused), and the broker must have learnt them before it serves them.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mqadmin_py.sandbox import Sandbox
+from tests.harness.sandbox import BROKER, Cli, learnt
+from tests.harness.wait import wait_until
+
+pytestmark = [pytest.mark.integration]
+
+TOPIC = "CliOrders"
+GROUP = "GID_cli"
+QUEUES = 2
+SENT = 6
+INVISIBLE_MS = 10_000
+"""The broker's shortest invisible duration: the --no-ack redelivery waits this long."""
+
+
+@pytest.fixture(scope="module")
+def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    sandbox = Sandbox(Path(tmp_path_factory.mktemp("consumer-cli")))
+    try:
+        sandbox.up(controllers=1, broker_sets=1, replicas=1, timeout=120.0)
+        sandbox.wait_for_brokers(timeout=60.0)
+        yield sandbox
+    finally:
+        sandbox.down()
+
+
+@pytest.fixture(scope="module")
+def cli(box: Sandbox) -> Cli:
+    run = Cli(box.dir)
+    run.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    run.json("updateTopic", "-b", BROKER, "-t", TOPIC, "-r", str(QUEUES), "-w", str(QUEUES))
+    made = run.json("updateSubGroup", "-b", BROKER, "-g", GROUP)
+    wait_until(lambda: learnt(run, box, made["metadataVersion"]), 60, "the broker to learn the topic and the group")
+    return run
+
+
+def consume(cli: Cli, *extra: str) -> dict[str, Any]:
+    """One ``consumeMessage -g`` run that must exit 0; `--wait 0`: nothing visible ends the run at once."""
+    doc: dict[str, Any] = cli.json("consumeMessage", "-t", TOPIC, "-g", GROUP, "-c", "100", "--wait", "0", *extra)
+    return doc
+
+
+def progress(cli: Cli) -> dict[str, Any]:
+    doc: dict[str, Any] = cli.json("consumerProgress", "-g", GROUP, "-t", TOPIC)
+    return doc
+
+
+def test_a_group_receives_each_message_once_and_resets_to_receive_them_again(cli: Cli) -> None:
+    sent = cli.json("sendMessage", "-t", TOPIC, "-p", "m-{i}", "-c", "TagA", "-k", "order", "--count", str(SENT))
+    ids = {r["msgId"] for r in sent["results"]}
+    assert sent["sent"] == SENT and len(ids) == SENT
+
+    first = consume(cli)
+    assert (first["received"], first["acked"], first["ackFailed"]) == (SENT, SENT, 0)
+    assert {m["msgId"] for m in first["messages"]} == ids
+    assert {(m["deliveryAttempt"], m["tag"], m["keys"], m["acked"]) for m in first["messages"]} == {
+        (1, "TagA", "order", True)}  # fmt: skip
+    assert all(m["bodyDigest"] == f"{zlib.crc32(m['body'].encode()):08X}" for m in first["messages"])
+    assert consume(cli)["received"] == 0  # acked: never delivered again
+
+    queues = progress(cli)["queues"]
+    assert len(queues) == QUEUES and sum(q["brokerOffset"] for q in queues) == SENT
+    assert all(q["consumerOffset"] == q["brokerOffset"] and q["diff"] == 0 and q["inflight"] == 0 for q in queues)
+    assert not any(q["belowMinOffset"] for q in queues)
+
+    # Back to the first message's store time: every message is the group's again.
+    since = str(min(m["storeTimestamp"] for m in first["messages"]))
+    reset = cli.json("resetOffsetByTime", "-g", GROUP, "-t", TOPIC, "-s", since)
+    [reset_set] = reset["brokerSets"]
+    assert reset_set["reset"] and sorted((q["queueId"], q["offset"]) for q in reset_set["queues"]) == [(0, 0), (1, 0)]
+    assert progress(cli)["diffTotal"] == SENT
+
+    # Received without an ack: invisible for INVISIBLE_MS, then delivered again with attempt 2.
+    held = consume(cli, "--no-ack", "--invisible-time", str(INVISIBLE_MS))
+    assert (held["received"], held["acked"], held["ack"]) == (SENT, 0, False)
+    assert {m["msgId"] for m in held["messages"]} == ids and all(m["deliveryAttempt"] == 1 for m in held["messages"])
+    assert progress(cli)["inflightTotal"] == SENT
+    again: list[dict[str, Any]] = []
+
+    def back() -> bool | None:
+        """Long polling waits for the invisibility to end; -c stops the run once every message is back."""
+        left = str(SENT - len(again))
+        again.extend(cli.json("consumeMessage", "-t", TOPIC, "-g", GROUP, "-c", left, "--wait", "20000")["messages"])
+        return len(again) >= SENT or None
+
+    wait_until(back, 90, "the unacked messages to come back")
+    assert sorted(m["msgId"] for m in again) == sorted(ids)
+    assert all(m["deliveryAttempt"] == 2 and m["acked"] for m in again)
+    done = progress(cli)
+    assert (done["diffTotal"], done["inflightTotal"]) == (0, 0)
+    legacy = cli("consumerProgress", "-g", GROUP, "-t", TOPIC, "-o", "legacy").stdout.splitlines()
+    assert legacy[0].split()[:4] == ["#Topic", "#Broker", "Name", "#QID"] and legacy[-2:] == [
+        "Diff Total: 0", "Inflight Total: 0"]  # fmt: skip
+    assert [line.split()[:3] for line in legacy[1 : 1 + QUEUES]] == [[TOPIC, BROKER, str(q)] for q in range(QUEUES)]
+
+    # 'now' moves every queue to its end; one queue back to 0 makes its messages the group's again.
+    [to_end] = cli.json("resetOffsetByTime", "-g", GROUP, "-t", TOPIC, "-s", "now")["brokerSets"]
+    assert sorted((q["queueId"], q["offset"]) for q in to_end["queues"]) == [
+        (q["queueId"], q["brokerOffset"]) for q in done["queues"]]  # fmt: skip
+    moved = cli.json("resetOffsetByOffset", "-g", GROUP, "-t", TOPIC, "-b", BROKER, "-i", "0", "--offset", "0")
+    assert (moved["queueId"], moved["offset"]) == (0, 0)
+    [queue0] = [q for q in progress(cli)["queues"] if q["queueId"] == 0]
+    assert queue0["consumerOffset"] == 0 and queue0["diff"] == queue0["brokerOffset"]
+    table = cli("consumeMessage", "-t", TOPIC, "-g", GROUP, "-i", "0", "--wait", "0").stdout
+    assert f"{TOPIC} for group {GROUP}: {queue0['brokerOffset']} received, {queue0['brokerOffset']} acked" in table
+    assert consume(cli, "-i", "0")["received"] == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (("consumeMessage", "-t", TOPIC, "-g", "GID_unknown"), 1, "SUBSCRIPTION_GROUP_NOT_EXIST (26)"),
+        (("consumeMessage", "-t", "NoSuchTopic", "-g", GROUP), 1, "TOPIC_NOT_EXIST (17)"),
+        (("consumeMessage", "-t", TOPIC, "-g", GROUP, "-b", "broker-z"), 1, "does not serve topic"),
+        (("consumerProgress", "-g", "GID_unknown"), 1, "SUBSCRIPTION_GROUP_NOT_EXIST (26)"),
+        (("resetOffsetByTime", "-g", GROUP, "-t", "NoSuchTopic", "-s", "now"), 1, "TOPIC_NOT_EXIST (17)"),
+    ],
+)
+def test_unknown_groups_topics_and_sets_exit_1_before_any_broker_is_asked(
+    cli: Cli, args: tuple[str, ...], code: int, message: str
+) -> None:
+    result = cli(*args, ok=False)
+    assert result.returncode == code and message in result.stderr, result.stderr
