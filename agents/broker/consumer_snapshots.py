@@ -93,6 +93,11 @@ class SnapshotKeeper:
         with self._lock:
             return snapshot.retained_floor(self._latest)
 
+    def last(self) -> snapshot.Snapshot | None:
+        """The snapshot last read or cut (None before the first), without touching the file (for metrics)."""
+        with self._lock:
+            return self._latest
+
     def page(self, position: int, max_bytes: int) -> tuple[int, int, bytes] | None:
         """(covered, total size, bytes from `position`) of the latest snapshot, for a replica that asks; None
         without one."""

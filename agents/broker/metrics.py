@@ -16,6 +16,7 @@ from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamil
 from agents.broker.cleaner import Totals
 from agents.broker.manager import Status
 from agents.config import BrokerConfig
+from agents.consumer.snapshot import Snapshot
 from agents.ha.replica import Replica
 from agents.ha.role import Role
 from mqbase.metrics import MetricsEndpoint
@@ -33,6 +34,8 @@ class Managed(Protocol):
     def status(self) -> Status: ...
     @property
     def cleaner(self) -> Cleaner: ...
+    @property
+    def snapshots(self) -> Snapshots: ...
 
 
 class Cleaner(Protocol):
@@ -40,6 +43,12 @@ class Cleaner(Protocol):
 
     @property
     def totals(self) -> Totals: ...
+
+
+class Snapshots(Protocol):
+    """The consumer-state snapshot of a hosted broker (``SnapshotKeeper`` fits)."""
+
+    def last(self) -> Snapshot | None: ...
 
 
 def broker_labels(manager: Managed) -> list[str]:
@@ -72,6 +81,10 @@ class _BrokerCollector:
         deleted_bytes = CounterMetricFamily(
             "mqagent_retention_deleted_bytes", "Bytes of commit-log segments deleted by retention.", labels=LABELS
         )
+        covered = gauge(
+            "mqagent_consumer_snapshot_offset_bytes", "Commit-log offset the consumer-state snapshot covers."
+        )
+        records = gauge("mqagent_consumer_snapshot_records", "Consumer-state records the snapshot holds.")
         for manager in self._managers():
             status = manager.status()
             if status.broker_id < 0:
@@ -83,6 +96,10 @@ class _BrokerCollector:
             totals = manager.cleaner.totals
             deleted_segments.add_metric(labels, totals.segments)
             deleted_bytes.add_metric(labels, totals.bytes)
+            last = manager.snapshots.last()
+            if last is not None:
+                covered.add_metric(labels, last.covered)
+                records.add_metric(labels, last.state.seq)
             replica = manager.replica
             if replica is None:
                 continue
@@ -96,6 +113,7 @@ class _BrokerCollector:
                 for slave_id, progress in sorted(master.slaves().items()):
                     lag.add_metric([*labels, str(slave_id)], max(0, top - max(progress.ack_offset, 0)))
         yield from (role, epoch, max_offset, min_offset, confirm, sss, lag, deleted_segments, deleted_bytes)
+        yield from (covered, records)
 
 
 class AgentMetrics(MetricsEndpoint):

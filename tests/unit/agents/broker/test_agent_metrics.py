@@ -15,6 +15,8 @@ from agents.broker.cleaner import Totals
 from agents.broker.manager import Status
 from agents.broker.metrics import AgentMetrics
 from agents.config import BrokerConfig
+from agents.consumer.snapshot import Snapshot
+from agents.consumer.state import ConsumerState
 from agents.ha.role import Role
 from agents.ha.sync_state import SlaveProgress, SyncState
 
@@ -31,6 +33,11 @@ class FakeManager:
     replica: Any = None
     config: BrokerConfig = field(default_factory=lambda: BrokerConfig(broker_cluster_name="C", broker_name="b"))
     cleaner: Any = field(default_factory=lambda: SimpleNamespace(totals=Totals()))
+    snapshot: Snapshot | None = None
+
+    @property
+    def snapshots(self) -> SimpleNamespace:
+        return SimpleNamespace(last=lambda: self.snapshot)
 
     def status(self) -> Status:
         return Status(self.broker_id, self.role, self.epoch, 1, "", "", 2, "")
@@ -91,6 +98,7 @@ def test_offsets_are_gauges_in_bytes() -> None:
         "mqagent_min_offset_bytes": "gauge",
         "mqagent_confirm_offset_bytes": "gauge",
         "mqagent_slave_lag_bytes": "gauge",
+        "mqagent_consumer_snapshot_offset_bytes": "gauge",
         "mqagent_retention_deleted_bytes": "counter",  # what retention deleted never goes down
     }
     slave.replica.store.max_offset = 600  # truncated on a role change
@@ -107,6 +115,18 @@ def test_retention_totals_and_min_offset_are_read_at_scrape_time() -> None:
     assert at(s, "mqagent_retention_deleted_segments_total", 1) == 2.0
     assert at(s, "mqagent_retention_deleted_bytes_total", 1) == 2048.0
     assert at(s, "mqagent_min_offset_bytes", 1) == 2048.0
+
+
+def test_the_consumer_snapshot_is_read_at_scrape_time() -> None:
+    master = FakeManager(1, Role.MASTER, replica=replica(1000, 900, ha_master({1}, {})))
+    metrics = AgentMetrics(lambda: [master])
+    assert at(scrape(metrics), "mqagent_consumer_snapshot_offset_bytes", 1) is None  # none cut yet
+    master.snapshot = Snapshot(900, ConsumerState(seq=12))
+    s = scrape(metrics)
+    assert (at(s, "mqagent_consumer_snapshot_offset_bytes", 1), at(s, "mqagent_consumer_snapshot_records", 1)) == (
+        900,
+        12,
+    )
 
 
 def test_unregistered_broker_is_skipped_and_fenced_one_has_only_role_and_epoch() -> None:
