@@ -226,3 +226,25 @@ def test_a_deleted_group_created_again_starts_afresh(box: Sandbox, broker: Broke
     wait_until(lambda: "G7" not in cli.json("listBrokers", "-c", agent)[0]["subscriptionGroups"], 30, "G7 deleted")
     cli("updateSubGroup", "-b", BROKER, "-g", "G7")
     assert len(receive_all(stub, "G7", 3)) == 3  # its offsets went with it: the group starts at the queue's start
+
+
+def test_a_message_past_its_last_attempt_goes_to_the_dead_letter_topic(box: Sandbox, broker: Broker) -> None:
+    cli = Cli(box.dir)
+    cli.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    cli("updateSubGroup", "-b", BROKER, "-g", "G8", "-r", "1")  # two deliveries at most
+    agent = box.agents()[0].address
+    wait_until(lambda: "G8" in cli.json("listBrokers", "-c", agent)[0]["subscriptionGroups"], 30, "G8 learnt")
+    stub = broker.stub()
+    send(stub, 1)
+    for attempt in (1, 2):
+        [m] = receive_all(stub, "G8", 1)
+        assert m.delivery_attempt == attempt
+        failed = pb.ChangeInvisibleDurationRequest(group="G8", topic=TOPIC, receipt_handle=m.receipt_handle)
+        assert stub.ChangeInvisibleDuration(failed, timeout=10).code == ResponseCode.SUCCESS  # visible again at once
+    assert receive(stub, "G8").code == ResponseCode.PULL_NOT_FOUND  # a third delivery would pass retryMaxTimes
+    pulled = stub.PullMessage(pb.PullMessageRequest(topic="%DLQ%G8", queue_id=0, max_messages=8), timeout=10)
+    [dead] = pulled.messages
+    assert dead.message.body == m.message.body
+    assert (dead.message.properties["RETRY_TOPIC"], dead.message.properties["DELIVERY_ATTEMPT"]) == (TOPIC, "2")
+    progress = stub.GetConsumerProgress(pb.GetConsumerProgressRequest(group="G8", topic=TOPIC), timeout=10)
+    assert sum(q.broker_offset - q.consumer_offset for q in progress.queues) == 0  # acked in the source
