@@ -96,6 +96,9 @@ class BrokerConfig:
     delete_file_batch_max: int = 10
     flush_consumer_offset_interval: int = 5000
     """How often the consumer-state snapshot is cut at the confirmOffset (Java persists consumer offsets this often)."""
+    auto_create_topic_enable: bool = False
+    """Create an unknown topic at the controller on its first send (Java's default is true: we refuse instead,
+    so a typo in a producer's topic name is an error, not a new topic; see docs/decisions.md)."""
 
     @property
     def store_root(self) -> Path:
@@ -222,6 +225,7 @@ RUNTIME_KEYS = frozenset(
         "checkSyncStateSetPeriod",
         "controllerHeartBeatTimeoutMills",
         "flushConsumerOffsetInterval",
+        "autoCreateTopicEnable",
         *RETENTION_KEYS,
     }
 )

@@ -5,7 +5,10 @@ with the controller's ``metadata_version``. A push announces a version (``RoleCh
 ``metadata_version``) and the periodic poll (``syncBrokerMetadataPeriod``) reads it anyway, so a lost push costs
 one period at most. ``learn`` never goes back to an older version, whichever answer arrives last.
 
-Nothing here refuses a send to an unknown topic yet; routing and enforcement read this table in later issues.
+``send_verdict`` decides whether a send may write: the topic must be known, served by this broker set and
+writable. An unknown topic is refused (TOPIC_NOT_EXIST) unless ``autoCreateTopicEnable`` asks the controller to
+create it. A refusal the table may explain by being old is worth one re-read first (``reread_due`` bounds how
+often), since a topic created a moment ago may not have reached the broker yet.
 """
 
 from __future__ import annotations
@@ -15,10 +18,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from mqbase.codes import ResponseCode
+from mqbase.metadata import PERM_WRITE, send_problem, topic_problem
+
 DEFAULT_QUEUE_NUMS = 4
 """The queues of a topic the broker has not learnt (Java's ``defaultTopicQueueNums``)."""
 MESSAGE_GROUP = "__SHARDINGKEY"
 """The property that carries a message's message group (RocketMQ's ``PROPERTY_SHARDING_KEY``)."""
+REREAD_INTERVAL_S = 1.0
+"""At most one re-read of the metadata per this many seconds for sends the table refuses: a producer sending to
+a topic that does not exist must not turn every send into a controller call."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,3 +108,74 @@ def queue_for_send(requested: int, properties: Mapping[str, str], queues: int, t
     if group:
         return zlib.crc32(group.encode("utf-8")) % queues
     return turn % queues
+
+
+@dataclass(frozen=True, slots=True)
+class Allowed:
+    """The send may write, spread over the topic's ``writeQueueNums``."""
+
+    write_queue_nums: int
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """The send is refused with RocketMQ `code` and `remark`; `learnable`: a newer table might allow it."""
+
+    code: int
+    remark: str
+    learnable: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Create:
+    """The topic is unknown and autoCreateTopicEnable is on: ask the controller to create it, then decide again."""
+
+
+SendVerdict = Allowed | Refused | Create
+CREATE = Create()
+
+
+def send_verdict(
+    table: MetadataTable, topic: str, broker_name: str, cluster_name: str, auto_create: bool
+) -> SendVerdict:
+    """May a send of `topic` to broker set `broker_name` write, by what the broker learnt (`table`)?
+
+    The broker's own topics are refused whatever the table says; a known topic must be served by this set and
+    carry the write bit (perm 2 or 6); an unknown one is TOPIC_NOT_EXIST with Java's remark and the command that
+    creates it, or CREATE when `auto_create` (and the name is one an operator could create).
+    """
+    forbidden = send_problem(topic)
+    if forbidden is not None:
+        return Refused(ResponseCode.NO_PERMISSION, forbidden, learnable=False)
+    known = table.topics.get(topic)
+    if known is None:
+        invalid = topic_problem(topic)
+        if invalid is not None:
+            return Refused(ResponseCode.TOPIC_NOT_EXIST, f"topic[{topic}] not exist, and cannot be created: {invalid}")
+        if auto_create:
+            return CREATE
+        return Refused(
+            ResponseCode.TOPIC_NOT_EXIST,
+            f"topic[{topic}] not exist, apply first please! Create it: "
+            f"mqadmin updateTopic -t {topic} -c {cluster_name}",
+        )
+    if broker_name not in known.broker_names:
+        serving = ", ".join(sorted(known.broker_names)) or "none"
+        return Refused(
+            ResponseCode.NO_PERMISSION,
+            f"topic[{topic}] is not served by broker set {broker_name} (served by: {serving}); send to those, or "
+            f"add this set: mqadmin updateTopic -t {topic} -b {broker_name}",
+        )
+    if not known.perm & PERM_WRITE:
+        return Refused(
+            ResponseCode.NO_PERMISSION,
+            f"the topic[{topic}] sending message is forbidden (perm {known.perm} has no write bit 2); allow writes: "
+            f"mqadmin updateTopic -t {topic} -c {cluster_name} -p 6",
+        )
+    return Allowed(write_queue_nums(table, topic))
+
+
+def reread_due(last_reread: float | None, now: float, interval_s: float = REREAD_INTERVAL_S) -> bool:
+    """May a refused send re-read the metadata at `now` (monotonic seconds), the last re-read having started at
+    `last_reread` (None: never)? At most once per `interval_s`, whatever the topics."""
+    return last_reread is None or now - last_reread >= interval_s

@@ -39,13 +39,14 @@ from agents.ha.replica import Replica, StaleEpoch
 from agents.ha.role import Position, Role
 from agents.ha.sync_state import PutStatus
 from agents.identity import Identity, IdentityError, IdentityFiles, check
-from agents.metadata import Group, MetadataTable, Topic, learn, stale
+from agents.metadata import DEFAULT_QUEUE_NUMS, Group, MetadataTable, Topic, learn, reread_due, stale
 from agents.store.commitlog import CommitLogError
 from agents.store.epoch_file import EpochFileError
 from agents.store.record import Message
 from mqbase.client import AgentClient
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError
+from mqbase.metadata import MESSAGE_TYPE, PERM_READ, PERM_WRITE
 from mqbase.proto import agent_pb2, common_pb2
 from mqbase.proto import controller_pb2 as pb
 from mqbase.security import SecurityConfig
@@ -101,6 +102,7 @@ class ReplicasManager:
         self._master: tuple[int | None, str, str] = (None, "", "")
         self._error = ""
         self._metadata = MetadataTable()
+        self._last_reread: float | None = None  # when a refused send last re-read the metadata (monotonic)
         self._on_role_change = on_role_change
         self._gate_lock = threading.Lock()  # guards _gate: puts, the watchdog, the worker and transfer RPCs
         self._gate = Gate(time.monotonic())
@@ -187,6 +189,35 @@ class ReplicasManager:
         """The topics and subscription groups as last read from the controller."""
         with self._lock:
             return self._metadata
+
+    def reread_metadata(self, *, limited: bool = True) -> bool:
+        """Re-read the metadata for a send the table refuses: the topic may be newer than the table (its push not
+        yet here). `limited`: not if a re-read started within ``REREAD_INTERVAL_S`` (False then). Raises MqError
+        when no controller answers; bounded by the link's call timeout."""
+        now = time.monotonic()
+        with self._lock:
+            if limited and not reread_due(self._last_reread, now):
+                return False
+            self._last_reread = now
+        self._read_metadata()
+        return True
+
+    def create_topic(self, topic: str) -> pb.MetadataChangeResponse:
+        """autoCreateTopicEnable: ask the controller to create `topic` served by this broker set (Java's default
+        queue numbers, perm RW, NORMAL), then learn the metadata it answers. Raises MqError when unreachable."""
+        request = pb.UpdateTopicRequest(
+            broker_name=self.config.broker_name,
+            topic_name=topic,
+            read_queue_nums=DEFAULT_QUEUE_NUMS,
+            write_queue_nums=DEFAULT_QUEUE_NUMS,
+            perm=PERM_READ | PERM_WRITE,
+            attributes=[f"+{MESSAGE_TYPE}=NORMAL"],
+        )
+        response: pb.MetadataChangeResponse = self._link.call("UpdateTopic", request)
+        if response.code == ResponseCode.SUCCESS:
+            log.info("%s: created topic %s (autoCreateTopicEnable)", self._name(), topic)
+            self._read_metadata()
+        return response
 
     def update_config(self, config: BrokerConfig) -> None:
         """Runtime keys take effect for the next heartbeat and poll; the HA keys from the next role change."""

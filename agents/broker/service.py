@@ -10,7 +10,8 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from collections.abc import Callable, Iterable
+import urllib.parse
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from agents.broker.answers import REMARKS, STATUS_CODES
@@ -20,13 +21,13 @@ from agents.broker.write_gate import request_problem
 from agents.errors import AgentError
 from agents.ha.role import Role
 from agents.ha.sync_state import PutStatus
-from agents.metadata import queue_for_send, write_queue_nums
+from agents.metadata import Allowed, Create, Refused, SendVerdict, queue_for_send, send_verdict
 from agents.store.commitlog import OffsetTooSmall
 from agents.store.epochs import MAX_OFFSET
 from agents.store.record import Message, RecordError, blank_size_at, header_at
 from mqbase.codes import ResponseCode
 from mqbase.configkeys import address_problem
-from mqbase.metadata import send_problem
+from mqbase.errors import MqError
 from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import agent_pb2_grpc as pb_grpc
 from mqbase.proto import common_pb2
@@ -36,6 +37,10 @@ from mqbase.storelock import StoreLockError
 log = logging.getLogger(__name__)
 
 MAX_PULL = 1024
+BORN_HOST, BORN_TIMESTAMP = "BORN_HOST", "BORN_TIMESTAMP"
+"""Properties the agent stamps on a message that arrives without them: the producer's ip:port as the broker saw
+it, and the receive time in ms. RocketMQ keeps bornHost and bornTimestamp in the record header; we keep them as
+properties so the record format stays as it is (docs/storage.md)."""
 SERVICE = pb.DESCRIPTOR.services_by_name["AgentService"]
 _ADMIN, _MEMBER = frozenset({CallerRole.ADMIN}), frozenset({CallerRole.BROKER})
 POLICY: dict[str, frozenset[CallerRole]] = {
@@ -88,6 +93,45 @@ def _failure(response_type: Callable[..., Any], code: int, remark: str) -> Any:
     return response_type(code=code, remark=remark)
 
 
+def _admit(manager: ReplicasManager, topic: str) -> Allowed | Refused:
+    """May a send of `topic` write on this broker set (``send_verdict``)? A refusal a newer table might lift is
+    decided again after one re-read (rate-limited, so a stream of sends to a bad topic costs the controller one
+    read a second); an unknown topic with autoCreateTopicEnable is looked up afresh, then created at the
+    controller. No send ever writes to a topic the controller does not have."""
+    c = manager.config
+
+    def verdict_now() -> SendVerdict:
+        table = manager.metadata
+        return send_verdict(table, topic, c.broker_name, c.broker_cluster_name, c.auto_create_topic_enable)
+
+    verdict = verdict_now()
+    if isinstance(verdict, Allowed) or (isinstance(verdict, Refused) and not verdict.learnable):
+        return verdict
+    try:
+        if manager.reread_metadata(limited=not isinstance(verdict, Create)):
+            verdict = verdict_now()
+        if isinstance(verdict, Create):
+            created = manager.create_topic(topic)
+            if created.code != ResponseCode.SUCCESS:
+                return Refused(
+                    ResponseCode.TOPIC_NOT_EXIST,
+                    f"topic[{topic}] not exist, and the controller did not create it (autoCreateTopicEnable): "
+                    f"code {created.code}, {created.remark}",
+                )
+            verdict = verdict_now()
+    except MqError as exc:
+        if isinstance(verdict, Refused):
+            return verdict  # the table's answer stands; a later re-read may tell more
+        return Refused(
+            ResponseCode.SERVICE_NOT_AVAILABLE,
+            f"topic[{topic}] not exist and cannot be created now (autoCreateTopicEnable): no controller answered "
+            f"({exc}); retry",
+        )
+    if isinstance(verdict, Create):  # created, but the read after it did not answer
+        return Refused(ResponseCode.SERVICE_NOT_AVAILABLE, f"topic[{topic}] was created but is not learnt yet; retry")
+    return verdict
+
+
 class AgentServicer(pb_grpc.AgentServiceServicer):
     """AgentService over a Host."""
 
@@ -116,27 +160,30 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
     # --- messages --------------------------------------------------------------------------------
 
     def SendMessage(self, request: pb.SendMessageRequest, context: Any) -> pb.SendMessageResponse:
-        return self._send(request.broker, [request.message])
+        return self._send(request.broker, [request.message], context)
 
     def SendMessages(self, request: pb.SendMessagesRequest, context: Any) -> pb.SendMessageResponse:
-        return self._send(request.broker, list(request.messages))
+        return self._send(request.broker, list(request.messages), context)
 
-    def _send(self, ref: pb.BrokerRef, messages: list[pb.Message]) -> pb.SendMessageResponse:
+    def _send(self, ref: pb.BrokerRef, messages: list[pb.Message], context: Any) -> pb.SendMessageResponse:
         manager = self._manager(ref, pb.SendMessageResponse)
         if not isinstance(manager, ReplicasManager):
             return manager  # type: ignore[no-any-return]
-        forbidden = next((p for m in messages if (p := send_problem(m.topic)) is not None), None)
-        if forbidden is not None:
-            return pb.SendMessageResponse(code=ResponseCode.NO_PERMISSION, remark=forbidden)
+        queues: dict[str, int] = {}
+        for topic in dict.fromkeys(m.topic for m in messages):  # each topic once, in the order sent
+            admitted = _admit(manager, topic)
+            if isinstance(admitted, Refused):
+                return pb.SendMessageResponse(code=admitted.code, remark=admitted.remark)
+            queues[topic] = admitted.write_queue_nums
         now = int(time.time() * 1000)
-        table = manager.metadata
+        host = peer_address(context.peer()) if context is not None else None
         try:
             batch = [
                 Message(
                     m.topic,
-                    queue_for_send(m.queue_id, m.properties, write_queue_nums(table, m.topic), next(self._round_robin)),
+                    queue_for_send(m.queue_id, m.properties, queues[m.topic], next(self._round_robin)),
                     m.body,
-                    dict(m.properties),
+                    born_properties(m.properties, host, now),
                     now,
                 )
                 for m in messages
@@ -499,3 +546,27 @@ def placements(data: bytes, start: int) -> list[pb.SendResult]:
         out[-1].commit_log_offset = start + pos
         pos += header.size
     return out
+
+
+def peer_address(peer: str) -> str | None:
+    """The ip:port of a gRPC peer (``context.peer()``: ``ipv4:1.2.3.4:5``, ``ipv6:[::1]:5``, the brackets
+    possibly %-encoded), or None for a peer without one (a Unix socket, or text of another form)."""
+    kind, _, rest = peer.partition(":")
+    address = urllib.parse.unquote(rest)
+    if kind == "ipv4":
+        host, sep, port = address.rpartition(":")
+    elif kind == "ipv6" and address.startswith("["):
+        host, sep, port = address.rpartition(":")
+        sep = sep if host.endswith("]") else ""
+    else:
+        return None
+    return address if sep and host and port.isdigit() else None
+
+
+def born_properties(properties: Mapping[str, str], host: str | None, now_ms: int) -> dict[str, str]:
+    """A message's properties with BORN_HOST (`host`, when known) and BORN_TIMESTAMP (`now_ms`, the receive time)
+    added where the producer did not set them; the producer's own values are kept."""
+    born = {BORN_TIMESTAMP: str(now_ms)}
+    if host is not None:
+        born[BORN_HOST] = host
+    return {**born, **properties}

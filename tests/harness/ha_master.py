@@ -1,4 +1,5 @@
-"""An HA master over a real store, driven without sockets, and a way to run its blocking calls on a thread.
+"""An HA master over a real store, driven without sockets, and a way to run its blocking calls on a thread; a
+ReplicasManager made master without a controller, and the agent API over it.
 
 Slave acknowledgements reach it through ``HAMaster._on_ack``, the method a slave connection calls for every
 ``SlaveAcked`` it decodes, so no slave process is needed.
@@ -8,11 +9,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from agents.broker.manager import ReplicasManager
+from agents.broker.roles import BecomeMaster, View
+from agents.broker.service import AgentServicer
+from agents.config import BrokerConfig
 from agents.ha.config import HAConfig
 from agents.ha.master_service import HAMaster
+from agents.ha.role import Role
 from agents.ha.sync_state import SyncState
+from agents.metadata import Topic, learn
 from agents.store.epochs import EpochCache
 from agents.store.message_store import MessageStore
 from agents.store.record import Message
@@ -38,3 +46,42 @@ def ha_master(store: MessageStore, members: frozenset[int] = frozenset({1}), **c
     """Master 1 of epoch 1 over `store`, with `members` as its confirmed SyncStateSet (not listening)."""
     cache = EpochCache.from_pairs([(1, 0)])
     return HAMaster(store, lambda: cache, SyncState(1, members, 1), HAConfig(**config), on_propose=lambda _s: None)
+
+
+def manager_config(root: Path) -> BrokerConfig:
+    """broker-a of DefaultCluster, whose controller address has no listener: a call to it fails at once."""
+    return BrokerConfig(
+        broker_name="broker-a",
+        store_path_root_dir=str(root),
+        controller_addr=("127.0.0.1:1",),
+        ha_listen_port=0,
+        controller_heart_beat_timeout_mills=600_000,  # the stall guard must not fence puts in a slow test run
+        mapped_file_size_commit_log=SEG,
+    )
+
+
+def become_master(m: ReplicasManager, epoch: int = 1, members: frozenset[int] = frozenset({1, 2})) -> HAMaster:
+    """Carry out the controller's "you are master" decision (the HA service listens on an ephemeral port)."""
+    view = View(1, "127.0.0.1:30911", "127.0.0.1:31911", epoch, members, 2)
+    m._execute(BecomeMaster(epoch, members, 2), view)
+    assert m.status().role is Role.MASTER
+    assert m.replica is not None and m.replica.master is not None
+    return m.replica.master
+
+
+class FakeHost:
+    """The servicer's Host with nothing but the metrics switch (off); the broker is found through `only`."""
+
+    metrics = None
+
+
+def servicer_for(m: ReplicasManager) -> AgentServicer:
+    return AgentServicer(FakeHost(), only=lambda: m)  # type: ignore[arg-type]
+
+
+def serve_topics(m: ReplicasManager, *names: str) -> None:
+    """Make `m` know the topics `names` too (served by its set, perm RW, 4 queues), as a GetMetadata would."""
+    added = [Topic(name, frozenset({m.config.broker_name}), 4, 4, 6) for name in names]
+    with m._lock:
+        table = m._metadata
+        m._metadata = learn(table, table.version + 1, [*table.topics.values(), *added], table.groups.values())

@@ -267,6 +267,14 @@ def test_retention_keys_make_the_policy_and_change_at_run_time() -> None:
     assert broker().retention_policy() == Policy()  # the defaults agree
 
 
+def test_auto_create_topic_is_off_by_default_and_changes_at_run_time() -> None:
+    """Java's key, default false here (docs/decisions.md): an unknown topic is refused, not created."""
+    c = broker()
+    assert c.auto_create_topic_enable is False and c.to_properties()["autoCreateTopicEnable"] == "false"
+    assert with_overrides(c, {"autoCreateTopicEnable": "true"}).auto_create_topic_enable is True
+    assert broker(autoCreateTopicEnable="true").auto_create_topic_enable is True
+
+
 def test_every_runtime_key_is_a_broker_key() -> None:
     assert set(BROKER_KEYS) >= RUNTIME_KEYS
     c = broker(totalReplicas="2")

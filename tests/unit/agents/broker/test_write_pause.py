@@ -18,10 +18,7 @@ import pytest
 
 from agents.broker import write_gate
 from agents.broker.manager import ReplicasManager
-from agents.broker.roles import BecomeMaster, View
-from agents.broker.service import AgentServicer
 from agents.broker.write_gate import Gate, Step, TransferReady, WritePause
-from agents.config import BrokerConfig
 from agents.ha.actions import SlaveAcked
 from agents.ha.config import HAConfig
 from agents.ha.master_service import HAMaster, PutResult
@@ -31,7 +28,17 @@ from agents.store.epochs import EpochCache
 from agents.store.message_store import MessageStore
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
-from tests.harness.ha_master import SEG, WAIT_S, call_in_thread, ha_master, msg
+from tests.harness.ha_master import (
+    SEG,
+    WAIT_S,
+    become_master,
+    call_in_thread,
+    ha_master,
+    manager_config,
+    msg,
+    serve_topics,
+    servicer_for,
+)
 from tests.harness.wait import wait_until
 
 TARGET_ADDRESS = "127.0.0.1:30912"
@@ -334,17 +341,6 @@ def test_a_put_waiting_for_acks_is_included_in_the_final_offset(store: MessageSt
 # --- ReplicasManager.prepare_transfer ----------------------------------------------------------------
 
 
-def manager_config(root: Path) -> BrokerConfig:
-    return BrokerConfig(
-        broker_name="broker-a",
-        store_path_root_dir=str(root),
-        controller_addr=("127.0.0.1:1",),  # never called: the worker thread is not started
-        ha_listen_port=0,
-        controller_heart_beat_timeout_mills=600_000,  # the stall guard must not fence puts in a slow test run
-        mapped_file_size_commit_log=SEG,
-    )
-
-
 @pytest.fixture
 def manager(tmp_path: Path) -> Iterator[ReplicasManager]:
     """A manager whose threads never start: no controller, no heartbeats; broker id 1 opened but fenced."""
@@ -353,15 +349,6 @@ def manager(tmp_path: Path) -> Iterator[ReplicasManager]:
     yield m
     if m.replica is not None:
         m.replica.close()
-
-
-def become_master(m: ReplicasManager, epoch: int = 1, members: frozenset[int] = frozenset({1, 2})) -> HAMaster:
-    """Carry out the controller's "you are master" decision (the HA service listens on an ephemeral port)."""
-    view = View(1, "127.0.0.1:30911", "127.0.0.1:31911", epoch, members, 2)
-    m._execute(BecomeMaster(epoch, members, 2), view)
-    assert m.status().role is Role.MASTER
-    assert m.replica is not None and m.replica.master is not None
-    return m.replica.master
 
 
 def prepare(m: ReplicasManager, target: int = 2, epoch: int = 1, timeout_s: float = 0.01, token: str = "t1") -> Any:
@@ -559,16 +546,6 @@ def test_a_role_change_ends_the_pause(manager: ReplicasManager) -> None:
 # --- the agent API ------------------------------------------------------------------------------------
 
 
-class FakeHost:
-    """The servicer's Host with nothing but the metrics switch (off); the broker is found through `only`."""
-
-    metrics = None
-
-
-def servicer_for(m: ReplicasManager) -> AgentServicer:
-    return AgentServicer(FakeHost(), only=lambda: m)  # type: ignore[arg-type]
-
-
 def prepare_request(**fields: Any) -> pb.PrepareTransferRequest:
     base: dict[str, Any] = {
         "target_broker_id": 2, "target_address": TARGET_ADDRESS, "master_epoch": 1,
@@ -597,6 +574,7 @@ def test_prepare_transfer_reports_the_manager_answer(manager: ReplicasManager) -
 
 def test_a_send_during_the_pause_is_refused_with_14_and_the_target_address(manager: ReplicasManager) -> None:
     master = become_master(manager)
+    serve_topics(manager, "Orders")
     service = servicer_for(manager)
     send = pb.SendMessageRequest(message=pb.Message(topic="Orders", queue_id=0, body=b"x"))
     assert service.SendMessage(send, None).code == ResponseCode.SUCCESS
