@@ -21,6 +21,9 @@ export MQADMIN_CONTROLLERS
 step "Controller group: leader, Raft term and quorum"
 "$MQADMIN" getControllerMetaData
 
+step "Create the topic (brokers refuse a send to a topic the controller does not have: TOPIC_NOT_EXIST)"
+"$MQADMIN" updateTopic -c DefaultCluster -t DemoTopic -r 4 -w 4
+
 step "Send 20 messages (acknowledged by every in-sync replica: allAckInSyncStateSet)"
 "$MQADMIN" sendMessage -t DemoTopic -p 'before-failover-{i}' --count 20 -o json | field '["sent"]' | sed 's/^/sent: /'
 

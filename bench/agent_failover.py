@@ -46,7 +46,7 @@ from _common import pb as cpb
 
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as apb
-from tests.harness.agents import BROKER, FAST, AgentProcess
+from tests.harness.agents import BROKER, FAST, AgentProcess, create_topic
 from tests.harness.controllers import CONTROLLER_CONFIG
 from tests.harness.wait import wait_until
 
@@ -56,6 +56,7 @@ CRASH_TARGET_S = 1.0
 HANG_MARGIN_S = 1.0
 KINDS = {"kill": signal.SIGKILL, "stop": signal.SIGSTOP}
 REF = apb.BrokerRef(broker_name=BROKER)
+TOPIC = "Failover"
 Answers = queue.Queue[tuple[AgentProcess, apb.GetHAStatusResponse | None]]
 
 
@@ -97,7 +98,7 @@ class Producer:
             if target is None:
                 self._stop.wait(POLL_S)
                 continue
-            message = apb.Message(topic="Failover", queue_id=i % 2, body=f"m-{i:07d}".encode())
+            message = apb.Message(topic=TOPIC, queue_id=i % 2, body=f"m-{i:07d}".encode())
             try:
                 response = target.stub(BROKER).SendMessage(
                     apb.SendMessageRequest(broker=REF, message=message), timeout=self.send_timeout_s
@@ -306,10 +307,12 @@ def agent_log_summary(agents: Sequence[AgentProcess]) -> str:
     return text + "".join(f"\n  first {k.strip()}: {line}" for k, line in firsts.items())
 
 
-def start_agents(agents: Sequence[AgentProcess]) -> None:
-    """The first agent alone until it is master (a deterministic start), then the others."""
+def start_agents(agents: Sequence[AgentProcess], topic: str) -> None:
+    """The first agent alone until it is master (a deterministic start), then `topic` is created (brokers refuse
+    sends to a topic the controller does not have), then the other agents start."""
     agents[0].start()
     wait_until(lambda: agents[0].role(BROKER) == "master", 30, "the first replica to become master")
+    create_topic(agents[0].controllers, topic)
     for a in agents[1:]:
         a.start()
 
@@ -344,7 +347,7 @@ def main() -> None:
         producer: Producer | None = None
         try:
             with ControllerClient(addresses, timeout=1.0) as client:
-                start_agents(agents)
+                start_agents(agents, TOPIC)
                 producer = Producer(agents, args.send_timeout_ms / 1000)
                 wait_all_in_sync(client, agents, producer)
                 for kind in kinds:

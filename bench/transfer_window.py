@@ -64,6 +64,7 @@ STICKY_S = 0.2
 """How long the best-ranked hint of a send outranks lower-ranked ones since it was last confirmed."""
 TARGET_P99_S = 0.2
 CLUSTER = "E2ECluster"
+TOPIC = "Transfer"
 
 
 def parse_args() -> argparse.Namespace:
@@ -110,7 +111,7 @@ class RetryingProducer(Producer):
         target: AgentProcess | None = None
         i = 0
         while not self._stop.is_set():
-            message = apb.Message(topic="Transfer", queue_id=i % 2, body=f"m-{i:07d}".encode())
+            message = apb.Message(topic=TOPIC, queue_id=i % 2, body=f"m-{i:07d}".encode())
             target = self._send(target, message)
             i += 1
             self._stop.wait(PAUSE_S)
@@ -333,7 +334,7 @@ def main() -> int:
         try:
             rpc_timeout = args.transfer_timeout_ms / 1000 + 10
             with ControllerClient(addresses, timeout=1.0) as client, ControllerClient(addresses, rpc_timeout) as tc:
-                start_agents(agents)
+                start_agents(agents, TOPIC)
                 producer = RetryingProducer(agents, args.send_timeout_ms / 1000, args.send_deadline_ms / 1000)
                 for i in range(runs):
                     wait_all_in_sync(client, agents, producer)

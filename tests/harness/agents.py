@@ -7,12 +7,16 @@ from pathlib import Path
 
 import grpc
 
+from mqbase.client import ControllerClient
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import agent_pb2_grpc as pb_grpc
+from mqbase.proto import controller_pb2 as cpb
 from tests.harness.processes import ChildProcess, unused_port
+from tests.harness.wait import wait_until
 
 BROKER = "broker-a"
+CLUSTER = "E2ECluster"
 FAST = {  # broker keys that make failures show up in seconds, not tens of seconds
     "allAckInSyncStateSet": "true",
     "brokerHeartbeatInterval": "200",
@@ -33,13 +37,14 @@ class AgentProcess(ChildProcess):
     def __init__(self, directory: Path, name: str, controllers: str, brokers: dict[str, dict[str, str]]) -> None:
         super().__init__(directory / name, "agent.log")
         self.name = name
+        self.controllers = controllers
         self.port = unused_port()
         self.broker_ports: dict[str, int] = {}
         paths = []
         for broker_name, extra in brokers.items():
             self.broker_ports[broker_name] = unused_port()
             keys = {
-                "brokerClusterName": "E2ECluster",
+                "brokerClusterName": CLUSTER,
                 "brokerName": broker_name,
                 "listenPort": str(self.broker_ports[broker_name]),
                 "haListenPort": str(unused_port()),
@@ -103,3 +108,20 @@ def send(agent: AgentProcess, i: int) -> pb.SendMessageResponse:
         pb.SendMessageRequest(broker=pb.BrokerRef(broker_name=BROKER), message=message), timeout=10
     )
     return response
+
+
+def create_topic(
+    controllers: str, topic: str = "Orders", cluster: str = CLUSTER, queues: int = 8, timeout: float = 30.0
+) -> None:
+    """``mqadmin updateTopic -c cluster -t topic -r queues -w queues``: brokers refuse sends to a topic the
+    controller does not have. Retried until a broker set of `cluster` has registered (the controller refuses
+    before)."""
+    request = cpb.UpdateTopicRequest(cluster_name=cluster, topic_name=topic, read_queue_nums=queues,
+                                     write_queue_nums=queues)  # fmt: skip
+
+    def created() -> bool:
+        with ControllerClient(controllers) as client:
+            response: cpb.MetadataChangeResponse = client.call("UpdateTopic", request)
+        return response.code == ResponseCode.SUCCESS
+
+    wait_until(created, timeout, f"topic {topic} to be created in cluster {cluster}")

@@ -93,6 +93,12 @@ class Cluster:
     def close(self) -> None:
         self.client.close()
 
+    def create_topic(self, topic: str, queues: int = 4) -> None:
+        """``mqadmin updateTopic`` over the cluster, `queues` read and write queues: brokers refuse a send to a
+        topic the controller does not have."""
+        count = str(queues)
+        self.cli.json("updateTopic", "-c", CLUSTER, "-t", topic, "-r", count, "-w", count)
+
     # --- controller view --------------------------------------------------------------------------
 
     def info(self) -> Any:

@@ -16,7 +16,7 @@ from mqbase.client import ControllerClient
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import controller_pb2 as cpb
-from tests.harness.agents import BROKER, FAST, AgentProcess, master_agent, master_of_set, send
+from tests.harness.agents import BROKER, FAST, AgentProcess, create_topic, master_agent, master_of_set, send
 from tests.harness.controllers import CONTROLLER_CONFIG
 from tests.harness.processes import unused_port
 from tests.harness.wait import wait_until
@@ -40,6 +40,7 @@ def cluster(controllers: Sandbox, tmp_path: Path) -> Iterator[list[AgentProcess]
     try:
         agents[0].start()
         wait_until(lambda: agents[0].role(BROKER) == "master", 20, "the first replica to become master")
+        create_topic(addresses)
         for a in agents[1:]:
             a.start()
         yield agents

@@ -18,7 +18,7 @@ from mqbase.client import ControllerClient
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError
 from mqbase.proto import controller_pb2 as cpb
-from tests.harness.agents import BROKER, FAST, AgentProcess, master_agent, send
+from tests.harness.agents import BROKER, FAST, AgentProcess, create_topic, master_agent, send
 from tests.harness.controllers import CONTROLLER_CONFIG
 from tests.harness.processes import unused_port
 from tests.harness.wait import wait_until
@@ -103,6 +103,7 @@ def role_metric(agent: AgentProcess, role: str) -> float:
 def test_killing_the_agent_of_the_master_and_the_raft_leader_fails_over_both(cluster: EmbeddedCluster) -> None:
     agents = cluster.agents
     wait_until(lambda: len(cluster.in_sync()) == 3, 40, "a master and a SyncStateSet of 3")
+    create_topic(cluster.addresses)
     leader = wait_until(lambda: cluster.leader(agents), 20, "a Raft leader among the embedded nodes")
     if master_agent(agents) is not leader:  # put the broker master on the leader's agent: the hardest crash
         moved = cluster.client.call("ElectMaster", cpb.ElectMasterRequest(

@@ -171,6 +171,7 @@ def test_controller_config_get_update_and_a_refused_key(cli: Cli) -> None:
 
 
 def test_send_and_consume_messages(cli: Cli) -> None:
+    cli.json("updateTopic", "-c", CLUSTER, "-t", "Orders", "-r", "4", "-w", "4")  # 8 messages: 2 in each queue
     sent = cli.json("sendMessage", "-t", "Orders", "-p", "order-{i}", "-k", "k", "-c", "TagA", "--count", "8")
     assert sent["sent"] == 8 and sent["failed"] == 0
     assert {r["status"] for r in sent["results"]} == {"PUT_OK"}
@@ -230,6 +231,7 @@ def test_reset_master_flush_offset(cli: Cli) -> None:
 
 def test_java_option_letters_and_an_ignored_name_server(cli: Cli) -> None:
     assert cli.json("getSyncStateSet", "-b", BROKER, "-n", "127.0.0.1:9876")[0]["brokerName"] == BROKER
+    cli.json("updateTopic", "-c", CLUSTER, "-t", "Habits")
     sent = cli.json("sendMessage", "-t", "Habits", "-p", "h", "-b", BROKER, "-i", "2", "-n", "ns1:9876;ns2:9876")
     assert sent["results"][0]["queueId"] == 2
     got = cli.json("consumeMessage", "-t", "Habits", "-b", BROKER, "-i", "2", "-c", "5")
@@ -384,6 +386,7 @@ def test_a_stopped_slave_leaves_the_set_and_rejoins_after_start(cli: Cli) -> Non
 
 
 def test_failover_drill_through_the_cli(cli: Cli) -> None:
+    cli.json("updateTopic", "-c", CLUSTER, "-t", "Drill")
     cli.json("sendMessage", "-t", "Drill", "-p", "before-{i}", "--count", "6")
     before = sync_state(cli)
     killed = cli.json("sandbox", "kill", "master", "-bn", BROKER)

@@ -28,7 +28,7 @@ from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as apb
 from mqbase.proto import controller_pb2 as pb
 from mqbase.storelock import LOCK_FILE
-from tests.harness.agents import AgentProcess
+from tests.harness.agents import AgentProcess, create_topic
 from tests.harness.controllers import Client, followers, leader, metadata, node
 from tests.harness.processes import ROOT
 from tests.harness.wait import wait_until
@@ -265,6 +265,7 @@ def test_a_full_disk_fails_the_append_cleanly_and_appends_resume_at_the_same_off
 def _started(proc: AgentProcess, broker_name: str) -> AgentProcess:
     proc.start()
     wait_until(lambda: proc.role(broker_name) == "master", 60, f"{broker_name} to become master")
+    create_topic(proc.controllers, "Disk")
     return proc
 
 

@@ -23,7 +23,7 @@ from grpc_health.v1 import health_pb2
 from mqadmin_py.sandbox import Sandbox
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2, common_pb2, controller_pb2
-from tests.harness.agents import BROKER, AgentProcess
+from tests.harness.agents import BROKER, AgentProcess, create_topic
 from tests.harness.controllers import leader, metadata, node_config
 from tests.harness.wait import wait_until
 
@@ -249,6 +249,7 @@ def agent(sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     try:
         proc.start()
         wait_until(lambda: proc.role(BROKER) == "master", 60, "the broker to become master")
+        create_topic(sandbox.addresses(), "Fuzz")
         yield proc
     finally:
         proc.close()

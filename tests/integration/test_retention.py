@@ -16,7 +16,7 @@ from agents.store.layout import STORE_DIR
 from mqadmin_py.sandbox import Sandbox
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
-from tests.harness.agents import BROKER, FAST, AgentProcess
+from tests.harness.agents import BROKER, FAST, AgentProcess, create_topic
 from tests.harness.controllers import CONTROLLER_CONFIG
 from tests.harness.wait import wait_until
 
@@ -42,6 +42,7 @@ def pair(tmp_path: Path) -> Iterator[list[AgentProcess]]:
         agents = [AgentProcess(tmp_path, f"agent{i}", box.addresses(), {BROKER: KEYS}) for i in range(2)]
         agents[0].start()
         wait_until(lambda: agents[0].role(BROKER) == "master", 20, "the first replica to become master")
+        create_topic(box.addresses())
         agents[1].start()
         wait_until(lambda: len(agents[0].ha_status(BROKER).sync_state_set) == 2, 30, "the slave in sync")
         yield agents

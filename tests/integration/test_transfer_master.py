@@ -98,10 +98,11 @@ class Producer:
     the same body is retried, at the broker's ``master_address`` hint when it names another broker, else at
     the master the controller names. Any other outcome (FLUSH_SLAVE_TIMEOUT, an unreachable broker) may have
     stored the message: its body goes to ``unknown`` and is never sent again, so nothing can be duplicated
-    by the producer itself.
+    by the producer itself. The producer creates its topic first (QUEUES queues).
     """
 
     def __init__(self, cluster: Cluster, topic: str, pace_s: float = 0.02) -> None:
+        cluster.create_topic(topic, QUEUES)
         self.cluster = cluster
         self.topic = topic
         self.pace_s = pace_s
@@ -455,6 +456,7 @@ def test_a_target_that_cannot_catch_up_aborts_and_the_old_master_writes_again(cl
     target = before.slaves()[0]
     agent = cluster.agent_of(target)
     topic = "t5-abort"
+    cluster.create_topic(topic, QUEUES)
     in_flight: list[apb.SendMessageResponse | MqError] = []
 
     def send_in_flight() -> None:
@@ -531,6 +533,7 @@ def test_a_leader_killed_during_a_transfer_leaves_one_master_and_writes_resume(c
     agent = cluster.agent_of(target)
     leader = cluster.leader_id()
     probe = "t6-probe"
+    cluster.create_topic(probe, QUEUES)
     with Producer(cluster, "t6-leader-killed") as producer:
         producer.wait_for(10)
         cluster.signal(agent, signal.SIGSTOP)
@@ -645,6 +648,7 @@ def test_prepare_transfer_pauses_writes_until_the_lease_then_the_master_asks_and
     target = before.slaves()[0]
     target_address = cluster.address_of(target)
     topic = "t8-lease"
+    cluster.create_topic(topic, QUEUES)
     ref = apb.BrokerRef(broker_name=BROKER, broker_id=before.broker_id)
 
     def prepare(epoch: int, token: str, lease_millis: int) -> apb.PrepareTransferResponse:

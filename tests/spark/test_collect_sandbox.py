@@ -82,6 +82,7 @@ def test_failover_with_an_unreplicated_message(cluster: Cluster, spark: Any, tmp
 
     fleet, stores = tmp_path / "fleet", tmp_path / "stores"
     old = cluster.healthy()
+    cluster.create_topic("Fleet")
     cluster.cli.json("sendMessage", "-t", "Fleet", "-p", "m-{i}", "--count", "10")
     first = collect(cluster, fleet)
     assert first["unreachableReplicas"] == 0 and first["rows"]["replicas"] == 3

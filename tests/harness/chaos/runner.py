@@ -27,12 +27,12 @@ from mqadmin_py.sandbox import broker_set_names
 from mqbase.client import AgentClient
 from mqbase.errors import MqError
 from mqbase.proto import agent_pb2 as pb
-from tests.harness.agents import AgentProcess
+from tests.harness.agents import AgentProcess, create_topic
 from tests.harness.chaos.cluster import AGENT_HOST, ChaosCluster, records, views_of
 from tests.harness.chaos.faults import FaultScheduler
 from tests.harness.chaos.history import FinalLog, History, Recorder
 from tests.harness.chaos.invariants import Violation, check_all
-from tests.harness.chaos.workload import QUEUES, Consumer, ControllerPoller, Producer, pull_request
+from tests.harness.chaos.workload import QUEUES, TOPIC, Consumer, ControllerPoller, Producer, pull_request
 from tests.harness.wait import wait_until
 
 READY_S = 90.0
@@ -121,6 +121,7 @@ def run_chaos(
     try:
         cluster.start()
         _wait_ready(cluster, READY_S)
+        create_topic(";".join(cluster.controller_addresses.values()), TOPIC, queues=QUEUES)  # none is created by a send
         clients: list[Producer | Consumer | ControllerPoller] = [
             Producer(cluster, recorder, seed),
             Consumer(cluster, recorder, seed),
