@@ -10,13 +10,20 @@ from __future__ import annotations
 
 import json
 import signal
+import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from agents.broker.manager import ReplicasManager
 from mqadmin_py.sandbox import Sandbox
+from mqbase.codes import ResponseCode
+from mqbase.proto import agent_pb2 as pb
 from tests.harness.controllers import leader
+from tests.harness.ha_master import become_master, manager_config, servicer_for
 from tests.harness.sandbox import BROKER, CLUSTER, Cli, learnt
 from tests.harness.wait import wait_until
 
@@ -152,3 +159,91 @@ def test_a_producer_may_not_write_the_brokers_own_topics(cli: Cli) -> None:
     [result] = json.loads(refused.stdout)["results"]
     assert (refused.returncode, result["code"], result["queueOffset"]) == (1, 16, None)
     assert result["remark"] == "Sending message to topic[rmq_sys_CONSUMER_STATE] is forbidden."
+
+
+# --- the send path obeys the metadata (issue 25) ----------------------------------------------------------
+
+
+def refused_send(cli: Cli, topic: str) -> dict[str, Any]:
+    """The one result of a refused ``sendMessage`` (exit 1)."""
+    refused = cli("sendMessage", "-t", topic, "-p", "x", "-o", "json", ok=False)
+    assert refused.returncode == 1, refused.stderr
+    [result] = json.loads(refused.stdout)["results"]
+    assert result["queueOffset"] is None
+    return result  # type: ignore[no-any-return]
+
+
+def test_a_topic_never_created_is_refused_with_the_command_that_creates_it(cli: Cli) -> None:
+    result = refused_send(cli, "Payments")
+    assert (result["code"], result["status"]) == (17, "TOPIC_NOT_EXIST")
+    assert result["remark"] == (
+        f"topic[Payments] not exist, apply first please! Create it: mqadmin updateTopic -t Payments -c {CLUSTER}"
+    )
+    cli.json("updateTopic", "-t", "Payments", "-c", CLUSTER)  # what the remark says to do
+    assert cli.json("sendMessage", "-t", "Payments", "-p", "x")["sent"] == 1
+
+
+def test_a_read_only_topic_refuses_sends_until_it_is_made_writable(cli: Cli, box: Sandbox) -> None:
+    made = cli.json("updateTopic", "-c", CLUSTER, "-t", "Ledger", "-p", "4")
+    wait_until(lambda: learnt(cli, box, made["metadataVersion"]), 60, "the broker to learn the read-only topic")
+    result = refused_send(cli, "Ledger")
+    assert (result["code"], result["status"]) == (16, "NO_PERMISSION")
+    assert result["remark"].startswith("the topic[Ledger] sending message is forbidden (perm 4 has no write bit 2)")
+    made = cli.json("updateTopic", "-c", CLUSTER, "-t", "Ledger", "-p", "6")
+    wait_until(lambda: learnt(cli, box, made["metadataVersion"]), 60, "the broker to learn the writable topic")
+    assert cli.json("sendMessage", "-t", "Ledger", "-p", "x")["sent"] == 1
+
+
+def test_messages_carry_their_born_host_and_timestamp(cli: Cli) -> None:
+    cli.json("updateTopic", "-c", CLUSTER, "-t", "Born", "-r", "1", "-w", "1")
+    before_ms = int(time.time() * 1000)
+    cli.json("sendMessage", "-t", "Born", "-p", "stamped")
+    cli.json("sendMessage", "-t", "Born", "-p", "own", "--property", "BORN_HOST=10.9.8.7:6543",
+             "--property", "BORN_TIMESTAMP=1700000000000")  # fmt: skip
+    after_ms = int(time.time() * 1000)
+    stamped, own = cli.json("consumeMessage", "-t", "Born", "-b", BROKER, "-i", "0")["messages"]
+    host, _, port = stamped["properties"]["BORN_HOST"].rpartition(":")
+    assert host == "127.0.0.1" and port.isdigit()  # the producer's address as the broker saw it
+    assert before_ms <= int(stamped["properties"]["BORN_TIMESTAMP"]) <= after_ms
+    assert int(stamped["properties"]["BORN_TIMESTAMP"]) == stamped["storeTimestamp"]  # both the receive time
+    assert (own["properties"]["BORN_HOST"], own["properties"]["BORN_TIMESTAMP"]) == ("10.9.8.7:6543", "1700000000000")
+
+
+def test_auto_create_topic_enable_creates_the_topic_at_the_controller_on_the_first_send(cli: Cli) -> None:
+    assert refused_send(cli, "Sensors")["code"] == 17  # off by default
+    cli.json("updateBrokerConfig", "-c", CLUSTER, "-k", "autoCreateTopicEnable", "-v", "true")
+    try:
+        sent = cli.json("sendMessage", "-t", "Sensors", "-p", "s-{i}", "--count", "4")
+        assert sent["sent"] == 4 and sorted(r["queueId"] for r in sent["results"]) == [0, 1, 2, 3]
+        [topic] = [t for t in cli.json("topicList")["topics"] if t["topicName"] == "Sensors"]
+        assert topic == {"topicName": "Sensors", "clusterName": CLUSTER, "brokerNames": [BROKER], "readQueueNums": 4,
+                         "writeQueueNums": 4, "perm": 6, "messageType": "NORMAL"}  # fmt: skip
+        system = refused_send(cli, "TBW102")  # a name no operator may create is never created by a send
+        assert (
+            system["code"] == 17
+            and "cannot be created: The topic[TBW102] is conflict with system topic." in (system["remark"])
+        )
+    finally:
+        cli.json("updateBrokerConfig", "-c", CLUSTER, "-k", "autoCreateTopicEnable", "-v", "false")
+    assert refused_send(cli, "Sensors2")["code"] == 17
+
+
+def test_a_broker_whose_table_is_behind_rereads_it_before_refusing(box: Sandbox, cli: Cli, tmp_path: Path) -> None:
+    """A broker that has not learnt a topic created a moment ago (its push not yet there) asks the controller
+    again before refusing. The broker here runs in this process with its worker threads not started, so no push
+    or poll ever reaches it: only the send's own re-read can teach it the topic."""
+    config = replace(manager_config(tmp_path / "behind"), broker_cluster_name=CLUSTER,
+                     controller_addr=tuple(box.addresses().split(";")))  # fmt: skip
+    manager = ReplicasManager(config)
+    manager._open(1)
+    try:
+        become_master(manager, members=frozenset({1}))
+        assert manager.metadata.version == -1  # nothing learnt
+        cli.json("updateTopic", "-c", CLUSTER, "-t", "Fresh", "-r", "2", "-w", "2")
+        request = pb.SendMessageRequest(message=pb.Message(topic="Fresh", queue_id=-1, body=b"x"))
+        sent = servicer_for(manager).SendMessage(request, None)
+        assert sent.code == ResponseCode.SUCCESS, sent.remark
+        assert "Fresh" in manager.metadata.topics and sent.results[0].queue_id in (0, 1)
+    finally:
+        assert manager.replica is not None
+        manager.replica.close()
