@@ -25,6 +25,10 @@ DEFAULT_QUEUE_NUMS = 4
 """The queues of a topic the broker has not learnt (Java's ``defaultTopicQueueNums``)."""
 MESSAGE_GROUP = "__SHARDINGKEY"
 """The property that carries a message's message group (RocketMQ's ``PROPERTY_SHARDING_KEY``)."""
+BORN_HOST, BORN_TIMESTAMP = "BORN_HOST", "BORN_TIMESTAMP"
+"""Properties the agent stamps on a message that arrives without them: the producer's ip:port as the broker saw
+it, and the receive time in ms. RocketMQ keeps bornHost and bornTimestamp in the record header; we keep them as
+properties so the record format stays as it is (docs/storage.md)."""
 REREAD_INTERVAL_S = 1.0
 """At most one re-read of the metadata per this many seconds for sends the table refuses: a producer sending to
 a topic that does not exist must not turn every send into a controller call."""

@@ -21,7 +21,16 @@ from agents.broker.write_gate import request_problem
 from agents.errors import AgentError
 from agents.ha.role import Role
 from agents.ha.sync_state import PutStatus
-from agents.metadata import Allowed, Create, Refused, SendVerdict, queue_for_send, send_verdict
+from agents.metadata import (
+    BORN_HOST,
+    BORN_TIMESTAMP,
+    Allowed,
+    Create,
+    Refused,
+    SendVerdict,
+    queue_for_send,
+    send_verdict,
+)
 from agents.store.commitlog import OffsetTooSmall
 from agents.store.epochs import MAX_OFFSET
 from agents.store.record import Message, RecordError, blank_size_at, header_at
@@ -37,10 +46,6 @@ from mqbase.storelock import StoreLockError
 log = logging.getLogger(__name__)
 
 MAX_PULL = 1024
-BORN_HOST, BORN_TIMESTAMP = "BORN_HOST", "BORN_TIMESTAMP"
-"""Properties the agent stamps on a message that arrives without them: the producer's ip:port as the broker saw
-it, and the receive time in ms. RocketMQ keeps bornHost and bornTimestamp in the record header; we keep them as
-properties so the record format stays as it is (docs/storage.md)."""
 SERVICE = pb.DESCRIPTOR.services_by_name["AgentService"]
 _ADMIN, _MEMBER = frozenset({CallerRole.ADMIN}), frozenset({CallerRole.BROKER})
 POLICY: dict[str, frozenset[CallerRole]] = {

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from agents.broker.service import BORN_HOST, BORN_TIMESTAMP, born_properties, peer_address
+from agents.broker.service import born_properties, peer_address
 from agents.metadata import (
+    BORN_HOST,
+    BORN_TIMESTAMP,
     CREATE,
     DEFAULT_QUEUE_NUMS,
     REREAD_INTERVAL_S,

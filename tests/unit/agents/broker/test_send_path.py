@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agents.broker.manager import ReplicasManager
-from agents.broker.service import BORN_HOST, BORN_TIMESTAMP
+from agents.metadata import BORN_HOST, BORN_TIMESTAMP
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
 from tests.harness.ha_master import become_master, manager_config, serve_topics, servicer_for
