@@ -146,12 +146,18 @@ def send_verdict(
 
     The broker's own topics are refused whatever the table says; a known topic must be served by this set and
     carry the write bit (perm 2 or 6); an unknown one is TOPIC_NOT_EXIST with Java's remark and the command that
-    creates it, or CREATE when `auto_create` (and the name is one an operator could create).
+    creates it, or CREATE when `auto_create` (and the name is one an operator could create). A broker that has
+    learnt nothing yet cannot tell, and asks for a retry (SERVICE_NOT_AVAILABLE) rather than deny the topic.
     """
     forbidden = send_problem(topic)
     if forbidden is not None:
         return Refused(ResponseCode.NO_PERMISSION, forbidden, learnable=False)
     known = table.topics.get(topic)
+    if known is None and table.version < 0:
+        return Refused(
+            ResponseCode.SERVICE_NOT_AVAILABLE,
+            f"broker set {broker_name} has not learnt the topics from the controller yet; retry",
+        )
     if known is None:
         invalid = topic_problem(topic)
         if invalid is not None:

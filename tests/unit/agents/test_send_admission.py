@@ -106,10 +106,16 @@ def test_send_verdict(topic: str, auto_create: bool, verdict: SendVerdict) -> No
     assert send_verdict(TABLE, topic, "broker-a", "DefaultCluster", auto_create) == verdict
 
 
-def test_nothing_learnt_yet_refuses_every_topic() -> None:
-    """A broker that has not read the metadata yet writes nothing: an empty table is not a licence."""
-    verdict = send_verdict(MetadataTable(), "Orders", "broker-a", "DefaultCluster", False)
-    assert isinstance(verdict, Refused) and verdict.code == C.TOPIC_NOT_EXIST and verdict.learnable
+@pytest.mark.parametrize("auto_create", [False, True])
+def test_nothing_learnt_yet_writes_nothing_and_asks_for_a_retry(auto_create: bool) -> None:
+    """A broker that has not read the metadata yet (version -1) cannot tell a missing topic from one it has not
+    learnt: it writes nothing, creates nothing, and says retry rather than "not exist"."""
+    verdict = send_verdict(MetadataTable(), "Orders", "broker-a", "DefaultCluster", auto_create)
+    assert verdict == Refused(
+        C.SERVICE_NOT_AVAILABLE, "broker set broker-a has not learnt the topics from the controller yet; retry"
+    )
+    learnt_empty = send_verdict(learn(MetadataTable(), 0, [], []), "Orders", "broker-a", "X", False)
+    assert isinstance(learnt_empty, Refused) and learnt_empty.code == C.TOPIC_NOT_EXIST  # version 0: truly absent
 
 
 @pytest.mark.parametrize(
