@@ -44,7 +44,7 @@ _mqadmin() {
       'resetOffsetByOffset:Set a group'\''s offset in one queue (the next message it receives there); its...'
       'resetOffsetByTime:Move a group'\''s offsets on a topic to the first message stored at or after a...'
       'sandbox:Run a real local cluster on loopback (controllers and broker agents) to try...'
-      'sendMessage:Send messages to the master of a broker set (or round robin over every set'\''s...'
+      'sendMessage:Send messages to the master of a broker set (or round robin over the masters...'
       'topicList:List the topics the controllers keep (of one cluster with -c), with their...'
       'topicRoute:Where a topic is served: per broker set its queues, perm and current master...'
       'topicStatus:Per broker set serving a topic, each queue'\''s min and max offset on the...'
@@ -647,10 +647,10 @@ _mqadmin__sendMessage() {
     '(-c --tags)--tags[Message tag (property TAGS).]:tags: ' \
     '(--message-group)--message-group[Message group (property __SHARDINGKEY): without -q the broker hashes it to...]:message-group: ' \
     '*--property[A user property KEY=VALUE (repeatable).]:property: ' \
-    '(-b -bn --broker --brokerName)-b[Broker set (default: round robin over every master).]:brokerName: ' \
-    '(-b -bn --broker --brokerName)-bn[Broker set (default: round robin over every master).]:brokerName: ' \
-    '(-b -bn --broker --brokerName)--broker[Broker set (default: round robin over every master).]:brokerName: ' \
-    '(-b -bn --broker --brokerName)--brokerName[Broker set (default: round robin over every master).]:brokerName: ' \
+    '(-b -bn --broker --brokerName)-b[Broker set (default: round robin over the masters of the sets serving the...]:brokerName: ' \
+    '(-b -bn --broker --brokerName)-bn[Broker set (default: round robin over the masters of the sets serving the...]:brokerName: ' \
+    '(-b -bn --broker --brokerName)--broker[Broker set (default: round robin over the masters of the sets serving the...]:brokerName: ' \
+    '(-b -bn --broker --brokerName)--brokerName[Broker set (default: round robin over the masters of the sets serving the...]:brokerName: ' \
     '(-i -q --qid --queueId)-i[Queue id (default: the broker picks).]:queueId: ' \
     '(-i -q --qid --queueId)-q[Queue id (default: the broker picks).]:queueId: ' \
     '(-i -q --qid --queueId)--qid[Queue id (default: the broker picks).]:queueId: ' \

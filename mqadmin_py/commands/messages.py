@@ -41,15 +41,30 @@ RETRY_PAUSE_S = 0.02
 PULL_BATCH = 32
 
 
-def _masters(controller: str, timeout: float, broker_name: str | None) -> list[tuple[str, str]]:
-    """(brokerName, masterAddress) of the named set, or of every set that has a master."""
+def _masters(
+    controller: str, timeout: float, broker_name: str | None, topic: str | None = None
+) -> list[tuple[str, str]]:
+    """(brokerName, masterAddress) of the named set, else of every set serving `topic` (``serving_sets``), else of
+    every set, that has a master."""
     with controller_client(controller, timeout) as client:
         sets = fetch_sync_state(client, [broker_name] if broker_name else None, None)
+        served = serving_sets(metadata_of(client), topic) if topic is not None and not broker_name else None
     targets = [(d["brokerName"], d["masterAddress"]) for d in sets if d["masterAddress"]]
+    if served is not None:
+        targets = [t for t in targets if t[0] in served]
     if not targets:
         which = f"broker set {broker_name} has" if broker_name else "no broker set has"
+        which = f"no broker set serving {topic} has" if served is not None else which
         raise Refused(f"{which} no master now; see 'mqadmin getSyncStateSet', or 'mqadmin wait master -bn NAME'")
     return targets
+
+
+def serving_sets(metadata_: Any, topic: str) -> frozenset[str] | None:
+    """The broker sets a send of `topic` may go to: those serving it, as a producer follows the topic's route (any
+    other set refuses it, NO_PERMISSION); None (every set) for a topic the controller does not have, whose refusal
+    or creation (autoCreateTopicEnable) is the brokers' to answer."""
+    found = [t for t in metadata_.topics if t.topic_name == topic]
+    return frozenset(found[0].broker_names) if found else None
 
 
 # --- sendMessage --------------------------------------------------------------------------------
@@ -174,7 +189,11 @@ def send_message(
     broker_name: Annotated[
         str | None,
         broker_name_option(
-            "-b", "-bn", "--brokerName", "--broker", help="Broker set (default: round robin over every master)."
+            "-b",
+            "-bn",
+            "--brokerName",
+            "--broker",
+            help="Broker set (default: round robin over the masters of the sets serving the topic).",
         ),
     ] = None,
     queue_id: Annotated[
@@ -187,7 +206,7 @@ def send_message(
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
 ) -> None:
-    """Send messages to the master of a broker set (or round robin over every set's master).
+    """Send messages to the master of a broker set (or round robin over the masters of the sets serving the topic).
 
     A message counts as sent only when stored and acknowledged as the broker is configured (PUT_OK); any other
     status is listed, and the command exits 1 after printing every result.
@@ -198,7 +217,7 @@ def send_message(
     properties.update(
         {key: value for key, value in (("KEYS", keys), ("TAGS", tags), (MESSAGE_GROUP, message_group)) if value}
     )
-    targets = [list(t) for t in _masters(controller, timeout, broker_name)]
+    targets = [list(t) for t in _masters(controller, timeout, broker_name, topic)]
     results: list[SentDoc] = []
     msg_ids = message_id.ids(time.time)
     with agent_client(timeout) as agents, _progress(count, "sending") as advance:

@@ -247,3 +247,22 @@ def test_a_broker_whose_table_is_behind_rereads_it_before_refusing(box: Sandbox,
     finally:
         assert manager.replica is not None
         manager.replica.close()
+
+
+def test_send_message_follows_the_topics_route_over_two_broker_sets(tmp_path: Path) -> None:
+    """Without -b, sendMessage goes only to the sets serving the topic (any other refuses it, NO_PERMISSION)."""
+    two = Sandbox(tmp_path / "two")
+    try:
+        two.up(controllers=1, broker_sets=2, replicas=1, timeout=120.0)
+        two.wait_for_brokers(timeout=60.0)
+        run = Cli(two.dir)
+        run.env["MQADMIN_CONTROLLERS"] = two.addresses()
+        run.json("updateTopic", "-b", "broker-b", "-t", "Routed")
+        sent = run.json("sendMessage", "-t", "Routed", "-p", "r-{i}", "--count", "4")
+        assert sent["sent"] == 4 and {r["brokerName"] for r in sent["results"]} == {"broker-b"}
+        refused = run("sendMessage", "-t", "Routed", "-p", "x", "-b", "broker-a", "-o", "json", ok=False)
+        [result] = json.loads(refused.stdout)["results"]
+        assert (refused.returncode, result["code"]) == (1, 16)
+        assert result["remark"].startswith("topic[Routed] is not served by broker set broker-a (served by: broker-b)")
+    finally:
+        two.down()

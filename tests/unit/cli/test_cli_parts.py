@@ -12,10 +12,12 @@ from mqadmin_py.app import app
 from mqadmin_py.commands.broker import EpochDoc, HaDoc, _epochs_legacy, _ha_legacy
 from mqadmin_py.commands.common import AliasGroup, check, kebab, key_values, run
 from mqadmin_py.commands.container import parse_broker_identity
+from mqadmin_py.commands.messages import serving_sets
 from mqadmin_py.output import Output
 from mqadmin_py.sandbox import broker_set_names
 from mqbase.errors import OperationFailed, OperationRefused, TimedOut, UsageError
 from mqbase.proto import agent_pb2 as pb
+from mqbase.proto import controller_pb2 as cpb
 
 
 def test_kebab_spelling_of_rocketmq_names() -> None:
@@ -162,3 +164,21 @@ def test_a_missing_analytics_dependency_says_what_to_install() -> None:
             _need(absent)
     assert _why(ValueError("first line\nsecond")) == "first line"
     assert _why(RuntimeError()) == "RuntimeError"
+
+
+@pytest.mark.parametrize(
+    ("topic", "served"),
+    [
+        ("Orders", frozenset({"broker-a", "broker-c"})),  # the route: only the sets serving it
+        ("Audit", frozenset()),  # served by no set any more: no set may take it
+        ("Unknown", None),  # the controllers do not have it: every set, whose brokers answer it
+    ],
+)
+def test_sends_follow_the_topics_route(topic: str, served: frozenset[str] | None) -> None:
+    metadata = cpb.GetMetadataResponse(
+        topics=[
+            cpb.TopicConfig(topic_name="Orders", broker_names=["broker-c", "broker-a"]),
+            cpb.TopicConfig(topic_name="Audit", broker_names=[]),
+        ]
+    )
+    assert serving_sets(metadata, topic) == served
