@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from mqbase.codes import ResponseCode
-from mqbase.metadata import PERM_WRITE, send_problem, topic_problem
+from mqbase.metadata import PERM_WRITE, SYSTEM_TOPICS, send_problem, topic_problem
 
 DEFAULT_QUEUE_NUMS = 4
 """The queues of a topic the broker has not learnt (Java's ``defaultTopicQueueNums``)."""
@@ -144,7 +144,8 @@ def send_verdict(
 ) -> SendVerdict:
     """May a send of `topic` to broker set `broker_name` write, by what the broker learnt (`table`)?
 
-    The broker's own topics are refused whatever the table says; a known topic must be served by this set and
+    The broker's own topics are refused whatever the table says, and a name no topic can have is
+    MESSAGE_ILLEGAL, as the record format would refuse it; a known topic must be served by this set and
     carry the write bit (perm 2 or 6); an unknown one is TOPIC_NOT_EXIST with Java's remark and the command that
     creates it, or CREATE when `auto_create` (and the name is one an operator could create). A broker that has
     learnt nothing yet cannot tell, and asks for a retry (SERVICE_NOT_AVAILABLE) rather than deny the topic.
@@ -152,6 +153,9 @@ def send_verdict(
     forbidden = send_problem(topic)
     if forbidden is not None:
         return Refused(ResponseCode.NO_PERMISSION, forbidden, learnable=False)
+    invalid = topic_problem(topic)
+    if invalid is not None and topic not in SYSTEM_TOPICS:  # blank, illegal characters, too long: no topic's name
+        return Refused(ResponseCode.MESSAGE_ILLEGAL, invalid, learnable=False)
     known = table.topics.get(topic)
     if known is None and table.version < 0:
         return Refused(
@@ -159,8 +163,7 @@ def send_verdict(
             f"broker set {broker_name} has not learnt the topics from the controller yet; retry",
         )
     if known is None:
-        invalid = topic_problem(topic)
-        if invalid is not None:
+        if invalid is not None:  # a system topic's name: no operator, and so no send, may create it
             return Refused(ResponseCode.TOPIC_NOT_EXIST, f"topic[{topic}] not exist, and cannot be created: {invalid}")
         if auto_create:
             return CREATE

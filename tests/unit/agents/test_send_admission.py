@@ -94,15 +94,19 @@ NOT_EXIST = (
             "bad topic",
             True,
             Refused(
-                C.TOPIC_NOT_EXIST,
-                "topic[bad topic] not exist, and cannot be created: The specified topic contains illegal "
-                "characters, allowing only ^[%|a-zA-Z0-9_-]+$",
+                C.MESSAGE_ILLEGAL,
+                "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$",
+                False,
             ),
-            id="an_illegal_name_is_never_auto_created",
+            id="an_illegal_name_is_13_and_never_created",
+        ),
+        pytest.param(
+            "", True, Refused(C.MESSAGE_ILLEGAL, "The specified topic is blank.", False), id="a_blank_name_is_13"
         ),
     ],
 )
 def test_send_verdict(topic: str, auto_create: bool, verdict: SendVerdict) -> None:
+    """Table-driven over one learnt table (broker set broker-a); see each case's id."""
     assert send_verdict(TABLE, topic, "broker-a", "DefaultCluster", auto_create) == verdict
 
 
