@@ -149,10 +149,16 @@ def progress_doc(
 # --- consumerProgress ---------------------------------------------------------------------------
 
 
+def _when(ms: int | None) -> str:
+    """A store time as Java's consumerProgress prints it (local time); empty for none."""
+    return "" if ms is None else datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
+
+
 def _progress_table(doc: ConsumerProgressDoc) -> None:
     rows: list[list[Any]] = [
         [q["topic"], q["brokerName"], q["queueId"], q["brokerOffset"], q["consumerOffset"], q["minOffset"], q["diff"],
-         q["inflight"], q["lastTimestamp"], f"yes ({q['skippedByRetention']} lost)" if q["belowMinOffset"] else ""]
+         q["inflight"], _when(q["lastTimestamp"]),
+         f"yes ({q['skippedByRetention']} lost)" if q["belowMinOffset"] else ""]
         for q in doc["queues"]
     ]  # fmt: skip
     rows += [[None, s["brokerName"], None, None, None, None, None, None, None, s["error"]] for s in doc["brokerSets"]
@@ -169,10 +175,8 @@ def _progress_legacy(doc: ConsumerProgressDoc) -> str:
     out = line.format("#Topic", "#Broker Name", "#QID", "#Broker Offset", "#Consumer Offset", "#Client IP", "#Diff",
                       "#Inflight", "#LastTime")  # fmt: skip
     for q in doc["queues"]:
-        last = q["lastTimestamp"]
-        when = "" if last is None else datetime.fromtimestamp(last / 1000).strftime("%Y-%m-%d %H:%M:%S")
         out += line.format(q["topic"], q["brokerName"], q["queueId"], q["brokerOffset"], q["consumerOffset"], "NA",
-                           q["diff"], q["inflight"], when)  # fmt: skip
+                           q["diff"], q["inflight"], _when(q["lastTimestamp"]))  # fmt: skip
     return out + f"\nDiff Total: {doc['diffTotal']}\nInflight Total: {doc['inflightTotal']}\n"
 
 
