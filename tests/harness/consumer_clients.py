@@ -61,15 +61,16 @@ class _Follower:
 
     def call(self, method: str, request: Any, budget_s: float, retry: frozenset[int] = RETRY_CODES,
              once: bool = False) -> Any:  # fmt: skip
-        """The master's answer, or the last refusal once `budget_s` is spent; MqError if no master answered.
+        """The master's answer (any code but `retry`'s); MqError if no master served it within `budget_s`.
         `once`: a request that reached a broker and got no answer is not repeated (MqError)."""
         deadline = time.monotonic() + budget_s
         while True:
             answer = self._try(method, request, once)
-            if answer is not None and (answer.code not in retry or time.monotonic() > deadline):
+            if answer is not None and answer.code not in retry:
                 return answer
             if time.monotonic() > deadline:
-                raise MqError(f"{method}: no master of {self.broker} answered within {budget_s:g} s")
+                last = f" (last answer {answer.code}: {answer.remark})" if answer is not None else ""
+                raise MqError(f"{method}: no master of {self.broker} served it within {budget_s:g} s{last}")
             if answer is not None and answer.master_address not in ("", self._address):
                 self._address = answer.master_address
                 continue
