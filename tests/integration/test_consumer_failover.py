@@ -82,8 +82,9 @@ def find_master(box: Sandbox) -> str | None:
         return None
 
 
-def learnt(box: Sandbox, topic: str, group: str = "") -> bool:
-    """Every agent serves `topic` (and knows `group`): whichever replica becomes master applies their config."""
+def every_replica_serves(box: Sandbox, topic: str, group: str = "") -> bool:
+    """Every agent serves `topic` (and knows `group`), not only the first (the harness's `learnt`): whichever replica
+    becomes master applies their config."""
     with AgentClient(timeout=3.0) as agents:
         for agent in box.agents():
             try:
@@ -101,7 +102,7 @@ def create(box: Sandbox, cluster: Cluster, topic: str, group: str = "", queues: 
     cluster.cli("updateTopic", "-c", CLUSTER, "-t", topic, "-r", str(queues), "-w", str(queues), *attributes)
     if group:
         cluster.cli("updateSubGroup", "-c", CLUSTER, "-g", group, "--consume-orderly", "true")
-    wait_until(lambda: learnt(box, topic, group), 30, f"every replica to learn {topic} {group}")
+    wait_until(lambda: every_replica_serves(box, topic, group), 30, f"every replica to learn {topic} {group}")
 
 
 def kill_master(box: Sandbox, cluster: Cluster, master: Master) -> str:
@@ -190,6 +191,7 @@ def test_a_group_consumes_through_a_sigkill_and_the_restarted_master_rejoins_wit
     # The old master comes back as a slave of the new one; made master again, it serves the same state.
     box.start(cluster.agent_of(before.broker_id))
     cluster.healthy()
+    wait_until(lambda: every_replica_serves(box, "T_kill"), 30, "the restarted replica to learn the topic")
     assert ha_status(cluster.address_of(before.broker_id)).role == "slave"
     ledger = Ledger()
     consumer = GroupConsumer(lambda: find_master(box), BROKER, "GT_kill", "T_kill", ledger)
