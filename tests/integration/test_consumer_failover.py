@@ -26,6 +26,7 @@ from agents.store.layout import CONSUMER_SNAPSHOT, STORE_DIR
 from mqadmin_py.sandbox import Sandbox
 from mqbase.client import AgentClient
 from mqbase.errors import MqError, UsageError
+from mqbase.properties import read_properties, write_properties_atomic
 from mqbase.proto import agent_pb2 as pb
 from tests.harness.consumer_clients import GroupConsumer, GroupProducer, payload
 from tests.harness.consumer_ledger import Ledger, check_all
@@ -278,47 +279,81 @@ def covered(box: Sandbox, agent_id: str) -> int:
     return snapshot.decode(path.read_bytes()).covered if path.exists() else 0
 
 
+def restart_with(box: Sandbox, cluster: Cluster, key: str, value: str) -> None:
+    """Stop every agent, set `key` in each broker's config file (what a start reads), start them all again."""
+    for agent in box.agents():
+        box.stop(agent.id)
+    for agent in box.agents():
+        for broker in agent.brokers:
+            write_properties_atomic(broker.configFile, {**read_properties(broker.configFile), key: value})
+        box.start(agent.id)
+    cluster.healthy()
+
+
+def expire_everything(cluster: Cluster) -> None:
+    """Retention at every run from now on, and every finished segment expired (run-time keys, until a restart)."""
+    for key, value in (("fileReservedTime", "0"), ("deleteWhen", ";".join(str(h) for h in range(24)))):
+        cluster.cli("updateBrokerConfig", "-c", CLUSTER, "-k", key, "-v", value)
+
+
+def held_by_the_snapshot(box: Sandbox, marks: dict[str, int]) -> bool:
+    """Every agent logged, since `marks` (agent → log size), a retention run held back by the snapshot's floor."""
+    return all(
+        b"by the retained floor" in Path(agent.logFile).read_bytes()[marks[agent.id] :] for agent in box.agents()
+    )
+
+
 def test_retention_under_a_lagging_group_keeps_the_snapshot_floor_and_shows_the_lag(
     box: Sandbox, cluster: Cluster
 ) -> None:
+    """Retention waits for the consumer-state snapshot: with snapshots paused (a restart with an hour's interval),
+    expired segments past the snapshot's cut stay; once snapshots run again they go, and the lagging group's offset
+    shows below the queue's min offset."""
     create(box, cluster, "T_lag", queues=1)
     ledger = Ledger()
     consumer = GroupConsumer(lambda: find_master(box), BROKER, "G_lag", "T_lag", ledger)
-    client = AgentClient(timeout=10.0)
     try:
-        master = find_master(box)
-        assert master is not None
+        with GroupProducer(lambda: find_master(box), BROKER, "T_lag", ledger, "lag-") as producer:
+            wait_until(lambda: producer.count() >= 1, 30, "a first message")
+        consumer.drain(INVISIBLE_MS, 30)  # the group consumed everything there is now
+        consumed = consumer.progress()[0].consumer_offset
+        restart_with(box, cluster, "flushConsumerOffsetInterval", str(3600 * 1000))
+        cut = {agent.id: covered(box, agent.id) for agent in box.agents()}
+        marks = {agent.id: Path(agent.logFile).stat().st_size for agent in box.agents()}
+        client = AgentClient(timeout=10.0)
+        try:
+            master = find_master(box)
+            assert master is not None
+            for i in range(10):  # about two and a half segments of 1 MiB messages: the group falls behind them
+                message = pb.Message(topic="T_lag", queue_id=0, body=bytes([i]) * (1024 * 1024))
+                request = pb.SendMessageRequest(broker=pb.BrokerRef(broker_name=BROKER), message=message)
+                assert client.call(master, "SendMessage", request).code == 0
+        finally:
+            client.close()
+        expire_everything(cluster)
+        wait_until(lambda: held_by_the_snapshot(box, marks), 30, "retention runs held back by the snapshot")
+        for agent in box.agents():  # every expired segment that holds or follows the snapshot's cut is still there
+            assert segment_bases(box, agent.id)[0] <= cut[agent.id] == covered(box, agent.id), agent.id
+        assert consumer.progress()[0].min_offset <= consumed
 
-        def put(body: bytes) -> None:
-            message = pb.Message(topic="T_lag", queue_id=0, body=body)
-            r = client.call(master, "SendMessage", pb.SendMessageRequest(broker=pb.BrokerRef(broker_name=BROKER),
-                                                                          message=message))  # fmt: skip
-            assert r.code == 0, r
+        restart_with(box, cluster, "flushConsumerOffsetInterval", BROKER_CONF["flushConsumerOffsetInterval"])
+        expire_everything(cluster)  # a run-time change lasts until the restart
 
-        put(b"first")
-        consumer.ack(consumer.receive(1, INVISIBLE_MS, wait_ms=5000))
-        assert [q.consumer_offset for q in consumer.progress()] == [1]
-        for i in range(10):  # about two and a half segments of 1 MiB messages: the group falls behind them
-            put(bytes([i]) * (1024 * 1024))
-        for key, value in (("fileReservedTime", "0"), ("deleteWhen", ";".join(str(h) for h in range(24)))):
-            cluster.cli("updateBrokerConfig", "-c", CLUSTER, "-k", key, "-v", value)
-
-        def lagging() -> list[pb.QueueProgress] | None:
-            # On every replica, retention never deleted past its snapshot's covered offset (read after the log's
+        def lagging() -> pb.QueueProgress | None:
+            # On every replica, retention never deletes past its snapshot's covered offset (read after the log's
             # start, and it only grows): the log from there on is what a rebuild reads.
             for agent in box.agents():
                 start = segment_bases(box, agent.id)[0]
                 assert start <= covered(box, agent.id), f"{agent.id} deleted up to {start}"
-            progress = consumer.progress()
-            return progress if progress[0].min_offset > progress[0].consumer_offset else None
+            [queue] = consumer.progress()
+            return queue if queue.min_offset > queue.consumer_offset else None
 
-        [lag] = wait_until(lagging, 60, "retention to delete past the lagging group's offset", interval=0.3)
-        assert lag.consumer_offset == 1 and lag.broker_offset == 11
+        lag = wait_until(lagging, 60, "retention to delete past the lagging group's offset", interval=0.3)
+        assert lag.consumer_offset == consumed and lag.broker_offset == consumed + 10
         # The lagging group resumes at the queue's first message still stored.
         [first] = consumer.receive(1, INVISIBLE_MS, wait_ms=5000)
         assert first.queue_offset == lag.min_offset
     finally:
         for key, value in (("fileReservedTime", "72"), ("deleteWhen", "04")):
             cluster.cli("updateBrokerConfig", "-c", CLUSTER, "-k", key, "-v", value)
-        client.close()
         consumer.close()
