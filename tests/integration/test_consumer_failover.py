@@ -99,10 +99,13 @@ def every_replica_serves(box: Sandbox, topic: str, group: str = "") -> bool:
 
 def create(box: Sandbox, cluster: Cluster, topic: str, group: str = "", queues: int = QUEUES) -> None:
     """`topic` (FIFO when an orderly `group` is given) and that group, learnt by every replica."""
-    attributes = ("--attributes", "+message.type=FIFO") if group else ()
-    cluster.cli("updateTopic", "-c", CLUSTER, "-t", topic, "-r", str(queues), "-w", str(queues), *attributes)
     if group:
+        count = str(queues)
+        cluster.cli("updateTopic", "-c", CLUSTER, "-t", topic, "-r", count, "-w", count,
+                    "--attributes", "+message.type=FIFO")  # fmt: skip
         cluster.cli("updateSubGroup", "-c", CLUSTER, "-g", group, "--consume-orderly", "true")
+    else:
+        cluster.create_topic(topic, queues)
     wait_until(lambda: every_replica_serves(box, topic, group), 30, f"every replica to learn {topic} {group}")
 
 
