@@ -227,6 +227,11 @@ class ConsumerService:
     def _topic(self, name: str) -> Topic:
         if problem := _name_problem("topic", name, TOPIC_MAX_LENGTH):
             raise Refused(ResponseCode.MESSAGE_ILLEGAL, problem)
+        if self._host.metadata.version < 0:  # just started: "no such topic" would be a lie, the default policy too
+            raise Refused(
+                ResponseCode.SERVICE_NOT_AVAILABLE,
+                "this broker has not read the topics and groups from the controllers since it started; retry",
+            )
         topic = self._host.metadata.topics.get(name)
         if topic is None or self._host.config.broker_name not in topic.broker_names:
             raise Refused(

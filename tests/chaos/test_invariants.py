@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from agents.consumer.state import ConsumerState
+from agents.pop.handle import ReceiptHandle
+from agents.pop.model import Inflight, QueueKey, QueueState
 from tests.harness.chaos.history import (
     Ack,
     ControllerView,
@@ -15,6 +18,7 @@ from tests.harness.chaos.history import (
 from tests.harness.chaos.invariants import (
     check_acked_present,
     check_all,
+    check_consumer_groups,
     check_controller_monotonic,
     check_controllers_agree,
     check_lease_answers,
@@ -22,6 +26,7 @@ from tests.harness.chaos.invariants import (
     check_seen_kept,
     check_single_writer,
 )
+from tests.harness.consumer_ledger import Acked, Delivered, Hidden, Ledger, Sent, check_fifo
 
 SET = "broker-a"
 
@@ -223,3 +228,93 @@ def test_overlapping_questions_may_see_either_epoch() -> None:
 def test_lease_answers_of_different_sets_are_not_compared() -> None:
     other = LeaseAnswer("n0", "broker-b", 1, 1, 2.0, 2.1)
     assert check_lease_answers([lease("n1", 2, 1.0, 1.1), other]) == []
+
+
+# --- 7: consumer groups through failovers ----------------------------------------------------------
+
+Q = QueueKey("G", "Chaos", 0)
+
+
+def handle(offset: int, ticket: int = 1, attempt: int = 1) -> str:
+    return ReceiptHandle(SET, Q.group, Q.topic, Q.queue_id, offset, 50_000, attempt, ticket).encode()
+
+
+def delivered(
+    payload: str, offset: int, at: int, *, attempt: int = 1, group: str = "", until: int = 50_000
+) -> Delivered:
+    return Delivered(payload, group, attempt, handle(offset, attempt, attempt), at, at + 1, until)
+
+
+def acked(payload: str, offset: int, at: int, attempt: int = 1) -> Acked:
+    return Acked(payload, handle(offset, attempt, attempt), at, at + 1)
+
+
+def ledger(*facts: Sent | Delivered | Hidden | Acked) -> Ledger:
+    out = Ledger()
+    out.record(*facts)
+    return out
+
+
+def state(committed: int, inflight: dict[int, int] | None = None) -> dict[str, ConsumerState]:
+    """A rebuilt state: everything below `committed` consumed; `inflight` offset → ticket, delivered and unacked."""
+    flying = {o: Inflight(t, 50_000, t) for o, t in (inflight or {}).items()}
+    scanned = max([committed, *(o + 1 for o in flying)])
+    queue = QueueState(committed=committed, scanned=scanned, inflight=flying)
+    return {SET: ConsumerState(seq=1, queues={Q: queue})}
+
+
+GOOD_GROUP = ledger(
+    Sent("p0"),
+    Sent("p1"),
+    delivered("p0", 0, 10),
+    delivered("p1", 1, 10),
+    acked("p0", 0, 20),
+    delivered("p1", 1, 40, attempt=2),  # left unacked: back after its invisibility, with the next attempt
+    acked("p1", 1, 50, attempt=2),
+)
+
+
+def test_a_group_that_got_everything_back_once_has_no_violation() -> None:
+    assert check_consumer_groups({SET: GOOD_GROUP}, state(2)) == []
+
+
+def test_a_message_delivered_after_its_ack_was_answered_is_reported() -> None:
+    group = ledger(*GOOD_GROUP.sent, *GOOD_GROUP.deliveries, *GOOD_GROUP.acks, delivered("p0", 0, 60, attempt=2))
+    texts = [v.text for v in check_consumer_groups({SET: group}, state(2)) if v.invariant == 7]
+    assert len(texts) == 1 and "p0 was acked at 21" in texts[0] and "delivered again" in texts[0]
+
+
+def test_a_message_sent_and_never_acked_is_reported_lost() -> None:
+    group = ledger(Sent("p0"), Sent("lost"), delivered("p0", 0, 10), acked("p0", 0, 20))
+    [v] = check_consumer_groups({SET: group}, state(1))
+    assert "never acked" in v.text and "lost" in v.text
+
+
+def test_a_redelivery_with_no_higher_attempt_is_reported() -> None:
+    group = ledger(Sent("p0"), delivered("p0", 0, 10), delivered("p0", 0, 30), acked("p0", 0, 40))
+    [v] = check_consumer_groups({SET: group}, state(1))
+    assert "attempt 1" in v.text and "after attempt 1" in v.text
+
+
+def test_a_rebuilt_state_that_lost_an_ack_or_a_delivery_is_reported() -> None:
+    # The client was told p0 acked and p1 delivered; a state rebuilt without them would hand both out again.
+    group = ledger(Sent("p0"), delivered("p0", 0, 10), delivered("p1", 1, 10), acked("p0", 0, 20))
+    texts = [v.text for v in check_consumer_groups({SET: group}, state(0, {0: 1})) if v.text.startswith("rebuilt")]
+    assert any("offset 0 was acked to a consumer but is in flight again" in t for t in texts)
+    assert any("offset 1 was delivered but is unknown to the new master" in t for t in texts)
+
+
+def test_fifo_order_and_blocking_breaches_are_reported() -> None:
+    sent = [Sent("a0", "A"), Sent("a1", "A"), Sent("a2", "A")]
+    early = ledger(*sent, delivered("a1", 1, 10, group="A"), delivered("a0", 0, 20, group="A"))
+    assert any("a1 was handed out before a0" in t for t in check_fifo(early.sent, early.deliveries, [], []))
+    blocked = ledger(*sent, delivered("a0", 0, 10, group="A", until=100), delivered("a1", 1, 30, group="A"))
+    assert any("while a0 was unacked and invisible until 100" in t for t in check_fifo(
+        blocked.sent, blocked.deliveries, [], []))  # fmt: skip
+    visible = ledger(*sent, delivered("a0", 0, 10, group="A", until=20), delivered("a1", 1, 30, group="A"))
+    assert not [t for t in check_fifo(visible.sent, visible.deliveries, [], []) if "invisible" in t]
+    order = ledger(*sent[:2], delivered("a0", 0, 10, group="A"), delivered("a1", 1, 10, group="A"),
+                   acked("a1", 1, 20), acked("a0", 0, 30))  # fmt: skip
+    assert check_fifo(order.sent, order.deliveries, [], order.acks) == [
+        "message group A: acked a1 where a0 was next in send order"
+    ]

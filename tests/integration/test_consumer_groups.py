@@ -65,7 +65,7 @@ def broker(box: Sandbox, request: pytest.FixtureRequest) -> Iterator[Broker]:
     cli.env["MQADMIN_CONTROLLERS"] = box.addresses()
     cli("updateTopic", "-c", CLUSTER, "-t", TOPIC, "-r", "2", "-w", "2")
     b = Broker(box)
-    wait_until(lambda: receive(b.stub(), "probe").code != ResponseCode.TOPIC_NOT_EXIST, 30, "the topic learnt")
+    wait_until(lambda: receive(b.stub(), "probe").code == ResponseCode.PULL_NOT_FOUND, 30, "the topic learnt")
     yield b
     b.close()
 

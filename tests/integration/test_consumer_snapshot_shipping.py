@@ -86,7 +86,7 @@ def test_a_replaced_slave_takes_the_masters_snapshot_and_serves_the_group_after_
     pair: tuple[Sandbox, list[AgentProcess]],
 ) -> None:
     _, (master, slave) = pair
-    wait_until(lambda: receive(master).code != ResponseCode.TOPIC_NOT_EXIST, 30, "the topic learnt")
+    wait_until(lambda: receive(master).code == ResponseCode.PULL_NOT_FOUND, 30, "the topic learnt")
     for i in range(16):  # about four segments of 1 MiB messages
         message = pb.Message(topic=TOPIC, queue_id=0, body=bytes([i]) * BODY)
         sent = master.stub(BROKER).SendMessage(pb.SendMessageRequest(message=message), timeout=10)

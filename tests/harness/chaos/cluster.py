@@ -33,8 +33,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agents.consumer import snapshot
+from agents.consumer.records import from_message
+from agents.consumer.state import ConsumerState
 from agents.store.epoch_file import EpochFile
-from agents.store.record import blank_size_at, decode_at
+from agents.store.layout import CONSUMER_SNAPSHOT, STORE_DIR
+from agents.store.record import Message, blank_size_at, decode_at
 from controller.codec import decode_events, decode_state
 from controller.model import ControllerState
 from controller.state import apply_events
@@ -310,14 +314,14 @@ def last_boundary(data: bytes | bytearray) -> int:
     return pos
 
 
-def records(data: bytes | bytearray, base: int) -> dict[int, bytes]:
-    """Commit-log offset → body of every message record in `data` (which starts at offset `base`)."""
-    out: dict[int, bytes] = {}
+def records(data: bytes | bytearray, base: int) -> dict[int, Message]:
+    """Commit-log offset → every message record in `data` (which starts at offset `base`)."""
+    out: dict[int, Message] = {}
     pos = 0
     while pos < len(data):
         found = decode_at(data, pos)
         if found is not None:
-            out[base + pos] = found[0].body
+            out[base + pos] = found[0]
             pos += found[1]
             continue
         blank = blank_size_at(data, pos)
@@ -325,6 +329,16 @@ def records(data: bytes | bytearray, base: int) -> dict[int, bytes]:
             break
         pos += blank
     return out
+
+
+def consumer_state(root: Path, log: bytes, base: int) -> ConsumerState:
+    """The consumer state a replica's files rebuild to, as its broker rebuilds it when it becomes master: the
+    snapshot (if any) and the consumer-state records of `log` (starting at `base`) after the snapshot's cut."""
+    path = root / STORE_DIR / CONSUMER_SNAPSHOT
+    cut = snapshot.decode(path.read_bytes()) if path.exists() else None
+    start = cut.covered if cut is not None else 0
+    stored = (from_message(m) for offset, m in sorted(records(log, base).items()) if offset >= start)
+    return snapshot.rebuild(cut, (r for r in stored if r is not None))
 
 
 _JOURNAL_LAST_RECORD_AT = 24 + 8 + 4

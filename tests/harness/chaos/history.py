@@ -10,6 +10,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from agents.consumer.state import ConsumerState
+from tests.harness.consumer_ledger import Ledger
+
 
 @dataclass(frozen=True, slots=True)
 class Ack:
@@ -124,9 +127,17 @@ class History:
     replicas: dict[str, list[ReplicaFiles]] = field(default_factory=dict)
     controller_states: dict[str, dict[str, ControllerView]] = field(default_factory=dict)
     """node → broker set → that node's final view (rebuilt offline from its journal and snapshot)."""
+    groups: dict[str, Ledger] = field(default_factory=dict)
+    """broker set → what the consumer group's client was told there (sends PUT_OK, deliveries, acks)."""
+    consumer_states: dict[str, ConsumerState] = field(default_factory=dict)
+    """broker set → the consumer state its final master's files rebuild to (snapshot and log, read offline)."""
     faults: list[Fault] = field(default_factory=list)
     send_attempts: int = 0
     send_failures: dict[str, int] = field(default_factory=dict)
+    drain_s: float = 0.0
+    """How long the consumer group took to ack what was left after healing."""
+    group_failures: dict[str, int] = field(default_factory=dict)
+    """Consumer-group requests refused with a code no retry changes, by request and code (not violations)."""
     notes: list[str] = field(default_factory=list)
     """Things that are not invariant violations but explain a run (a set that did not converge in time, ...)."""
 
@@ -151,6 +162,15 @@ class Recorder:
     def seen(self, items: list[Seen]) -> None:
         with self._lock:
             self.history.seen.extend(items)
+
+    def group_ledger(self, broker_set: str) -> Ledger:
+        """The set's consumer-group ledger (appends to it are thread-safe on their own)."""
+        with self._lock:
+            return self.history.groups.setdefault(broker_set, Ledger())
+
+    def failed_group_request(self, what: str) -> None:
+        with self._lock:
+            self.history.group_failures[what] = self.history.group_failures.get(what, 0) + 1
 
     def controller_view(self, view: ControllerView) -> None:
         with self._lock:

@@ -13,7 +13,11 @@ issue:
 5. a consumer never saw a message that was later truncated;
 6. the answers to the transfer lease question (``GetReplicaInfo``) are linearizable: a question asked after
    another was answered, of whichever node, never gets an older masterEpoch (issue 23: a deposed leader that
-   does not know it yet must not answer from its old state).
+   does not know it yet must not answer from its old state);
+7. consumer groups through failovers (issue 25 §2): an ack answered OK is final (the message is never delivered
+   again), every PUT_OK message is acked in the end (nothing lost), a delivery left unacked comes back with a
+   higher attempt; and the consumer state the final master's files rebuild to agrees with every answer the
+   group's client was told (``agents.consumer.invariant.violations``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from agents.consumer.invariant import violations
+from agents.consumer.state import ConsumerState
+from tests.harness import consumer_ledger
 from tests.harness.chaos.history import (
     Ack,
     ControllerView,
@@ -269,6 +276,22 @@ def check_lease_answers(answers: Iterable[LeaseAnswer]) -> list[Violation]:
     return out
 
 
+def check_consumer_groups(
+    groups: dict[str, consumer_ledger.Ledger], states: dict[str, ConsumerState]
+) -> list[Violation]:
+    """Invariant 7: per set, the client's view (``consumer_ledger.check_all``) and the rebuilt state's."""
+    out: list[Violation] = []
+    for name, ledger in sorted(groups.items()):
+        out += [Violation(7, name, text) for text in consumer_ledger.check_all(ledger)]
+        told = consumer_ledger.told(ledger)
+        if name not in states:
+            if told:
+                out.append(Violation(7, name, "no final master's consumer state to check the group's answers"))
+            continue
+        out += [Violation(7, name, f"rebuilt state: {text}") for text in violations(told, states[name])]
+    return out
+
+
 def check_all(history: History) -> list[Violation]:
     return [
         *check_acked_present(history.acks, history.final_logs),
@@ -278,4 +301,5 @@ def check_all(history: History) -> list[Violation]:
         *check_controllers_agree(history.controller_states),
         *check_seen_kept(history.seen, history.final_logs),
         *check_lease_answers(history.lease_answers),
+        *check_consumer_groups(history.groups, history.consumer_states),
     ]

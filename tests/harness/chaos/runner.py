@@ -4,13 +4,15 @@ Phases (``run_chaos``):
 
 1. start 3 controllers and 3 agents through the proxies; wait until every set has a master and a full
    SyncStateSet;
-2. start the producer, the consumer and the controller poller; inject faults for ``duration_s``;
+2. create the topic; start the producer, the consumer, the consumer group and the controller poller; inject
+   faults for ``duration_s``;
 3. heal everything, let the producer run ``AFTER_HEAL_S`` more, stop the clients, and wait until every set
-   has one master, 3 replicas in sync and equal max and confirm offsets on all of them;
+   has one master, 3 replicas in sync and equal max and confirm offsets on all of them; the consumer group acks
+   what is left (at most ``DRAIN_S``);
 4. read every set's messages from its final master, stop the agents, wait until the controller nodes have
    applied the same Raft index, stop them;
-5. read the files (commit logs, epoch files, controller journals and snapshots) and the agents' role-change
-   log lines, and run the invariant checkers.
+5. read the files (commit logs, epoch files, consumer-state snapshots, controller journals and snapshots) and the
+   agents' role-change log lines, and run the invariant checkers.
 
 Every process is stopped by pid in a ``finally``, whatever happens.
 """
@@ -28,16 +30,25 @@ from mqbase.client import AgentClient
 from mqbase.errors import MqError
 from mqbase.proto import agent_pb2 as pb
 from tests.harness.agents import AgentProcess, create_topic
-from tests.harness.chaos.cluster import AGENT_HOST, ChaosCluster, records, views_of
+from tests.harness.chaos.cluster import AGENT_HOST, ChaosCluster, consumer_state, records, views_of
 from tests.harness.chaos.faults import FaultScheduler
 from tests.harness.chaos.history import FinalLog, History, Recorder
 from tests.harness.chaos.invariants import Violation, check_all
-from tests.harness.chaos.workload import QUEUES, TOPIC, Consumer, ControllerPoller, Producer, pull_request
+from tests.harness.chaos.workload import (
+    QUEUES,
+    TOPIC,
+    Consumer,
+    ControllerPoller,
+    GroupConsumer,
+    Producer,
+    pull_request,
+)
 from tests.harness.wait import wait_until
 
 READY_S = 90.0
 AFTER_HEAL_S = 3.0
 CONVERGE_S = 90.0
+DRAIN_S = 45.0
 SHOW_PER_INVARIANT = 20
 
 Scenario = Callable[[ChaosCluster, Recorder, Callable[[str], None]], None]
@@ -68,6 +79,15 @@ class Report:
             + (", ".join(f"{k} {n}" for k, n in sorted(h.send_failures.items())) or "none"),
             f"consumer reads during the run: {len(h.seen)}; controller answers polled: {len(h.controller_views)}; "
             f"role changes logged: {len(h.role_changes)}; lease answers: {len(h.lease_answers)}",
+            "consumer group: "
+            + "; ".join(
+                f"{name}: {len(g.deliveries)} deliveries ({sum(d.attempt > 1 for d in g.deliveries)} again), "
+                f"{len(g.acks)} acked, {len(g.hidden)} made visible sooner"
+                for name, g in sorted(h.groups.items())
+            )
+            + f"; drained in {h.drain_s:.1f} s"
+            + "; refused: "
+            + (", ".join(f"{k} {n}" for k, n in sorted(h.group_failures.items())) or "none"),
             "checked: "
             + "; ".join(
                 f"{name}: {len(log.at_queue_offset)} messages served by the final master {log.master_node}, "
@@ -121,10 +141,12 @@ def run_chaos(
     try:
         cluster.start()
         _wait_ready(cluster, READY_S)
-        create_topic(";".join(cluster.controller_addresses.values()), TOPIC, queues=QUEUES)  # none is created by a send
-        clients: list[Producer | Consumer | ControllerPoller] = [
+        _create_topic(cluster)
+        group = GroupConsumer(cluster, recorder, seed)
+        clients: list[Producer | Consumer | GroupConsumer | ControllerPoller] = [
             Producer(cluster, recorder, seed),
             Consumer(cluster, recorder, seed),
+            group,
             ControllerPoller(cluster, recorder),
         ]
         for t in clients:
@@ -141,6 +163,10 @@ def run_chaos(
             for t in clients:
                 t.join(30)
         masters = _converge(cluster, recorder, CONVERGE_S)
+        drain_started = time.monotonic()
+        group.drain(history.acks, DRAIN_S)
+        history.drain_s = time.monotonic() - drain_started
+        group.close()
         confirm = _collect_live(cluster, history, masters)
         for a in cluster.agents:
             a.stop()
@@ -168,6 +194,21 @@ def _wait_ready(cluster: ChaosCluster, timeout: float) -> None:
         return len(sets) == len(cluster.sets)
 
     wait_until(ready, timeout, f"the cluster to start (see {cluster.dir})", interval=0.2)
+
+
+def _create_topic(cluster: ChaosCluster) -> None:
+    """The test topic in the controllers' metadata, learnt by every replica before the clients start (a consumer
+    group's receive on a replica that has not learnt it yet is refused)."""
+    create_topic(";".join(cluster.controller_addresses.values()), TOPIC, queues=QUEUES)  # none is created by a send
+
+    def learnt() -> bool:
+        return all(
+            TOPIC in b.topics
+            for a in cluster.agents
+            for b in a.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2).brokers
+        )
+
+    wait_until(learnt, 30, f"every replica to learn topic {TOPIC}", interval=0.2)
 
 
 def _status(agent: AgentProcess, broker_set: str) -> pb.GetHAStatusResponse | None:
@@ -265,11 +306,15 @@ def _collect_files(
         history.replicas[name] = group
         master = next((r for r in group if r.is_master), None)
         if master is not None and name in history.final_logs:
-            bodies = records(master.log, master.min_offset)
+            stored = records(master.log, master.min_offset)
             final = history.final_logs[name]
             history.final_logs[name] = FinalLog(
-                final.master_node, final.at_queue_offset, {o: b.decode(errors="replace") for o, b in bodies.items()}
+                final.master_node,
+                final.at_queue_offset,
+                {o: m.body.decode(errors="replace") for o, m in stored.items() if m.topic == TOPIC},
             )
+            root = cluster.replica_root(masters[name], name)
+            history.consumer_states[name] = consumer_state(root, master.log, master.min_offset)
     for node in cluster.controllers:
         steps = cluster.controller_history(node, last_index)
         for index, state in steps:

@@ -6,6 +6,10 @@
   ambiguous outcome, so a payload stored twice is a bug, not at-least-once delivery.
 * ``Consumer``: every ``CONSUME_EVERY_S`` pulls, from a randomly chosen replica of each set (master or
   slave), whatever follows the offsets it has read so far, and records each message (invariant 5).
+* ``GroupConsumer``: consumes the topic as the group ``GROUP`` (POP: receive, ack) on every set's master, found
+  through the controllers and followed through failovers (tests/harness/consumer_clients.py); some first deliveries
+  are left unacked (they come back after ``GROUP_INVISIBLE_MS``) or made invisible for ``SHORT_INVISIBLE_MS`` only,
+  and every answer goes to the set's ``Ledger`` (invariant 7). After healing, ``drain`` acks what is left.
 * ``ControllerPoller``: asks every controller node directly (no redirect) for the sets' SyncStateSet data;
   the leader answers, followers refuse (NOT_LEADER); every answer is recorded (invariant 4). A node that
   answered is then asked each set's ``GetReplicaInfo`` (the transfer lease question), and every SUCCESS is
@@ -17,6 +21,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from functools import partial
 
 from mqadmin_py.commands.messages import SendOutcomeDoc, _send_one
 from mqbase.client import AgentClient, ControllerClient
@@ -25,12 +30,24 @@ from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import controller_pb2 as cpb
 from tests.harness.chaos.cluster import AGENT_HOST, ChaosCluster
 from tests.harness.chaos.history import Ack, ControllerView, LeaseAnswer, Recorder, Seen
+from tests.harness.consumer_clients import GroupConsumer as GroupClient
+from tests.harness.consumer_clients import Refused, payload
+from tests.harness.consumer_ledger import Sent
 
 TOPIC = "Chaos"
 QUEUES = 4  # queue_id -1: the agent spreads messages over queues 0..3
 SEND_BUDGET_S = 2.0
 CONSUME_EVERY_S = 0.5
 POLL_EVERY_S = 0.3
+GROUP = "ChaosGroup"
+GROUP_BATCH = 32
+GROUP_INVISIBLE_MS = 10_000
+"""The shortest a receive allows: a delivery left unacked comes back within the run or its drain."""
+SHORT_INVISIBLE_MS = 1_000
+GROUP_BUDGET_S = 2.0
+"""How long one request follows a moving master before the consumer turns to the next set."""
+LEAVE, SHORTEN = 0.1, 0.1
+"""The shares of first deliveries left unacked, and made invisible for SHORT_INVISIBLE_MS instead of acked."""
 
 
 def pull_request(broker_name: str, queue_id: int, offset: int, max_messages: int) -> pb.PullMessageRequest:
@@ -131,6 +148,74 @@ class Consumer(threading.Thread):
             ]
         )
         self.cursor[(name, queue_id)] = response.next_offset
+
+
+def _master_of(cluster: ChaosCluster, name: str) -> str | None:
+    info = cluster.sync_state().get(name)
+    return info.master_address if info is not None and info.HasField("master_address") else None
+
+
+class GroupConsumer(threading.Thread):
+    def __init__(self, cluster: ChaosCluster, recorder: Recorder, seed: int) -> None:
+        super().__init__(name="chaos-group-consumer", daemon=True)
+        self.cluster = cluster
+        self.recorder = recorder
+        self.rng = random.Random(seed ^ 0x90B)  # its own stream, as the Consumer's
+        self.stopped = threading.Event()
+        self.left: dict[str, list[pb.ReceivedMessage]] = {name: [] for name in cluster.sets}
+        """Deliveries left unacked, per set: the drain makes those still invisible visible at once."""
+        self.clients = {
+            name: GroupClient(
+                partial(_master_of, cluster, name), name, GROUP, TOPIC, recorder.group_ledger(name), GROUP_BUDGET_S + 1
+            )
+            for name in cluster.sets
+        }
+
+    def run(self) -> None:
+        while not self.stopped.is_set():
+            for name, client in self.clients.items():
+                try:
+                    self._round(client, self.left[name])
+                except MqError:
+                    continue  # no master answered in time: the next set, then this one again
+                except Refused as exc:  # e.g. a restarted replica that has not learnt the topic yet
+                    self.recorder.failed_group_request(f"{exc.request} {exc.code}")
+                    self.stopped.wait(0.1)
+
+    def _round(self, client: GroupClient, left: list[pb.ReceivedMessage]) -> None:
+        got = client.receive(GROUP_BATCH, GROUP_INVISIBLE_MS, budget_s=GROUP_BUDGET_S)
+        ack = []
+        for m in got:
+            draw = self.rng.random()
+            if m.delivery_attempt > 1 or draw >= LEAVE + SHORTEN:
+                ack.append(m)
+            elif draw >= LEAVE:
+                client.change_invisible(m, SHORT_INVISIBLE_MS, budget_s=GROUP_BUDGET_S)
+            else:
+                left.append(m)
+        client.ack(ack, budget_s=GROUP_BUDGET_S)
+        if len(got) < GROUP_BATCH:
+            self.stopped.wait(CONSUME_EVERY_S)
+
+    def drain(self, acks: list[Ack], budget_s: float) -> None:
+        """Ack everything left, after the faults healed: every PUT_OK message must be acked in the end. What was
+        left unacked and has not come back yet is made visible now, by its handle (still current unless it came
+        back), rather than waited for."""
+        deadline = time.monotonic() + budget_s
+        for name, client in self.clients.items():
+            client.ledger.record(*(Sent(a.payload) for a in acks if a.broker_set == name))
+            try:
+                again = {d.payload for d in client.ledger.deliveries if d.attempt > 1}
+                for m in self.left[name]:
+                    if payload(m) not in again:
+                        client.change_invisible(m, 0, budget_s=max(deadline - time.monotonic(), 1.0))
+                client.drain(GROUP_INVISIBLE_MS, max(deadline - time.monotonic(), 1.0))
+            except (MqError, Refused) as exc:
+                self.recorder.note(f"{name}: the consumer group could not drain: {exc}")
+
+    def close(self) -> None:
+        for client in self.clients.values():
+            client.close()
 
 
 class ControllerPoller(threading.Thread):

@@ -198,3 +198,24 @@ def test_without_the_master_a_late_log_is_refused_until_it_answers(broker: Broke
         assert keeper.latest(late) == snapshot.Snapshot(SEG, ConsumerState())
     finally:
         late.close()
+
+
+def test_a_broker_that_has_not_read_the_metadata_yet_asks_for_a_retry_instead_of_denying_the_topic(
+    broker: Broker,
+) -> None:
+    """A restarted replica can be master before its first GetMetadata: it knows no topic and no group yet, so it
+    must not answer TOPIC_NOT_EXIST (clients do not retry it) nor serve an orderly group with the default policy."""
+    send(broker, 1)
+    s, _ = service(broker)
+    [m] = receive(s).messages
+    broker.metadata = MetadataTable()  # version -1: nothing learnt since the start
+    refused: list[
+        pb.ReceiveMessageResponse | pb.AckMessageResponse | pb.ChangeInvisibleDurationResponse | pb.AgentResponse
+    ] = [
+        receive(s),
+        s.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[m.receipt_handle])),
+        s.change_invisible(pb.ChangeInvisibleDurationRequest(group="G", topic=TOPIC, receipt_handle=m.receipt_handle)),
+        s.update_offset(pb.UpdateConsumerOffsetRequest(group="G", topic=TOPIC, queue_id=0, offset=0)),
+    ]
+    assert {r.code for r in refused} == {ResponseCode.SERVICE_NOT_AVAILABLE}
+    assert all("not read the topics and groups" in r.remark for r in refused)
