@@ -27,10 +27,28 @@ def run_quick(script: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(
-    "script", ["election_storm.py", "controller_failover.py", "agent_failover.py", "transfer_window.py"]
+    "script",
+    [
+        "election_storm.py",
+        "controller_failover.py",
+        "agent_failover.py",
+        "transfer_window.py",
+        "consumer_throughput.py",
+    ],
 )
 def test_benchmark_runs_in_quick_mode(script: str) -> None:
     assert "controller logs:" in run_quick(script).stdout
+
+
+def test_the_consumer_rebuild_runs_small_and_rebuilds_the_same_state_every_way() -> None:
+    """The script raises if the store's or the snapshot's rebuild differs from the pure one, and exits non-zero."""
+    out = run_quick("consumer_rebuild.py", "--records", "3000").stdout
+    assert "store: log_records + rebuild" in out and "snapshot of the final state:" in out
+
+
+def test_the_consumer_profile_runs_in_quick_mode() -> None:
+    out = run_quick("consumer_profile.py", "--messages", "320").stdout
+    assert "receive + ack (ConsumerService)" in out and "by own time" in out
 
 
 @pytest.mark.skipif(
