@@ -132,8 +132,8 @@ def create_topic(sb: Sandbox, topic: str, stub: pb_grpc.AgentServiceStub) -> Non
     cli.env["MQADMIN_CONTROLLERS"] = sb.addresses()
     cli("updateTopic", "-c", CLUSTER, "-t", topic, "-r", str(QUEUES), "-w", str(QUEUES))
     probe = pb.ReceiveMessageRequest(group="probe", topic=topic, batch_size=1, invisible_millis=INVISIBLE_MS)
-    wait_until(lambda: stub.ReceiveMessage(probe, timeout=10).code != ResponseCode.TOPIC_NOT_EXIST, 30,
-               f"the agent learnt topic {topic}")  # fmt: skip
+    learnt = (ResponseCode.SUCCESS, ResponseCode.PULL_NOT_FOUND)  # not TOPIC_NOT_EXIST, nor "no metadata yet"
+    wait_until(lambda: stub.ReceiveMessage(probe, timeout=10).code in learnt, 30, f"the agent learnt topic {topic}")
 
 
 def batch(topic: str, queue_id: int, count: int, first: int) -> pb.SendMessagesRequest:
