@@ -30,7 +30,7 @@ from agents.broker.consumer_snapshots import SnapshotKeeper
 from agents.broker.consumers import ConsumerService
 from agents.config import BrokerConfig
 from agents.ha.config import HAConfig
-from agents.ha.master_service import PutResult
+from agents.ha.master_service import Appended, PutResult
 from agents.ha.replica import Replica
 from agents.ha.sync_state import PutStatus
 from agents.metadata import MetadataTable, Topic
@@ -45,6 +45,20 @@ BROKER = "broker-a"
 
 
 @dataclass
+class TimedPut:
+    """A put's append, timed from the append to the end of its settle (what one put costs)."""
+
+    appended: Appended
+    started: float
+    puts: list[float]
+
+    def settle(self) -> PutResult:
+        result = self.appended.settle()
+        self.puts.append(time.perf_counter() - self.started)
+        return result
+
+
+@dataclass
 class Host:
     """ConsumerService's host: the master replica, with every put timed."""
 
@@ -53,12 +67,11 @@ class Host:
     metadata: MetadataTable
     puts: list[float]
 
-    def put(self, batch: Sequence[Message]) -> PutResult:
+    def append(self, batch: Sequence[Message]) -> TimedPut | PutResult:
         assert self.replica is not None
         start = time.perf_counter()
-        result = self.replica.put(batch)
-        self.puts.append(time.perf_counter() - start)
-        return result
+        appended = self.replica.append(batch)
+        return TimedPut(appended, start, self.puts) if isinstance(appended, Appended) else appended
 
     def master_address(self) -> str:
         return ""

@@ -2,12 +2,14 @@
 
 The state is ``agents.consumer``'s `ConsumerState`, rebuilt from the replica's snapshot and the consumer-state
 records after it the first time a request finds this replica master in a new epoch, so a promoted slave serves
-from exactly what its log holds. Each request is decided by ``agents.pop.rules`` against that state under one lock;
-the events it returns become records (numbered on from the state's ``seq``) put through the set's commit log with
-the same write path and acknowledgement rules as any message, and the answer goes out only once the put is
-PUT_OK (replicated as ``allAckInSyncStateSet`` says). Any other outcome drops the state: the log decides what
-happened, and the next request rebuilds from it. Dead letters are put in the same batch as the record that marks
-them done, so a message is never both in the dead-letter topic and deliverable.
+from exactly what its log holds. Each request is decided by ``agents.pop.rules`` against that state under one lock,
+and the events it returns become records, numbered on from the state's ``seq``, appended to the set's commit log
+through the same write path as any message and applied to the state, all under the lock: log order is number
+order, and the state is always the local log's. The wait for the flush and the acknowledgements
+(``allAckInSyncStateSet``) happens outside the lock, so concurrent requests share them, and the answer goes out only
+once that put is PUT_OK; on any other outcome the client is told it failed (the records stay in the log, which a
+failover keeps or truncates as it does any message). Dead letters are appended in the same batch as the record
+that marks them done, so a message is never both in the dead-letter topic and deliverable.
 
 Reads: only messages below the confirmOffset reach the consume queues, so a receive never hands out a message a
 failover could still truncate. A receive with nothing to deliver waits (long polling) for a send to this broker or
@@ -60,13 +62,20 @@ MAX_LONG_POLLING_S = 20.0
 POLL_S = 0.1
 """A long-polling receive decides again at least this often (invisibilities end without a wake-up)."""
 READ_AHEAD = 4
-"""A receive reads this many messages per message it may still deliver, for the filter to skip through."""
+"""With a tag filter, a receive reads this many messages per message it may still deliver, to skip through."""
 MAX_REPLY_BYTES = 4 * 1024 * 1024 - 256 * 1024
 """A receive's messages fit gRPC's default 4 MiB message limit with room for handles and framing; a larger batch
 stops short and the rest comes with the next receive (a single larger message still goes out alone)."""
 TAGS, UNIQ_KEY = "TAGS", "UNIQ_KEY"
 RETRY_TOPIC, ORIGIN_MESSAGE_ID, DELIVERY_ATTEMPT = "RETRY_TOPIC", "ORIGIN_MESSAGE_ID", "DELIVERY_ATTEMPT"
 PERM_READ = 4
+_STORE_ERROR = ResponseCode.SYSTEM_ERROR
+
+
+class Appended(Protocol):
+    """Records written and not yet answered for (``agents.ha.master_service.Appended``)."""
+
+    def settle(self) -> PutResult: ...
 
 
 class Host(Protocol):
@@ -77,7 +86,7 @@ class Host(Protocol):
 
     @property
     def metadata(self) -> MetadataTable: ...
-    def put(self, messages: Sequence[Message]) -> PutResult: ...
+    def append(self, messages: Sequence[Message]) -> Appended | PutResult: ...
     def master_address(self) -> str: ...
 
 
@@ -164,18 +173,18 @@ class ConsumerService:
         """Drop the state of the topics and groups the metadata change deleted (on the master; a slave has none)."""
         if before.version < 0 or after.version <= before.version:
             return
-        with self._lock:
-            try:
+        try:
+            with self._lock:
                 _, state = self._ready()
                 changes = forgotten(
                     state, frozenset(before.topics), frozenset(after.topics), frozenset(before.groups),
                     frozenset(after.groups),
                 )  # fmt: skip
-                if changes:
-                    self._write(state, changes)
-            except Refused as exc:
-                if exc.code not in (ResponseCode.SLAVE_NOT_AVAILABLE, ResponseCode.SERVICE_NOT_AVAILABLE):
-                    log.warning("%s: cannot forget deleted consumer state: %s", self._host.config.broker_name, exc)
+                appended = self._append(state, changes) if changes else None
+            self._settle(appended)
+        except Refused as exc:
+            if exc.code not in (ResponseCode.SLAVE_NOT_AVAILABLE, ResponseCode.SERVICE_NOT_AVAILABLE):
+                log.warning("%s: cannot forget deleted consumer state: %s", self._host.config.broker_name, exc)
 
     # --- state -----------------------------------------------------------------------------------
 
@@ -205,22 +214,38 @@ class ConsumerService:
                      self._state.seq, time.monotonic() - started)  # fmt: skip
         return replica, self._state
 
-    def _write(self, state: ConsumerState, changes: Sequence[Change], extra: Sequence[Message] = ()) -> None:
-        """Put the changes as records (after `extra`, in one batch) and apply them once PUT_OK; otherwise `Refused`
-        with the put's code, and the state is rebuilt from the log at the next request."""
+    def _append(self, state: ConsumerState, changes: Sequence[Change], extra: Sequence[Message] = ()) -> Appended:
+        """Append the changes as records (after `extra`, in one batch) and apply them to the table (caller holds the
+        lock): the local log holds them now, in the order of their numbers, and the table stays the log's. The
+        caller settles the `Appended` outside the lock. `Refused` with the put's code when nothing was written."""
         records = [StateRecord(state.seq + i, change) for i, change in enumerate(changes, 1)]
         now = _now_ms()
-        self._state = None  # until the put's outcome is known: an exception leaves the log to decide
         try:
-            result = self._host.put([*extra, *(to_message(r, now) for r in records)])
-        except OSError as exc:  # a full disk: a failed append writes nothing, a failed flush may have written
+            appended = self._host.append([*extra, *(to_message(r, now) for r in records)])
+        except OSError as exc:  # a full disk: a failed append writes nothing the log keeps
+            self._state = None  # the log decides, at the next request
             log.error("%s: consumer-state put failed: %s", self._host.config.broker_name, exc)
-            raise Refused(
-                ResponseCode.SYSTEM_ERROR, f"the store cannot write ({exc.strerror or exc}); retry later"
-            ) from exc
+            raise Refused(_STORE_ERROR, f"the store cannot write ({exc.strerror or exc}); retry later") from exc
+        if isinstance(appended, PutResult):
+            raise Refused(STATUS_CODES[appended.status], REMARKS[appended.status])
+        self._state = apply_all(state, records)
+        return appended
+
+    def _settle(self, appended: Appended | None) -> None:
+        """Wait until the appended records are acknowledged as the config asks (``allAckInSyncStateSet``), outside
+        the lock so that concurrent requests share flushes and replication rounds; `Refused` with the put's code
+        otherwise (the records stay in this log: the client is told it failed, and retries)."""
+        if appended is None:
+            return
+        try:
+            result = appended.settle()
+        except OSError as exc:  # the flush failed: what the log keeps is unknown until it is read again
+            with self._lock:
+                self._state = None
+            log.error("%s: consumer-state flush failed: %s", self._host.config.broker_name, exc)
+            raise Refused(_STORE_ERROR, f"the store cannot write ({exc.strerror or exc}); retry later") from exc
         if result.status is not PutStatus.PUT_OK:
             raise Refused(STATUS_CODES[result.status], REMARKS[result.status])
-        self._state = apply_all(state, records)
 
     # --- metadata --------------------------------------------------------------------------------
 
@@ -266,10 +291,11 @@ class ConsumerService:
             deadline = time.monotonic() + min(max(req.long_polling_millis, 0) / 1000, MAX_LONG_POLLING_S)
             while True:
                 with self._lock:
-                    answer = self._receive_once(req, tag_filter, queue_ids, policy)
+                    handles, read, appended = self._receive_once(req, tag_filter, queue_ids, policy)
+                self._settle(appended)
                 left = deadline - time.monotonic()
-                if answer.messages or left <= 0:
-                    return answer
+                if handles or left <= 0:
+                    return _received(handles, read)
                 with self._arrived:  # a send meanwhile is caught at the next decision, at most POLL_S later
                     self._arrived.wait(min(left, POLL_S))
         except PopError as exc:
@@ -294,7 +320,8 @@ class ConsumerService:
 
     def _receive_once(
         self, req: pb.ReceiveMessageRequest, tag_filter: TagFilter, queue_ids: list[int], policy: GroupPolicy
-    ) -> pb.ReceiveMessageResponse:
+    ) -> tuple[list[ReceiptHandle], _Read, Appended | None]:
+        """Decide and append one receive over the queues (caller holds the lock); the caller settles."""
         replica, state = self._ready()
         store, now = replica.store, _now_ms()
         broker_name = self._host.config.broker_name
@@ -309,7 +336,7 @@ class ConsumerService:
             key = QueueKey(req.group, req.topic, queue_id)
             current = queue_state(state, key)
             min_offset, max_offset = store.queue_range(req.topic, queue_id)
-            self._read(store, read, key, current, min_offset, wanted, now)
+            self._read(store, read, key, current, min_offset, wanted, now, tag_filter)
             sizes = {o: _size(m) for (q, o), (m, _) in read.messages.items() if q == queue_id}
             room = MAX_REPLY_BYTES - sum(_size(read.messages[(h.queue_id, h.queue_offset)][0]) for h in handles)
             entries = {o: e for o in fitting(sizes, room, first=not handles) if (e := read.entry(queue_id, o))}
@@ -323,27 +350,7 @@ class ConsumerService:
                 handles += answer.reply.messages
                 for d in answer.reply.dead_letters:
                     dead.append(dead_letter(read.messages[(queue_id, d.offset)][0], d.attempt, d.topic, now))
-        if events:
-            self._write(state, events, dead)
-        response = pb.ReceiveMessageResponse(
-            code=ResponseCode.SUCCESS if handles else ResponseCode.PULL_NOT_FOUND,
-            pop_code=PopCode.OK if handles else PopCode.MESSAGE_NOT_FOUND,
-            remark="" if handles else "no message is visible to the group now",
-        )
-        for h in handles:
-            message, stored_at = read.messages[(h.queue_id, h.queue_offset)]
-            response.messages.add(
-                message=pb.Message(
-                    topic=message.topic, queue_id=message.queue_id, body=message.body, properties=message.properties
-                ),
-                queue_offset=h.queue_offset,
-                store_timestamp=stored_at,
-                delivery_attempt=h.attempt,
-                receipt_handle=h.encode(),
-                invisible_until_millis=h.deadline_ms,
-                body_digest=body_digest(message.body),
-            )
-        return response
+        return handles, read, self._append(state, events, dead) if events else None
 
     @staticmethod
     def _read(
@@ -354,13 +361,15 @@ class ConsumerService:
         min_offset: int,
         wanted: int,
         now: int,
+        tag_filter: TagFilter,
     ) -> None:
         """Read what a receive of `key` may look at: the deliveries that are visible again (in offset order, as
         many as may be delivered) and a run of new messages from where the group's scan stopped."""
         st = current or QueueState()
         again = sorted(o for o, f in st.inflight.items() if o >= min_offset and f.deadline_ms <= now)[:wanted]
         start = max(st.scanned, st.committed, min_offset)
-        reads = [(o, 1) for o in again] + [(start, min(wanted * READ_AHEAD, DEFAULT_LIMITS.max_scan))]
+        ahead = wanted if tag_filter.tags is None else min(wanted * READ_AHEAD, DEFAULT_LIMITS.max_scan)
+        reads = [(o, 1) for o in again] + [(start, ahead)]
         for offset, count in reads:
             try:
                 found = store.consume(key.topic, key.queue_id, offset, count)
@@ -378,26 +387,29 @@ class ConsumerService:
             self._group(req.group)
             if not req.receipt_handles:
                 raise Refused(ResponseCode.MESSAGE_ILLEGAL, "no receipt handle to ack")
+            decoded: list[tuple[str, ReceiptHandle | PopError]] = []
+            for text in req.receipt_handles:
+                try:
+                    decoded.append((text, decode_handle(text)))
+                except PopError as exc:
+                    decoded.append((text, exc))
             with self._lock:
                 _, state = self._ready()
                 broker_name = self._host.config.broker_name
-                working: dict[QueueKey, QueueState | None] = {}
                 events: list[Event] = []
                 results: list[pb.AckResult] = []
-                for text in req.receipt_handles:
-                    try:
-                        handle = decode_handle(text)
-                    except PopError as exc:
-                        results.append(_ack_result(text, exc.code, str(exc)))
+                # Acks of one batch are decided against the same state: they are independent (an ack of the same
+                # delivery twice answers OK twice, and its second record changes nothing).
+                for text, handle in decoded:
+                    if isinstance(handle, PopError):
+                        results.append(_ack_result(text, handle.code, str(handle)))
                         continue
-                    key = rules.handle_key(handle)
-                    current = working[key] if key in working else queue_state(state, key)
+                    current = queue_state(state, rules.handle_key(handle))
                     answer = rules.ack(current, rules.Ack(req.group, req.topic, handle), broker_name)
-                    working[key] = rules.apply_all(current, answer.events)
                     events += answer.events
                     results.append(_ack_result(text, answer.code, answer.remark))
-                if events:
-                    self._write(state, events)
+                appended = self._append(state, events) if events else None
+            self._settle(appended)
             return pb.AckMessageResponse(code=ResponseCode.SUCCESS, results=results)
         except Refused as exc:
             return pb.AckMessageResponse(code=exc.code, remark=str(exc), master_address=self._master_address(exc))
@@ -418,8 +430,8 @@ class ConsumerService:
                 else:
                     change = rules.ChangeInvisible(req.group, req.topic, handle, req.invisible_millis)
                     answer = rules.change_invisible(current, change, broker_name, now)
-                if answer.events:
-                    self._write(state, answer.events)
+                appended = self._append(state, answer.events) if answer.events else None
+            self._settle(appended)
             new = answer.reply or handle
             return pb.ChangeInvisibleDurationResponse(
                 code=remoting_code(answer.code),
@@ -454,7 +466,8 @@ class ConsumerService:
                 low, high = replica.store.queue_range(req.topic, req.queue_id)
                 offset = clamp_offset(req.offset, low, high)
                 key = QueueKey(req.group, req.topic, req.queue_id)
-                self._write(state, [OffsetCommitted(key, offset, _now_ms())])
+                appended = self._append(state, [OffsetCommitted(key, offset, _now_ms())])
+            self._settle(appended)
             return pb.AgentResponse(code=ResponseCode.SUCCESS, remark=f"offset {offset}")
         except Refused as exc:
             return pb.AgentResponse(code=exc.code, remark=str(exc))
@@ -478,7 +491,8 @@ class ConsumerService:
 
                     offset = offset_at_time(low, high, req.timestamp_millis, stored_at)
                     changes.append(OffsetCommitted(QueueKey(req.group, req.topic, queue_id), offset, now))
-                self._write(state, changes)
+                appended = self._append(state, changes)
+            self._settle(appended)
             response = pb.ResetOffsetByTimeResponse(code=ResponseCode.SUCCESS)
             for c in changes:
                 assert isinstance(c, OffsetCommitted)
@@ -532,6 +546,29 @@ class ConsumerService:
 
     def _master_address(self, exc: Refused) -> str:
         return self._host.master_address() if exc.code == ResponseCode.SLAVE_NOT_AVAILABLE else ""
+
+
+def _received(handles: list[ReceiptHandle], read: _Read) -> pb.ReceiveMessageResponse:
+    """The reply to a receive that delivered `handles` (none: PULL_NOT_FOUND)."""
+    response = pb.ReceiveMessageResponse(
+        code=ResponseCode.SUCCESS if handles else ResponseCode.PULL_NOT_FOUND,
+        pop_code=PopCode.OK if handles else PopCode.MESSAGE_NOT_FOUND,
+        remark="" if handles else "no message is visible to the group now",
+    )
+    for h in handles:
+        message, stored_at = read.messages[(h.queue_id, h.queue_offset)]
+        response.messages.add(
+            message=pb.Message(
+                topic=message.topic, queue_id=message.queue_id, body=message.body, properties=message.properties
+            ),
+            queue_offset=h.queue_offset,
+            store_timestamp=stored_at,
+            delivery_attempt=h.attempt,
+            receipt_handle=h.encode(),
+            invisible_until_millis=h.deadline_ms,
+            body_digest=body_digest(message.body),
+        )
+    return response
 
 
 def _keys(state: ConsumerState) -> Iterable[QueueKey]:

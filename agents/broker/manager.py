@@ -33,7 +33,7 @@ from agents.broker.roles import View as ControllerView
 from agents.broker.write_gate import Gate, Step, TransferReady, WritePause
 from agents.config import BrokerConfig
 from agents.errors import AgentError
-from agents.ha.master_service import PutResult
+from agents.ha.master_service import Appended, PutResult
 from agents.ha.master_session import admit_slave
 from agents.ha.replica import Replica, StaleEpoch
 from agents.ha.role import Position, Role
@@ -233,12 +233,17 @@ class ReplicasManager:
 
     def put(self, messages: Sequence[Message]) -> PutResult:
         """Write on the master; refused while fenced, as a slave, or after a pause until the controller answers."""
+        appended = self.append(messages)
+        return appended.settle() if isinstance(appended, Appended) else appended
+
+    def append(self, messages: Sequence[Message]) -> Appended | PutResult:
+        """``put``'s append alone, behind the same write gate; the caller settles the `Appended`."""
         replica = self.replica
         if replica is None:
             return PutResult(PutStatus.SERVICE_NOT_AVAILABLE)
         if self._observe(tick=False).waits_for_controller:
             return PutResult(PutStatus.SERVICE_NOT_AVAILABLE)
-        return replica.put(messages)
+        return replica.append(messages)
 
     def readable(self) -> bool:
         """Reads are refused while fenced (the role is not known yet)."""

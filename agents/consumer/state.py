@@ -18,7 +18,7 @@ from typing import assert_never
 from agents.consumer.errors import SequenceGap
 from agents.consumer.records import Forgotten, OffsetCommitted, StateRecord
 from agents.pop import rules
-from agents.pop.events import Acked, Changed, Popped
+from agents.pop.events import Acked, Changed, Event, Popped
 from agents.pop.model import QueueKey, QueueState
 
 
@@ -56,6 +56,14 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
     seq = st.seq
     offsets = dict(st.offsets)
     queues = dict(st.queues)
+    pending: dict[QueueKey, list[Event]] = {}  # POP events not yet applied, by queue: one copy per run of them
+
+    def settle(keys: Iterable[QueueKey]) -> None:
+        for key in list(keys):
+            events = pending.pop(key, None)
+            if events:
+                queues[key] = rules.apply_all(queues.get(key), events)
+
     for record in records:
         if record.seq <= seq:
             continue
@@ -67,18 +75,21 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
         seq = record.seq
         c = record.change
         if isinstance(c, OffsetCommitted):
+            settle([c.queue])
             offsets[c.queue] = Committed(c.offset, c.timestamp_ms)
             popped = queues.get(c.queue)
             if popped is not None:  # POP starts over at the offset; old tickets stay used, so old handles are stale
                 queues[c.queue] = QueueState(c.offset, c.offset, next_ticket=popped.next_ticket)
         elif isinstance(c, Popped | Acked | Changed):
-            queues[c.queue] = rules.apply(queues.get(c.queue), c)
+            pending.setdefault(c.queue, []).append(c)
         elif isinstance(c, Forgotten):
+            settle(k for k in pending if (k.group, k.topic) == (c.group, c.topic))
             for table in (offsets, queues):
                 for key in [k for k in table if (k.group, k.topic) == (c.group, c.topic)]:
                     del table[key]
         else:
             assert_never(c)
+    settle(pending)
     if seq == st.seq:
         return st
     return ConsumerState(seq, MappingProxyType(offsets), MappingProxyType(queues))

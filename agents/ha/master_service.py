@@ -57,7 +57,7 @@ class MasterStore(Protocol):
     @property
     def segment_size(self) -> int: ...
     def put(self, messages: Sequence[Message]) -> tuple[int, int]: ...
-    def flush(self) -> None: ...
+    def flush(self, *, lazy: bool = False) -> None: ...
     def set_confirm_offset(self, offset: int) -> None: ...
     def open_segment(self, offset: int) -> tuple[int, int, int]: ...
 
@@ -70,6 +70,19 @@ class PutResult:
     start_offset: int = -1
     end_offset: int = -1
     epoch: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """Messages a master wrote at [start, end) and has not yet answered for: ``settle`` flushes and waits."""
+
+    master: HAMaster
+    start: int
+    end: int
+
+    def settle(self) -> PutResult:
+        """Flush and wait for the acknowledgements, as ``HAMaster.put`` does after its append; call it once."""
+        return self.master._settle(self.start, self.end)
 
 
 class HAMaster:
@@ -206,11 +219,21 @@ class HAMaster:
     # --- puts ------------------------------------------------------------------------------------
 
     def put(self, messages: Sequence[Message]) -> PutResult:
-        """Append, flush, and wait for the acknowledgements the config asks for.
+        """Append, flush, and wait for the acknowledgements the config asks for (``append``, then ``settle``).
 
         The slaves are woken at append, so replication runs during the local flush (a put costs the longer of
         the two, not their sum), and the flush runs outside the lock, so producers that append while it syncs
         share the next one (group commit). confirmOffset never passes what a flush here made durable.
+        """
+        appended = self.append(messages)
+        return appended.settle() if isinstance(appended, Appended) else appended
+
+    def append(self, messages: Sequence[Message]) -> Appended | PutResult:
+        """The first half of a put: write the messages here and wake the slaves; `Appended` must be settled (even
+        on the caller's error path). A refusal (nothing written) is the `PutResult` a put would return.
+
+        For writers that must order their appends but not wait for each other's acknowledgements (the consumer
+        state, whose records are numbered in log order): append under their own lock, settle outside it.
         """
         with self._lock:
             if self._stopped.is_set():  # a role change stopped this master: its epoch is over, write nothing
@@ -224,6 +247,9 @@ class HAMaster:
             self._waiting_puts += 1
             for w in self._wakeups:
                 w.notify()
+        return Appended(self, start, end)
+
+    def _settle(self, start: int, end: int) -> PutResult:
         try:
             return self._await_acks(start, end)
         finally:
@@ -233,7 +259,7 @@ class HAMaster:
 
     def _await_acks(self, start: int, end: int) -> PutResult:
         """Flush what `put` appended at [start, end) and wait for the acknowledgements the config asks for."""
-        self._store.flush()  # covers every append made before it, this one included
+        self._store.flush(lazy=True)  # covers every append made before it, this one included
         with self._lock:
             self._durable = max(self._durable, end)
             self._update_confirm_offset()

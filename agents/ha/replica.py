@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agents.errors import AgentError
 from agents.ha.config import HAConfig
-from agents.ha.master_service import HAMaster, PutResult
+from agents.ha.master_service import Appended, HAMaster, PutResult
 from agents.ha.role import Position, Role
 from agents.ha.slave_client import HASlave
 from agents.ha.sync_state import PutStatus, SyncState
@@ -148,6 +148,11 @@ class Replica:
 
     def put(self, messages: Sequence[Message]) -> PutResult:
         """Write on the master; a slave or fenced replica (or one changing its role) refuses without writing."""
+        appended = self.append(messages)
+        return appended.settle() if isinstance(appended, Appended) else appended
+
+    def append(self, messages: Sequence[Message]) -> Appended | PutResult:
+        """``put``'s append alone (``HAMaster.append``): the `Appended` is settled by the caller."""
         master, role, changing = self._master, self.position.role, self._changing
         if changing or role is not Role.MASTER or master is None:
             return PutResult(
@@ -155,7 +160,7 @@ class Replica:
                 if role is Role.SLAVE and not changing
                 else PutStatus.SERVICE_NOT_AVAILABLE
             )
-        return master.put(messages)
+        return master.append(messages)
 
     def delete_before(self, offset: int) -> int:
         """Retention: drop whole segments below `offset` and the epochs that now cover nothing; the new minimum."""

@@ -53,7 +53,7 @@ class SlaveStore(Protocol):
     def scan_replica(self, offset: int, data: bytes | memoryview) -> Scan: ...
     def append_replica(self, offset: int, data: bytes | memoryview, scan: Scan | None = None) -> None: ...
     def set_confirm_offset(self, offset: int) -> None: ...
-    def flush(self) -> None: ...
+    def flush(self, *, lazy: bool = False) -> None: ...
 
 
 class EpochBook(Protocol):
@@ -121,7 +121,7 @@ class HASlave:
         which closes the connection with it (as when the flush ran there), and the next flush tries again."""
         while not self._stopped.wait(FLUSH_INTERVAL_S):
             try:
-                self._store.flush()
+                self._store.flush(lazy=True)
             except Exception as exc:  # any failure must reach the connection, not end the flusher silently
                 log.warning("flushing the replicated log failed: %s", exc)
                 with self._flush_failure_lock:

@@ -67,7 +67,7 @@ class ReceiptHandle:
 def _name_problem(value: str) -> str | None:
     if not value:
         return "is empty"
-    if any(c.isspace() or not c.isprintable() for c in value):
+    if not value.isprintable() or " " in value:  # isprintable is false for every other whitespace character
         return f"{value!r} holds whitespace or control characters"
     return None
 

@@ -285,46 +285,66 @@ def nack(
 
 def apply(state: QueueState | None, event: Event) -> QueueState:
     """The state after `event`; an event whose ticket no longer matches changes nothing."""
-    st = state or EMPTY
-    inflight = dict(st.inflight)
-    done = dict(st.done)
-    next_ticket = st.next_ticket
-    committed, scanned, attempt_id = st.committed, st.scanned, st.attempt_id
-    if isinstance(event, Popped):
-        attempt_id = event.attempt_id
-        committed = max(committed, event.floor)
-        scanned = max(scanned, event.scanned, committed)
-        inflight = {o: f for o, f in inflight.items() if o >= committed}
-        done = {o: t for o, t in done.items() if o >= committed}
-        for offset in (*event.skipped, *event.dead):
-            inflight.pop(offset, None)
-            done[offset] = NO_TICKET
-        for d in event.deliveries:
-            inflight[d.offset] = Inflight(d.ticket, d.deadline_ms, d.attempt)
-            next_ticket = max(next_ticket, d.ticket + 1)
-    elif isinstance(event, Acked):
-        f = inflight.get(event.offset)
-        if f is None or f.ticket != event.ticket:
-            return st
-        del inflight[event.offset]
-        done[event.offset] = event.ticket
-    elif isinstance(event, Changed):
-        f = inflight.get(event.offset)
-        if f is None or f.ticket != event.old_ticket:
-            return st
-        inflight[event.offset] = Inflight(event.new_ticket, event.deadline_ms, f.attempt)
-        next_ticket = max(next_ticket, event.new_ticket + 1)
-    else:
-        assert_never(event)
-    while committed in done:
-        del done[committed]
-        committed += 1
-    return QueueState(committed, scanned, MappingProxyType(inflight), MappingProxyType(done), next_ticket, attempt_id)
+    return apply_all(state, (event,))
+
+
+@dataclass(slots=True)
+class _Working:
+    """A `QueueState` being changed in place by a run of events, frozen once at the end (``apply_all``)."""
+
+    committed: int
+    scanned: int
+    inflight: dict[int, Inflight]
+    done: dict[int, int]
+    next_ticket: int
+    attempt_id: str
+
+    def apply(self, event: Event) -> bool:
+        """Apply one event; False when it changes nothing (a ticket that no longer matches)."""
+        inflight, done = self.inflight, self.done
+        if isinstance(event, Popped):
+            self.attempt_id = event.attempt_id
+            self.committed = committed = max(self.committed, event.floor)
+            self.scanned = max(self.scanned, event.scanned, committed)
+            for gone in [o for o in inflight if o < committed]:
+                del inflight[gone]
+            for gone in [o for o in done if o < committed]:
+                del done[gone]
+            for offset in (*event.skipped, *event.dead):
+                inflight.pop(offset, None)
+                done[offset] = NO_TICKET
+            for d in event.deliveries:
+                inflight[d.offset] = Inflight(d.ticket, d.deadline_ms, d.attempt)
+                self.next_ticket = max(self.next_ticket, d.ticket + 1)
+        elif isinstance(event, Acked):
+            f = inflight.get(event.offset)
+            if f is None or f.ticket != event.ticket:
+                return False
+            del inflight[event.offset]
+            done[event.offset] = event.ticket
+        elif isinstance(event, Changed):
+            f = inflight.get(event.offset)
+            if f is None or f.ticket != event.old_ticket:
+                return False
+            inflight[event.offset] = Inflight(event.new_ticket, event.deadline_ms, f.attempt)
+            self.next_ticket = max(self.next_ticket, event.new_ticket + 1)
+        else:
+            assert_never(event)
+        while self.committed in done:
+            del done[self.committed]
+            self.committed += 1
+        return True
 
 
 def apply_all(state: QueueState | None, events: Iterable[Event]) -> QueueState:
-    """The state after each of `events` in turn (a replay)."""
+    """The state after each of `events` in turn (a replay): one copy of the maps for the whole run, not one per
+    event, so acking a batch costs the batch, not the batch times what is in flight."""
     st = state or EMPTY
+    w = _Working(st.committed, st.scanned, dict(st.inflight), dict(st.done), st.next_ticket, st.attempt_id)
+    changed = False
     for event in events:
-        st = apply(st, event)
-    return st
+        changed = w.apply(event) or changed
+    if not changed:
+        return st
+    return QueueState(w.committed, w.scanned, MappingProxyType(w.inflight), MappingProxyType(w.done),
+                      w.next_ticket, w.attempt_id)  # fmt: skip

@@ -64,6 +64,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_CQ_ENTRIES_PER_FILE = 300_000  # Java mappedFileSizeConsumeQueue / 20 bytes per entry
 FSYNC_DELAY_S = float(os.environ.get("MQAGENT_TEST_FSYNC_DELAY_MS", "0")) / 1000
+CHECKPOINT_INTERVAL_S = 0.2
+"""A lazy flush (a put's, a slave's) syncs the consume queues and writes the checkpoint at most this often."""
 """Testing knob (fault injection: a slow disk): every flush waits this long before its fsyncs. Read once, at start."""
 
 
@@ -91,6 +93,7 @@ class MessageStore:
         self.root.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self._flush_lock = threading.RLock()  # see the module docstring; taken before self._lock
+        self._checkpointed_at = 0.0  # monotonic time of the last flush that wrote the queues and the checkpoint
         self._checkpoint = Checkpoint(self.root / "checkpoint")
         self._saved = self._checkpoint.load()
         self._log = CommitLog(self.root / "commitlog", segment_size, recover_from=self._saved.flushed_offset)
@@ -210,18 +213,25 @@ class MessageStore:
                 self._confirm = target
                 self._dispatch()
 
-    def flush(self) -> None:
+    def flush(self, *, lazy: bool = False) -> None:
         """Make everything written before the call durable, then checkpoint the offsets.
 
         The store lock is held only to take what to sync and to record it: appends, dispatch and reads go on
         while the consume queues' buffered entries are written and everything is synced, and what they add is left
         to the next flush. On an error (OSError) the checkpoint is not written, and the next flush writes and syncs
         again what this one did not finish.
+
+        `lazy` (the put path and a slave's flusher): the commit log is synced, and the consume queues and the
+        checkpoint only if CHECKPOINT_INTERVAL_S passed since they last were, so a put costs one sync instead of
+        four. What they miss is what recovery redoes anyway: the checkpoint then claims less than the disk holds
+        (never more), and the queue entries past it are dispatched again from the log.
         """
         with self._flush_lock:
+            now = time.monotonic()
+            full = not lazy or now - self._checkpointed_at >= CHECKPOINT_INTERVAL_S
             with self._lock:
                 log_part = self._log.flush_begin()
-                queue_parts = [(queue, queue.flush_begin()) for queue in self._queues.values()]
+                queue_parts = [(queue, queue.flush_begin()) for queue in self._queues.values()] if full else []
                 data = CheckpointData(self._log.last_message_boundary(), self._confirm, self._dispatched)
             try:
                 if FSYNC_DELAY_S:
@@ -242,7 +252,9 @@ class MessageStore:
                 self._log.flush_end(log_part)
                 for queue, pending in queue_parts:
                     queue.flush_end(pending)
-            self._save(data)  # the checkpoint is the flush lock's: only flush, truncate and __init__ write it
+            if full:
+                self._save(data)  # the checkpoint is the flush lock's: only flush, truncate and __init__ write it
+                self._checkpointed_at = now
 
     def truncate(self, offset: int) -> None:
         """Cut the commit log back to `offset`, with the queue entries and the confirmOffset past it (crash-safe)."""

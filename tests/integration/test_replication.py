@@ -420,11 +420,11 @@ def record_flushes(monkeypatch: pytest.MonkeyPatch, replica: Replica, fail_first
     """Wrap the replica store's flush: the names of the threads that flushed (the first `fail_first` calls fail)."""
     real, threads = replica.store.flush, []
 
-    def flush() -> None:
+    def flush(*, lazy: bool = False) -> None:
         threads.append(threading.current_thread().name)
         if len(threads) <= fail_first:
             raise OSError(5, "Input/output error")
-        real()
+        real(lazy=lazy)
 
     monkeypatch.setattr(replica.store, "flush", flush)
     return threads

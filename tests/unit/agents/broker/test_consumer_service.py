@@ -15,7 +15,7 @@ from agents.consumer import snapshot
 from agents.consumer.records import SYSTEM_TOPIC
 from agents.consumer.state import ConsumerState
 from agents.ha.config import HAConfig
-from agents.ha.master_service import PutResult
+from agents.ha.master_service import Appended, PutResult
 from agents.ha.replica import Replica
 from agents.ha.sync_state import PutStatus
 from agents.metadata import MetadataTable, Topic, learn
@@ -38,9 +38,9 @@ class Broker:
         self.metadata: MetadataTable = learn(MetadataTable(), 1, [Topic(TOPIC, frozenset({"b"}), 2, 2, 6)], [])
         self.refuse: PutStatus | None = None
 
-    def put(self, messages: Sequence[Message]) -> PutResult:
+    def append(self, messages: Sequence[Message]) -> Appended | PutResult:
         assert self.replica is not None
-        return PutResult(self.refuse) if self.refuse else self.replica.put(messages)
+        return PutResult(self.refuse) if self.refuse else self.replica.append(messages)
 
     def master_address(self) -> str:
         return ""

@@ -30,11 +30,11 @@ class GatedStore(MessageStore):
         self.flushing = threading.Event()
         self.flushes = 0
 
-    def flush(self) -> None:
+    def flush(self, *, lazy: bool = False) -> None:
         if self.hold.is_set():
             self.flushing.set()
             assert self.gate.wait(WAIT_S), "gate never opened"
-        super().flush()
+        super().flush(lazy=lazy)
         self.flushes += 1
 
 
