@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agents.broker.periodic import Periodic
 from agents.config import BrokerConfig
 from agents.ha.replica import Replica
 from agents.ha.retention import Floors, Plan, Reason, Segment, plan, slave_floor
@@ -32,7 +33,7 @@ class Totals:
     bytes: int = 0
 
 
-class CommitLogCleaner:
+class CommitLogCleaner(Periodic):
     """The retention thread of one broker; `replica` and `config` are read afresh at every run (the replica is
     opened after registration, the config changes with updateBrokerConfig)."""
 
@@ -44,12 +45,14 @@ class CommitLogCleaner:
         retained_floor: Callable[[], int | None] = lambda: None,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        name = config().broker_name
+        super().__init__(
+            f"cleaner-{name}", lambda: config().clean_resource_interval / 1000, f"broker {name}: retention"
+        )
         self._replica = replica
         self._config = config
         self._retained_floor = retained_floor
         self._clock = clock
-        self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name=f"cleaner-{config().broker_name}", daemon=True)
         self._lock = threading.Lock()
         self._totals = Totals()
 
@@ -57,22 +60,6 @@ class CommitLogCleaner:
     def totals(self) -> Totals:
         with self._lock:
             return self._totals
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        """Stop between two deletions (a deletion under way completes); idempotent."""
-        self._stopped.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=10)
-
-    def _loop(self) -> None:
-        while not self._stopped.wait(self._config().clean_resource_interval / 1000):
-            try:
-                self.run_once()
-            except Exception:  # a failed run (a disk error) must not end retention: the next run tries again
-                log.exception("broker %s: retention run failed", self._config().broker_name)
 
     def run_once(self) -> Plan:
         """One evaluation, and the deletions it decides; returns the plan (empty for a fenced replica)."""

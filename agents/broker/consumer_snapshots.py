@@ -23,6 +23,7 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from agents.broker.periodic import Periodic
 from agents.config import BrokerConfig
 from agents.consumer import snapshot
 from agents.consumer.errors import StateFormatError
@@ -59,7 +60,7 @@ def log_records(store: MessageStore, from_offset: int) -> Iterator[tuple[int, in
         from_offset = page[-1][0] + page[-1][1]
 
 
-class SnapshotKeeper:
+class SnapshotKeeper(Periodic):
     """The snapshot of one broker's replica; `replica` and `config` are read afresh at every run."""
 
     def __init__(
@@ -69,6 +70,12 @@ class SnapshotKeeper:
         fetch: Callable[[], bytes | None] = lambda: None,
     ) -> None:
         """`fetch`: the set's master's latest snapshot bytes, or None when it cannot be had now."""
+        name = config().broker_name
+        super().__init__(
+            f"snapshots-{name}",
+            lambda: config().flush_consumer_offset_interval / 1000,
+            f"broker {name}: consumer-state snapshot",
+        )
         self._replica = replica
         self._config = config
         self._fetch = fetch
@@ -77,16 +84,6 @@ class SnapshotKeeper:
         self._latest: snapshot.Snapshot | None = None
         self._encoded = b""
         self._problem = ""
-        self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name=f"snapshots-{config().broker_name}", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stopped.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=10)
 
     def retained_floor(self) -> int:
         """Retention keeps the log from here on: the latest snapshot's covered offset (0 without one)."""
@@ -193,10 +190,3 @@ class SnapshotKeeper:
             f"{why}; it is taken from the set's master once it can be (restore the file {path}, or copy the store "
             "of an in-sync replica)"
         )
-
-    def _loop(self) -> None:
-        while not self._stopped.wait(self._config().flush_consumer_offset_interval / 1000):
-            try:
-                self.run_once()
-            except Exception:  # a failed cut (a full disk) must not end snapshots: the next run tries again
-                log.exception("broker %s: consumer-state snapshot failed", self._config().broker_name)
