@@ -52,8 +52,7 @@ def log_records(store: MessageStore, from_offset: int) -> Iterator[tuple[int, in
     while True:
         page = store.records_from(SYSTEM_TOPIC, 0, from_offset, PAGE)
         for offset, size, message in page:
-            record = from_message(message)
-            if record is not None:
+            for record in from_message(message):
                 yield offset, size, record
         if len(page) < PAGE:
             return

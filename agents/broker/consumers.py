@@ -221,7 +221,7 @@ class ConsumerService:
         records = [StateRecord(state.seq + i, change) for i, change in enumerate(changes, 1)]
         now = _now_ms()
         try:
-            appended = self._host.append([*extra, *(to_message(r, now) for r in records)])
+            appended = self._host.append([*extra, to_message(records, now)])
         except OSError as exc:  # a full disk: a failed append writes nothing the log keeps
             self._state = None  # the log decides, at the next request
             log.error("%s: consumer-state put failed: %s", self._host.config.broker_name, exc)

@@ -1,7 +1,8 @@
 """Consumer-state records: one change of a group's consumption, as the body of a system-topic message.
 
 A record is ``version kind seq fields...`` (every integer a canonical varint, every string its length then UTF-8;
-see ``wire``), carried as the body of a message of `SYSTEM_TOPIC`, queue 0, without properties::
+see ``wire``), carried as the body of a message of `SYSTEM_TOPIC`, queue 0, without properties (one request's
+several records share one message as a batch: ``to_message``)::
 
     version=1 | kind | seq | group | topic | queueId | fields of the kind
     kind 1 OffsetCommitted: offset, timestampMs
@@ -19,6 +20,7 @@ written once every replica of the set reads it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
@@ -189,13 +191,44 @@ def decode(body: bytes) -> StateRecord:
 # --- messages ----------------------------------------------------------------------------------
 
 
-def to_message(record: StateRecord, store_timestamp: int) -> Message:
-    """The commit-log message that carries `record` (the store assigns its queue offset)."""
-    return Message(SYSTEM_TOPIC, 0, encode(record), {}, store_timestamp)
+BATCH_VERSION = 2
+"""The first varint of a message body that holds several records: ``2 | n | (length | record)...``."""
 
 
-def from_message(message: Message) -> StateRecord | None:
-    """The record a message of `SYSTEM_TOPIC` carries; None for any other topic's message."""
+def to_message(records: Sequence[StateRecord], store_timestamp: int) -> Message:
+    """The one commit-log message that carries `records` (one request's, in order; the store assigns its queue
+    offset): a lone record is the body itself, several are a batch, so a request costs one message however many
+    acks it holds."""
+    if not records:
+        raise ValueError("a consumer-state message carries at least one record")
+    if len(records) == 1:
+        return Message(SYSTEM_TOPIC, 0, encode(records[0]), {}, store_timestamp)
+    w = Writer()
+    w.uint(BATCH_VERSION)
+    w.uint(len(records))
+    for record in records:
+        body = encode(record)
+        w.uint(len(body))
+        w.out += body
+    return Message(SYSTEM_TOPIC, 0, bytes(w.out), {}, store_timestamp)
+
+
+def from_message(message: Message) -> tuple[StateRecord, ...]:
+    """The records a message of `SYSTEM_TOPIC` carries, in order; none for any other topic's message.
+    `StateFormatError` for a damaged body (a batch's every part is checked as a record of its own)."""
     if message.topic != SYSTEM_TOPIC:
-        return None
-    return decode(message.body)
+        return ()
+    body = message.body
+    if body[:1] != bytes([BATCH_VERSION]):
+        return (decode(body),)
+    r = Reader(body, "consumer-state batch")
+    r.uint("version")
+    out: list[StateRecord] = []
+    for _ in range(r.count("records")):
+        size = r.uint("record length", 1, len(body) - r.pos)
+        out.append(decode(body[r.pos : r.pos + size]))
+        r.pos += size
+    r.end()
+    if len(out) < 2:
+        raise r.fail(f"a batch of {len(out)} record(s): a batch holds at least two")
+    return tuple(out)

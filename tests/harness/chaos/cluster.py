@@ -338,7 +338,7 @@ def consumer_state(root: Path, log: bytes, base: int) -> ConsumerState:
     cut = snapshot.decode(path.read_bytes()) if path.exists() else None
     start = cut.covered if cut is not None else 0
     stored = (from_message(m) for offset, m in sorted(records(log, base).items()) if offset >= start)
-    return snapshot.rebuild(cut, (r for r in stored if r is not None))
+    return snapshot.rebuild(cut, (r for carried in stored for r in carried))
 
 
 _JOURNAL_LAST_RECORD_AT = 24 + 8 + 4

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -107,13 +109,28 @@ def test_every_cut_of_a_record_is_refused() -> None:
             decode(body[:size])
 
 
-def test_a_record_rides_the_system_topic_through_the_commit_log() -> None:
-    message = to_message(RECORDS[1], 1_700_000_000_123)
+@pytest.mark.parametrize("count", [1, 2, 5])
+def test_records_ride_the_system_topic_through_the_commit_log(count: int) -> None:
+    records = [replace(r, seq=i) for i, r in enumerate(RECORDS[:count], 1)]
+    message = to_message(records, 1_700_000_000_123)
     assert (message.topic, message.queue_id, dict(message.properties)) == (SYSTEM_TOPIC, 0, {})
+    assert (message.body == encode(records[0])) == (count == 1)  # a lone record is the body itself
     stored = decode_at(encode_message(message), 0)
     assert stored is not None
-    assert from_message(stored[0]) == RECORDS[1]
-    assert from_message(Message("T", 0, message.body, {}, 0)) is None
+    assert from_message(stored[0]) == tuple(records)
+    assert from_message(Message("T", 0, message.body, {}, 0)) == ()
+
+
+def test_a_damaged_batch_is_refused() -> None:
+    body = to_message(RECORDS[:3], 0).body
+    for size in range(1, len(body)):
+        with pytest.raises(StateFormatError):
+            from_message(Message(SYSTEM_TOPIC, 0, body[:size], {}, 0))
+    lone = bytes([2, 1, len(encode(RECORDS[0]))]) + encode(RECORDS[0])
+    with pytest.raises(StateFormatError, match="a batch holds at least two"):
+        from_message(Message(SYSTEM_TOPIC, 0, lone, {}, 0))
+    with pytest.raises(ValueError, match="at least one record"):
+        to_message([], 0)
 
 
 def test_no_operator_can_create_the_system_topic() -> None:
