@@ -7,6 +7,7 @@ string is its UTF-8 length as a varint then the bytes, so a value has exactly on
 
 from __future__ import annotations
 
+import functools
 import re
 
 from agents.consumer.errors import StateFormatError
@@ -20,6 +21,7 @@ MAX_TEXT = 255
 _NAME = re.compile(VALID_PATTERN)
 
 
+@functools.lru_cache(maxsize=4096)
 def name_problem(what: str, value: str, limit: int) -> str | None:
     """Why `value` is not a topic or group name (RocketMQ's characters, 1..`limit` of them), or None."""
     if not (_NAME.fullmatch(value) and len(value) <= limit):

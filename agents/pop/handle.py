@@ -13,6 +13,7 @@ canonical decimals, so a handle has exactly one text and ``encode(decode(text)) 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from agents.pop.errors import PopCode, PopError
@@ -21,6 +22,8 @@ FORMAT_VERSION = "1"
 MAX_INT = 2**63 - 1
 """Java's ``long``: the largest offset, deadline or ticket a handle carries."""
 RANGE = "0..2^63-1"
+_CANONICAL = re.compile(r"0|[1-9][0-9]{0,17}")
+"""A canonical decimal below 10^18, so within MAX_INT without a range test (larger ones take ``_number``)."""
 _FIELDS = ("version", "brokerName", "group", "topic", "queueId", "queueOffset", "deadlineMs", "attempt", "ticket")
 
 
@@ -38,6 +41,18 @@ class ReceiptHandle:
     ticket: int
 
     def __post_init__(self) -> None:
+        # One cheap test for the common case (every receive makes a handle per message, every ack decodes one);
+        # the loops below only name what is wrong.
+        names_ok = all(v and v.isprintable() and " " not in v for v in (self.broker_name, self.group, self.topic))
+        if (
+            names_ok
+            and 0 <= self.queue_id <= MAX_INT
+            and 0 <= self.queue_offset <= MAX_INT
+            and 0 <= self.deadline_ms <= MAX_INT
+            and 1 <= self.attempt <= MAX_INT
+            and 0 <= self.ticket <= MAX_INT
+        ):
+            return
         for name, value in (("brokerName", self.broker_name), ("group", self.group), ("topic", self.topic)):
             if problem := _name_problem(value):
                 raise PopError(PopCode.INVALID_RECEIPT_HANDLE, f"receipt handle: {name} {problem}")
@@ -45,8 +60,7 @@ class ReceiptHandle:
         for name, number in zip(_FIELDS[4:], numbers, strict=True):
             if not 0 <= number <= MAX_INT:
                 raise PopError(PopCode.INVALID_RECEIPT_HANDLE, f"receipt handle: {name} {number} is not in {RANGE}")
-        if self.attempt < 1:
-            raise PopError(PopCode.INVALID_RECEIPT_HANDLE, "receipt handle: attempt must be at least 1")
+        raise PopError(PopCode.INVALID_RECEIPT_HANDLE, "receipt handle: attempt must be at least 1")
 
     def encode(self) -> str:
         """The handle's one text."""
@@ -89,5 +103,9 @@ def decode(text: str) -> ReceiptHandle:
     if parts[0] != FORMAT_VERSION:
         raise PopError(PopCode.INVALID_RECEIPT_HANDLE, f"receipt handle version {parts[0]!r} is not {FORMAT_VERSION}")
     broker, group, topic = parts[1:4]
-    queue_id, offset, deadline, attempt, ticket = (_number(n, t) for n, t in zip(_FIELDS[4:], parts[4:], strict=True))
+    if all(_CANONICAL.fullmatch(t) for t in parts[4:]):  # the common case: five canonical numbers, one test each
+        queue_id, offset, deadline, attempt, ticket = map(int, parts[4:])
+    else:
+        numbers = (_number(n, t) for n, t in zip(_FIELDS[4:], parts[4:], strict=True))
+        queue_id, offset, deadline, attempt, ticket = numbers
     return ReceiptHandle(broker, group, topic, queue_id, offset, deadline, attempt, ticket)
