@@ -139,6 +139,8 @@ def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--messages", type=int, help="messages per round (default 20000; --quick: 640)")
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 3; --quick: 1)")
     parser.add_argument("--top", type=int, default=25, help="functions listed from the profile (default 25)")
+    parser.add_argument("--sort", choices=("tottime", "cumulative"), default="tottime",
+                        help="the profile's order: own time (default) or with callees")  # fmt: skip
 
 
 def main() -> None:
@@ -193,8 +195,8 @@ def main() -> None:
                 rows)  # fmt: skip
     text = io.StringIO()
     stats = pstats.Stats(profiler, stream=text)
-    stats.sort_stats("tottime").print_stats(args.top)
-    print(f"\ncProfile of one more group's receive + ack of {total} messages (calling thread only), by own time:")
+    stats.sort_stats(args.sort).print_stats(args.top)
+    print(f"\ncProfile of one more group's receive + ack of {total} messages (calling thread only), by {args.sort}:")
     print("\n".join(line for line in text.getvalue().splitlines() if line.strip())[:12000])
     print(f"machine after: {machine_note()}")
 

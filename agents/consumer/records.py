@@ -20,7 +20,7 @@ written once every replica of the set reads it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
@@ -72,33 +72,38 @@ def _problem(record: StateRecord) -> str | None:
     """The first rule `record` breaks, or None; encode and decode both apply these."""
     c = record.change
     group, topic = (c.group, c.topic) if isinstance(c, Forgotten) else (c.queue.group, c.queue.topic)
-    checks = [
-        int_problem("seq", record.seq, 1),
-        name_problem("group", group, GROUP_MAX_LENGTH),
-        name_problem("topic", topic, TOPIC_MAX_LENGTH),
-    ]
+    if problem := (
+        int_problem("seq", record.seq, 1)
+        or name_problem("group", group, GROUP_MAX_LENGTH)
+        or name_problem("topic", topic, TOPIC_MAX_LENGTH)
+    ):
+        return problem
     if isinstance(c, Forgotten):
-        return next((p for p in checks if p is not None), None)
-    checks.append(int_problem("queueId", c.queue.queue_id, 0, MAX_QUEUE_ID))
-    if isinstance(c, OffsetCommitted):
-        checks += [int_problem("offset", c.offset), int_problem("timestampMs", c.timestamp_ms)]
+        return None
+    checks = _change_checks(c)
+    return int_problem("queueId", c.queue.queue_id, 0, MAX_QUEUE_ID) or next((p for p in checks if p), None)
+
+
+def _change_checks(c: OffsetCommitted | Popped | Acked | Changed) -> Iterator[str | None]:
+    """The checks of a change's own fields, lazily: the first failing one ends the caller's search."""
+    if isinstance(c, Acked):  # the most frequent record: one per acked message
+        yield int_problem("offset", c.offset) or int_problem("ticket", c.ticket, 1)
+    elif isinstance(c, OffsetCommitted):
+        yield int_problem("offset", c.offset) or int_problem("timestampMs", c.timestamp_ms)
     elif isinstance(c, Popped):
-        checks += [int_problem("floor", c.floor), int_problem("scanned", c.scanned)]
-        checks += [int_problem("skipped offset", o) for o in c.skipped]
-        checks += [int_problem("dead offset", o) for o in c.dead]
+        yield int_problem("floor", c.floor) or int_problem("scanned", c.scanned)
+        yield from (int_problem("skipped offset", o) for o in c.skipped)
+        yield from (int_problem("dead offset", o) for o in c.dead)
         for d in c.deliveries:
-            checks += [int_problem("delivery offset", d.offset), int_problem("delivery ticket", d.ticket, 1)]
-            checks += [int_problem("delivery deadlineMs", d.deadline_ms), int_problem("delivery attempt", d.attempt, 1)]
+            yield int_problem("delivery offset", d.offset) or int_problem("delivery ticket", d.ticket, 1)
+            yield int_problem("delivery deadlineMs", d.deadline_ms) or int_problem("delivery attempt", d.attempt, 1)
         if len(c.attempt_id.encode()) > MAX_TEXT:
-            checks.append(f"attemptId is longer than {MAX_TEXT} bytes")
-    elif isinstance(c, Acked):
-        checks += [int_problem("offset", c.offset), int_problem("ticket", c.ticket, 1)]
+            yield f"attemptId is longer than {MAX_TEXT} bytes"
     elif isinstance(c, Changed):
-        checks += [int_problem("offset", c.offset), int_problem("oldTicket", c.old_ticket, 1)]
-        checks += [int_problem("newTicket", c.new_ticket, c.old_ticket + 1), int_problem("deadlineMs", c.deadline_ms)]
+        yield int_problem("offset", c.offset) or int_problem("oldTicket", c.old_ticket, 1)
+        yield int_problem("newTicket", c.new_ticket, c.old_ticket + 1) or int_problem("deadlineMs", c.deadline_ms)
     else:
         assert_never(c)
-    return next((p for p in checks if p is not None), None)
 
 
 # --- encode ------------------------------------------------------------------------------------

@@ -54,9 +54,17 @@ class Writer:
         self.out += data
 
     def key(self, key: QueueKey) -> None:
-        self.text(key.group)
-        self.text(key.topic)
-        self.uint(key.queue_id)
+        self.out += key_bytes(key)
+
+
+@functools.lru_cache(maxsize=4096)
+def key_bytes(key: QueueKey) -> bytes:
+    """A (group, topic, queueId) key's encoding; cached, since every record of a queue repeats it."""
+    w = Writer()
+    w.text(key.group)
+    w.text(key.topic)
+    w.uint(key.queue_id)
+    return bytes(w.out)
 
 
 class Reader:
