@@ -10,7 +10,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -27,6 +27,26 @@ from tests.harness.wait import wait_until
 
 BROKER = "broker-a"
 CLUSTER = "DefaultCluster"
+
+
+@contextlib.contextmanager
+def serving_sandbox(
+    directory: Path,
+    *,
+    controllers: int,
+    replicas: int,
+    broker_config: Mapping[str, str] | None = None,
+    extra_config: Mapping[str, str] | None = None,
+) -> Iterator[Sandbox]:
+    """A sandbox of one broker set whose every replica is registered, torn down (by pid) however the block ends."""
+    sandbox = Sandbox(directory)
+    try:
+        sandbox.up(controllers=controllers, broker_sets=1, replicas=replicas, broker_config=broker_config,
+                   extra_config=extra_config, timeout=120.0)  # fmt: skip
+        sandbox.wait_for_brokers(timeout=60.0)
+        yield sandbox
+    finally:
+        sandbox.down()
 
 
 class Cli:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from mqadmin_py.sandbox import Sandbox
-from tests.harness.sandbox import BROKER, Cli, learnt
+from tests.harness.sandbox import BROKER, Cli, learnt, serving_sandbox
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
@@ -29,13 +29,8 @@ INVISIBLE_MS = 10_000
 
 @pytest.fixture(scope="module")
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    sandbox = Sandbox(Path(tmp_path_factory.mktemp("consumer-cli")))
-    try:
-        sandbox.up(controllers=1, broker_sets=1, replicas=1, timeout=120.0)
-        sandbox.wait_for_brokers(timeout=60.0)
+    with serving_sandbox(Path(tmp_path_factory.mktemp("consumer-cli")), controllers=1, replicas=1) as sandbox:
         yield sandbox
-    finally:
-        sandbox.down()
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,7 @@ from mqbase.properties import read_properties, write_properties_atomic
 from mqbase.proto import agent_pb2 as pb
 from tests.harness.consumer_clients import GroupConsumer, GroupProducer, payload
 from tests.harness.consumer_ledger import Ledger, check_all
-from tests.harness.sandbox import BROKER, CLUSTER, Cli, Cluster, Master, ha_status
+from tests.harness.sandbox import BROKER, CLUSTER, Cli, Cluster, Master, ha_status, serving_sandbox
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
@@ -47,13 +47,10 @@ BROKER_CONF = {
 
 @pytest.fixture(scope="module")
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    sandbox = Sandbox(Path(tmp_path_factory.mktemp("failover")))
-    try:
-        sandbox.up(controllers=1, broker_sets=1, replicas=3, broker_config=BROKER_CONF, timeout=120.0)
-        sandbox.wait_for_brokers(timeout=60.0)
+    with serving_sandbox(
+        Path(tmp_path_factory.mktemp("failover")), controllers=1, replicas=3, broker_config=BROKER_CONF
+    ) as sandbox:
         yield sandbox
-    finally:
-        sandbox.down()
 
 
 @pytest.fixture(scope="module")

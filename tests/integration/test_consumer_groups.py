@@ -18,7 +18,7 @@ from mqadmin_py.sandbox import Sandbox
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import agent_pb2_grpc as pb_grpc
-from tests.harness.sandbox import BROKER, CLUSTER, Cli
+from tests.harness.sandbox import BROKER, CLUSTER, Cli, serving_sandbox
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
@@ -30,13 +30,8 @@ TOPIC = ""
 
 @pytest.fixture(scope="module")
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    sandbox = Sandbox(Path(tmp_path_factory.mktemp("groups")))
-    try:
-        sandbox.up(controllers=1, broker_sets=1, replicas=2, timeout=120.0)
-        sandbox.wait_for_brokers(timeout=60.0)
+    with serving_sandbox(Path(tmp_path_factory.mktemp("groups")), controllers=1, replicas=2) as sandbox:
         yield sandbox
-    finally:
-        sandbox.down()
 
 
 class Broker:

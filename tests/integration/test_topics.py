@@ -24,7 +24,7 @@ from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
 from tests.harness.controllers import leader
 from tests.harness.ha_master import become_master, manager_config, servicer_for
-from tests.harness.sandbox import BROKER, CLUSTER, Cli, learnt
+from tests.harness.sandbox import BROKER, CLUSTER, Cli, learnt, serving_sandbox
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
@@ -35,14 +35,14 @@ POLL_MS = 600_000
 
 @pytest.fixture(scope="module")
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    sandbox = Sandbox(Path(tmp_path_factory.mktemp("topics")))
-    try:
-        sandbox.up(controllers=3, broker_sets=1, replicas=1, broker_config={"syncBrokerMetadataPeriod": str(POLL_MS)},
-                   extra_config={"raftLogCompactionMinEntries": "2"}, timeout=120.0)  # fmt: skip
-        sandbox.wait_for_brokers(timeout=60.0)
+    with serving_sandbox(
+        Path(tmp_path_factory.mktemp("topics")),
+        controllers=3,
+        replicas=1,
+        broker_config={"syncBrokerMetadataPeriod": str(POLL_MS)},
+        extra_config={"raftLogCompactionMinEntries": "2"},
+    ) as sandbox:
         yield sandbox
-    finally:
-        sandbox.down()
 
 
 @pytest.fixture(scope="module")
