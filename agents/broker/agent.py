@@ -183,7 +183,7 @@ class Agent:
 
     @property
     def proxy_address(self) -> str:
-        """The RocketMQ 5 gRPC access point's address, "" when the agent serves none (``proxyListenPort=-1``)."""
+        """The RocketMQ 5 gRPC access point's address, "" when the agent serves none (``enableProxy=false``)."""
         return f"{self.config.listen_host}:{self._proxy_port}" if self._proxy_port else ""
 
     def start(self) -> None:
@@ -205,7 +205,7 @@ class Agent:
             AgentServicer(self), f"{self.config.listen_host}:{self.config.listen_port}", self.config.security
         )
         log.info("agent serving on %s", self.address)
-        if self.config.proxy_listen_port >= 0:
+        if self.config.enable_proxy:
             self._serve_access_point()
         fastpath.report(log)
         for path in [*map(str, self.config.broker_config_paths), *remembered(self.config)]:
