@@ -398,10 +398,30 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         )
 
     async def ForwardMessageToDeadLetterQueue(self, request: Any, context: Any) -> Any:
-        problem = self._refused(context) or Problem(
-            Code.NOT_IMPLEMENTED, "ForwardMessageToDeadLetterQueue is not implemented by this access point"
+        """A FIFO push consumer gives up a message: the master copies it into ``%DLQ%<group>`` and acks it."""
+
+        def answer(code: Code, message: str) -> Any:
+            return service.ForwardMessageToDeadLetterQueueResponse(status=status(code, message))
+
+        if problem := self._refused(context) or group_problem(request.group.name):
+            return answer(problem.code, problem.message)
+        handle = self._handle(request.receipt_handle, request.group.name, request.topic.name)
+        if isinstance(handle, Problem):
+            return answer(handle.code, handle.message)
+        ack = apb.AckMessageRequest(
+            group=request.group.name,
+            topic=request.topic.name,
+            receipt_handles=[request.receipt_handle],
+            dead_letter=True,
         )
-        return service.ForwardMessageToDeadLetterQueueResponse(status=status(problem.code, problem.message))
+        done = await self._forward.call(handle.broker_name, "AckMessage", _fixed(ack), self._deadline(context))
+        if isinstance(done, Problem):
+            return answer(done.code, done.message)
+        if done.code != 0 or not done.results:
+            code = consumer_code(done.code, 0)
+            return answer(code, done.remark or code.name)
+        code = consumer_code(done.results[0].code, done.results[0].pop_code)
+        return answer(code, done.results[0].remark or code.name)
 
 
 def _not_implemented(name: str) -> Callable[..., Any]:

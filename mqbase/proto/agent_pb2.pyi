@@ -405,16 +405,18 @@ class ReceiveMessageResponse(_message.Message):
     def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., pop_code: _Optional[int] = ..., messages: _Optional[_Iterable[_Union[ReceivedMessage, _Mapping]]] = ..., master_address: _Optional[str] = ...) -> None: ...
 
 class AckMessageRequest(_message.Message):
-    __slots__ = ("broker", "group", "topic", "receipt_handles")
+    __slots__ = ("broker", "group", "topic", "receipt_handles", "dead_letter")
     BROKER_FIELD_NUMBER: _ClassVar[int]
     GROUP_FIELD_NUMBER: _ClassVar[int]
     TOPIC_FIELD_NUMBER: _ClassVar[int]
     RECEIPT_HANDLES_FIELD_NUMBER: _ClassVar[int]
+    DEAD_LETTER_FIELD_NUMBER: _ClassVar[int]
     broker: BrokerRef
     group: str
     topic: str
     receipt_handles: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., group: _Optional[str] = ..., topic: _Optional[str] = ..., receipt_handles: _Optional[_Iterable[str]] = ...) -> None: ...
+    dead_letter: bool
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., group: _Optional[str] = ..., topic: _Optional[str] = ..., receipt_handles: _Optional[_Iterable[str]] = ..., dead_letter: _Optional[bool] = ...) -> None: ...
 
 class AckResult(_message.Message):
     __slots__ = ("receipt_handle", "code", "pop_code", "remark")

@@ -8,21 +8,27 @@ before any call (body size, message type), and the server's answer is what is un
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from rocketmq import (
     ClientConfiguration,
+    ConsumeResult,
     Credentials,
     FilterExpression,
     Message,
+    MessageListener,
     Producer,
+    PushConsumer,
     SimpleConsumer,
 )
 
 from mqadmin_py.sandbox import Sandbox
+from mqbase.client import AgentClient
+from mqbase.proto import agent_pb2 as apb
 from tests.harness.sandbox import Cli
 from tests.harness.wait import wait_until
 
@@ -30,7 +36,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 CLUSTER = "DefaultCluster"
 TOPIC = "AccessOrders"
+PUSH_TOPIC = "AccessPush"
 FIFO_TOPIC = "AccessFifo"
+BAD_TOPIC = "AccessBad"
 GROUP = "GID_access_simple"
 PUSH_GROUP = "GID_access_push"
 FIFO_GROUP = "GID_access_fifo"
@@ -53,11 +61,12 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
 def cli(box: Sandbox) -> Cli:
     run = Cli(box.dir)
     run.env["MQADMIN_CONTROLLERS"] = box.addresses()
-    run.json("updateTopic", "-c", CLUSTER, "-t", TOPIC, "-r", "2", "-w", "2")
+    for name in (TOPIC, PUSH_TOPIC, BAD_TOPIC):
+        run.json("updateTopic", "-c", CLUSTER, "-t", name, "-r", "2", "-w", "2")
     run.json("updateTopic", "-c", CLUSTER, "-t", FIFO_TOPIC, "-r", "2", "-w", "2", "--attributes", "+message.type=FIFO")
     run.json("updateSubGroup", "-c", CLUSTER, "-g", GROUP)
     run.json("updateSubGroup", "-c", CLUSTER, "-g", PUSH_GROUP, "-r", str(RETRIES))
-    made = run.json("updateSubGroup", "-c", CLUSTER, "-g", FIFO_GROUP, "--consume-orderly", "true")
+    made = run.json("updateSubGroup", "-c", CLUSTER, "-g", FIFO_GROUP, "--consume-orderly", "true", "-r", str(RETRIES))
 
     def learnt() -> bool:
         brokers = [b for a in box.agents() for b in run.json("listBrokers", "-c", a.address)]
@@ -123,3 +132,89 @@ def test_a_producer_sends_and_a_simple_consumer_receives_and_acks_everything(end
         assert consumer.receive(32, 15) == []  # every message acked: nothing comes back
     finally:
         consumer.shutdown()
+
+
+class Recorder(MessageListener):  # type: ignore[misc]
+    """Records each delivery (message id, attempt, body) and fails the messages `fails` says to."""
+
+    def __init__(self, fails: Callable[[bytes, int], bool]) -> None:
+        self.fails = fails
+        self.lock = threading.Lock()
+        self.seen: list[tuple[str, int, bytes, str | None]] = []
+
+    def consume(self, message: Message) -> ConsumeResult:
+        with self.lock:
+            self.seen.append((message.message_id, message.delivery_attempt, message.body, message.message_group))
+        return ConsumeResult.FAILURE if self.fails(message.body, message.delivery_attempt) else ConsumeResult.SUCCESS
+
+    def attempts(self) -> dict[bytes, list[int]]:
+        with self.lock:
+            out: dict[bytes, list[int]] = {}
+            for _, attempt, body, _ in self.seen:
+                out.setdefault(body, []).append(attempt)
+            return out
+
+
+def dead_letters(box: Sandbox, group: str) -> dict[str, dict[str, str]]:
+    """The messages in ``%DLQ%<group>`` (queue 0 of every broker set), by message id, read from every replica."""
+    found: dict[str, dict[str, str]] = {}
+    with AgentClient(timeout=3.0) as agents:
+        for broker in (b for a in box.agents() for b in a.brokers):
+            request = apb.PullMessageRequest(topic=f"%DLQ%{group}", queue_id=0, queue_offset=0, max_messages=64)
+            answer = agents.call(broker.brokerAddress, "PullMessage", request)
+            for pulled in answer.messages:
+                properties = dict(pulled.message.properties)
+                found[properties["UNIQ_KEY"]] = properties
+    return found
+
+
+def push(endpoints: str, group: str, topic: str, listener: MessageListener) -> PushConsumer:
+    consumer = PushConsumer(config(endpoints), group, listener, {topic: FilterExpression()})
+    consumer.startup()
+    return consumer
+
+
+def test_a_push_consumer_gets_failed_messages_again_and_then_they_are_dead_lettered(
+    box: Sandbox, endpoints: str
+) -> None:
+    bodies = [f"ok-{i}".encode() for i in range(6)] + [b"flaky", b"poison"]
+    ids = dict(zip(bodies, send_all(endpoints, [message(PUSH_TOPIC, b) for b in bodies]), strict=True))
+    listener = Recorder(lambda body, attempt: body == b"poison" or (body == b"flaky" and attempt == 1))
+    consumer = push(endpoints, PUSH_GROUP, PUSH_TOPIC, listener)
+    try:
+        wait_until(lambda: ids[b"poison"] in dead_letters(box, PUSH_GROUP), 60, "the poison message in the DLQ")
+    finally:
+        consumer.shutdown()
+    attempts = listener.attempts()
+    assert all(attempts[b] == [1] for b in bodies[:6])
+    assert attempts[b"flaky"] == [1, 2]  # failed once: back with attempt + 1, then acked
+    assert attempts[b"poison"] == [1, 2]  # retryMaxTimes 1: two deliveries, then the dead-letter topic
+    dlq = dead_letters(box, PUSH_GROUP)
+    assert set(dlq) == {ids[b"poison"]}
+    assert dlq[ids[b"poison"]]["RETRY_TOPIC"] == PUSH_TOPIC
+
+
+def test_a_fifo_push_consumer_gets_each_message_group_in_order(box: Sandbox, endpoints: str) -> None:
+    groups = ["g0", "g1", "g2"]
+    sent = [message(FIFO_TOPIC, f"{g}:{i}".encode(), group=g) for i in range(5) for g in groups]
+    bad = message(FIFO_TOPIC, b"bad:0", group="bad")
+    ids = send_all(endpoints, [*sent, bad])
+    listener = Recorder(lambda body, _attempt: body.startswith(b"bad:"))
+    consumer = push(endpoints, FIFO_GROUP, FIFO_TOPIC, listener)
+    try:
+        wait_until(lambda: ids[-1] in dead_letters(box, FIFO_GROUP), 60, "the failing FIFO message in the DLQ")
+
+        def every_good_one() -> bool:
+            with listener.lock:
+                return {b for _, _, b, _ in listener.seen} >= {m.body for m in sent}
+
+        wait_until(every_good_one, 60, "every FIFO message consumed")
+    finally:
+        consumer.shutdown()
+    with listener.lock:
+        seen = list(listener.seen)
+    for g in groups:
+        order = [int(body.split(b":")[1]) for _, _, body, group in seen if group == g]
+        assert order == sorted(order) and set(order) == set(range(5)), (g, order)
+    assert [a for _, a, b, _ in seen if b == b"bad:0"] == [1, 1]  # the client retries FIFO messages itself
+    assert set(dead_letters(box, FIFO_GROUP)) == {ids[-1]}
