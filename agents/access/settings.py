@@ -18,7 +18,6 @@ from agents.pop.model import DEFAULT_BACKOFF_MS, DEFAULT_RETRY_MAX_TIMES
 PRODUCER_ATTEMPTS = 3
 RECEIVE_BATCH_SIZE = 32
 LONG_POLLING_S = 20
-CONSUMERS = frozenset({v2.PUSH_CONSUMER, v2.SIMPLE_CONSUMER})
 
 
 def _duration_ms(target: Any, ms: int) -> None:
