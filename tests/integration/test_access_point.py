@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import grpc
 import pytest
 from rocketmq import (
     ClientConfiguration,
@@ -25,6 +28,9 @@ from rocketmq import (
     PushConsumer,
     SimpleConsumer,
 )
+from rocketmq.grpc_protocol import definition_pb2 as v2
+from rocketmq.grpc_protocol import service_pb2 as svc
+from rocketmq.grpc_protocol import service_pb2_grpc as svc_grpc
 
 from mqadmin_py.sandbox import Sandbox
 from mqbase.client import AgentClient
@@ -218,3 +224,103 @@ def test_a_fifo_push_consumer_gets_each_message_group_in_order(box: Sandbox, end
         assert order == sorted(order) and set(order) == set(range(5)), (g, order)
     assert [a for _, a, b, _ in seen if b == b"bad:0"] == [1, 1]  # the client retries FIFO messages itself
     assert set(dead_letters(box, FIFO_GROUP)) == {ids[-1]}
+
+
+# --- bad input: raw gRPC with the client's protos ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stub(endpoints: str) -> Iterator[Any]:
+    with grpc.insecure_channel(endpoints.split(";")[0]) as channel:
+        yield svc_grpc.MessagingServiceStub(channel)
+
+
+HEADERS = (("x-mq-client-id", "bad-input-test"),)
+
+
+def raw_message(topic: str, body: bytes) -> Any:
+    m = v2.Message(topic=v2.Resource(name=topic), body=body)
+    m.system_properties.message_id = uuid.uuid4().hex.upper()
+    m.system_properties.message_type = v2.NORMAL
+    return m
+
+
+def raw_receive(stub: Any, topic: str) -> tuple[int, list[Any]]:
+    """One receive from each broker set: the last status code, and every message."""
+    code, messages = 0, []
+    for name in ("broker-a", "broker-b"):
+        code, got = raw_receive_from(stub, topic, name)
+        messages += got
+    return code, messages
+
+
+def raw_receive_from(stub: Any, topic: str, broker_name: str, invisible_s: int = 10) -> tuple[int, list[Any]]:
+    queue = v2.MessageQueue(topic=v2.Resource(name=topic), broker=v2.Broker(name=broker_name))
+    request = svc.ReceiveMessageRequest(
+        group=v2.Resource(name=GROUP), message_queue=queue, batch_size=32,
+        filter_expression=v2.FilterExpression(type=v2.TAG, expression="*"),
+    )  # fmt: skip
+    request.invisible_duration.FromSeconds(invisible_s)
+    request.long_polling_timeout.FromSeconds(1)
+    code, messages = 0, []
+    for response in stub.ReceiveMessage(request, metadata=HEADERS, timeout=10):
+        if response.HasField("status"):
+            code = response.status.code
+        if response.HasField("message"):
+            messages.append(response.message)
+    return code, messages
+
+
+def test_bad_sends_get_javas_codes_and_store_nothing(stub: Any) -> None:
+    cases = [
+        (raw_message("NoSuchTopic", b"x"), v2.TOPIC_NOT_FOUND, "topic NoSuchTopic not found; create it first"),
+        (raw_message(BAD_TOPIC, b"x" * (4 * 1024 * 1024 + 1)), v2.MESSAGE_BODY_TOO_LARGE,
+         "message body size 4194305 exceeds the max 4194304 bytes"),
+        (raw_message(BAD_TOPIC, b""), v2.MESSAGE_BODY_EMPTY, "message body cannot be empty"),
+        (raw_message("bad topic", b"x"), v2.ILLEGAL_TOPIC, "topic name 'bad topic' has characters"),
+    ]  # fmt: skip
+    no_id = raw_message(BAD_TOPIC, b"x")
+    no_id.system_properties.message_id = ""
+    cases.append((no_id, v2.ILLEGAL_MESSAGE_ID, "message id cannot be empty"))
+    for m, code, text in cases:
+        answer = stub.SendMessage(svc.SendMessageRequest(messages=[m]), metadata=HEADERS, timeout=10)
+        assert (answer.status.code, answer.status.message[: len(text)]) == (code, text)
+        assert [e.status.code for e in answer.entries] == [code]
+    assert raw_receive(stub, BAD_TOPIC)[0] == v2.MESSAGE_NOT_FOUND  # nothing was stored
+
+
+def test_a_call_without_client_id_is_refused(stub: Any) -> None:
+    request = svc.QueryRouteRequest(topic=v2.Resource(name=TOPIC))
+    answer = stub.QueryRoute(request, timeout=10)
+    assert (answer.status.code, answer.status.message) == (
+        v2.CLIENT_ID_REQUIRED, "client id is required: set the x-mq-client-id header")  # fmt: skip
+    assert not answer.message_queues
+
+
+def test_forged_and_expired_receipt_handles_are_refused_and_change_nothing(stub: Any) -> None:
+    ack = svc.AckMessageRequest(group=v2.Resource(name=GROUP), topic=v2.Resource(name=BAD_TOPIC))
+    ack.entries.add(message_id="X", receipt_handle="1 broker-a forged")
+    answer = stub.AckMessage(ack, metadata=HEADERS, timeout=10)
+    assert answer.status.code == v2.INVALID_RECEIPT_HANDLE and answer.status.message.startswith("receipt handle")
+
+    sent = stub.SendMessage(svc.SendMessageRequest(messages=[raw_message(BAD_TOPIC, b"once")]), metadata=HEADERS,
+                            timeout=10)  # fmt: skip
+    assert sent.status.code == v2.OK
+    [m] = raw_receive(stub, BAD_TOPIC)[1]
+    time.sleep(10.5)  # its invisibility (10 s, the minimum) ends
+    stale = svc.AckMessageRequest(group=v2.Resource(name=GROUP), topic=v2.Resource(name=BAD_TOPIC))
+    stale.entries.add(message_id=m.system_properties.message_id, receipt_handle=m.system_properties.receipt_handle)
+    answer = stub.AckMessage(stale, metadata=HEADERS, timeout=10)
+    assert answer.status.code == v2.INVALID_RECEIPT_HANDLE
+    assert answer.status.message.startswith("the receipt handle expired: its invisibility ended")
+    change = svc.ChangeInvisibleDurationRequest(
+        group=v2.Resource(name=GROUP), topic=v2.Resource(name=BAD_TOPIC),
+        receipt_handle=m.system_properties.receipt_handle, message_id=m.system_properties.message_id,
+    )  # fmt: skip
+    change.invisible_duration.FromSeconds(30)
+    changed = stub.ChangeInvisibleDuration(change, metadata=HEADERS, timeout=10)
+    assert changed.status.code == v2.INVALID_RECEIPT_HANDLE
+    assert changed.receipt_handle == m.system_properties.receipt_handle  # the client keeps it (trap 14)
+    again = raw_receive_from(stub, BAD_TOPIC, m.system_properties.receipt_handle.split()[1])[1]
+    assert [(x.system_properties.message_id, x.system_properties.delivery_attempt) for x in again] == [
+        (m.system_properties.message_id, 2)]  # fmt: skip
