@@ -1,0 +1,119 @@
+"""The access point during failovers (issue 26): an unmodified Python producer keeps sending while the master of
+its only broker set is SIGKILLed, and every send it was told succeeded is consumed afterwards. One controller,
+one broker set of three replicas on three agents; the producer is given every agent's access point.
+
+The Python producer makes 3 immediate attempts of 3 s each; the access point holds each attempt while the set has
+no master, so no send fails across the election.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from rocketmq import ClientConfiguration, Credentials, FilterExpression, Message, Producer, SimpleConsumer
+
+from mqadmin_py.sandbox import Sandbox
+from tests.harness.sandbox import Cli
+from tests.harness.wait import wait_until
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+CLUSTER = "DefaultCluster"
+TOPIC = "FailoverOrders"
+GROUP = "GID_failover"
+
+
+@pytest.fixture(scope="module")
+def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    sandbox = Sandbox(Path(tmp_path_factory.mktemp("access-failover")))
+    try:
+        sandbox.up(controllers=1, broker_sets=1, replicas=3, timeout=120.0)
+        sandbox.wait_for_brokers(timeout=60.0)
+        cli = Cli(sandbox.dir)
+        cli.env["MQADMIN_CONTROLLERS"] = sandbox.addresses()
+        cli.json("updateTopic", "-c", CLUSTER, "-t", TOPIC, "-r", "2", "-w", "2")
+        made = cli.json("updateSubGroup", "-c", CLUSTER, "-g", GROUP)
+
+        def learnt() -> bool:
+            brokers = [b for a in sandbox.agents() for b in cli.json("listBrokers", "-c", a.address)]
+            return all((b["metadataVersion"] or -1) >= made["metadataVersion"] for b in brokers)
+
+        wait_until(learnt, 60, "every broker to learn the topic and the group")
+        yield sandbox
+    finally:
+        sandbox.down()
+
+
+class Sender:
+    """Sends one message every few milliseconds on a thread until stopped; records what each send() told."""
+
+    def __init__(self, endpoints: str) -> None:
+        self.producer = Producer(ClientConfiguration(endpoints, Credentials()), (TOPIC,))
+        self.acked: list[str] = []
+        self.failed: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="failover-sender", daemon=True)
+
+    def __enter__(self) -> Sender:
+        self.producer.startup()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join(30)
+        self.producer.shutdown()
+
+    def _run(self) -> None:
+        i = 0
+        while not self._stop.is_set():
+            m = Message()
+            m.topic, m.body = TOPIC, f"m-{i}".encode()
+            try:
+                self.acked.append(self.producer.send(m).message_id)
+            except Exception as exc:  # what the client raises is the outcome under test
+                self.failed.append(f"m-{i}: {exc}")
+            i += 1
+            time.sleep(0.02)
+
+
+def consume_all(endpoints: str, expected: set[str], timeout: float) -> set[str]:
+    consumer = SimpleConsumer(ClientConfiguration(endpoints, Credentials()), GROUP, {TOPIC: FilterExpression()}, 2)
+    consumer.startup()
+    got: set[str] = set()
+    try:
+        deadline = time.monotonic() + timeout
+        while not expected <= got and time.monotonic() < deadline:
+            for m in consumer.receive(32, 30):
+                got.add(m.message_id)
+                consumer.ack(m)
+    finally:
+        consumer.shutdown()
+    return got
+
+
+def test_a_producer_keeps_sending_while_the_master_is_killed(box: Sandbox) -> None:
+    endpoints = box.proxy_endpoints()
+    agent, _broker = box.master_agent()
+    with Sender(endpoints) as sender:
+        wait_until(lambda: len(sender.acked) >= 20, 30, "sends before the kill")
+        box.signal(agent.id, signal.SIGKILL)
+        killed_at = len(sender.acked)
+
+        def new_master() -> bool:
+            try:
+                return box.master_agent()[0].id != agent.id
+            except Exception:
+                return False
+
+        wait_until(new_master, 30, "a new master")
+        wait_until(lambda: len(sender.acked) >= killed_at + 50, 60, "sends after the failover")
+    assert sender.failed == []
+    survivors = ";".join(a.proxyAddress for a in box.agents() if a.id != agent.id)
+    got = consume_all(survivors, set(sender.acked), 90)
+    assert set(sender.acked) <= got
