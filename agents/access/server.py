@@ -114,9 +114,10 @@ class Forwarder:
             address = self._cluster.master(broker_name)
             if address:
                 timeout = max(0.1, deadline - timing.MARGIN_S - time.monotonic())
-                answer = await loop.run_in_executor(
+                call = loop.run_in_executor(
                     self._pool, self._invoke, broker_name, address, method, make(deadline), timeout
                 )
+                answer = await self._answer_or_new_master(call, broker_name, address)
                 if answer is not None and not timing.holds(answer.code):
                     return answer
             self._cluster.nudge()
@@ -124,6 +125,18 @@ class Forwarder:
             if wait is None:
                 return timing.gave_up(broker_name, time.monotonic() - started)
             await asyncio.sleep(wait)
+
+    async def _answer_or_new_master(self, call: asyncio.Future[Any], broker_name: str, address: str) -> Any:
+        """The call's answer, or None as soon as the set has another master: a master that hangs (SIGSTOP, a
+        partition) answers nothing until the call's timeout, and the new one should be asked meanwhile. The
+        abandoned call ends on its own timeout; a paused master that wakes refuses writes (its pause guard)."""
+        while True:
+            done, _ = await asyncio.wait({call}, timeout=timing.POLL_S)
+            if done:
+                return call.result()
+            now = self._cluster.master(broker_name)
+            if now and now != address:
+                return None
 
 
 class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]

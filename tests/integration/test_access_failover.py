@@ -1,9 +1,10 @@
 """The access point during failovers (issue 26): an unmodified Python producer keeps sending while the master of
-its only broker set is SIGKILLed, and every send it was told succeeded is consumed afterwards. One controller,
-one broker set of three replicas on three agents; the producer is given every agent's access point.
+its only broker set moves (transferMaster), hangs (SIGSTOP) or dies (SIGKILL), and every send it was told succeeded
+is consumed afterwards. One controller, one broker set of three replicas on three agents; the producer is given
+every agent's access point.
 
 The Python producer makes 3 immediate attempts of 3 s each; the access point holds each attempt while the set has
-no master, so no send fails across the election.
+no master that answers, so no send fails across the change.
 """
 
 from __future__ import annotations
@@ -11,14 +12,14 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from rocketmq import ClientConfiguration, Credentials, FilterExpression, Message, Producer, SimpleConsumer
 
 from mqadmin_py.sandbox import Sandbox
-from tests.harness.sandbox import Cli
+from tests.harness.sandbox import BROKER, Cli, Cluster
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -26,6 +27,17 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 CLUSTER = "DefaultCluster"
 TOPIC = "FailoverOrders"
 GROUP = "GID_failover"
+
+
+@pytest.fixture(scope="module")
+def cluster(box: Sandbox) -> Iterator[Cluster]:
+    cli = Cli(box.dir)
+    cli.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    view = Cluster(cli, box.addresses())
+    try:
+        yield view
+    finally:
+        view.close()
 
 
 @pytest.fixture(scope="module")
@@ -97,23 +109,59 @@ def consume_all(endpoints: str, expected: set[str], timeout: float) -> set[str]:
     return got
 
 
-def test_a_producer_keeps_sending_while_the_master_is_killed(box: Sandbox) -> None:
-    endpoints = box.proxy_endpoints()
-    agent, _broker = box.master_agent()
-    with Sender(endpoints) as sender:
-        wait_until(lambda: len(sender.acked) >= 20, 30, "sends before the kill")
-        box.signal(agent.id, signal.SIGKILL)
-        killed_at = len(sender.acked)
-
-        def new_master() -> bool:
-            try:
-                return box.master_agent()[0].id != agent.id
-            except Exception:
-                return False
-
-        wait_until(new_master, 30, "a new master")
-        wait_until(lambda: len(sender.acked) >= killed_at + 50, 60, "sends after the failover")
+def sends_across(box: Sandbox, change: Callable[[Sender], None]) -> None:
+    """Send throughout `change` and 50 sends more; no send may fail, and each acknowledged one is consumed."""
+    with Sender(box.proxy_endpoints()) as sender:
+        wait_until(lambda: len(sender.acked) >= 20, 30, "sends before the change")
+        change(sender)
+        at = len(sender.acked)
+        wait_until(lambda: len(sender.acked) >= at + 50, 60, "sends after the change")
     assert sender.failed == []
-    survivors = ";".join(a.proxyAddress for a in box.agents() if a.id != agent.id)
-    got = consume_all(survivors, set(sender.acked), 90)
-    assert set(sender.acked) <= got
+    alive = ";".join(a.proxyAddress for a in box.agents() if a.pid)
+    assert set(sender.acked) <= consume_all(alive, set(sender.acked), 90)
+
+
+def test_a_producer_keeps_sending_through_a_graceful_transfer(box: Sandbox, cluster: Cluster) -> None:
+    master = cluster.healthy()
+    target = master.slaves()[0]
+
+    def transfer(_sender: Sender) -> None:
+        cluster.cli.json("transferMaster", "-c", CLUSTER, "-bn", BROKER, "-b", str(target))
+        cluster.wait_master(lambda m: m.broker_id == target, 30, "the target as master")
+
+    sends_across(box, transfer)
+
+
+def test_a_producer_keeps_sending_while_the_master_hangs(box: Sandbox, cluster: Cluster) -> None:
+    """SIGSTOP: the master neither answers nor refuses. The access points stop waiting for it once the controller
+    names another master. A client connected to the hung host's own access point would wait for its deadline
+    (the Python client has no keepalive): its channel picks the first of the sorted addresses, so the master is
+    moved off that host first."""
+    master = cluster.healthy()
+    first = next(a.id for a in box.agents() if a.proxyAddress == min(a.proxyAddress for a in box.agents()))
+    if cluster.agent_of(master.broker_id) == first:
+        target = next(i for i in master.slaves() if cluster.agent_of(i) != first)
+        cluster.cli.json("transferMaster", "-c", CLUSTER, "-bn", BROKER, "-b", str(target))
+        master = cluster.wait_master(lambda m: m.broker_id == target, 30, "the master off the first host")
+    hung = cluster.agent_of(master.broker_id)
+
+    def hang(_sender: Sender) -> None:
+        box.signal(hung, signal.SIGSTOP)
+        try:
+            cluster.wait_master(lambda m: m.broker_id != master.broker_id, 30, "a new master")
+            time.sleep(2)  # sends keep going while the old master stays stopped
+        finally:
+            box.signal(hung, signal.SIGCONT)
+
+    sends_across(box, hang)
+
+
+def test_a_producer_keeps_sending_while_the_master_is_killed(box: Sandbox, cluster: Cluster) -> None:
+    master = cluster.healthy()
+    killed = cluster.agent_of(master.broker_id)
+
+    def kill(_sender: Sender) -> None:
+        box.signal(killed, signal.SIGKILL)
+        cluster.wait_master(lambda m: m.broker_id != master.broker_id, 30, "a new master")
+
+    sends_across(box, kill)
