@@ -29,6 +29,7 @@ from agents.access.cluster import Cluster
 from agents.access.codes import Code, consumer_code, send_code
 from agents.access.messages import delivered, outgoing_problem, to_agent
 from agents.access.protocol import SERVICE_NAME, service, stubs, v2
+from agents.access.renewals import Renewer
 from agents.access.validation import Problem, group_problem, topic_problem
 from agents.broker.manager import ReplicasManager
 from agents.broker.service import AgentServicer, Host
@@ -142,18 +143,29 @@ class Forwarder:
 class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
     """``apache.rocketmq.v2.MessagingService`` over a ``Cluster`` and a ``Forwarder``."""
 
-    def __init__(self, cluster: Cluster, forwarder: Forwarder, secrets: dict[str, str] | None, own: Callable[[], str]):
+    def __init__(
+        self,
+        cluster: Cluster,
+        forwarder: Forwarder,
+        renewer: Renewer,
+        secrets: dict[str, str] | None,
+        own: Callable[[], str],
+    ):
         self._cluster = cluster
         self._forward = forwarder
+        self._renewer = renewer
         self._secrets = secrets
         self._own = own
         self._turn = itertools.count()
 
     # --- helpers ------------------------------------------------------------------------------------
 
+    @staticmethod
+    def _headers(context: Any) -> dict[str, str]:
+        return {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
+
     def _refused(self, context: Any) -> Problem | None:
-        headers = {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
-        return auth.call_problem(headers, self._secrets)
+        return auth.call_problem(self._headers(context), self._secrets)
 
     @staticmethod
     def _deadline(context: Any) -> float:
@@ -213,6 +225,8 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
 
     async def NotifyClientTermination(self, request: Any, context: Any) -> Any:
         problem = self._refused(context)
+        if problem is None:
+            self._renewer.forget(self._headers(context)[auth.CLIENT_ID])
         ok = status(Code.OK, "OK")
         return service.NotifyClientTerminationResponse(status=status(problem.code, problem.message) if problem else ok)
 
@@ -332,7 +346,11 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
             code = Code.MESSAGE_NOT_FOUND
         yield service.ReceiveMessageResponse(status=status(code, answer.remark or code.name))
         namespace = request.message_queue.topic.resource_namespace
+        client_id = self._headers(context)[auth.CLIENT_ID]
         for received in answer.messages:
+            if request.auto_renew:
+                self._renewer.track(client_id, broker_name, request.group.name, topic.name, received.receipt_handle,
+                                    received.invisible_until_millis)  # fmt: skip
             yield service.ReceiveMessageResponse(message=delivered(received, namespace))
         yield done()
 
@@ -348,15 +366,16 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         group, topic = request.group.name, request.topic.name
         results: dict[int, Any] = {}
         by_set: dict[str, list[int]] = {}
-        for i, entry in enumerate(request.entries):
-            handle = self._handle(entry.receipt_handle, group, topic)
+        current = [await self._renewer.take(entry.receipt_handle) for entry in request.entries]
+        for i, text in enumerate(current):
+            handle = self._handle(text, group, topic)
             if isinstance(handle, Problem):
                 results[i] = status(handle.code, handle.message)
             else:
                 by_set.setdefault(handle.broker_name, []).append(i)
         deadline = self._deadline(context)
         for broker_name, indexes in by_set.items():
-            handles = [request.entries[i].receipt_handle for i in indexes]
+            handles = [current[i] for i in indexes]
             ack = apb.AckMessageRequest(group=group, topic=topic, receipt_handles=handles)
             answer = await self._forward.call(broker_name, "AckMessage", _fixed(ack), deadline)
             for n, i in enumerate(indexes):
@@ -390,13 +409,14 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
 
         if problem := self._refused(context) or group_problem(request.group.name):
             return refused(problem.code, problem.message)
-        handle = self._handle(request.receipt_handle, request.group.name, request.topic.name)
+        text = await self._renewer.take(request.receipt_handle)
+        handle = self._handle(text, request.group.name, request.topic.name)
         if isinstance(handle, Problem):
             return refused(handle.code, handle.message)
         change = apb.ChangeInvisibleDurationRequest(
             group=request.group.name,
             topic=request.topic.name,
-            receipt_handle=request.receipt_handle,
+            receipt_handle=text,
             invisible_millis=request.invisible_duration.ToMilliseconds(),
         )
         answer = await self._forward.call(
@@ -418,13 +438,14 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
 
         if problem := self._refused(context) or group_problem(request.group.name):
             return answer(problem.code, problem.message)
-        handle = self._handle(request.receipt_handle, request.group.name, request.topic.name)
+        text = await self._renewer.take(request.receipt_handle)
+        handle = self._handle(text, request.group.name, request.topic.name)
         if isinstance(handle, Problem):
             return answer(handle.code, handle.message)
         ack = apb.AckMessageRequest(
             group=request.group.name,
             topic=request.topic.name,
-            receipt_handles=[request.receipt_handle],
+            receipt_handles=[text],
             dead_letter=True,
         )
         done = await self._forward.call(handle.broker_name, "AckMessage", _fixed(ack), self._deadline(context))
@@ -464,7 +485,11 @@ class AccessPoint:
         self.cluster = Cluster(host, client, lambda: host.proxy_address)
         self._forwarder = Forwarder(self.cluster, host, client, self._pool)
         secrets = {ak: secret for ak, (secret, _role) in accounts(security).items()} if security.acl_enable else None
-        self._servicer = MessagingServicer(self.cluster, self._forwarder, secrets, lambda: host.proxy_address)
+        forward = self._forwarder
+        self._renewer = Renewer(
+            lambda name, method, request, deadline: forward.call(name, method, _fixed(request), deadline)
+        )
+        self._servicer = MessagingServicer(self.cluster, forward, self._renewer, secrets, lambda: host.proxy_address)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: grpc.aio.Server | None = None
         self._ready = threading.Event()
@@ -503,6 +528,7 @@ class AccessPoint:
         stubs.add_MessagingServiceServicer_to_server(self._servicer, server)
         self.port = serving.bind(server, self._address, self._security)
         await server.start()
+        renewals = asyncio.create_task(self._renewer.run())
         log.info(
             "access point (RocketMQ 5 gRPC, %s) serving on %s",
             SERVICE_NAME,
@@ -510,3 +536,4 @@ class AccessPoint:
         )
         self._ready.set()
         await server.wait_for_termination()
+        renewals.cancel()

@@ -74,3 +74,18 @@ def receipt(text: str, now_ms: int) -> ReceiptHandle | Problem:
             f"the receipt handle expired: its invisibility ended {now_ms - handle.deadline_ms} ms ago",
         )
     return handle
+
+
+RENEW_PERIOD_S = 5.0
+RENEW_AHEAD_MS = 10_000
+MAX_RENEW_MS = 3 * 3600 * 1000
+"""Java's proxy renews a push consumer's deliveries every 5 s when 10 s or less of their invisibility is left,
+by another 60 s, for at most 3 h after the receive (``ProxyConfig``)."""
+
+
+def renewal(deadline_ms: int, received_ms: int, now_ms: int) -> str:
+    """What to do with an ``auto_renew`` delivery at `now_ms`: "renew" it, "keep" waiting, or "drop" it (renewed
+    for 3 h already: it becomes visible again when its invisibility ends)."""
+    if now_ms - received_ms >= MAX_RENEW_MS:
+        return "drop"
+    return "renew" if deadline_ms - now_ms <= RENEW_AHEAD_MS else "keep"

@@ -15,6 +15,7 @@ from agents.access.timing import (
     long_polling_ms,
     pause,
     receipt,
+    renewal,
 )
 from agents.access.validation import Problem
 from agents.pop.handle import ReceiptHandle
@@ -85,3 +86,18 @@ def test_receipt_handles() -> None:
     )
     forged = receipt("forged", 0)
     assert isinstance(forged, Problem) and forged.code is Code.INVALID_RECEIPT_HANDLE
+
+
+@pytest.mark.parametrize(
+    ("deadline", "received", "now", "expected"),
+    [
+        (60_000, 0, 49_000, "keep"),
+        (60_000, 0, 50_000, "renew"),
+        (60_000, 0, 70_000, "renew"),  # a renewal that came late still tries (the broker refuses it if delivered again)
+        (60_000, 0, 3 * 3600 * 1000, "drop"),
+    ],
+)
+def test_auto_renew_deliveries_are_renewed_ten_seconds_ahead_for_three_hours(
+    deadline: int, received: int, now: int, expected: str
+) -> None:
+    assert renewal(deadline, received, now) == expected
