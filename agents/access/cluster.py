@@ -45,7 +45,7 @@ class Cluster:
         self._sets: tuple[BrokerSet, ...] = ()
         self._proxy_of: dict[str, str] = {}
         """A broker address → the access point of the agent hosting it (learnt once, kept: a dead host's entry
-        stays listed, which a client's channel skips)."""
+        stays listed, which a client's channel skips; "" is asked again, the agent may be starting its own)."""
         self._wanted = threading.Event()
         self._stopped = threading.Event()
         self._last = 0.0
@@ -108,7 +108,7 @@ class Cluster:
                 log.warning("access point: cannot read the broker sets: %s", exc)
             except Exception:
                 log.exception("access point: reading the broker sets failed")
-            self._wanted.wait(REFRESH_S)
+            self._wanted.wait(REFRESH_S if self._sets else NUDGE_MIN_S)  # soon while nothing is known (start-up)
             self._wanted.clear()
 
     def refresh(self) -> None:
@@ -128,7 +128,7 @@ class Cluster:
         for info in sorted(response.replicas_info, key=lambda i: i.broker_name):
             replicas = [r.broker_address for r in (*info.in_sync_replicas, *info.not_in_sync_replicas)]
             for address in replicas:
-                if address and address not in self._proxy_of:
+                if address and not self._proxy_of.get(address):
                     self._learn_proxy(address)
             proxies = tuple(sorted({self._proxy_of[a] for a in replicas if self._proxy_of.get(a)}))
             master = info.master_address if info.HasField("master_address") else ""

@@ -30,6 +30,7 @@ from agents.access.codes import Code, consumer_code, send_code
 from agents.access.messages import delivered, outgoing_problem, to_agent
 from agents.access.protocol import SERVICE_NAME, service, stubs, v2
 from agents.access.renewals import Renewer
+from agents.access.routes import BrokerSet
 from agents.access.validation import Problem, group_problem, topic_problem
 from agents.broker.manager import ReplicasManager
 from agents.broker.service import AgentServicer, Host
@@ -46,6 +47,8 @@ WORKERS = 128
 """Threads for calls to the masters, which block: each push consumer keeps one long-polling receive open per
 assigned set."""
 START_S = 10.0
+SETS_WAIT_S = 2.0
+"""How long a request waits for the broker sets to be read when none serving its topic is known yet."""
 NOT_IMPLEMENTED = (
     "PullMessage",
     "UpdateOffset",
@@ -184,9 +187,19 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
             )
         return topic
 
-    def _route(self, topic: Topic, namespace: str) -> list[Any]:
-        known = [s for s in self._cluster.sets() if s.name in topic.broker_names]
-        return routes.message_queues(topic, known, self._own(), namespace)
+    async def _sets(self, topic: Topic) -> list[BrokerSet]:
+        """The known broker sets serving `topic`; none known yet (the access point is starting): asks for a
+        refresh and waits for it a little."""
+        for _ in range(int(SETS_WAIT_S / timing.POLL_S)):
+            known = [s for s in self._cluster.sets() if s.name in topic.broker_names]
+            if known:
+                return known
+            self._cluster.nudge()
+            await asyncio.sleep(timing.POLL_S)
+        return [s for s in self._cluster.sets() if s.name in topic.broker_names]
+
+    async def _route(self, topic: Topic, namespace: str) -> list[Any]:
+        return routes.message_queues(topic, await self._sets(topic), self._own(), namespace)
 
     # --- route, settings, liveness --------------------------------------------------------------------
 
@@ -196,7 +209,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         topic = self._topic(request.topic.name)
         if isinstance(topic, Problem):
             return service.QueryRouteResponse(status=status(topic.code, topic.message))
-        queues = self._route(topic, request.topic.resource_namespace)
+        queues = await self._route(topic, request.topic.resource_namespace)
         if not queues:
             return service.QueryRouteResponse(
                 status=status(Code.TOPIC_NOT_FOUND, f"topic {topic.name} is served by no broker set known yet; retry")
@@ -211,7 +224,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
             return service.QueryAssignmentResponse(status=status(topic.code, topic.message))
         group = self._cluster.metadata().groups.get(request.group.name)
         assigned = routes.assignments(
-            self._route(topic, request.topic.resource_namespace), bool(group and group.consume_orderly)
+            await self._route(topic, request.topic.resource_namespace), bool(group and group.consume_orderly)
         )
         if not assigned:
             return service.QueryAssignmentResponse(status=status(Code.FORBIDDEN, "no readable queue"))
@@ -250,10 +263,10 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
 
     # --- sending ------------------------------------------------------------------------------------
 
-    def _pick_set(self, topic: Topic, message_group: str | None) -> str | None:
+    async def _pick_set(self, topic: Topic, message_group: str | None) -> str | None:
         """The broker set a send goes to: its message group's (a stable hash, so a group stays in one set and
         in order) or the next in turn, among the sets serving the topic."""
-        names = sorted(s.name for s in self._cluster.sets() if s.name in topic.broker_names)
+        names = sorted(s.name for s in await self._sets(topic))
         if not names:
             return None
         turn = zlib.crc32(message_group.encode()) if message_group else next(self._turn)
@@ -282,7 +295,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         if isinstance(topic, Problem):
             return refused(topic.code, topic.message)
         first = request.messages[0].system_properties
-        broker_name = self._pick_set(topic, first.message_group if first.HasField("message_group") else None)
+        broker_name = await self._pick_set(topic, first.message_group if first.HasField("message_group") else None)
         if broker_name is None:
             return refused(Code.TOPIC_NOT_FOUND, f"topic {topic.name} is served by no broker set known yet; retry")
         batch = apb.SendMessagesRequest(messages=[to_agent(m) for m in request.messages])
@@ -491,7 +504,7 @@ class AccessPoint:
         )
         self._servicer = MessagingServicer(self.cluster, forward, self._renewer, secrets, lambda: host.proxy_address)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._server: grpc.aio.Server | None = None
+        self._stopping: asyncio.Event | None = None
         self._ready = threading.Event()
         self._error: Exception | None = None
         self._thread = threading.Thread(target=self._run, name="access-point", daemon=True)
@@ -507,9 +520,11 @@ class AccessPoint:
         return self.port
 
     def stop(self) -> None:
-        loop, server = self._loop, self._server
-        if loop is not None and server is not None and loop.is_running():
-            asyncio.run_coroutine_threadsafe(server.stop(0.5), loop).result(5)
+        """Stop serving (open calls get 0.5 s to end), then the refresh thread and the call pool."""
+        loop, stopping = self._loop, self._stopping
+        if loop is not None and stopping is not None and self._thread.is_alive():
+            loop.call_soon_threadsafe(stopping.set)
+            self._thread.join(START_S)
         self.cluster.stop()
         self._pool.shutdown(wait=False, cancel_futures=True)
 
@@ -522,7 +537,8 @@ class AccessPoint:
 
     async def _serve(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._server = server = grpc.aio.server(
+        self._stopping = asyncio.Event()
+        server = grpc.aio.server(
             options=[("grpc.max_receive_message_length", 16 * 1024 * 1024)],
         )
         stubs.add_MessagingServiceServicer_to_server(self._servicer, server)
@@ -535,5 +551,6 @@ class AccessPoint:
             self._address.rsplit(":", 1)[0] + f":{self.port}",
         )
         self._ready.set()
-        await server.wait_for_termination()
+        await self._stopping.wait()
         renewals.cancel()
+        await server.stop(0.5)
