@@ -82,7 +82,8 @@ class Forwarder:
         self._local = AgentServicer(host)
         self._security = security
         self._pool = pool
-        self._stubs: dict[str, Any] = {}
+        self._lock = threading.Lock()  # the pool's threads share the channels
+        self._channels: dict[str, grpc.Channel] = {}
 
     def _hosted_master(self, broker_name: str, address: str) -> ReplicasManager | None:
         return next(
@@ -101,14 +102,21 @@ class Forwarder:
             request.broker.CopyFrom(apb.BrokerRef(broker_name=broker_name, broker_id=manager.broker_id))
             return getattr(self._local, method)(request, None)
         request.broker.CopyFrom(apb.BrokerRef(broker_name=broker_name))
-        stub = self._stubs.get(address)
-        if stub is None:
-            stub = self._stubs[address] = apb_grpc.AgentServiceStub(open_channel(address, self._security))
+        with self._lock:
+            channel = self._channels.get(address)
+            if channel is None:
+                channel = self._channels[address] = open_channel(address, self._security)
         try:
-            return getattr(stub, method)(request, timeout=timeout)
+            return getattr(apb_grpc.AgentServiceStub(channel), method)(request, timeout=timeout)
         except grpc.RpcError as exc:
             log.info("access point: %s to %s (%s) failed: %s", method, broker_name, address, exc.code())
             return None
+
+    def close(self) -> None:
+        with self._lock:
+            channels, self._channels = list(self._channels.values()), {}
+        for channel in channels:
+            channel.close()
 
     async def call(self, broker_name: str, method: str, make: Callable[[float], Any], deadline: float) -> Any | Problem:
         """The master's answer to ``make(deadline)``'s request, or the give-up Problem at the deadline."""
@@ -175,10 +183,14 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         left = context.time_remaining()
         return time.monotonic() + (left if left is not None else timing.DEFAULT_TIMEOUT_S)
 
-    def _topic(self, name: str) -> Topic | Problem:
+    async def _topic(self, name: str) -> Topic | Problem:
+        """The topic as the controllers have it; one unknown to the table is looked up again (a blocking,
+        rate-limited read, off the loop), as it may be newer than the table."""
         if problem := topic_problem(name):
             return problem
-        topic = self._cluster.metadata().topics.get(name) or self._cluster.reread_metadata().topics.get(name)
+        topic = self._cluster.metadata().topics.get(name)
+        if topic is None:
+            topic = (await asyncio.to_thread(self._cluster.reread_metadata)).topics.get(name)
         if topic is None:
             return Problem(
                 Code.TOPIC_NOT_FOUND,
@@ -206,7 +218,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
     async def QueryRoute(self, request: Any, context: Any) -> Any:
         if problem := self._refused(context):
             return service.QueryRouteResponse(status=status(problem.code, problem.message))
-        topic = self._topic(request.topic.name)
+        topic = await self._topic(request.topic.name)
         if isinstance(topic, Problem):
             return service.QueryRouteResponse(status=status(topic.code, topic.message))
         queues = await self._route(topic, request.topic.resource_namespace)
@@ -219,7 +231,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
     async def QueryAssignment(self, request: Any, context: Any) -> Any:
         if problem := self._refused(context) or group_problem(request.group.name):
             return service.QueryAssignmentResponse(status=status(problem.code, problem.message))
-        topic = self._topic(request.topic.name)
+        topic = await self._topic(request.topic.name)
         if isinstance(topic, Problem):
             return service.QueryAssignmentResponse(status=status(topic.code, topic.message))
         group = self._cluster.metadata().groups.get(request.group.name)
@@ -291,7 +303,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         for m in request.messages:
             if problem := outgoing_problem(m):
                 return refused(problem.code, problem.message)
-        topic = self._topic(request.messages[0].topic.name)
+        topic = await self._topic(request.messages[0].topic.name)
         if isinstance(topic, Problem):
             return refused(topic.code, topic.message)
         first = request.messages[0].system_properties
@@ -323,7 +335,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
             return end
 
         problem = self._refused(context) or group_problem(request.group.name)
-        topic = problem or self._topic(request.message_queue.topic.name)
+        topic = problem or await self._topic(request.message_queue.topic.name)
         if isinstance(topic, Problem):
             yield service.ReceiveMessageResponse(status=status(topic.code, topic.message))
             yield done()
@@ -527,6 +539,7 @@ class AccessPoint:
             self._thread.join(START_S)
         self.cluster.stop()
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._forwarder.close()
 
     def _run(self) -> None:
         try:
