@@ -116,6 +116,9 @@ def test_sandbox_lists_each_agents_access_point(box: Sandbox, cli: Cli) -> None:
     addresses = [a["proxyAddress"] for a in doc["agents"]]
     assert all(addresses) and len(set(addresses)) == 2
     assert doc["proxyEndpoints"] == ";".join(addresses)
+    table = cli("sandbox", "status").stdout
+    assert table.count("access point") == 2
+    assert f"# RocketMQ 5 clients' endpoints: {doc['proxyEndpoints']}" in table
 
 
 def test_a_producer_sends_and_a_simple_consumer_receives_and_acks_everything(endpoints: str) -> None:
