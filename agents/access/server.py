@@ -23,6 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 import grpc
+from grpc_health.v1 import health, health_pb2
 
 from agents.access import auth, routes, settings, timing
 from agents.access.cluster import Cluster
@@ -37,6 +38,7 @@ from agents.broker.service import AgentServicer, Host
 from agents.metadata import Topic
 from agents.pop.handle import ReceiptHandle
 from mqbase import serving
+from mqbase.grpc_guard import AioDecodeGuard
 from mqbase.proto import agent_pb2 as apb
 from mqbase.proto import agent_pb2_grpc as apb_grpc
 from mqbase.security import ClientSecurity, SecurityConfig, accounts, open_channel
@@ -552,9 +554,14 @@ class AccessPoint:
         self._loop = asyncio.get_running_loop()
         self._stopping = asyncio.Event()
         server = grpc.aio.server(
-            options=[("grpc.max_receive_message_length", 16 * 1024 * 1024)],
+            interceptors=[AioDecodeGuard()],  # the RocketMQ signature is checked by the servicer (auth.py)
+            # Bodies up to 4 MiB plus properties; without reuseport a second process cannot bind the same port.
+            options=[("grpc.max_receive_message_length", 16 * 1024 * 1024), ("grpc.so_reuseport", 0)],
         )
         stubs.add_MessagingServiceServicer_to_server(self._servicer, server)
+        checker = health.aio.HealthServicer()
+        await checker.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+        serving.add_health_and_reflection(server, SERVICE_NAME, checker)
         self.port = serving.bind(server, self._address, self._security)
         await server.start()
         renewals = asyncio.create_task(self._renewer.run())

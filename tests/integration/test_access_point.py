@@ -17,6 +17,7 @@ from typing import Any
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from rocketmq import (
     ClientConfiguration,
     ConsumeResult,
@@ -327,3 +328,16 @@ def test_forged_and_expired_receipt_handles_are_refused_and_change_nothing(stub:
     again = raw_receive_from(stub, BAD_TOPIC, m.system_properties.receipt_handle.split()[1])[1]
     assert [(x.system_properties.message_id, x.system_properties.delivery_attempt) for x in again] == [
         (m.system_properties.message_id, 2)]  # fmt: skip
+
+
+def test_bytes_that_are_no_request_are_refused_and_health_is_served(endpoints: str) -> None:
+    with grpc.insecure_channel(endpoints.split(";")[0]) as channel:
+        raw = channel.unary_unary("/apache.rocketmq.v2.MessagingService/SendMessage")
+        with pytest.raises(grpc.RpcError) as refused:
+            raw(b"\xff\xff\xff", metadata=HEADERS, timeout=10)
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "is not a valid apache.rocketmq.v2.SendMessageRequest protobuf" in str(refused.value.details())
+        checked = health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(service="apache.rocketmq.v2.MessagingService"), timeout=10
+        )
+        assert checked.status == health_pb2.HealthCheckResponse.SERVING
