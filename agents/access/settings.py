@@ -20,10 +20,6 @@ RECEIVE_BATCH_SIZE = 32
 LONG_POLLING_S = 20
 
 
-def _duration_ms(target: Any, ms: int) -> None:
-    target.FromMilliseconds(ms)
-
-
 def merged(client: Any, group: Group | None) -> Any | None:
     """The Settings to send back for the client's `client` Settings (`group`: its consumer group's config, None
     for a producer or a group the controller does not know: Java's defaults), or None when they hold neither
@@ -39,8 +35,8 @@ def merged(client: Any, group: Group | None) -> Any | None:
     if kind == "publishing":
         out.backoff_policy.max_attempts = PRODUCER_ATTEMPTS
         backoff = out.backoff_policy.exponential_backoff
-        _duration_ms(backoff.initial, 10)
-        _duration_ms(backoff.max, 1000)
+        backoff.initial.FromMilliseconds(10)
+        backoff.max.FromMilliseconds(1000)
         backoff.multiplier = 2.0
         out.publishing.validate_message_type = True
         out.publishing.max_body_size = MAX_BODY_SIZE
@@ -48,8 +44,8 @@ def merged(client: Any, group: Group | None) -> Any | None:
     retry_max_times = group.retry_max_times if group is not None else DEFAULT_RETRY_MAX_TIMES
     out.backoff_policy.max_attempts = retry_max_times + 1
     for ms in DEFAULT_BACKOFF_MS:
-        _duration_ms(out.backoff_policy.customized_backoff.next.add(), ms)
+        out.backoff_policy.customized_backoff.next.add().FromMilliseconds(ms)
     out.subscription.fifo = group.consume_orderly if group is not None else False
     out.subscription.receive_batch_size = RECEIVE_BATCH_SIZE
-    _duration_ms(out.subscription.long_polling_timeout, LONG_POLLING_S * 1000)
+    out.subscription.long_polling_timeout.FromMilliseconds(LONG_POLLING_S * 1000)
     return out
