@@ -165,3 +165,39 @@ def test_a_producer_keeps_sending_while_the_master_is_killed(box: Sandbox, clust
         cluster.wait_master(lambda m: m.broker_id != master.broker_id, 30, "a new master")
 
     sends_across(box, kill)
+
+
+def test_deliveries_are_acked_on_the_new_master_after_a_failover(box: Sandbox, cluster: Cluster) -> None:
+    """Receipt handles name the broker set, not a broker: messages received before the master dies are acked
+    through the access points after it, on the new master, and never come back."""
+    for agent in box.agents():
+        if not agent.pid:  # killed by the test before
+            box.start(agent.id)
+    master = cluster.healthy()
+    endpoints = box.proxy_endpoints()
+    producer = Producer(ClientConfiguration(endpoints, Credentials()), (TOPIC,))
+    producer.startup()
+    try:
+        sent = set()
+        for i in range(10):
+            m = Message()
+            m.topic, m.body = TOPIC, f"acked-{i}".encode()
+            sent.add(producer.send(m).message_id)
+    finally:
+        producer.shutdown()
+    consumer = SimpleConsumer(ClientConfiguration(endpoints, Credentials()), GROUP, {TOPIC: FilterExpression()}, 2)
+    consumer.startup()
+    try:
+        received: dict[str, Message] = {}
+        deadline = time.monotonic() + 60
+        while not sent <= set(received) and time.monotonic() < deadline:
+            received.update((m.message_id, m) for m in consumer.receive(32, 60))
+        assert sent <= set(received)
+        box.signal(cluster.agent_of(master.broker_id), signal.SIGKILL)
+        cluster.wait_master(lambda m: m.broker_id != master.broker_id, 30, "a new master")
+        for m in received.values():
+            consumer.ack(m)  # raises unless the new master acks it
+        again = [m.message_id for _ in range(3) for m in consumer.receive(32, 10)]
+        assert not sent & set(again)
+    finally:
+        consumer.shutdown()
