@@ -341,3 +341,22 @@ def test_bytes_that_are_no_request_are_refused_and_health_is_served(endpoints: s
             health_pb2.HealthCheckRequest(service="apache.rocketmq.v2.MessagingService"), timeout=10
         )
         assert checked.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_bad_receives_get_pops_codes(stub: Any) -> None:
+    def receive(invisible_s: int, expression: str) -> Any:
+        queue = v2.MessageQueue(topic=v2.Resource(name=BAD_TOPIC), broker=v2.Broker(name="broker-a"))
+        request = svc.ReceiveMessageRequest(
+            group=v2.Resource(name=GROUP), message_queue=queue, batch_size=1,
+            filter_expression=v2.FilterExpression(type=v2.TAG, expression=expression),
+        )  # fmt: skip
+        request.invisible_duration.FromSeconds(invisible_s)
+        request.long_polling_timeout.FromSeconds(1)
+        return next(
+            r.status for r in stub.ReceiveMessage(request, metadata=HEADERS, timeout=10) if r.HasField("status")
+        )
+
+    assert receive(5, "*").code == v2.ILLEGAL_INVISIBLE_TIME
+    bad_filter = receive(30, "TagA || *")
+    assert (bad_filter.code, bad_filter.message) == (
+        v2.ILLEGAL_FILTER_EXPRESSION, "filter expression 'TagA || *': '*' must stand alone, not in a list")  # fmt: skip
