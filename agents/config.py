@@ -364,6 +364,10 @@ class AgentConfig:
 
     listen_host: str = "127.0.0.1"
     listen_port: int = 10920
+    enable_proxy: bool = True
+    """Serve the RocketMQ 5 gRPC access point (issue 26; ``agents.access``), as Java's ``mqbroker --enable-proxy``."""
+    proxy_listen_port: int = 8081
+    """The access point's port (Java's proxy ``grpcServerPort``); 0 = an ephemeral one."""
     broker_config_paths: tuple[Path, ...] = ()
     agent_store_path: Path = Path("~/mqagent")
     metrics_exporter_type: str = "DISABLE"
@@ -412,6 +416,9 @@ def _validate_agent(c: AgentConfig) -> AgentConfig:
     if not c.listen_host:
         raise ConfigError("listenHost must not be empty")
     _check_port("listenPort", c.listen_port)
+    _check_port("proxyListenPort", c.proxy_listen_port)
+    if c.enable_proxy and c.proxy_listen_port and c.proxy_listen_port == c.listen_port:
+        raise ConfigError(f"proxyListenPort must differ from listenPort (both {c.listen_port})")
     _check_port("metricsPromExporterPort", c.metrics_prom_exporter_port)
     if c.metrics_exporter_type not in METRICS_EXPORTER_TYPES:
         raise ConfigError(

@@ -94,6 +94,8 @@ class AgentProcess:
     configFile: str
     logFile: str
     brokers: tuple[BrokerReplica, ...] = field(default=())
+    proxyAddress: str = ""
+    """Its RocketMQ 5 gRPC access point ("" in a sandbox made before there was one)."""
     pid: int | None = None
 
 
@@ -206,6 +208,10 @@ class Sandbox:
     def addresses(self) -> str:
         return ";".join(c.address for c in self.controllers())
 
+    def proxy_endpoints(self) -> str:
+        """Every agent's RocketMQ 5 access point, ``host:port;host:port;...`` (the clients' endpoints)."""
+        return ";".join(a.proxyAddress for a in self.agents() if a.proxyAddress)
+
     @property
     def credentials_file(self) -> Path | None:
         """The mqadmin credentials file of a secure sandbox (None: security is off)."""
@@ -301,7 +307,7 @@ class Sandbox:
             (self.dir / "conf").chmod(0o700)  # the configs hold secrets
             material = create(self.dir)
             security, raft = material.process_keys(), {"raftPassword": material.raft_password}
-        ports = iter(free_ports(2 * count + agents * (1 + 2 * sets)))
+        ports = iter(free_ports(2 * count + agents * (2 + 2 * sets)))
         ids = [f"n{i}" for i in range(count)]
         raft_addr = {i: f"127.0.0.1:{next(ports)}" for i in ids}
         grpc_addr = {i: f"127.0.0.1:{next(ports)}" for i in ids}
@@ -327,7 +333,7 @@ class Sandbox:
         for k in range(agents):
             agent_id = f"a{k}"
             conf_dir = self.dir / "conf" / agent_id
-            port = next(ports)
+            port, proxy_port = next(ports), next(ports)
             brokers = []
             for name in broker_set_names(sets):
                 listen, ha = next(ports), next(ports)
@@ -349,13 +355,15 @@ class Sandbox:
             agent_conf = conf_dir / "agent.conf"
             values = {
                 "listenPort": str(port),
+                "proxyListenPort": str(proxy_port),
                 "brokerConfigPaths": ";".join(b.configFile for b in brokers),
                 "agentStorePath": str(self.dir / "store" / agent_id / "agent"),
                 **security,
             }
             write_properties_atomic(agent_conf, values, f"mqadmin sandbox agent {agent_id}")
             agent = AgentProcess(agent_id, f"127.0.0.1:{port}", str(agent_conf),
-                                 str(self.dir / "logs" / f"{agent_id}.log"), tuple(brokers))  # fmt: skip
+                                 str(self.dir / "logs" / f"{agent_id}.log"), tuple(brokers),
+                                 f"127.0.0.1:{proxy_port}")  # fmt: skip
             agent_docs.append({**asdict(agent), "brokers": [asdict(b) for b in brokers]})
         if secure:
             for path in (self.dir / "conf").rglob("*.conf"):

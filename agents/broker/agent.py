@@ -24,6 +24,7 @@ import threading
 from concurrent import futures
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import grpc
 from grpc_health.v1 import health, health_pb2
@@ -43,6 +44,9 @@ from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import agent_pb2_grpc as pb_grpc
 from mqbase.security import SecurityConfig
 from mqbase.storelock import StoreLock, StoreLockError
+
+if TYPE_CHECKING:
+    from agents.access.server import AccessPoint
 
 log = logging.getLogger(__name__)
 
@@ -170,10 +174,17 @@ class Agent:
         prom = config.metrics_exporter_type == "PROM"
         self.metrics = AgentMetrics(lambda: [m for _, m in self.managers()]) if prom else None
         self._controller = EmbeddedController(config.controller_config) if config.controller_config else None
+        self._access: AccessPoint | None = None
+        self._proxy_port = 0
 
     @property
     def address(self) -> str:
         return f"{self.config.listen_host}:{self.port}"
+
+    @property
+    def proxy_address(self) -> str:
+        """The RocketMQ 5 gRPC access point's address, "" when the agent serves none (``enableProxy=false``)."""
+        return f"{self.config.listen_host}:{self._proxy_port}" if self._proxy_port else ""
 
     def start(self) -> None:
         """Lock the agent's store, start the embedded controller and the metrics endpoint if configured, serve
@@ -194,6 +205,8 @@ class Agent:
             AgentServicer(self), f"{self.config.listen_host}:{self.config.listen_port}", self.config.security
         )
         log.info("agent serving on %s", self.address)
+        if self.config.enable_proxy:
+            self._serve_access_point()
         fastpath.report(log)
         for path in [*map(str, self.config.broker_config_paths), *remembered(self.config)]:
             try:
@@ -208,6 +221,8 @@ class Agent:
 
     def stop(self) -> None:
         """Stop every broker (its heartbeat streams end, so the controller notices at once), then the servers."""
+        if self._access is not None:
+            self._access.stop()
         with self._lock:
             hosted, self._hosted = self._hosted, []
         for h in hosted:
@@ -272,6 +287,16 @@ class Agent:
         manager.update_config(with_overrides(manager.config, values))
 
     # --- internals -------------------------------------------------------------------------------
+
+    def _serve_access_point(self) -> None:
+        from agents.access.server import AccessPoint  # the RocketMQ client's protos: only agents serving it
+
+        self._access = AccessPoint(self, self.config.listen_host, self.config.proxy_listen_port, self.config.security)
+        try:
+            self._proxy_port = self._access.start()
+        except serving.BindError as exc:
+            raise AgentStartError(f"cannot serve the access point on proxyListenPort: {exc}") from exc
+        log.info("agent serving the RocketMQ 5 access point on %s", self.proxy_address)
 
     def _serve_metrics(self, metrics: AgentMetrics) -> None:
         host, port = self.config.listen_host, self.config.metrics_prom_exporter_port

@@ -47,7 +47,7 @@ from agents.pop.events import Event
 from agents.pop.filter import TagFilter, parse_filter
 from agents.pop.handle import ReceiptHandle
 from agents.pop.handle import decode as decode_handle
-from agents.pop.model import DEFAULT_LIMITS, Entry, GroupPolicy, QueueKey, QueueState, QueueView
+from agents.pop.model import DEFAULT_LIMITS, Entry, GroupPolicy, QueueKey, QueueState, QueueView, dlq_topic
 from agents.store.commitlog import CommitLogError, OffsetTooSmall
 from agents.store.message_store import MessageStore
 from agents.store.record import Message
@@ -394,9 +394,10 @@ class ConsumerService:
                 except PopError as exc:
                     decoded.append((text, exc))
             with self._lock:
-                _, state = self._ready()
+                replica, state = self._ready()
                 broker_name = self._host.config.broker_name
                 events: list[Event] = []
+                dead: list[Message] = []
                 results: list[pb.AckResult] = []
                 # Acks of one batch are decided against the same state: they are independent (an ack of the same
                 # delivery twice answers OK twice, and its second record changes nothing).
@@ -407,8 +408,10 @@ class ConsumerService:
                     current = queue_state(state, rules.handle_key(handle))
                     answer = rules.ack(current, rules.Ack(req.group, req.topic, handle), broker_name)
                     events += answer.events
+                    if req.dead_letter and answer.events:
+                        dead += _dead_letter_copy(replica.store, handle, req.group)
                     results.append(_ack_result(text, answer.code, answer.remark))
-                appended = self._append(state, events) if events else None
+                appended = self._append(state, events, dead) if events else None
             self._settle(appended)
             return pb.AckMessageResponse(code=ResponseCode.SUCCESS, results=results)
         except Refused as exc:
@@ -569,6 +572,15 @@ def _received(handles: list[ReceiptHandle], read: _Read) -> pb.ReceiveMessageRes
             body_digest=body_digest(message.body),
         )
     return response
+
+
+def _dead_letter_copy(store: MessageStore, handle: ReceiptHandle, group: str) -> list[Message]:
+    """The dead-letter copy of the message `handle` delivered (none when retention removed it meanwhile)."""
+    try:
+        found = store.consume(handle.topic, handle.queue_id, handle.queue_offset, 1)
+    except OffsetTooSmall:
+        return []
+    return [dead_letter(m, handle.attempt, dlq_topic(group), _now_ms()) for o, m in found if o == handle.queue_offset]
 
 
 def _keys(state: ConsumerState) -> Iterable[QueueKey]:

@@ -86,6 +86,11 @@ class Host(Protocol):
 
     metrics: AgentMetrics | None
 
+    @property
+    def proxy_address(self) -> str:
+        """The agent's RocketMQ 5 access point (host:port), "" when it serves none."""
+        ...
+
     def find(self, ref: pb.BrokerRef) -> ReplicasManager: ...
     def managers(self) -> Iterable[tuple[str, ReplicasManager]]: ...
     def failed(self) -> Iterable[FailedBroker]: ...
@@ -492,7 +497,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         return pb.AgentResponse(code=ResponseCode.SUCCESS)
 
     def ListBrokers(self, request: pb.ListBrokersRequest, context: Any) -> pb.ListBrokersResponse:
-        response = pb.ListBrokersResponse(code=ResponseCode.SUCCESS)
+        response = pb.ListBrokersResponse(code=ResponseCode.SUCCESS, proxy_address=self._host.proxy_address)
         for path, manager in self._host.managers():
             status, c, learnt = manager.status(), manager.config, manager.metadata
             response.brokers.add(

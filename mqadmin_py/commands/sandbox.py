@@ -34,6 +34,8 @@ class ControllerDoc(TypedDict):
 class AgentDoc(TypedDict):
     id: str
     address: str
+    proxyAddress: str | None
+    """The agent's RocketMQ 5 gRPC access point (None: it serves none)."""
     pid: int | None
     logFile: str
     brokers: list[BrokerPlaceDoc]
@@ -46,6 +48,8 @@ class SandboxDoc(TypedDict):
     credentialsFile: str | None
     controllers: list[ControllerDoc]
     agents: list[AgentDoc]
+    proxyEndpoints: str
+    """Every agent's access point, ``host:port;host:port;...``: what RocketMQ 5 clients are given as endpoints."""
 
 
 class ProcessDoc(TypedDict):
@@ -82,6 +86,7 @@ def _doc(sandbox: Sandbox) -> SandboxDoc:
             {
                 "id": a.id,
                 "address": a.address,
+                "proxyAddress": a.proxyAddress or None,
                 "pid": a.pid,
                 "logFile": a.logFile,
                 "brokers": [
@@ -97,6 +102,7 @@ def _doc(sandbox: Sandbox) -> SandboxDoc:
             }
             for a in sandbox.agents()
         ],
+        "proxyEndpoints": sandbox.proxy_endpoints(),
     }
 
 
@@ -109,10 +115,14 @@ def _table(doc: SandboxDoc) -> None:
             for b in a["brokers"]
         )
         rows.append([a["id"], "agent", a["address"], hosted, a["pid"] or "stopped"])
+        if a["proxyAddress"]:
+            rows.append([a["id"], "access point", a["proxyAddress"], "RocketMQ 5 gRPC", a["pid"] or "stopped"])
     emit_table(f"Sandbox {doc['dir']} (logs in logs/)", ["Id", "Kind", "Address", "Raft / brokers", "Pid"], rows)
     if doc["controllers"]:
         addresses = ";".join(c["address"] for c in doc["controllers"])
         typer.echo(f"export MQADMIN_CONTROLLERS='{addresses}'")
+    if doc["proxyEndpoints"]:
+        typer.echo(f"# RocketMQ 5 clients' endpoints: {doc['proxyEndpoints']}")
     if doc["credentialsFile"]:
         typer.echo(f"export MQADMIN_CREDENTIALS_FILE='{doc['credentialsFile']}'")
 

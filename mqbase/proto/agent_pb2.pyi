@@ -297,14 +297,16 @@ class HostedBroker(_message.Message):
     def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., broker_address: _Optional[str] = ..., ha_address: _Optional[str] = ..., role: _Optional[str] = ..., master_epoch: _Optional[int] = ..., config_path: _Optional[str] = ..., error: _Optional[str] = ..., metadata_version: _Optional[int] = ..., topics: _Optional[_Iterable[str]] = ..., subscription_groups: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListBrokersResponse(_message.Message):
-    __slots__ = ("code", "remark", "brokers")
+    __slots__ = ("code", "remark", "brokers", "proxy_address")
     CODE_FIELD_NUMBER: _ClassVar[int]
     REMARK_FIELD_NUMBER: _ClassVar[int]
     BROKERS_FIELD_NUMBER: _ClassVar[int]
+    PROXY_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     code: int
     remark: str
     brokers: _containers.RepeatedCompositeFieldContainer[HostedBroker]
-    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., brokers: _Optional[_Iterable[_Union[HostedBroker, _Mapping]]] = ...) -> None: ...
+    proxy_address: str
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., brokers: _Optional[_Iterable[_Union[HostedBroker, _Mapping]]] = ..., proxy_address: _Optional[str] = ...) -> None: ...
 
 class PrepareTransferRequest(_message.Message):
     __slots__ = ("broker", "target_broker_id", "target_address", "master_epoch", "timeout_millis", "lease_millis", "token")
@@ -403,16 +405,18 @@ class ReceiveMessageResponse(_message.Message):
     def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., pop_code: _Optional[int] = ..., messages: _Optional[_Iterable[_Union[ReceivedMessage, _Mapping]]] = ..., master_address: _Optional[str] = ...) -> None: ...
 
 class AckMessageRequest(_message.Message):
-    __slots__ = ("broker", "group", "topic", "receipt_handles")
+    __slots__ = ("broker", "group", "topic", "receipt_handles", "dead_letter")
     BROKER_FIELD_NUMBER: _ClassVar[int]
     GROUP_FIELD_NUMBER: _ClassVar[int]
     TOPIC_FIELD_NUMBER: _ClassVar[int]
     RECEIPT_HANDLES_FIELD_NUMBER: _ClassVar[int]
+    DEAD_LETTER_FIELD_NUMBER: _ClassVar[int]
     broker: BrokerRef
     group: str
     topic: str
     receipt_handles: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., group: _Optional[str] = ..., topic: _Optional[str] = ..., receipt_handles: _Optional[_Iterable[str]] = ...) -> None: ...
+    dead_letter: bool
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., group: _Optional[str] = ..., topic: _Optional[str] = ..., receipt_handles: _Optional[_Iterable[str]] = ..., dead_letter: _Optional[bool] = ...) -> None: ...
 
 class AckResult(_message.Message):
     __slots__ = ("receipt_handle", "code", "pop_code", "remark")

@@ -58,7 +58,8 @@ class AgentProcess(ChildProcess):
             paths.append(str(path))
         self.conf = self.dir / "agent.conf"
         self.conf.write_text(
-            f"listenPort={self.port}\nbrokerConfigPaths={';'.join(paths)}\nagentStorePath={self.dir / 'agent'}\n"
+            f"listenPort={self.port}\nenableProxy=false\nbrokerConfigPaths={';'.join(paths)}\n"
+            f"agentStorePath={self.dir / 'agent'}\n"
         )
         self._channels: dict[int, grpc.Channel] = {}
 

@@ -40,7 +40,9 @@ def agent_file(directory: Path, *broker_files: Path) -> Path:
     conf = directory / "agent.conf"
     paths = ";".join(map(str, broker_files))
     store = directory / "agent-store"
-    conf.write_text(f"listenPort={unused_port()}\nbrokerConfigPaths={paths}\nagentStorePath={store}\n")
+    conf.write_text(
+        f"listenPort={unused_port()}\nenableProxy=false\nbrokerConfigPaths={paths}\nagentStorePath={store}\n"
+    )
     return conf
 
 

@@ -332,6 +332,7 @@ def test_agent_defaults_and_relative_paths(tmp_path: Path) -> None:
     c = load_agent(conf)
     assert (c.listen_host, c.listen_port) == ("127.0.0.1", 10920)
     assert (c.metrics_exporter_type, c.metrics_prom_exporter_port) == ("DISABLE", 5558)
+    assert (c.enable_proxy, c.proxy_listen_port) == (True, 8081)  # Java's mqbroker --enable-proxy, grpcServerPort
     assert c.broker_config_paths == (tmp_path / "brokers" / "a.conf", Path("/etc/mq/b.conf"))
     assert c.agent_store_path == tmp_path / "state"
     assert c.controller_config is None
@@ -351,6 +352,10 @@ BAD_AGENT_VALUES = [
     ({"agentStorePath": " "}, "agentStorePath must not be empty"),
     ({"metricsExporterType": "OTLP_GRPC"}, "metricsExporterType must be one of DISABLE, PROM, got 'OTLP_GRPC'"),
     ({"metricsPromExporterPort": "99999"}, "metricsPromExporterPort must be a port number 0-65535"),
+    ({"proxyListenPort": "70000"}, "proxyListenPort must be a port number 0-65535"),
+    ({"proxyListenPort": "-1"}, "proxyListenPort must not be negative, got -1"),
+    ({"listenPort": "9000", "proxyListenPort": "9000"}, "proxyListenPort must differ from listenPort (both 9000)"),
+    ({"enableProxy": "yes"}, "enableProxy must be true or false, got 'yes'"),
     (
         {"metricsExporterType": "PROM", "listenPort": "7000", "metricsPromExporterPort": "7000"},
         "metricsPromExporterPort must differ from listenPort (both 7000)",

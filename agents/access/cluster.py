@@ -1,0 +1,143 @@
+"""The broker sets of the agent's cluster as the access point sees them: each set's current master (from the
+controllers) and the access points of the agents hosting its replicas (each replica's agent answers ListBrokers
+with its ``proxy_address``), refreshed on a thread of its own every ``REFRESH_S`` and at once when a held request
+asks (``nudge``). Topics and groups come from the hosted brokers' tables, which the controllers keep current.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from agents.access.routes import BrokerSet
+from agents.broker.manager import ReplicasManager
+from agents.metadata import MetadataTable
+from mqbase.client import AgentClient, ControllerClient
+from mqbase.errors import MqError
+from mqbase.proto import agent_pb2 as apb
+from mqbase.proto import controller_pb2 as cpb
+from mqbase.security import ClientSecurity
+
+log = logging.getLogger(__name__)
+
+REFRESH_S = 2.0
+NUDGE_MIN_S = 0.2
+"""A held request asks for a refresh at most this often, whichever request asks."""
+RPC_TIMEOUT_S = 2.0
+
+
+class Managers(Protocol):
+    """What the view needs of the agent: its hosted brokers."""
+
+    def managers(self) -> Iterable[tuple[str, ReplicasManager]]: ...
+
+
+class Cluster:
+    """See the module docstring."""
+
+    def __init__(self, host: Managers, security: ClientSecurity, own_address: Callable[[], str]) -> None:
+        self._host = host
+        self._security = security
+        self._own = own_address
+        self._sets: tuple[BrokerSet, ...] = ()
+        self._proxy_of: dict[str, str] = {}
+        """A broker address → the access point of the agent hosting it (learnt once, kept: a dead host's entry
+        stays listed, which a client's channel skips; "" is asked again, the agent may be starting its own)."""
+        self._wanted = threading.Event()
+        self._stopped = threading.Event()
+        self._last = 0.0
+        self._thread = threading.Thread(target=self._run, name="access-cluster", daemon=True)
+        self._controllers: ControllerClient | None = None
+        self._agents = AgentClient(RPC_TIMEOUT_S, security)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._wanted.set()
+        self._thread.join(RPC_TIMEOUT_S * 3)
+        self._agents.close()
+        if self._controllers is not None:
+            self._controllers.close()
+
+    def sets(self) -> tuple[BrokerSet, ...]:
+        """The broker sets as last read, by name."""
+        return self._sets
+
+    def master(self, broker_name: str) -> str:
+        """The agent API address of the set's master as last read ("" if none or unknown)."""
+        return next((s.master_address for s in self._sets if s.name == broker_name), "")
+
+    def nudge(self) -> None:
+        """Ask for a refresh now (a held request: the master may have changed)."""
+        self._wanted.set()
+
+    def managers(self) -> list[ReplicasManager]:
+        return [m for _, m in self._host.managers()]
+
+    def metadata(self) -> MetadataTable:
+        """The newest topics-and-groups table among the hosted brokers (empty when none hosted)."""
+        return max((m.metadata for m in self.managers()), key=lambda t: t.version, default=MetadataTable())
+
+    def reread_metadata(self) -> MetadataTable:
+        """The table after one (rate-limited) re-read by a hosted broker: a topic may be newer than the table."""
+        for manager in self.managers():
+            try:
+                manager.reread_metadata(limited=True)
+            except MqError as exc:
+                log.debug("metadata re-read failed: %s", exc)
+            break
+        return self.metadata()
+
+    def cluster_name(self) -> str:
+        return next((m.config.broker_cluster_name for m in self.managers()), "")
+
+    def _run(self) -> None:
+        while not self._stopped.is_set():
+            wait = max(0.0, self._last + NUDGE_MIN_S - time.monotonic())
+            if wait:
+                time.sleep(wait)
+            self._last = time.monotonic()
+            try:
+                self.refresh()
+            except MqError as exc:
+                log.warning("access point: cannot read the broker sets: %s", exc)
+            except Exception:
+                log.exception("access point: reading the broker sets failed")
+            self._wanted.wait(REFRESH_S if self._sets else NUDGE_MIN_S)  # soon while nothing is known (start-up)
+            self._wanted.clear()
+
+    def refresh(self) -> None:
+        """Read every set's master and replicas from the controllers, and the access points of new replicas."""
+        managers = self.managers()
+        if not managers:
+            return
+        addresses = sorted({a for m in managers for a in m.config.controller_addr})
+        if self._controllers is None or self._controllers.addresses != addresses:
+            self._controllers = ControllerClient(addresses, RPC_TIMEOUT_S, self._security)
+        request = cpb.GetSyncStateDataRequest(cluster_name=managers[0].config.broker_cluster_name, all_broker_sets=True)
+        response = self._controllers.call("GetSyncStateData", request)
+        if response.code != 0:
+            log.warning("access point: GetSyncStateData answered %d %s", response.code, response.remark)
+            return
+        sets = []
+        for info in sorted(response.replicas_info, key=lambda i: i.broker_name):
+            replicas = [r.broker_address for r in (*info.in_sync_replicas, *info.not_in_sync_replicas)]
+            for address in replicas:
+                if address and not self._proxy_of.get(address):
+                    self._learn_proxy(address)
+            proxies = tuple(sorted({self._proxy_of[a] for a in replicas if self._proxy_of.get(a)}))
+            master = info.master_address if info.HasField("master_address") else ""
+            sets.append(BrokerSet(info.broker_name, master, proxies))
+        self._sets = tuple(sets)
+
+    def _learn_proxy(self, broker_address: str) -> None:
+        try:
+            answer = self._agents.call(broker_address, "ListBrokers", apb.ListBrokersRequest())
+        except MqError:
+            return  # down now; asked again at the next refresh
+        self._proxy_of[broker_address] = answer.proxy_address

@@ -1,0 +1,102 @@
+"""Messages both ways between RocketMQ 5's gRPC form and the agent API's (properties), as Java's proxy converts them.
+
+A sent message's system properties become the RocketMQ properties our brokers store (``UNIQ_KEY``, ``TAGS``,
+``KEYS``, ``__SHARDINGKEY``, ``BORN_HOST``, ``BORN_TIMESTAMP``); a delivered message gets them back as system
+properties plus what the clients check: ``body_encoding`` IDENTITY, the CRC32 body digest, the delivery attempt
+(≥ 1), the receipt handle and where it was stored. Pure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.access.codes import Code
+from agents.access.protocol import v2
+from agents.access.validation import MAX_BODY_SIZE, Problem, send_problem
+from agents.metadata import BORN_HOST, BORN_TIMESTAMP, MESSAGE_GROUP
+from mqbase.proto import agent_pb2 as apb
+
+UNIQ_KEY, TAGS, KEYS = "UNIQ_KEY", "TAGS", "KEYS"
+KEY_SEPARATOR = " "
+"""RocketMQ joins a message's keys into ``KEYS`` with one space."""
+SYSTEM_KEYS = frozenset({UNIQ_KEY, TAGS, KEYS, MESSAGE_GROUP, BORN_HOST, BORN_TIMESTAMP})
+UNSUPPORTED_TYPES = {v2.DELAY: "delay", v2.TRANSACTION: "transaction"}
+
+
+def _tag(system: Any) -> str | None:
+    return system.tag if system.HasField("tag") else None
+
+
+def _group(system: Any) -> str | None:
+    return system.message_group if system.HasField("message_group") else None
+
+
+def outgoing_problem(message: Any, max_body_size: int = MAX_BODY_SIZE) -> Problem | None:
+    """Why one sent ``v2.Message`` may not be forwarded, or None."""
+    system = message.system_properties
+    if system.message_type in UNSUPPORTED_TYPES or system.HasField("delivery_timestamp"):
+        kind = UNSUPPORTED_TYPES.get(system.message_type, "delay")
+        return Problem(Code.UNSUPPORTED, f"{kind} messages are not supported by this access point")
+    return send_problem(
+        message.topic.name,
+        system.message_id,
+        len(message.body),
+        dict(message.user_properties),
+        _tag(system),
+        list(system.keys),
+        _group(system),
+        max_body_size,
+    )
+
+
+def to_agent(message: Any) -> apb.Message:
+    """The agent API's message for a valid sent ``v2.Message``: the broker picks the queue (-1), by the message
+    group when there is one (the Python client never sends the queue it chose: reference trap 8)."""
+    system = message.system_properties
+    properties = dict(message.user_properties)
+    properties[UNIQ_KEY] = system.message_id
+    if (tag := _tag(system)) is not None:
+        properties[TAGS] = tag
+    if system.keys:
+        properties[KEYS] = KEY_SEPARATOR.join(system.keys)
+    if (group := _group(system)) is not None:
+        properties[MESSAGE_GROUP] = group
+    if system.HasField("born_timestamp"):
+        properties[BORN_TIMESTAMP] = str(system.born_timestamp.ToMilliseconds())
+    if system.born_host:
+        properties[BORN_HOST] = system.born_host
+    return apb.Message(topic=message.topic.name, queue_id=-1, body=message.body, properties=properties)
+
+
+def delivered(received: apb.ReceivedMessage, namespace: str = "") -> Any:
+    """The ``v2.Message`` a client gets for a message the agent API delivered."""
+    m = received.message
+    props = m.properties
+    group = props.get(MESSAGE_GROUP)
+    system = v2.SystemProperties(
+        message_id=props.get(UNIQ_KEY, ""),
+        body_digest=v2.Digest(type=v2.CRC32, checksum=received.body_digest),
+        body_encoding=v2.IDENTITY,
+        message_type=v2.FIFO if group else v2.NORMAL,
+        born_host=props.get(BORN_HOST, ""),
+        receipt_handle=received.receipt_handle,
+        queue_id=m.queue_id,
+        queue_offset=received.queue_offset,
+        delivery_attempt=max(received.delivery_attempt, 1),
+    )
+    if TAGS in props:
+        system.tag = props[TAGS]
+    if props.get(KEYS):
+        system.keys.extend(k for k in props[KEYS].split(KEY_SEPARATOR) if k)
+    if group:
+        system.message_group = group
+    born = props.get(BORN_TIMESTAMP, "")
+    system.born_timestamp.FromMilliseconds(int(born) if born.isdigit() else received.store_timestamp)
+    system.store_timestamp.FromMilliseconds(received.store_timestamp)
+    user = {k: v for k, v in props.items() if k not in SYSTEM_KEYS}
+    return v2.Message(
+        topic=v2.Resource(name=m.topic, resource_namespace=namespace),
+        user_properties=user,
+        system_properties=system,
+        body=m.body,
+    )

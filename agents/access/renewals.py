@@ -1,0 +1,97 @@
+"""Renewing a push consumer's deliveries (``ReceiveMessage`` with ``auto_renew``), as Java's proxy does: while the
+listener runs, the access point that delivered a message extends its invisibility (``timing.renewal``), so a slow
+listener does not see it delivered twice. A renewal gives the message a new handle and makes the client's stale;
+the client's ack, nack or dead-letter forward is therefore translated to the current handle (``take``), which also
+ends the renewals. A client that says goodbye (``NotifyClientTermination``) has its deliveries dropped: they
+become visible again when their invisibility ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.access import timing
+from mqbase.proto import agent_pb2 as apb
+
+log = logging.getLogger(__name__)
+
+Call = Callable[[str, str, Any, float], Awaitable[Any]]
+"""``Forwarder.call`` with a fixed request: (broker set, method, request, deadline) → answer or a Problem."""
+
+
+@dataclass
+class Held:
+    """One delivery being renewed: its current handle and invisibility deadline, whose client received it when."""
+
+    client_id: str
+    broker_name: str
+    group: str
+    topic: str
+    current: str
+    deadline_ms: int
+    received_ms: int
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Renewer:
+    """The deliveries this access point renews, by the handle the client holds; all on the server's loop."""
+
+    def __init__(self, call: Call) -> None:
+        self._call = call
+        self._held: dict[str, Held] = {}
+
+    def track(self, client_id: str, broker_name: str, group: str, topic: str, handle: str, deadline_ms: int) -> None:
+        self._held[handle] = Held(client_id, broker_name, group, topic, handle, deadline_ms, _now_ms())
+
+    async def take(self, handle: str) -> str:
+        """The current handle of the delivery the client knows as `handle` (itself if not renewed); its renewals
+        end. Waits for a renewal in flight, whose new handle is the current one."""
+        held = self._held.pop(handle, None)
+        if held is None:
+            return handle
+        async with held.lock:
+            return held.current
+
+    def forget(self, client_id: str) -> None:
+        """Stop renewing a client's deliveries (it terminated)."""
+        for handle in [h for h, held in self._held.items() if held.client_id == client_id]:
+            del self._held[handle]
+
+    async def run(self) -> None:
+        """Renew what is due every ``RENEW_PERIOD_S`` until cancelled."""
+        while True:
+            await asyncio.sleep(timing.RENEW_PERIOD_S)
+            now = _now_ms()
+            for handle, held in list(self._held.items()):
+                decision = timing.renewal(held.deadline_ms, held.received_ms, now)
+                if decision == "drop":
+                    self._held.pop(handle, None)
+                elif decision == "renew":
+                    await self._renew(handle, held)
+
+    async def _renew(self, handle: str, held: Held) -> None:
+        async with held.lock:
+            if self._held.get(handle) is not held:
+                return  # acked or dropped meanwhile
+            change = apb.ChangeInvisibleDurationRequest(
+                group=held.group,
+                topic=held.topic,
+                receipt_handle=held.current,
+                invisible_millis=timing.AUTO_RENEW_INVISIBLE_MS,
+            )
+            answer = await self._call(held.broker_name, "ChangeInvisibleDuration", change,
+                                      time.monotonic() + timing.DEFAULT_TIMEOUT_S)  # fmt: skip
+            if getattr(answer, "code", -1) == 0 and answer.receipt_handle:
+                held.current, held.deadline_ms = answer.receipt_handle, answer.invisible_until_millis
+            else:
+                log.info("access point: renewing a delivery of %s/%s failed: %s", held.group, held.topic, answer)
+                self._held.pop(handle, None)

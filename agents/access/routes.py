@@ -1,0 +1,107 @@
+"""Routes and assignments: which broker sets serve a topic, their queues, and where clients send for each set.
+
+Every queue entry has ``broker.id`` 0 (clients use no other) and its set's endpoints: the access points of every
+agent hosting a replica of the set, so a client's channel (gRPC ``pick_first`` over the addresses) reconnects to a
+surviving host when one dies; whichever access point it reaches forwards to the set's current master. Pure.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agents.access.protocol import v2
+from agents.metadata import Topic
+from mqbase.metadata import PERM_WRITE
+
+PERM_READ = 4
+ACCEPTED_TYPES = {"NORMAL": v2.NORMAL, "FIFO": v2.FIFO, "DELAY": v2.DELAY, "TRANSACTION": v2.TRANSACTION}
+"""A topic's ``message.type`` attribute → the one message type its queues accept (Java's ``TopicMessageType``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerSet:
+    """One broker set as the access point sees it: its current master's agent API address ("" while it has
+    none) and the access points of the agents hosting its replicas."""
+
+    name: str
+    master_address: str
+    endpoints: tuple[str, ...]
+
+
+def split_address(address: str) -> tuple[str, int]:
+    """``host:port`` or ``[v6]:port`` → (host, port)."""
+    host, _, port = address.rpartition(":")
+    return host.strip("[]"), int(port)
+
+
+def _scheme(host: str) -> int:
+    try:
+        return int(v2.IPv4 if ipaddress.ip_address(host).version == 4 else v2.IPv6)
+    except ValueError:
+        return int(v2.DOMAIN_NAME)
+
+
+def endpoints(addresses: Iterable[str], fallback: str) -> Any:
+    """``v2.Endpoints`` for access points (sorted, deduplicated; `fallback`, this access point, when none is
+    known). IP addresses of one family are listed all; with a host name only the first address is, since the
+    Python client refuses a DOMAIN_NAME endpoint with several addresses (reference trap 23)."""
+    pairs = [split_address(a) for a in sorted(set(addresses) or {fallback})]
+    schemes = {_scheme(host) for host, _ in pairs}
+    scheme = schemes.pop() if len(schemes) == 1 else v2.DOMAIN_NAME
+    if scheme == v2.DOMAIN_NAME:
+        pairs = pairs[:1]
+    return v2.Endpoints(scheme=scheme, addresses=[v2.Address(host=h, port=p) for h, p in pairs])
+
+
+def permissions(read_queue_nums: int, write_queue_nums: int, perm: int) -> list[int]:
+    """The ``v2.Permission`` of each queue id, as Java's ``RouteActivity`` splits them: read-only, then
+    write-only, then read-write queues; a topic without the read or write bit has only the other kind."""
+    readable, writable = bool(perm & PERM_READ), bool(perm & PERM_WRITE)
+    if readable and writable:
+        both = min(read_queue_nums, write_queue_nums)
+        r, w = read_queue_nums - both, write_queue_nums - both
+    else:
+        both, r, w = 0, read_queue_nums if readable else 0, write_queue_nums if writable else 0
+    return [v2.READ] * r + [v2.WRITE] * w + [v2.READ_WRITE] * both
+
+
+def message_queues(topic: Topic, sets: Sequence[BrokerSet], own: str, namespace: str = "") -> list[Any]:
+    """The route of `topic`: every queue of every broker set serving it that the access point knows, in set
+    order (`own`: this access point's address, the endpoints of a set with none known)."""
+    accepted = ACCEPTED_TYPES.get(topic.message_type, v2.NORMAL)
+    out = []
+    for s in sets:
+        if s.name not in topic.broker_names:
+            continue
+        broker = v2.Broker(name=s.name, id=0, endpoints=endpoints(s.endpoints, own))
+        for queue_id, permission in enumerate(permissions(topic.read_queue_nums, topic.write_queue_nums, topic.perm)):
+            out.append(
+                v2.MessageQueue(
+                    topic=v2.Resource(name=topic.name, resource_namespace=namespace),
+                    id=queue_id,
+                    permission=permission,
+                    broker=broker,
+                    accept_message_types=[accepted],
+                )
+            )
+    return out
+
+
+def assignments(route: Sequence[Any], fifo: bool) -> list[Any]:
+    """What a push consumer receives from, as Java's proxy assigns: every consumer gets every readable broker
+    set; one assignment per set (queue id -1) for a concurrent group, one per readable queue for an orderly one.
+    Exclusive delivery comes from POP on the master, not from the assignment."""
+    readable = [q for q in route if q.permission in (v2.READ, v2.READ_WRITE)]
+    if fifo:
+        return [v2.Assignment(message_queue=q) for q in readable]
+    seen: dict[str, Any] = {}
+    for q in readable:
+        if q.broker.name not in seen:
+            whole = v2.MessageQueue()
+            whole.CopyFrom(q)
+            whole.id = -1
+            seen[q.broker.name] = v2.Assignment(message_queue=whole)
+    return list(seen.values())

@@ -1,0 +1,203 @@
+"""The access point during failovers (issue 26): an unmodified Python producer keeps sending while the master of
+its only broker set moves (transferMaster), hangs (SIGSTOP) or dies (SIGKILL), and every send it was told succeeded
+is consumed afterwards. One controller, one broker set of three replicas on three agents; the producer is given
+every agent's access point.
+
+The Python producer makes 3 immediate attempts of 3 s each; the access point holds each attempt while the set has
+no master that answers, so no send fails across the change.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from rocketmq import ClientConfiguration, Credentials, FilterExpression, Message, Producer, SimpleConsumer
+
+from mqadmin_py.sandbox import Sandbox
+from tests.harness.sandbox import BROKER, Cli, Cluster
+from tests.harness.wait import wait_until
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+CLUSTER = "DefaultCluster"
+TOPIC = "FailoverOrders"
+GROUP = "GID_failover"
+
+
+@pytest.fixture(scope="module")
+def cluster(box: Sandbox) -> Iterator[Cluster]:
+    cli = Cli(box.dir)
+    cli.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    view = Cluster(cli, box.addresses())
+    try:
+        yield view
+    finally:
+        view.close()
+
+
+@pytest.fixture(scope="module")
+def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    sandbox = Sandbox(Path(tmp_path_factory.mktemp("access-failover")))
+    try:
+        sandbox.up(controllers=1, broker_sets=1, replicas=3, timeout=120.0)
+        sandbox.wait_for_brokers(timeout=60.0)
+        cli = Cli(sandbox.dir)
+        cli.env["MQADMIN_CONTROLLERS"] = sandbox.addresses()
+        cli.json("updateTopic", "-c", CLUSTER, "-t", TOPIC, "-r", "2", "-w", "2")
+        made = cli.json("updateSubGroup", "-c", CLUSTER, "-g", GROUP)
+
+        def learnt() -> bool:
+            brokers = [b for a in sandbox.agents() for b in cli.json("listBrokers", "-c", a.address)]
+            return all((b["metadataVersion"] or -1) >= made["metadataVersion"] for b in brokers)
+
+        wait_until(learnt, 60, "every broker to learn the topic and the group")
+        yield sandbox
+    finally:
+        sandbox.down()
+
+
+class Sender:
+    """Sends one message every few milliseconds on a thread until stopped; records what each send() told."""
+
+    def __init__(self, endpoints: str) -> None:
+        self.producer = Producer(ClientConfiguration(endpoints, Credentials()), (TOPIC,))
+        self.acked: list[str] = []
+        self.failed: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="failover-sender", daemon=True)
+
+    def __enter__(self) -> Sender:
+        self.producer.startup()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join(30)
+        self.producer.shutdown()
+
+    def _run(self) -> None:
+        i = 0
+        while not self._stop.is_set():
+            m = Message()
+            m.topic, m.body = TOPIC, f"m-{i}".encode()
+            try:
+                self.acked.append(self.producer.send(m).message_id)
+            except Exception as exc:  # what the client raises is the outcome under test
+                self.failed.append(f"m-{i}: {exc}")
+            i += 1
+            time.sleep(0.02)
+
+
+def consume_all(endpoints: str, expected: set[str], timeout: float) -> set[str]:
+    consumer = SimpleConsumer(ClientConfiguration(endpoints, Credentials()), GROUP, {TOPIC: FilterExpression()}, 2)
+    consumer.startup()
+    got: set[str] = set()
+    try:
+        deadline = time.monotonic() + timeout
+        while not expected <= got and time.monotonic() < deadline:
+            for m in consumer.receive(32, 30):
+                got.add(m.message_id)
+                consumer.ack(m)
+    finally:
+        consumer.shutdown()
+    return got
+
+
+def sends_across(box: Sandbox, change: Callable[[Sender], None]) -> None:
+    """Send throughout `change` and 50 sends more; no send may fail, and each acknowledged one is consumed."""
+    with Sender(box.proxy_endpoints()) as sender:
+        wait_until(lambda: len(sender.acked) >= 20, 30, "sends before the change")
+        change(sender)
+        at = len(sender.acked)
+        wait_until(lambda: len(sender.acked) >= at + 50, 60, "sends after the change")
+    assert sender.failed == []
+    alive = ";".join(a.proxyAddress for a in box.agents() if a.pid)
+    assert set(sender.acked) <= consume_all(alive, set(sender.acked), 90)
+
+
+def test_a_producer_keeps_sending_through_a_graceful_transfer(box: Sandbox, cluster: Cluster) -> None:
+    master = cluster.healthy()
+    target = master.slaves()[0]
+
+    def transfer(_sender: Sender) -> None:
+        cluster.cli.json("transferMaster", "-c", CLUSTER, "-bn", BROKER, "-b", str(target))
+        cluster.wait_master(lambda m: m.broker_id == target, 30, "the target as master")
+
+    sends_across(box, transfer)
+
+
+def test_a_producer_keeps_sending_while_the_master_hangs(box: Sandbox, cluster: Cluster) -> None:
+    """SIGSTOP: the master neither answers nor refuses. The access points stop waiting for it once the controller
+    names another master. A client connected to the hung host's own access point would wait for its deadline
+    (the Python client has no keepalive): its channel picks the first of the sorted addresses, so the master is
+    moved off that host first."""
+    master = cluster.healthy()
+    first = next(a.id for a in box.agents() if a.proxyAddress == min(a.proxyAddress for a in box.agents()))
+    if cluster.agent_of(master.broker_id) == first:
+        target = next(i for i in master.slaves() if cluster.agent_of(i) != first)
+        cluster.cli.json("transferMaster", "-c", CLUSTER, "-bn", BROKER, "-b", str(target))
+        master = cluster.wait_master(lambda m: m.broker_id == target, 30, "the master off the first host")
+    hung = cluster.agent_of(master.broker_id)
+
+    def hang(_sender: Sender) -> None:
+        box.signal(hung, signal.SIGSTOP)
+        try:
+            cluster.wait_master(lambda m: m.broker_id != master.broker_id, 30, "a new master")
+            time.sleep(2)  # sends keep going while the old master stays stopped
+        finally:
+            box.signal(hung, signal.SIGCONT)
+
+    sends_across(box, hang)
+
+
+def test_a_producer_keeps_sending_while_the_master_is_killed(box: Sandbox, cluster: Cluster) -> None:
+    master = cluster.healthy()
+    killed = cluster.agent_of(master.broker_id)
+
+    def kill(_sender: Sender) -> None:
+        box.signal(killed, signal.SIGKILL)
+        cluster.wait_master(lambda m: m.broker_id != master.broker_id, 30, "a new master")
+
+    sends_across(box, kill)
+
+
+def test_deliveries_are_acked_on_the_new_master_after_a_failover(box: Sandbox, cluster: Cluster) -> None:
+    """Receipt handles name the broker set, not a broker: messages received before the master dies are acked
+    through the access points after it, on the new master, and never come back."""
+    for agent in box.agents():
+        if not agent.pid:  # killed by the test before
+            box.start(agent.id)
+    master = cluster.healthy()
+    endpoints = box.proxy_endpoints()
+    producer = Producer(ClientConfiguration(endpoints, Credentials()), (TOPIC,))
+    producer.startup()
+    try:
+        sent = set()
+        for i in range(10):
+            m = Message()
+            m.topic, m.body = TOPIC, f"acked-{i}".encode()
+            sent.add(producer.send(m).message_id)
+    finally:
+        producer.shutdown()
+    consumer = SimpleConsumer(ClientConfiguration(endpoints, Credentials()), GROUP, {TOPIC: FilterExpression()}, 2)
+    consumer.startup()
+    try:
+        received: dict[str, Message] = {}
+        deadline = time.monotonic() + 60
+        while not sent <= set(received) and time.monotonic() < deadline:
+            received.update((m.message_id, m) for m in consumer.receive(32, 60))
+        assert sent <= set(received)
+        box.signal(cluster.agent_of(master.broker_id), signal.SIGKILL)
+        cluster.wait_master(lambda m: m.broker_id != master.broker_id, 30, "a new master")
+        for m in received.values():
+            consumer.ack(m)  # raises unless the new master acks it
+        again = [m.message_id for _ in range(3) for m in consumer.receive(32, 10)]
+        assert not sent & set(again)
+    finally:
+        consumer.shutdown()

@@ -1,0 +1,90 @@
+"""Messages both ways: what a sent v2 message stores, and what a delivered one carries for the clients."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.access.codes import Code
+from agents.access.messages import delivered, outgoing_problem, to_agent
+from agents.access.protocol import v2
+from mqbase.proto import agent_pb2 as apb
+
+
+def sent(**system: Any) -> Any:
+    m = v2.Message(topic=v2.Resource(name="Orders"), body=b"hello", user_properties={"color": "red"})
+    m.system_properties.message_id = "01ABCDEF"
+    m.system_properties.message_type = v2.NORMAL
+    m.system_properties.born_timestamp.FromMilliseconds(1_700_000_000_000)
+    m.system_properties.born_host = "10.0.0.1"
+    for key, value in system.items():
+        if key == "keys":
+            m.system_properties.keys.extend(value)
+        else:
+            setattr(m.system_properties, key, value)
+    return m
+
+
+def test_a_sent_message_becomes_our_properties() -> None:
+    message = sent(tag="TagA", keys=["k1", "k2"], message_group="g1")
+    assert outgoing_problem(message) is None
+    out = to_agent(message)
+    assert (out.topic, out.queue_id, out.body) == ("Orders", -1, b"hello")
+    assert dict(out.properties) == {
+        "color": "red",
+        "UNIQ_KEY": "01ABCDEF",
+        "TAGS": "TagA",
+        "KEYS": "k1 k2",
+        "__SHARDINGKEY": "g1",
+        "BORN_TIMESTAMP": "1700000000000",
+        "BORN_HOST": "10.0.0.1",
+    }
+
+
+def test_delay_and_transaction_messages_are_refused() -> None:
+    delayed = sent()
+    delayed.system_properties.delivery_timestamp.FromMilliseconds(1)
+    for message in (delayed, sent(message_type=v2.TRANSACTION)):
+        problem = outgoing_problem(message)
+        assert problem is not None and problem.code is Code.UNSUPPORTED
+
+
+def test_a_sent_message_is_validated() -> None:
+    problem = outgoing_problem(sent(tag="A|B"))
+    assert problem is not None and problem.code is Code.ILLEGAL_MESSAGE_TAG
+    empty = sent()
+    empty.body = b""
+    problem = outgoing_problem(empty)
+    assert problem is not None and problem.code is Code.MESSAGE_BODY_EMPTY
+
+
+def test_a_delivered_message_has_what_the_clients_check() -> None:
+    props = {"UNIQ_KEY": "01ABCDEF", "TAGS": "TagA", "KEYS": "k1 k2", "__SHARDINGKEY": "g1",
+             "BORN_TIMESTAMP": "1700000000000", "BORN_HOST": "10.0.0.1:5", "color": "red"}  # fmt: skip
+    received = apb.ReceivedMessage(
+        message=apb.Message(topic="Orders", queue_id=1, body=b"hello", properties=props),
+        queue_offset=7,
+        store_timestamp=1_700_000_000_500,
+        delivery_attempt=2,
+        receipt_handle="1 broker-a G Orders 1 7 99 2 3",
+        body_digest="3610A686",
+    )
+    m = delivered(received, "ns")
+    s = m.system_properties
+    assert (m.topic.name, m.topic.resource_namespace, m.body, dict(m.user_properties)) == (
+        "Orders", "ns", b"hello", {"color": "red"})  # fmt: skip
+    assert (s.message_id, s.tag, list(s.keys), s.message_group, s.born_host) == (
+        "01ABCDEF", "TagA", ["k1", "k2"], "g1", "10.0.0.1:5")  # fmt: skip
+    assert (s.body_encoding, s.body_digest.type, s.body_digest.checksum) == (v2.IDENTITY, v2.CRC32, "3610A686")
+    assert (s.message_type, s.delivery_attempt, s.receipt_handle) == (v2.FIFO, 2, "1 broker-a G Orders 1 7 99 2 3")
+    assert (s.queue_id, s.queue_offset) == (1, 7)
+    assert (s.born_timestamp.ToMilliseconds(), s.store_timestamp.ToMilliseconds()) == (
+        1_700_000_000_000,
+        1_700_000_000_500,
+    )
+
+
+def test_a_delivered_message_without_producer_properties_still_has_an_attempt_and_a_time() -> None:
+    received = apb.ReceivedMessage(message=apb.Message(topic="T", body=b"x"), store_timestamp=5, receipt_handle="h")
+    s = delivered(received).system_properties
+    assert (s.delivery_attempt, s.message_type, s.born_timestamp.ToMilliseconds()) == (1, v2.NORMAL, 5)
+    assert not s.HasField("tag") and not s.HasField("message_group")
