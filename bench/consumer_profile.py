@@ -42,6 +42,7 @@ QUEUES = 8
 BODY = 1024
 BATCH = 32
 BROKER = "broker-a"
+ORDERS = {"tottime": "own time", "cumulative": "time with callees"}
 
 
 @dataclass
@@ -139,7 +140,7 @@ def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--messages", type=int, help="messages per round (default 20000; --quick: 640)")
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 3; --quick: 1)")
     parser.add_argument("--top", type=int, default=25, help="functions listed from the profile (default 25)")
-    parser.add_argument("--sort", choices=("tottime", "cumulative"), default="tottime",
+    parser.add_argument("--sort", choices=tuple(ORDERS), default="tottime",
                         help="the profile's order: own time (default) or with callees")  # fmt: skip
 
 
@@ -196,7 +197,8 @@ def main() -> None:
     text = io.StringIO()
     stats = pstats.Stats(profiler, stream=text)
     stats.sort_stats(args.sort).print_stats(args.top)
-    print(f"\ncProfile of one more group's receive + ack of {total} messages (calling thread only), by {args.sort}:")
+    order = ORDERS[args.sort]
+    print(f"\ncProfile of one more group's receive + ack of {total} messages (calling thread only), by {order}:")
     print("\n".join(line for line in text.getvalue().splitlines() if line.strip())[:12000])
     print(f"machine after: {machine_note()}")
 
