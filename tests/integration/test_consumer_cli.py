@@ -130,3 +130,50 @@ def test_unknown_groups_topics_and_sets_exit_1_before_any_broker_is_asked(
 ) -> None:
     result = cli(*args, ok=False)
     assert result.returncode == code and message in result.stderr, result.stderr
+
+
+def test_a_disabled_group_and_an_unreadable_topic_are_refused_and_nothing_is_delivered(box: Sandbox, cli: Cli) -> None:
+    cli.json("updateTopic", "-b", BROKER, "-t", "CliWriteOnly", "-r", "1", "-w", "1", "-p", "2")
+    made = cli.json("updateSubGroup", "-b", BROKER, "-g", "GID_cli_off", "--consume-enable", "false")
+    wait_until(lambda: learnt(cli, box, made["metadataVersion"]), 60, "the broker to learn the topic and the group")
+    cli.json("sendMessage", "-t", "CliWriteOnly", "-p", "w-{i}", "--count", "2")
+    sent = cli.json("sendMessage", "-t", TOPIC, "-p", "off-{i}", "--count", "2")
+    assert sent["sent"] == 2
+
+    off = cli("consumeMessage", "-t", TOPIC, "-g", "GID_cli_off", "--wait", "0", ok=False)
+    assert off.returncode == 4 and "NO_PERMISSION (16)" in off.stderr and "consumeEnable=false" in off.stderr
+    unreadable = cli("consumeMessage", "-t", "CliWriteOnly", "-g", GROUP, "--wait", "0", ok=False)
+    assert unreadable.returncode == 4 and "NO_PERMISSION (16)" in unreadable.stderr, unreadable.stderr
+    assert "not readable" in unreadable.stderr
+
+    # Enabled again, the group gets what was sent while it was refused: the refusals changed nothing.
+    made = cli.json("updateSubGroup", "-b", BROKER, "-g", "GID_cli_off", "--consume-enable", "true")
+    wait_until(lambda: learnt(cli, box, made["metadataVersion"]), 60, "the broker to learn the enabled group")
+    doc = cli.json("consumeMessage", "-t", TOPIC, "-g", "GID_cli_off", "-c", "1000", "--wait", "0")
+    assert {r["msgId"] for r in sent["results"]} <= {m["msgId"] for m in doc["messages"]}
+    assert all(m["deliveryAttempt"] == 1 for m in doc["messages"])
+
+
+def test_deleting_a_topic_forgets_its_groups_state_so_a_topic_made_again_is_read_from_its_first_message(
+    box: Sandbox, cli: Cli
+) -> None:
+    topic, group = "CliDeleted", "GID_cli_deleted"
+    cli.json("updateTopic", "-b", BROKER, "-t", topic, "-r", "1", "-w", "1")
+    made = cli.json("updateSubGroup", "-b", BROKER, "-g", group)
+    wait_until(lambda: learnt(cli, box, made["metadataVersion"]), 60, "the broker to learn the topic and the group")
+    ids = {r["msgId"] for r in cli.json("sendMessage", "-t", topic, "-p", "d-{i}", "--count", "3")["results"]}
+    first = cli.json("consumeMessage", "-t", topic, "-g", group, "-c", "100", "--wait", "0")
+    assert {m["msgId"] for m in first["messages"]} == ids and first["acked"] == 3
+    [before] = cli.json("consumerProgress", "-g", group, "-t", topic)["queues"]
+    assert (before["consumerOffset"], before["brokerOffset"]) == (3, 3)
+
+    deleted = cli.json("deleteTopic", "-c", "DefaultCluster", "-t", topic)
+    assert deleted["changed"]
+    wait_until(lambda: learnt(cli, box, deleted["metadataVersion"]), 60, "the broker to learn the deletion")
+    made = cli.json("updateTopic", "-b", BROKER, "-t", topic, "-r", "1", "-w", "1")
+    wait_until(lambda: learnt(cli, box, made["metadataVersion"]), 60, "the broker to learn the topic again")
+
+    [after] = cli.json("consumerProgress", "-g", group, "-t", topic)["queues"]
+    assert (after["consumerOffset"], after["brokerOffset"], after["diff"]) == (0, 3, 3)
+    again = cli.json("consumeMessage", "-t", topic, "-g", group, "-c", "100", "--wait", "0")
+    assert {m["msgId"] for m in again["messages"]} == ids and all(m["deliveryAttempt"] == 1 for m in again["messages"])
