@@ -33,6 +33,9 @@ def test_no_invariant_breaks_under_random_faults(tmp_path: Path, seed: int, sets
     assert sum(n for k, n in report.faults_by_kind().items() if not k.startswith("skip ")) > 0, report.text()
     assert h.acks and len(h.final_logs) == sets and len(h.controller_states) == 3, report.text()
     assert all(report.proxied[kind] > 0 for kind in ("raft", "grpc", "ha")), report.text()
+    # Invariant 7 checks what the consumer group was told: it must have been told something on every set.
+    assert len(h.groups) == sets, report.text()
+    assert all(g.deliveries and g.acks for g in h.groups.values()), report.text()
 
 
 def _stale_leader(cluster: ChaosCluster, recorder: Recorder, say: Callable[[str], None]) -> None:
