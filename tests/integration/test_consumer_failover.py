@@ -222,12 +222,17 @@ def test_a_group_consumes_through_a_graceful_transfer(box: Sandbox, cluster: Clu
     assert after.epoch == before.epoch + 1
 
 
-def test_an_orderly_group_keeps_each_message_groups_order_through_a_sigkill(box: Sandbox, cluster: Cluster) -> None:
-    """A message left unacked blocks its queue on the new master too, until it comes back first (attempt 2)."""
-    create(box, cluster, "T_fifo", "G_fifo")
+@pytest.mark.parametrize("move", ["kill", "transfer"])
+def test_an_orderly_group_keeps_each_message_groups_order_through_a_failover(
+    box: Sandbox, cluster: Cluster, move: str
+) -> None:
+    """A message left unacked blocks its queue on the new master too, until it comes back first (attempt 2); the
+    master is SIGKILLed (and restarted afterwards) or hands its role over with transferMaster."""
+    topic, group = f"T_fifo_{move}", f"G_fifo_{move}"
+    create(box, cluster, topic, group)
     before = cluster.healthy()
     ledger = Ledger()
-    consumer = GroupConsumer(lambda: find_master(box), BROKER, "G_fifo", "T_fifo", ledger)
+    consumer = GroupConsumer(lambda: find_master(box), BROKER, group, topic, ledger)
     groups = tuple(f"order-{i}" for i in range(6))
     blocked: list[pb.ReceivedMessage] = []  # the held message, then the later ones of its group in its batch
 
@@ -247,11 +252,13 @@ def test_an_orderly_group_keeps_each_message_groups_order_through_a_sigkill(box:
         return len(ledger.acks) >= target
 
     try:
-        with GroupProducer(lambda: find_master(box), BROKER, "T_fifo", ledger, "fifo-", groups) as producer:
-            wait_until(lambda: take(30), 120, "30 acks before the kill")
-            killed = kill_master(box, cluster, before)
+        with GroupProducer(lambda: find_master(box), BROKER, topic, ledger, "fifo-", groups) as producer:
+            wait_until(lambda: take(30), 120, "30 acks before the failover")
+            killed = kill_master(box, cluster, before) if move == "kill" else None
+            if killed is None:
+                transfer(cluster, before.slaves()[0])
             cluster.wait_master(lambda m: m.epoch > before.epoch, 60, "the new master")
-            wait_until(lambda: take(60), 120, "30 more acks after the kill, with one message group blocked")
+            wait_until(lambda: take(60), 120, "30 more acks after the failover, with one message group blocked")
             held_group = blocked[0].message.properties[MESSAGE_GROUP]
             [held_at] = [d.answered_ms for d in ledger.deliveries if d.handle == blocked[0].receipt_handle]
             during = [d for d in ledger.deliveries if d.message_group == held_group and d.asked_ms > held_at]
@@ -260,7 +267,8 @@ def test_an_orderly_group_keeps_each_message_groups_order_through_a_sigkill(box:
             more = producer.count() + 10
             wait_until(lambda: producer.count() >= more, 30, "ten more sends")
         consumer.drain(INVISIBLE_MS, 90)
-        box.start(killed)
+        if killed is not None:
+            box.start(killed)
     finally:
         consumer.close()
     assert not check_all(ledger, fifo=True), check_all(ledger, fifo=True)
