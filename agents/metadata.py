@@ -25,6 +25,8 @@ DEFAULT_QUEUE_NUMS = 4
 """The queues of a topic the broker has not learnt (Java's ``defaultTopicQueueNums``)."""
 MESSAGE_GROUP = "__SHARDINGKEY"
 """The property that carries a message's message group (RocketMQ's ``PROPERTY_SHARDING_KEY``)."""
+UNIQ_KEY, TAGS, KEYS = "UNIQ_KEY", "TAGS", "KEYS"
+"""RocketMQ's properties of a message's id (the producer's, kept by the broker), tag and keys."""
 BORN_HOST, BORN_TIMESTAMP = "BORN_HOST", "BORN_TIMESTAMP"
 """Properties the agent stamps on a message that arrives without them: the producer's ip:port as the broker saw
 it, and the receive time in ms. RocketMQ keeps bornHost and bornTimestamp in the record header; we keep them as

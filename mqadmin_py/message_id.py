@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 
 EPOCH_2021_S = 1_609_459_200
 """2021-01-01T00:00:00Z in Unix seconds."""
-UNIQ_KEY = "UNIQ_KEY"
 
 
 def encode(mac: int, pid: int, unix_seconds: float, sequence: int) -> str:

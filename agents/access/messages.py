@@ -13,10 +13,9 @@ from typing import Any
 from agents.access.codes import Code
 from agents.access.protocol import v2
 from agents.access.validation import MAX_BODY_SIZE, Problem, send_problem
-from agents.metadata import BORN_HOST, BORN_TIMESTAMP, MESSAGE_GROUP
+from agents.metadata import BORN_HOST, BORN_TIMESTAMP, KEYS, MESSAGE_GROUP, TAGS, UNIQ_KEY
 from mqbase.proto import agent_pb2 as apb
 
-UNIQ_KEY, TAGS, KEYS = "UNIQ_KEY", "TAGS", "KEYS"
 KEY_SEPARATOR = " "
 """RocketMQ joins a message's keys into ``KEYS`` with one space."""
 SYSTEM_KEYS = frozenset({UNIQ_KEY, TAGS, KEYS, MESSAGE_GROUP, BORN_HOST, BORN_TIMESTAMP})

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agents.access.codes import Code
+from agents.metadata import BORN_HOST, BORN_TIMESTAMP, KEYS, MESSAGE_GROUP, TAGS, UNIQ_KEY
+from mqbase.metadata import GROUP_MAX_LENGTH, TOPIC_MAX_LENGTH, VALID_PATTERN
 
 MAX_BODY_SIZE = 4 * 1024 * 1024
 """Java's proxy ``maxMessageSize``; the Settings reply gives clients the same limit."""
@@ -17,16 +19,15 @@ MAX_USER_PROPERTIES = 128
 MAX_USER_PROPERTIES_SIZE = 16 * 1024
 """Java's ``userPropertyMaxNum`` and ``userPropertyMaxSize`` (bytes of every key and value together)."""
 MAX_MESSAGE_GROUP_SIZE = 64
-MAX_TOPIC_LENGTH = 127
-TOPIC_PATTERN = re.compile(r"^[%|a-zA-Z0-9_-]+$")
+NAME_PATTERN = re.compile(VALID_PATTERN)
 SYSTEM_PROPERTIES = frozenset(
     {
-        "UNIQ_KEY",
-        "TAGS",
-        "KEYS",
-        "__SHARDINGKEY",
-        "BORN_HOST",
-        "BORN_TIMESTAMP",
+        UNIQ_KEY,
+        TAGS,
+        KEYS,
+        MESSAGE_GROUP,
+        BORN_HOST,
+        BORN_TIMESTAMP,
         "RETRY_TOPIC",
         "DELIVERY_ATTEMPT",
         "ORIGIN_MESSAGE_ID",
@@ -59,9 +60,9 @@ def topic_problem(topic: str) -> Problem | None:
     """A topic name no topic can have (Java's ``validateTopic``)."""
     if not topic.strip():
         return Problem(Code.ILLEGAL_TOPIC, "topic name cannot be blank")
-    if len(topic) > MAX_TOPIC_LENGTH:
-        return Problem(Code.ILLEGAL_TOPIC, f"topic name length {len(topic)} exceeds the max {MAX_TOPIC_LENGTH}")
-    if not TOPIC_PATTERN.match(topic):
+    if len(topic) > TOPIC_MAX_LENGTH:
+        return Problem(Code.ILLEGAL_TOPIC, f"topic name length {len(topic)} exceeds the max {TOPIC_MAX_LENGTH}")
+    if not NAME_PATTERN.match(topic):
         return Problem(Code.ILLEGAL_TOPIC, f"topic name {topic!r} has characters other than %|a-zA-Z0-9_-")
     return None
 
@@ -70,7 +71,7 @@ def group_problem(group: str) -> Problem | None:
     """A consumer group name no group can have (same rules as a topic's)."""
     if not group.strip():
         return Problem(Code.ILLEGAL_CONSUMER_GROUP, "consumer group name cannot be blank")
-    if len(group) > 255 or not TOPIC_PATTERN.match(group):
+    if len(group) > GROUP_MAX_LENGTH or not NAME_PATTERN.match(group):
         return Problem(Code.ILLEGAL_CONSUMER_GROUP, f"consumer group name {group!r} is illegal")
     return None
 

@@ -40,7 +40,7 @@ from agents.ha.master_service import PutResult
 from agents.ha.replica import Replica
 from agents.ha.role import Role
 from agents.ha.sync_state import PutStatus
-from agents.metadata import Group, MetadataTable, Topic
+from agents.metadata import TAGS, UNIQ_KEY, Group, MetadataTable, Topic
 from agents.pop import rules
 from agents.pop.errors import PopCode, PopError
 from agents.pop.events import Event
@@ -66,7 +66,6 @@ READ_AHEAD = 4
 MAX_REPLY_BYTES = 4 * 1024 * 1024 - 256 * 1024
 """A receive's messages fit gRPC's default 4 MiB message limit with room for handles and framing; a larger batch
 stops short and the rest comes with the next receive (a single larger message still goes out alone)."""
-TAGS, UNIQ_KEY = "TAGS", "UNIQ_KEY"
 RETRY_TOPIC, ORIGIN_MESSAGE_ID, DELIVERY_ATTEMPT = "RETRY_TOPIC", "ORIGIN_MESSAGE_ID", "DELIVERY_ATTEMPT"
 PERM_READ = 4
 _STORE_ERROR = ResponseCode.SYSTEM_ERROR

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import typer
 
-from agents.metadata import DEFAULT_QUEUE_NUMS, MESSAGE_GROUP
+from agents.metadata import DEFAULT_QUEUE_NUMS, KEYS, MESSAGE_GROUP, TAGS, UNIQ_KEY
 from agents.pop.errors import PopCode
 from agents.pop.filter import parse_filter
 from agents.pop.model import DEFAULT_LIMITS
@@ -215,7 +215,7 @@ def send_message(
 
     properties = key_values(user_properties or [], "--property")  # a bad item is exit 2 before anything is asked
     properties.update(
-        {key: value for key, value in (("KEYS", keys), ("TAGS", tags), (MESSAGE_GROUP, message_group)) if value}
+        {key: value for key, value in ((KEYS, keys), (TAGS, tags), (MESSAGE_GROUP, message_group)) if value}
     )
     targets = [list(t) for t in _masters(controller, timeout, broker_name, topic)]
     results: list[SentDoc] = []
@@ -223,12 +223,12 @@ def send_message(
     with agent_client(timeout) as agents, _progress(count, "sending") as advance:
         for i in range(count):
             target = targets[i % len(targets)]
-            msg_id = properties.get(message_id.UNIQ_KEY) or next(msg_ids)  # a retry resends the same id
+            msg_id = properties.get(UNIQ_KEY) or next(msg_ids)  # a retry resends the same id
             message = pb.Message(
                 topic=topic,
                 queue_id=queue_id,
                 body=body.replace("{i}", str(i)).encode("utf-8", "surrogateescape"),
-                properties={**properties, message_id.UNIQ_KEY: msg_id},
+                properties={**properties, UNIQ_KEY: msg_id},
             )
             result: SendOutcomeDoc
             try:
@@ -368,7 +368,7 @@ def _pull_queue(
                     "queueOffset": m.queue_offset,
                     "body": text,
                     "bodyEncoding": encoding,
-                    "keys": m.message.properties.get("KEYS"),
+                    "keys": m.message.properties.get(KEYS),
                     "properties": dict(m.message.properties),
                     "storeTimestamp": m.store_timestamp,
                 }
@@ -536,10 +536,10 @@ def _pop_message_doc(broker_name: str, m: Any) -> PopMessageDoc:
         "brokerName": broker_name,
         "queueId": m.message.queue_id,
         "queueOffset": m.queue_offset,
-        "msgId": properties.get(message_id.UNIQ_KEY),
+        "msgId": properties.get(UNIQ_KEY),
         "deliveryAttempt": m.delivery_attempt,
-        "tag": properties.get("TAGS"),
-        "keys": properties.get("KEYS"),
+        "tag": properties.get(TAGS),
+        "keys": properties.get(KEYS),
         "messageGroup": properties.get(MESSAGE_GROUP),
         "storeTimestamp": m.store_timestamp,
         "invisibleUntil": m.invisible_until_millis,
