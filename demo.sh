@@ -62,7 +62,7 @@ step "After: the new master, a higher masterEpoch, the dead replica out of the S
 "$MQADMIN" getSyncStateSet -b broker-a
 "$MQADMIN" getBrokerEpoch -b broker-a
 
-step "Stop the RocketMQ 5 client's sends: none failed across the failover"
+step "Stop the RocketMQ 5 client's sends: how many were acknowledged, how many failed"
 kill -TERM "$producer"
 wait "$producer"
 producer=""
