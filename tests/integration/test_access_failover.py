@@ -1,7 +1,7 @@
 """The access point during failovers (issue 26): an unmodified Python producer keeps sending while the master of
 its only broker set moves (transferMaster), hangs (SIGSTOP) or dies (SIGKILL), and every send it was told succeeded
-is consumed afterwards. One controller, one broker set of three replicas on three agents; the producer is given
-every agent's access point.
+is consumed afterwards; a group's acks and its FIFO order survive a SIGKILL of the master. One controller, one
+broker set of three replicas on three agents; the clients are given every agent's access point.
 
 The Python producer makes 3 immediate attempts of 3 s each; the access point holds each attempt while the set has
 no master that answers, so no send fails across the change.
@@ -19,7 +19,7 @@ import pytest
 from rocketmq import ClientConfiguration, Credentials, FilterExpression, Message, Producer, SimpleConsumer
 
 from mqadmin_py.sandbox import Sandbox
-from tests.harness.sandbox import BROKER, Cli, Cluster
+from tests.harness.sandbox import BROKER, Cli, Cluster, Master
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -27,6 +27,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 CLUSTER = "DefaultCluster"
 TOPIC = "FailoverOrders"
 GROUP = "GID_failover"
+ACK_TOPIC = "FailoverAcks"
+ACK_GROUP = "GID_failover_acks"
+FIFO_TOPIC = "FailoverFifo"
+FIFO_GROUP = "GID_failover_fifo"
 
 
 @pytest.fixture(scope="module")
@@ -49,13 +53,18 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
         cli = Cli(sandbox.dir)
         cli.env["MQADMIN_CONTROLLERS"] = sandbox.addresses()
         cli.json("updateTopic", "-c", CLUSTER, "-t", TOPIC, "-r", "2", "-w", "2")
-        made = cli.json("updateSubGroup", "-c", CLUSTER, "-g", GROUP)
+        cli.json("updateTopic", "-c", CLUSTER, "-t", ACK_TOPIC, "-r", "2", "-w", "2")
+        cli.json("updateTopic", "-c", CLUSTER, "-t", FIFO_TOPIC, "-r", "2", "-w", "2",
+                 "--attributes", "+message.type=FIFO")  # fmt: skip
+        cli.json("updateSubGroup", "-c", CLUSTER, "-g", GROUP)
+        cli.json("updateSubGroup", "-c", CLUSTER, "-g", ACK_GROUP)
+        made = cli.json("updateSubGroup", "-c", CLUSTER, "-g", FIFO_GROUP, "--consume-orderly", "true")
 
         def learnt() -> bool:
             brokers = [b for a in sandbox.agents() for b in cli.json("listBrokers", "-c", a.address)]
             return all((b["metadataVersion"] or -1) >= made["metadataVersion"] for b in brokers)
 
-        wait_until(learnt, 60, "every broker to learn the topic and the group")
+        wait_until(learnt, 60, "every broker to learn the topics and the groups")
         yield sandbox
     finally:
         sandbox.down()
@@ -201,3 +210,121 @@ def test_deliveries_are_acked_on_the_new_master_after_a_failover(box: Sandbox, c
         assert not sent & set(again)
     finally:
         consumer.shutdown()
+
+
+def all_up(box: Sandbox, cluster: Cluster) -> Master:
+    """Restart the agents an earlier test killed; the master once every replica is back in sync."""
+    for agent in box.agents():
+        if not agent.pid:
+            box.start(agent.id)
+    return cluster.healthy()
+
+
+def send_bodies(endpoints: str, topic: str, bodies: list[str], group: str | None = None) -> dict[str, str]:
+    """Send each body in order (one message group for all, if given); message id -> body."""
+    producer = Producer(ClientConfiguration(endpoints, Credentials()), (topic,))
+    producer.startup()
+    try:
+        sent = {}
+        for body in bodies:
+            m = Message()
+            m.topic, m.body = topic, body.encode()
+            if group is not None:
+                m.message_group = group
+            sent[producer.send(m).message_id] = body
+        return sent
+    finally:
+        producer.shutdown()
+
+
+def kill_master(box: Sandbox, cluster: Cluster, master: Master) -> None:
+    box.signal(cluster.agent_of(master.broker_id), signal.SIGKILL)
+    cluster.wait_master(lambda m: m.broker_id != master.broker_id, 30, "a new master")
+
+
+def test_acked_messages_are_not_delivered_again_after_a_failover(box: Sandbox, cluster: Cluster) -> None:
+    """The previous issue's invariant through the client: the group acks some messages and holds others received
+    but unacked; the master is SIGKILLed. On the new master the group gets the ones it never received, the unacked
+    ones again once their invisibility ends (delivery attempt 2), and none of the acked ones."""
+    master = all_up(box, cluster)
+    endpoints = box.proxy_endpoints()
+    sent = set(send_bodies(endpoints, ACK_TOPIC, [f"ack-{i}" for i in range(30)]))
+    invisible_s = 15
+    config = ClientConfiguration(endpoints, Credentials())
+    consumer = SimpleConsumer(config, ACK_GROUP, {ACK_TOPIC: FilterExpression()}, 2)
+    consumer.startup()
+    try:
+        acked: set[str] = set()
+        held: dict[str, float] = {}  # received, never acked: id -> when its invisibility ends
+        deadline = time.monotonic() + 30
+        while len(acked) + len(held) < 15 and time.monotonic() < deadline:
+            for m in consumer.receive(4, invisible_s):
+                if len(acked) < 10:
+                    consumer.ack(m)
+                    acked.add(m.message_id)
+                else:
+                    held[m.message_id] = time.monotonic() + invisible_s
+        assert len(acked) == 10 and held, (len(acked), len(held))
+
+        kill_master(box, cluster, master)
+
+        again: dict[str, tuple[int, float]] = {}  # id -> (delivery attempt, when received)
+        deadline = time.monotonic() + 45
+        while not sent - acked <= set(again) and time.monotonic() < deadline:
+            for m in consumer.receive(32, 30):
+                assert m.message_id not in again, f"{m.message_id} delivered twice after the failover"
+                again[m.message_id] = (m.delivery_attempt, time.monotonic())
+                consumer.ack(m)
+        assert not acked & set(again), "acked before the failover, delivered again after it"
+        assert set(again) == sent - acked
+        for message_id, ends in held.items():
+            attempt, at = again[message_id]
+            assert attempt == 2 and at >= ends - 1.0, (message_id, attempt, at - ends)
+        assert all(again[i][0] == 1 for i in sent - acked - set(held))
+        assert consumer.receive(32, 30) == []
+    finally:
+        consumer.shutdown()
+
+
+def test_a_fifo_groups_messages_are_consumed_in_send_order_across_a_failover(box: Sandbox, cluster: Cluster) -> None:
+    """A FIFO topic and an orderly group: three message groups, half of each sent and part consumed before the
+    master is SIGKILLed, one batch received and not acked when it dies, the rest sent to and consumed from the new
+    master. The unacked batch comes back first once its invisibility ends (attempt 2): each message group is
+    acked in send order, every message once."""
+    master = all_up(box, cluster)
+    endpoints = box.proxy_endpoints()
+    groups = ["g0", "g1", "g2"]
+    per_group = 20
+    for g in groups:
+        send_bodies(endpoints, FIFO_TOPIC, [f"{g}:{i}" for i in range(per_group // 2)], group=g)
+    config = ClientConfiguration(endpoints, Credentials())
+    consumer = SimpleConsumer(config, FIFO_GROUP, {FIFO_TOPIC: FilterExpression()}, 2)
+    consumer.startup()
+    order: dict[str, list[int]] = {g: [] for g in groups}
+    """Each message group's acked messages, in the order received."""
+    attempts: dict[str, int] = {}
+
+    def receive_until(count: int, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while sum(map(len, order.values())) < count and time.monotonic() < deadline:
+            for m in consumer.receive(4, 20):
+                group, i = m.body.decode().split(":")
+                assert m.message_group == group
+                order[group].append(int(i))
+                attempts[m.body.decode()] = m.delivery_attempt
+                consumer.ack(m)
+
+    try:
+        receive_until(12, 30)
+        assert 12 <= sum(map(len, order.values())) < len(groups) * per_group // 2
+        held = wait_until(lambda: consumer.receive(4, 10), 10, "a batch to hold unacked")
+        kill_master(box, cluster, master)
+        alive = ";".join(a.proxyAddress for a in box.agents() if a.pid)
+        for g in groups:
+            send_bodies(alive, FIFO_TOPIC, [f"{g}:{i}" for i in range(per_group // 2, per_group)], group=g)
+        receive_until(len(groups) * per_group, 45)
+        assert consumer.receive(32, 20) == []
+    finally:
+        consumer.shutdown()
+    assert order == {g: list(range(per_group)) for g in groups}
+    assert all(attempts[m.body.decode()] == 2 for m in held)
