@@ -20,6 +20,7 @@ from types import MappingProxyType
 
 from mqbase.codes import ResponseCode
 from mqbase.metadata import PERM_WRITE, SYSTEM_TOPICS, send_problem, topic_problem
+from mqbase.retry import DEFAULT_RETRY_POLICY, RetryPolicy
 
 DEFAULT_QUEUE_NUMS = 4
 """The queues of a topic the broker has not learnt (Java's ``defaultTopicQueueNums``)."""
@@ -50,13 +51,15 @@ class Topic:
 
 @dataclass(frozen=True, slots=True)
 class Group:
-    """A subscription group as the controller has it (``SubscriptionGroupConfig``)."""
+    """A subscription group as the controller has it (``SubscriptionGroupConfig``); a controller before retry
+    policies sends none, which reads as Java's customized levels."""
 
     name: str
     broker_names: frozenset[str]
     consume_orderly: bool
     retry_max_times: int
     consume_enable: bool
+    retry_policy: RetryPolicy = DEFAULT_RETRY_POLICY
 
 
 @dataclass(frozen=True, slots=True)

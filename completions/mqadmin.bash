@@ -210,8 +210,8 @@ _mqadmin() {
             'updateSubGroup' | 'update-sub-group')
                 case $word in
                 '-a' | '--controllerAddress' | '-g' | '--groupName' | '-c' | '--clusterName' | '-b' |\
-                    '--brokerName' | '--consume-orderly' | '-r' | '--retryMaxTimes' | '--consume-enable' | '-o' |\
-                    '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
+                    '--brokerName' | '--consume-orderly' | '-r' | '--retryMaxTimes' | '-q' | '--groupRetryPolicy' |\
+                    '--consume-enable' | '-o' | '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'updateTopic' | 'update-topic')
@@ -361,7 +361,7 @@ _mqadmin() {
         'transferMaster' | 'transfer-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output -n --namesrvAddr -h --help') ;;
         'updateBrokerConfig' | 'update-broker-config') gen=(-W '-k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName --reachable-only -o --output --timeout -n --namesrvAddr -h --help') ;;
         'updateControllerConfig' | 'update-controller-config') gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout -n --namesrvAddr -h --help') ;;
-        'updateSubGroup' | 'update-sub-group') gen=(-W '-a --controllerAddress -g --groupName -c --clusterName -b --brokerName --consume-orderly -r --retryMaxTimes --consume-enable -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'updateSubGroup' | 'update-sub-group') gen=(-W '-a --controllerAddress -g --groupName -c --clusterName -b --brokerName --consume-orderly -r --retryMaxTimes -q --groupRetryPolicy --consume-enable -o --output --timeout -n --namesrvAddr -h --help') ;;
         'updateTopic' | 'update-topic') gen=(-W '-a --controllerAddress -t --topic -c --clusterName -b --brokerName -r --readQueueNums -w --writeQueueNums -p --perm --attributes -o --output --timeout -n --namesrvAddr -h --help') ;;
         'wait insync') gen=(-W '-a --controllerAddress -bn --brokerName -n --members --timeout -o --output -h --help') ;;
         'wait master') gen=(-W '-a --controllerAddress -bn --brokerName --other-than -b --brokerId --timeout -o --output -h --help') ;;
@@ -408,7 +408,7 @@ _mqadmin() {
         'transferMaster|'* | 'transfer-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output -n --namesrvAddr -h --help') ;;
         'updateBrokerConfig|'* | 'update-broker-config|'*) gen=(-W '-k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName --reachable-only -o --output --timeout -n --namesrvAddr -h --help') ;;
         'updateControllerConfig|'* | 'update-controller-config|'*) gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout -n --namesrvAddr -h --help') ;;
-        'updateSubGroup|'* | 'update-sub-group|'*) gen=(-W '-a --controllerAddress -g --groupName -c --clusterName -b --brokerName --consume-orderly -r --retryMaxTimes --consume-enable -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'updateSubGroup|'* | 'update-sub-group|'*) gen=(-W '-a --controllerAddress -g --groupName -c --clusterName -b --brokerName --consume-orderly -r --retryMaxTimes -q --groupRetryPolicy --consume-enable -o --output --timeout -n --namesrvAddr -h --help') ;;
         'updateTopic|'* | 'update-topic|'*) gen=(-W '-a --controllerAddress -t --topic -c --clusterName -b --brokerName -r --readQueueNums -w --writeQueueNums -p --perm --attributes -o --output --timeout -n --namesrvAddr -h --help') ;;
         'wait insync|'*) gen=(-W '-a --controllerAddress -bn --brokerName -n --members --timeout -o --output -h --help') ;;
         'wait master|'*) gen=(-W '-a --controllerAddress -bn --brokerName --other-than -b --brokerId --timeout -o --output -h --help') ;;

@@ -82,7 +82,7 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                     case 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'
                         contains -- $word -a --controllerAddress -k --key -v --value -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin updateSubGroup' 'mqadmin update-sub-group'
-                        contains -- $word -a --controllerAddress -g --groupName -c --clusterName -b --brokerName --consume-orderly -r --retryMaxTimes --consume-enable -o --output --timeout -n --namesrvAddr; and set need 1
+                        contains -- $word -a --controllerAddress -g --groupName -c --clusterName -b --brokerName --consume-orderly -r --retryMaxTimes -q --groupRetryPolicy --consume-enable -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin updateTopic' 'mqadmin update-topic'
                         contains -- $word -a --controllerAddress -t --topic -c --clusterName -b --brokerName -r --readQueueNums -w --writeQueueNums -p --perm --attributes -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin wait insync'
@@ -529,6 +529,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin 
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -s b -l brokerName -x -d 'This broker set serves it.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -l consume-orderly -x -d 'true: a FIFO (orderly) group [new group: false] (Java\'s -o).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -s r -l retryMaxTimes -x -d 'Redeliveries before the dead-letter topic [new group: 16].'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -s q -l groupRetryPolicy -x -d 'Java\'s JSON:...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -l consume-enable -x -d 'false stops the group\'s consumption [new group: true] (Java\'s -s).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -l timeout -x -d 'Seconds allowed for the change.'

@@ -767,6 +767,8 @@ _mqadmin__updateSubGroup() {
     '(--consume-orderly)--consume-orderly[true: a FIFO (orderly) group \[new group: false\] (Java'\''s -o).]:consume-orderly: ' \
     '(-r --retryMaxTimes)-r[Redeliveries before the dead-letter topic \[new group: 16\].]:retryMaxTimes: ' \
     '(-r --retryMaxTimes)--retryMaxTimes[Redeliveries before the dead-letter topic \[new group: 16\].]:retryMaxTimes: ' \
+    '(-q --groupRetryPolicy)-q[Java'\''s JSON:...]:groupRetryPolicy: ' \
+    '(-q --groupRetryPolicy)--groupRetryPolicy[Java'\''s JSON:...]:groupRetryPolicy: ' \
     '(--consume-enable)--consume-enable[false stops the group'\''s consumption \[new group: true\] (Java'\''s -s).]:consume-enable: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \

@@ -8,7 +8,8 @@ bytes, that envelope never names one of our classes.) Decoding errors
 raise ``CodecError`` with a message naming the bad field. A field added after
 release (it has a default) may be missing, so older entries and snapshots
 still decode (``ha_address``; ``preferredBrokerId``, which reads as null; the group config, which reads as
-none set at version 0; topics and subscription groups, which read as none at metadata version 0).
+none set at version 0; topics and subscription groups, which read as none at metadata version 0; a group's
+``groupRetryPolicy``, Java's JSON document, which reads as Java's customized levels).
 
 Log entry:  0x01 | CRC-32 of the JSON (u32 BE) | {"v": 1, "events": [{"type": "ElectMaster", ...}, ...]}
 Snapshot:   {"v": 1, "brokerSets": [{"clusterName": ..., "replicas": [...], ...}], "config": {...}, "configVersion": 0,
@@ -31,6 +32,7 @@ from typing import Any, get_args
 from controller.errors import ControllerError
 from controller.events import Event
 from controller.model import BrokerSet, ControllerState, Replica, SubscriptionGroup, TopicConfig
+from mqbase import retry
 
 VERSION = 1
 
@@ -88,6 +90,7 @@ def group_doc(g: SubscriptionGroup) -> dict[str, Any]:
         "consumeOrderly": g.consume_orderly,
         "retryMaxTimes": g.retry_max_times,
         "consumeEnable": g.consume_enable,
+        "groupRetryPolicy": retry.java_doc(g.retry_policy),
     }
 
 
@@ -124,6 +127,15 @@ def topic_of(d: Any) -> TopicConfig:
         raise CodecError(f"a topic lacks field {exc.args[0]!r}") from exc
 
 
+def _retry_policy(d: dict[str, Any], what: str) -> retry.RetryPolicy:
+    if "groupRetryPolicy" not in d:
+        return retry.DEFAULT_RETRY_POLICY
+    try:
+        return retry.of_java_doc(d["groupRetryPolicy"])
+    except ValueError as exc:
+        raise CodecError(f"{what} field 'groupRetryPolicy': {exc}") from exc
+
+
 def group_of(d: Any) -> SubscriptionGroup:
     """Inverse of ``group_doc``."""
     if not isinstance(d, dict):
@@ -137,6 +149,7 @@ def group_of(d: Any) -> SubscriptionGroup:
             consume_orderly=_typed(d, "consumeOrderly", bool, what),
             retry_max_times=_typed(d, "retryMaxTimes", int, what),
             consume_enable=_typed(d, "consumeEnable", bool, what),
+            retry_policy=_retry_policy(d, what),
         )
     except KeyError as exc:
         raise CodecError(f"a subscription group lacks field {exc.args[0]!r}") from exc

@@ -39,7 +39,7 @@ from controller.requests import (
     UpdateTopicRequest,
 )
 from controller.transfer import Record
-from mqbase import metadata
+from mqbase import metadata, retry
 from mqbase.proto import common_pb2 as common
 from mqbase.proto import controller_pb2 as pb
 
@@ -212,17 +212,25 @@ def delete_topic(m: pb.DeleteTopicRequest) -> DeleteTopicRequest:
     return DeleteTopicRequest(_name(m.cluster_name, "clusterName"), _topic_name(m.topic_name))
 
 
+def _retry_policy(m: pb.GroupRetryPolicy) -> retry.RetryPolicy:
+    _checked(None if m.WhichOneof("kind") else "retry_policy sets neither customized nor exponential")
+    policy = retry.of_message(m)
+    _checked(retry.problem(policy))
+    return policy
+
+
 def update_subscription_group(m: pb.UpdateSubscriptionGroupRequest) -> UpdateSubscriptionGroupRequest:
     cluster, broker = _serving(m.cluster_name, m.broker_name)
-    retry = m.retry_max_times if m.HasField("retry_max_times") else None
-    _checked(None if retry is None else metadata.retry_max_times_problem(retry))
+    retries = m.retry_max_times if m.HasField("retry_max_times") else None
+    _checked(None if retries is None else metadata.retry_max_times_problem(retries))
     return UpdateSubscriptionGroupRequest(
         _group_name(m.group_name),
         cluster,
         broker,
         m.consume_orderly if m.HasField("consume_orderly") else None,
-        retry,
+        retries,
         m.consume_enable if m.HasField("consume_enable") else None,
+        _retry_policy(m.retry_policy) if m.HasField("retry_policy") else None,
     )
 
 
@@ -395,6 +403,7 @@ def group_message(g: SubscriptionGroup) -> pb.SubscriptionGroupConfig:
         consume_orderly=g.consume_orderly,
         retry_max_times=g.retry_max_times,
         consume_enable=g.consume_enable,
+        retry_policy=retry.to_message(g.retry_policy),
     )
 
 

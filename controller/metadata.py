@@ -101,6 +101,7 @@ def update_group(state: ControllerState, req: UpdateSubscriptionGroupRequest) ->
         consume_orderly=base.consume_orderly if req.consume_orderly is None else req.consume_orderly,
         retry_max_times=base.retry_max_times if req.retry_max_times is None else req.retry_max_times,
         consume_enable=base.consume_enable if req.consume_enable is None else req.consume_enable,
+        retry_policy=base.retry_policy if req.retry_policy is None else req.retry_policy,
     )
     if new == old:
         return Result(C.SUCCESS, reply=MetadataChangeReply(state.metadata_version, False, group=old))

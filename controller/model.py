@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from mqbase.metadata import MESSAGE_TYPE, PERM_READ, PERM_WRITE
+from mqbase.retry import DEFAULT_RETRY_POLICY, RetryPolicy
 
 FIRST_BROKER_ID = 1
 """The first controller-assigned broker id (``MixAll.FIRST_BROKER_CONTROLLER_ID``)."""
@@ -121,7 +122,8 @@ class SubscriptionGroup:
     """A consumer (subscription) group as cluster metadata (Java's ``SubscriptionGroupConfig``, in part).
 
     ``consume_orderly`` makes it a FIFO group; ``retry_max_times`` bounds redeliveries before the dead-letter
-    topic; ``consume_enable`` false stops its consumption without deleting it.
+    topic, and ``retry_policy`` is the backoff between them; ``consume_enable`` false stops its consumption without
+    deleting it.
     """
 
     group_name: str
@@ -130,6 +132,7 @@ class SubscriptionGroup:
     consume_orderly: bool = False
     retry_max_times: int = DEFAULT_RETRY_MAX_TIMES
     consume_enable: bool = True
+    retry_policy: RetryPolicy = DEFAULT_RETRY_POLICY
 
 
 @dataclass(frozen=True, slots=True)

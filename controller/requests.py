@@ -15,6 +15,7 @@ from typing import Generic, TypeVar
 from controller.events import Event
 from controller.model import SubscriptionGroup, TopicConfig
 from mqbase.codes import ResponseCode
+from mqbase.retry import RetryPolicy
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +167,7 @@ class UpdateSubscriptionGroupRequest:
     consume_orderly: bool | None = None
     retry_max_times: int | None = None
     consume_enable: bool | None = None
+    retry_policy: RetryPolicy | None = None
 
 
 @dataclass(frozen=True, slots=True)

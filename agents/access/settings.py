@@ -3,7 +3,8 @@
 
 Producers get 3 attempts with exponential backoff (10 ms, ×2, at most 1 s), message-type validation and the
 4 MiB body limit; consumers the receive batch size 32, 20 s long polling, the group's FIFO flag and its attempts
-(``retryMaxTimes`` + 1) with the customized backoff POP uses for nacks. The metric switch is always off.
+(``retryMaxTimes`` + 1) with the group's retry policy, the backoff POP uses for nacks (customized levels or
+exponential; Java's customized levels for an unknown group). The metric switch is always off.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Any
 from agents.access.protocol import v2
 from agents.access.validation import MAX_BODY_SIZE
 from agents.metadata import Group
-from agents.pop.model import DEFAULT_BACKOFF_MS, DEFAULT_RETRY_MAX_TIMES
+from agents.pop.model import DEFAULT_RETRY_MAX_TIMES
+from mqbase.retry import DEFAULT_RETRY_POLICY, CustomizedRetry, RetryPolicy
 
 PRODUCER_ATTEMPTS = 3
 RECEIVE_BATCH_SIZE = 32
@@ -43,9 +45,19 @@ def merged(client: Any, group: Group | None) -> Any | None:
         return out
     retry_max_times = group.retry_max_times if group is not None else DEFAULT_RETRY_MAX_TIMES
     out.backoff_policy.max_attempts = retry_max_times + 1
-    for ms in DEFAULT_BACKOFF_MS:
-        out.backoff_policy.customized_backoff.next.add().FromMilliseconds(ms)
+    _backoff(out.backoff_policy, group.retry_policy if group is not None else DEFAULT_RETRY_POLICY)
     out.subscription.fifo = group.consume_orderly if group is not None else False
     out.subscription.receive_batch_size = RECEIVE_BATCH_SIZE
     out.subscription.long_polling_timeout.FromMilliseconds(LONG_POLLING_S * 1000)
     return out
+
+
+def _backoff(out: Any, policy: RetryPolicy) -> None:
+    """The group's policy as the v2 ``RetryPolicy``'s backoff (customized ``next`` or ``exponential_backoff``)."""
+    if isinstance(policy, CustomizedRetry):
+        for ms in policy.next_ms:
+            out.customized_backoff.next.add().FromMilliseconds(ms)
+        return
+    out.exponential_backoff.initial.FromMilliseconds(policy.initial_ms)
+    out.exponential_backoff.max.FromMilliseconds(policy.max_ms)
+    out.exponential_backoff.multiplier = float(policy.multiplier)

@@ -275,7 +275,7 @@ class ConsumerService:
             return GroupPolicy()
         if not group.consume_enable:
             raise Refused(ResponseCode.NO_PERMISSION, f"subscription group [{name}] has consumeEnable=false")
-        return GroupPolicy(orderly=group.consume_orderly, retry_max_times=group.retry_max_times)
+        return GroupPolicy(group.consume_orderly, group.retry_max_times, group.retry_policy)
 
     # --- receive ---------------------------------------------------------------------------------
 

@@ -43,6 +43,7 @@ from agents.metadata import DEFAULT_QUEUE_NUMS, Group, MetadataTable, Topic, lea
 from agents.store.commitlog import CommitLogError
 from agents.store.epoch_file import EpochFileError
 from agents.store.record import Message
+from mqbase import retry
 from mqbase.client import AgentClient
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError
@@ -494,10 +495,11 @@ class ReplicasManager:
             if t.cluster_name == self.config.broker_cluster_name
         ]  # fmt: skip
         groups = [
-            Group(g.group_name, frozenset(g.broker_names), g.consume_orderly, g.retry_max_times, g.consume_enable)
+            Group(g.group_name, frozenset(g.broker_names), g.consume_orderly, g.retry_max_times, g.consume_enable,
+                  retry.of_message(g.retry_policy))
             for g in response.groups
             if g.cluster_name == self.config.broker_cluster_name
-        ]
+        ]  # fmt: skip
         with self._lock:
             before = self._metadata
             self._metadata = after = learn(before, response.metadata_version, topics, groups)

@@ -11,14 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from mqbase.retry import DEFAULT_RETRY_POLICY, RetryPolicy
+
 NO_TICKET = 0
 """The ticket of a message that is done without an ack (filtered out or dead-lettered); real tickets start at 1."""
 DEFAULT_RETRY_MAX_TIMES = 16
 """Java's ``SubscriptionGroupConfig.retryMaxTimes``: a message is delivered at most this + 1 times."""
-DEFAULT_BACKOFF_MS = tuple(
-    s * 1000 for s in (1, 5, 10, 30, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 1200, 1800, 3600, 7200)
-)
-"""Java's ``CustomizedRetryPolicy`` levels (1s 5s 10s 30s 1m 2m ... 10m 20m 30m 1h 2h), the push consumers' default."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,23 +75,13 @@ class QueueState:
 
 
 @dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """The group's backoff: the delay before delivery attempt ``n + 1`` after attempt ``n`` failed."""
-
-    backoff_ms: tuple[int, ...] = DEFAULT_BACKOFF_MS
-
-    def delay_ms(self, attempt: int) -> int:
-        """The delay after a failed attempt `attempt` (1-based); the last level repeats, as the clients do."""
-        return self.backoff_ms[min(max(attempt, 1), len(self.backoff_ms)) - 1]
-
-
-@dataclass(frozen=True, slots=True)
 class GroupPolicy:
     """What of the subscription group's config POP obeys."""
 
     orderly: bool = False
     retry_max_times: int = DEFAULT_RETRY_MAX_TIMES
-    retry: RetryPolicy = RetryPolicy()
+    retry: RetryPolicy = DEFAULT_RETRY_POLICY
+    """The group's backoff: a nack makes the message visible again after ``retry.delay_ms(attempt)``."""
 
 
 @dataclass(frozen=True, slots=True)

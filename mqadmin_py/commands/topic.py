@@ -6,7 +6,7 @@ with Java's names and options, except where Java's letters are ours already: ``-
 one broker set (Java: one broker's address). The controller leader decides every change and commits it through
 Raft, so a broker failover or a controller leader change loses none of it. An update merges: options left out keep the
 current value (a new topic takes 8 read and 8 write queues and perm 6; a new group: not orderly, 16 retries,
-consume enabled), and the broker sets named are added to those already serving it.
+consume enabled, Java's customized backoff levels), and the broker sets named are added to those already serving it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from mqadmin_py.commands.common import (
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.options import ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table
-from mqbase import metadata
+from mqbase import metadata, retry
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError, OperationFailed, UsageError
 
@@ -66,6 +66,13 @@ def perm(value: int | None) -> int | None:
 
 def retry_max_times(value: int | None) -> int | None:
     _no_problem(None if value is None else metadata.retry_max_times_problem(value))
+    return value
+
+
+def group_retry_policy(value: str | None) -> str | None:
+    """Java's ``--groupRetryPolicy`` JSON, checked here so a bad one never reaches the controller."""
+    if value is not None:
+        retry.parse(value)
     return value
 
 
@@ -123,6 +130,8 @@ class GroupDoc(TypedDict):
     consumeOrderly: bool
     retryMaxTimes: int
     consumeEnable: bool
+    groupRetryPolicy: retry.JavaDoc
+    """Java's ``GroupRetryPolicy`` JSON, as ``-q`` takes it."""
 
 
 class TopicChangeDoc(TypedDict):
@@ -219,6 +228,7 @@ def _group_doc(g: Any) -> GroupDoc:
         "consumeOrderly": g.consume_orderly,
         "retryMaxTimes": g.retry_max_times,
         "consumeEnable": g.consume_enable,
+        "groupRetryPolicy": retry.java_doc(retry.of_message(g.retry_policy)),
     }
 
 
@@ -236,10 +246,18 @@ def _topics_table(topics: list[TopicDoc], title: str) -> None:
     emit_table(title, columns, rows)
 
 
+def _retry_text(policy: retry.JavaDoc) -> str:
+    """A retry policy in a table cell: the customized levels in ms, or the exponential formula."""
+    if policy["type"] == "CUSTOMIZED":
+        return "customized " + ",".join(str(ms) for ms in policy["customizedRetryPolicy"]["next"])
+    e = policy["exponentialRetryPolicy"]
+    return f"exponential {e['initial']} x{e['multiplier']} max {e['max']}"
+
+
 def _group_table(g: GroupDoc, title: str) -> None:
-    columns = ["Group", "Cluster", "Broker sets", "Orderly", "Retry max times", "Consume enable"]
+    columns = ["Group", "Cluster", "Broker sets", "Orderly", "Retry max times", "Retry policy (ms)", "Consume enable"]
     rows = [[g["groupName"], g["clusterName"], ",".join(g["brokerNames"]), g["consumeOrderly"], g["retryMaxTimes"],
-             g["consumeEnable"]]]  # fmt: skip
+             _retry_text(g["groupRetryPolicy"]), g["consumeEnable"]]]  # fmt: skip
     emit_table(title, columns, rows)
 
 
@@ -490,6 +508,18 @@ def update_sub_group(
             callback=checked(retry_max_times),
         ),
     ] = None,
+    group_retry_policy_: Annotated[
+        str | None,
+        typer.Option(
+            "-q",
+            "--groupRetryPolicy",
+            help='Java\'s JSON: {"type":"CUSTOMIZED","customizedRetryPolicy":{"next":[1000,5000]}} or '
+            '{"type":"EXPONENTIAL","exponentialRetryPolicy":{"initial":1000,"max":7200000,"multiplier":2}} '
+            "(ms) [new group: customized 1s 5s 10s 30s 1m 2m ... 2h].",
+            metavar="JSON",
+            callback=checked(group_retry_policy),
+        ),
+    ] = None,
     consume_enable: Annotated[
         str | None,
         typer.Option(
@@ -506,9 +536,10 @@ def update_sub_group(
     from mqbase.proto import controller_pb2 as pb
 
     cluster, broker = _serving(cluster_name, broker_name)
+    policy = None if group_retry_policy_ is None else retry.to_message(retry.parse(group_retry_policy_))
     request = pb.UpdateSubscriptionGroupRequest(
         cluster_name=cluster, broker_name=broker, group_name=group, consume_orderly=_bool(consume_orderly),
-        retry_max_times=retry_max_times_, consume_enable=_bool(consume_enable),
+        retry_max_times=retry_max_times_, consume_enable=_bool(consume_enable), retry_policy=policy,
     )  # fmt: skip
     with controller_client(controller, timeout) as client:
         r = check(client.call("UpdateSubscriptionGroup", request))

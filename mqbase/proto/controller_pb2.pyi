@@ -577,20 +577,46 @@ class TopicConfig(_message.Message):
     def __init__(self, topic_name: _Optional[str] = ..., cluster_name: _Optional[str] = ..., broker_names: _Optional[_Iterable[str]] = ..., read_queue_nums: _Optional[int] = ..., write_queue_nums: _Optional[int] = ..., perm: _Optional[int] = ..., attributes: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class SubscriptionGroupConfig(_message.Message):
-    __slots__ = ("group_name", "cluster_name", "broker_names", "consume_orderly", "retry_max_times", "consume_enable")
+    __slots__ = ("group_name", "cluster_name", "broker_names", "consume_orderly", "retry_max_times", "consume_enable", "retry_policy")
     GROUP_NAME_FIELD_NUMBER: _ClassVar[int]
     CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_NAMES_FIELD_NUMBER: _ClassVar[int]
     CONSUME_ORDERLY_FIELD_NUMBER: _ClassVar[int]
     RETRY_MAX_TIMES_FIELD_NUMBER: _ClassVar[int]
     CONSUME_ENABLE_FIELD_NUMBER: _ClassVar[int]
+    RETRY_POLICY_FIELD_NUMBER: _ClassVar[int]
     group_name: str
     cluster_name: str
     broker_names: _containers.RepeatedScalarFieldContainer[str]
     consume_orderly: bool
     retry_max_times: int
     consume_enable: bool
-    def __init__(self, group_name: _Optional[str] = ..., cluster_name: _Optional[str] = ..., broker_names: _Optional[_Iterable[str]] = ..., consume_orderly: _Optional[bool] = ..., retry_max_times: _Optional[int] = ..., consume_enable: _Optional[bool] = ...) -> None: ...
+    retry_policy: GroupRetryPolicy
+    def __init__(self, group_name: _Optional[str] = ..., cluster_name: _Optional[str] = ..., broker_names: _Optional[_Iterable[str]] = ..., consume_orderly: _Optional[bool] = ..., retry_max_times: _Optional[int] = ..., consume_enable: _Optional[bool] = ..., retry_policy: _Optional[_Union[GroupRetryPolicy, _Mapping]] = ...) -> None: ...
+
+class GroupRetryPolicy(_message.Message):
+    __slots__ = ("customized", "exponential")
+    CUSTOMIZED_FIELD_NUMBER: _ClassVar[int]
+    EXPONENTIAL_FIELD_NUMBER: _ClassVar[int]
+    customized: CustomizedRetryPolicy
+    exponential: ExponentialRetryPolicy
+    def __init__(self, customized: _Optional[_Union[CustomizedRetryPolicy, _Mapping]] = ..., exponential: _Optional[_Union[ExponentialRetryPolicy, _Mapping]] = ...) -> None: ...
+
+class CustomizedRetryPolicy(_message.Message):
+    __slots__ = ("next_ms",)
+    NEXT_MS_FIELD_NUMBER: _ClassVar[int]
+    next_ms: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, next_ms: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class ExponentialRetryPolicy(_message.Message):
+    __slots__ = ("initial_ms", "max_ms", "multiplier")
+    INITIAL_MS_FIELD_NUMBER: _ClassVar[int]
+    MAX_MS_FIELD_NUMBER: _ClassVar[int]
+    MULTIPLIER_FIELD_NUMBER: _ClassVar[int]
+    initial_ms: int
+    max_ms: int
+    multiplier: int
+    def __init__(self, initial_ms: _Optional[int] = ..., max_ms: _Optional[int] = ..., multiplier: _Optional[int] = ...) -> None: ...
 
 class UpdateTopicRequest(_message.Message):
     __slots__ = ("cluster_name", "broker_name", "topic_name", "read_queue_nums", "write_queue_nums", "perm", "attributes")
@@ -619,20 +645,22 @@ class DeleteTopicRequest(_message.Message):
     def __init__(self, cluster_name: _Optional[str] = ..., topic_name: _Optional[str] = ...) -> None: ...
 
 class UpdateSubscriptionGroupRequest(_message.Message):
-    __slots__ = ("cluster_name", "broker_name", "group_name", "consume_orderly", "retry_max_times", "consume_enable")
+    __slots__ = ("cluster_name", "broker_name", "group_name", "consume_orderly", "retry_max_times", "consume_enable", "retry_policy")
     CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
     GROUP_NAME_FIELD_NUMBER: _ClassVar[int]
     CONSUME_ORDERLY_FIELD_NUMBER: _ClassVar[int]
     RETRY_MAX_TIMES_FIELD_NUMBER: _ClassVar[int]
     CONSUME_ENABLE_FIELD_NUMBER: _ClassVar[int]
+    RETRY_POLICY_FIELD_NUMBER: _ClassVar[int]
     cluster_name: str
     broker_name: str
     group_name: str
     consume_orderly: bool
     retry_max_times: int
     consume_enable: bool
-    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., group_name: _Optional[str] = ..., consume_orderly: _Optional[bool] = ..., retry_max_times: _Optional[int] = ..., consume_enable: _Optional[bool] = ...) -> None: ...
+    retry_policy: GroupRetryPolicy
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., group_name: _Optional[str] = ..., consume_orderly: _Optional[bool] = ..., retry_max_times: _Optional[int] = ..., consume_enable: _Optional[bool] = ..., retry_policy: _Optional[_Union[GroupRetryPolicy, _Mapping]] = ...) -> None: ...
 
 class DeleteSubscriptionGroupRequest(_message.Message):
     __slots__ = ("cluster_name", "group_name")

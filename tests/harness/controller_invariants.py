@@ -34,6 +34,7 @@ from controller.requests import (
     UpdateTopicRequest,
 )
 from mqbase.codes import ResponseCode
+from mqbase.retry import CustomizedRetry, ExponentialRetry
 from tests.harness.controller_state import CLUSTER, addr, check_code, ha_addr
 
 NAMES = st.sampled_from(["broker-a", "broker-b"])
@@ -150,6 +151,7 @@ REQUESTS: st.SearchStrategy[Request | Spec] = st.one_of(
         st.none() | st.booleans(),
         st.none() | st.integers(0, 16),
         st.none() | st.booleans(),
+        st.none() | st.sampled_from([CustomizedRetry((2_000,)), ExponentialRetry(1_000, 8_000, 2)]),
     ).filter(lambda r: bool(r.cluster_name) != bool(r.broker_name)),
     st.builds(DeleteSubscriptionGroupRequest, st.sampled_from([CLUSTER, "Other"]), GROUPS),
     st.just(GetMetadataRequest()),

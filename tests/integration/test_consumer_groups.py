@@ -243,3 +243,39 @@ def test_a_message_past_its_last_attempt_goes_to_the_dead_letter_topic(box: Sand
     assert (dead.message.properties["RETRY_TOPIC"], dead.message.properties["DELIVERY_ATTEMPT"]) == (TOPIC, "2")
     progress = stub.GetConsumerProgress(pb.GetConsumerProgressRequest(group="G8", topic=TOPIC), timeout=10)
     assert sum(q.broker_offset - q.consumer_offset for q in progress.queues) == 0  # acked in the source
+
+
+def test_a_server_side_nack_honours_the_groups_backoff(box: Sandbox, broker: Broker) -> None:
+    """The group's customized levels, set with ``-q``, decide when a nacked message comes back: level n after
+    attempt n, whatever invisible duration the request names."""
+    cli = Cli(box.dir)
+    cli.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    levels = '{"type": "CUSTOMIZED", "customizedRetryPolicy": {"next": [3000, 60000]}}'
+    cli("updateSubGroup", "-b", BROKER, "-g", "G9", "-q", levels)
+    agent = box.agents()[0].address
+    wait_until(lambda: "G9" in cli.json("listBrokers", "-c", agent)[0]["subscriptionGroups"], 30, "G9 learnt")
+    stub = broker.stub()
+    send(stub, 1)
+
+    def nack(handle: str, level_ms: int) -> pb.ChangeInvisibleDurationResponse:
+        failed = pb.ChangeInvisibleDurationRequest(
+            group="G9", topic=TOPIC, receipt_handle=handle, invisible_millis=INVISIBLE_MS, nack=True
+        )
+        asked = int(time.time() * 1000)
+        r: pb.ChangeInvisibleDurationResponse = stub.ChangeInvisibleDuration(failed, timeout=10)
+        answered = int(time.time() * 1000) + 1
+        assert r.code == ResponseCode.SUCCESS and r.receipt_handle != handle, r.remark
+        assert asked + level_ms <= r.invisible_until_millis <= answered + level_ms  # the broker's now + the level
+        return r
+
+    [first] = receive_all(stub, "G9", 1)
+    assert first.delivery_attempt == 1
+    until = nack(first.receipt_handle, 3000).invisible_until_millis
+    hidden = receive(stub, "G9")
+    if time.time() * 1000 < until:  # answered before the deadline (the 3 s leave ample room on a loaded machine)
+        assert hidden.code == ResponseCode.PULL_NOT_FOUND
+    [second] = receive_all(stub, "G9", 1)
+    assert time.time() * 1000 >= until
+    assert (second.message.body, second.delivery_attempt) == (first.message.body, 2)
+    nack(second.receipt_handle, 60000)  # the second level after the second attempt
+    assert receive(stub, "G9").code == ResponseCode.PULL_NOT_FOUND

@@ -65,9 +65,12 @@ def test_metadata_is_kept_through_failovers_and_restarts_and_reaches_the_agent(c
         "topicName": "Orders", "clusterName": CLUSTER, "brokerNames": [BROKER], "readQueueNums": 4,
         "writeQueueNums": 8, "perm": 6, "messageType": "FIFO",
     }  # fmt: skip
-    group = cli.json("updateSubGroup", "-b", BROKER, "-g", "GID_orders", "--consume-orderly", "true", "-r", "3")
+    backoff = {"type": "EXPONENTIAL", "exponentialRetryPolicy": {"initial": 2000, "max": 60000, "multiplier": 3}}
+    group = cli.json("updateSubGroup", "-b", BROKER, "-g", "GID_orders", "--consume-orderly", "true", "-r", "3",
+                     "-q", json.dumps(backoff))  # fmt: skip
     assert group["group"] == {"groupName": "GID_orders", "clusterName": CLUSTER, "brokerNames": [BROKER],
-                              "consumeOrderly": True, "retryMaxTimes": 3, "consumeEnable": True}  # fmt: skip
+                              "consumeOrderly": True, "retryMaxTimes": 3, "consumeEnable": True,
+                              "groupRetryPolicy": backoff}  # fmt: skip
     version = group["metadataVersion"]
     assert version == topic["metadataVersion"] + 1
 

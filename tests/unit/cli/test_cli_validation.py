@@ -196,6 +196,9 @@ A = ("-a", "127.0.0.1:1")
         ("sendMessage", *A, "-t", "T", "-p", "x", "--property", "=v"),
         ("sendMessage", *A, "-t", "T", "-p", "x", "--message-group", " "),
         ("topicStatus", *A, "-t", "bad topic"),
+        *[("updateSubGroup", *A, "-c", "C", "-g", "G", "-q", bad) for bad in (
+            "{", '{"type": "LINEAR"}', '{"type": "CUSTOMIZED", "customizedRetryPolicy": {"next": [0]}}',
+            '{"type": "EXPONENTIAL", "exponentialRetryPolicy": {"initial": 2000, "max": 1000, "multiplier": 2}}')],
         ("haStatus", "-a", "localhost"),
         *[("haStatus", "-b", bad) for bad in ("localhost", "", "127.0.0.1:0", "http://127.0.0.1:1")],
         ("resetMasterFlushOffset", "-b", "h", "--offset", "1"),

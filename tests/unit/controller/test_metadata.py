@@ -33,10 +33,12 @@ from controller.requests import (
 from controller.state import apply_events, compute
 from mqbase.codes import ResponseCode as C
 from mqbase.proto import controller_pb2 as pb
+from mqbase.retry import DEFAULT_RETRY_POLICY, CustomizedRetry, ExponentialRetry, to_message
 from tests.harness.controller_state import CLUSTER, reply_of, run, two_sets_of_three
 
 A, B = "broker-a", "broker-b"
 BOTH = frozenset({A, B})
+EXPONENTIAL = ExponentialRetry(1_000, 60_000, 2)
 
 
 def topic(name: str = "T", sets: frozenset[str] = BOTH, **fields: Any) -> TopicConfig:
@@ -154,7 +156,7 @@ def test_delete(request_: Request, code: C, changed: bool) -> None:
 @pytest.mark.parametrize(
     ("state", "request_", "group_after"),
     [
-        # a new group: Java's defaults (not orderly, 16 retries, consume enabled)
+        # a new group: Java's defaults (not orderly, 16 retries, consume enabled, customized levels)
         (two_sets_of_three(), UpdateSubscriptionGroupRequest("G", cluster_name=CLUSTER), group()),
         (
             two_sets_of_three(),
@@ -166,6 +168,16 @@ def test_delete(request_: Request, code: C, changed: bool) -> None:
             EXISTING,
             UpdateSubscriptionGroupRequest("G", broker_name=A, consume_enable=False),
             group(consume_orderly=True, consume_enable=False),
+        ),
+        (
+            EXISTING,
+            UpdateSubscriptionGroupRequest("G", cluster_name=CLUSTER, retry_policy=EXPONENTIAL),
+            group(consume_orderly=True, retry_policy=EXPONENTIAL),
+        ),
+        (
+            two_sets_of_three(),
+            UpdateSubscriptionGroupRequest("G", broker_name=A, retry_policy=CustomizedRetry((2_000,))),
+            group(sets=frozenset({A}), retry_policy=CustomizedRetry((2_000,))),
         ),
     ],
 )
@@ -229,6 +241,8 @@ def test_two_updates_decided_one_after_the_other_both_land() -> None:
         UpdateTopic(topic(attributes=MappingProxyType({"message.type": "DELAY"})), 7),
         DeleteTopic("T", 0),
         UpdateSubscriptionGroup(group(consume_enable=False, retry_max_times=0), 3),
+        UpdateSubscriptionGroup(group(retry_policy=EXPONENTIAL), 3),
+        UpdateSubscriptionGroup(group(retry_policy=CustomizedRetry((5, 7))), 3),
         DeleteSubscriptionGroup("G", 2),
     ],
 )
@@ -238,6 +252,17 @@ def test_metadata_events_round_trip_through_the_log(event: Event) -> None:
 
 def test_the_snapshot_keeps_the_metadata() -> None:
     assert decode_state(encode_state(EXISTING)) == EXISTING
+    exponential = apply_events(EXISTING, [UpdateSubscriptionGroup(group(retry_policy=EXPONENTIAL), 2)])
+    assert decode_state(encode_state(exponential)).groups["G"].retry_policy == EXPONENTIAL
+
+
+def test_a_snapshot_and_a_log_entry_written_before_retry_policies_load_with_javas_levels() -> None:
+    snapshot = json.loads(encode_state(EXISTING))
+    del snapshot["subscriptionGroups"][0]["groupRetryPolicy"]
+    assert decode_state(json.dumps(snapshot).encode()).groups["G"].retry_policy == DEFAULT_RETRY_POLICY
+    event = json.loads(encode_events([UpdateSubscriptionGroup(group(retry_policy=EXPONENTIAL), 3)])[5:])
+    del event["events"][0]["group"]["groupRetryPolicy"]
+    assert decode_events(json.dumps(event).encode()) == [UpdateSubscriptionGroup(group(), 3)]
 
 
 def test_a_snapshot_written_before_topics_loads_with_none() -> None:
@@ -257,6 +282,10 @@ def test_a_snapshot_written_before_topics_loads_with_none() -> None:
         (lambda d: d["topics"][0].update(brokerNames=[1]), "topic 'T' field 'brokerNames' must be a list of str"),
         (lambda d: d["subscriptionGroups"][0].update(consumeOrderly=1), "group 'G' field 'consumeOrderly' must be"),
         (lambda d: d.update(metadataVersion=-1), "snapshot field 'metadataVersion' must be a non-negative integer"),
+        (
+            lambda d: d["subscriptionGroups"][0].update(groupRetryPolicy={"type": "LINEAR"}),
+            "group 'G' field 'groupRetryPolicy': group retry policy 'type' must be CUSTOMIZED or EXPONENTIAL",
+        ),
     ],
 )
 def test_a_malformed_snapshot_names_its_field(change: Any, message: str) -> None:
@@ -294,6 +323,22 @@ def test_a_malformed_snapshot_names_its_field(change: Any, message: str) -> None
             pb.UpdateSubscriptionGroupRequest(cluster_name=CLUSTER, group_name="G", retry_max_times=-1),
             "retryMaxTimes must be between 0",
         ),
+        (
+            pb.UpdateSubscriptionGroupRequest(cluster_name=CLUSTER, group_name="G", retry_policy=pb.GroupRetryPolicy()),
+            "retry_policy sets neither customized nor exponential",
+        ),
+        (
+            pb.UpdateSubscriptionGroupRequest(
+                cluster_name=CLUSTER, group_name="G", retry_policy=to_message(ExponentialRetry(5, 1, 2))
+            ),
+            "exponential retry max must be 5..7200000 ms, got 1",
+        ),
+        (
+            pb.UpdateSubscriptionGroupRequest(
+                cluster_name=CLUSTER, group_name="G", retry_policy=to_message(CustomizedRetry(()))
+            ),
+            "customized retry policy needs 1 to 64 levels, got 0",
+        ),
         (pb.DeleteTopicRequest(topic_name="T"), "clusterName is required"),
     ],
 )
@@ -313,6 +358,8 @@ def test_convert_keeps_absent_fields_absent() -> None:
     assert convert.update_topic(m) == UpdateTopicRequest("T", "", A, None, 3, None, {"message.type": "FIFO"})
     g = pb.UpdateSubscriptionGroupRequest(cluster_name=CLUSTER, group_name="%RETRY%G|x", consume_orderly=False)
     assert convert.update_subscription_group(g) == UpdateSubscriptionGroupRequest("%RETRY%G|x", CLUSTER, "", False)
+    g.retry_policy.CopyFrom(to_message(EXPONENTIAL))
+    assert convert.update_subscription_group(g).retry_policy == EXPONENTIAL
 
 
 def test_replies_carry_the_config() -> None:
@@ -323,6 +370,7 @@ def test_replies_carry_the_config() -> None:
         ("T", [A, B], {"message.type": "FIFO"})
     ]
     assert [(g.group_name, g.consume_orderly, g.retry_max_times) for g in response.groups] == [("G", True, 16)]
+    assert response.groups[0].retry_policy == to_message(DEFAULT_RETRY_POLICY)
     change = compute(EXISTING, DeleteTopicRequest(CLUSTER, "T"), {}, allow_unclean=False)
     deleted = pb.MetadataChangeResponse(**convert.metadata_change_reply(change))
     assert (deleted.metadata_version, deleted.changed, deleted.HasField("topic")) == (3, True, False)

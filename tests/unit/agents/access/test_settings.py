@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from agents.access.protocol import v2
 from agents.access.settings import merged
 from agents.metadata import Group
-from agents.pop.model import DEFAULT_BACKOFF_MS
+from mqbase.retry import DEFAULT_BACKOFF_MS, CustomizedRetry, ExponentialRetry, RetryPolicy
 
 
 def producer() -> object:
@@ -41,9 +45,31 @@ def test_a_consumer_gets_its_groups_attempts_and_fifo_flag() -> None:
     assert [d.ToMilliseconds() for d in out.backoff_policy.customized_backoff.next] == list(DEFAULT_BACKOFF_MS)
 
 
+def _backoff(policy: Any) -> tuple[str | None, Any]:
+    kind = policy.WhichOneof("strategy")
+    if kind == "customized_backoff":
+        return kind, [d.ToMilliseconds() for d in policy.customized_backoff.next]
+    e = policy.exponential_backoff
+    return kind, (e.initial.ToMilliseconds(), e.max.ToMilliseconds(), e.multiplier)
+
+
+@pytest.mark.parametrize(
+    ("policy", "backoff"),
+    [
+        (CustomizedRetry(), ("customized_backoff", list(DEFAULT_BACKOFF_MS))),
+        (CustomizedRetry((2000, 4000)), ("customized_backoff", [2000, 4000])),
+        (ExponentialRetry(1000, 60_000, 3), ("exponential_backoff", (1000, 60_000, 3.0))),
+    ],
+)
+def test_a_consumer_gets_its_groups_retry_policy(policy: RetryPolicy, backoff: tuple[str, Any]) -> None:
+    out = merged(consumer(), Group("G", frozenset({"broker-a"}), False, 16, True, policy))
+    assert out is not None and _backoff(out.backoff_policy) == backoff
+
+
 def test_an_unknown_group_gets_javas_defaults() -> None:
     out = merged(consumer(), None)
     assert out is not None and out.backoff_policy.max_attempts == 17 and out.subscription.fifo is False
+    assert _backoff(out.backoff_policy) == ("customized_backoff", list(DEFAULT_BACKOFF_MS))
 
 
 def test_settings_without_publishing_or_subscription_are_refused() -> None:

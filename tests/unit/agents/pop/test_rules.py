@@ -21,7 +21,6 @@ from agents.pop.model import (
     QueueKey,
     QueueState,
     QueueView,
-    RetryPolicy,
 )
 from agents.pop.rules import (
     Ack,
@@ -38,6 +37,7 @@ from agents.pop.rules import (
     nack,
     receive,
 )
+from mqbase.retry import DEFAULT_BACKOFF_MS, DEFAULT_RETRY_POLICY, CustomizedRetry, ExponentialRetry, RetryPolicy
 
 BROKER = "broker-a"
 Q = QueueKey("G", "T", 0)
@@ -340,24 +340,32 @@ def test_a_change_of_an_acked_message_is_refused_and_echoes_the_handle() -> None
     )
 
 
-@pytest.mark.parametrize(("attempt_before", "delay"), [(1, 1_000), (2, 5_000), (3, 10_000), (30, 7_200_000)])
+@pytest.mark.parametrize(
+    ("retry", "attempt_before", "delay"),
+    [
+        (DEFAULT_RETRY_POLICY, 1, 1_000),
+        (DEFAULT_RETRY_POLICY, 2, 5_000),
+        (DEFAULT_RETRY_POLICY, 3, 10_000),
+        (DEFAULT_RETRY_POLICY, 30, 7_200_000),
+        (CustomizedRetry((2_000, 4_000)), 1, 2_000),
+        (CustomizedRetry((2_000, 4_000)), 5, 4_000),
+        (ExponentialRetry(500, 3_000, 2), 1, 500),
+        (ExponentialRetry(500, 3_000, 2), 3, 2_000),
+        (ExponentialRetry(500, 3_000, 2), 4, 3_000),
+    ],
+)
 def test_a_nack_makes_the_message_visible_after_the_group_backoff_for_its_attempt(
-    attempt_before: int, delay: int
+    retry: RetryPolicy, attempt_before: int, delay: int
 ) -> None:
     inflight = {0: Inflight(5, T0 + INVISIBLE, attempt_before)}
     state = QueueState(0, 1, inflight, {}, 6)
     h = ReceiptHandle(BROKER, "G", "T", 0, 0, T0 + INVISIBLE, attempt_before, 5)
-    policy = GroupPolicy(retry_max_times=100)
+    policy = GroupPolicy(retry_max_times=100, retry=retry)
     answer = nack(state, Nack("G", "T", h), BROKER, policy, T0)
     state = apply_all(state, answer.events)
     assert answer.reply is not None and answer.reply.deadline_ms == T0 + delay
     assert got(pop(state, view(1), T0 + delay - 1, policy=policy)[1]) == []
     assert got(pop(state, view(1), T0 + delay, policy=policy)[1]) == [(0, attempt_before + 1)]
-
-
-def test_a_custom_backoff_repeats_its_last_level() -> None:
-    policy = RetryPolicy((100, 200))
-    assert [policy.delay_ms(a) for a in (0, 1, 2, 3, 9)] == [100, 100, 200, 200, 200]
 
 
 # --- dead letters ---------------------------------------------------------------------------------
@@ -499,6 +507,7 @@ def test_the_state_rebuilt_from_the_events_equals_the_state_that_made_them() -> 
 
 def test_the_defaults_are_javas() -> None:
     assert (CONCURRENT.retry_max_times, CONCURRENT.orderly) == (16, False)
-    assert CONCURRENT.retry.backoff_ms[:4] == (1_000, 5_000, 10_000, 30_000)
-    assert CONCURRENT.retry.backoff_ms[-1] == 7_200_000 and len(CONCURRENT.retry.backoff_ms) == 18
+    assert CONCURRENT.retry == CustomizedRetry(DEFAULT_BACKOFF_MS)
+    assert DEFAULT_BACKOFF_MS[:4] == (1_000, 5_000, 10_000, 30_000)
+    assert DEFAULT_BACKOFF_MS[-1] == 7_200_000 and len(DEFAULT_BACKOFF_MS) == 18
     assert Limits() == DEFAULT_LIMITS
