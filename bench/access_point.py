@@ -26,8 +26,11 @@ Failover (``--skip send`` runs only this): the official producer sends one messa
 (``transferMaster``) onto the host of the client's access point for every other kill and off it for the rest. Before
 each kill all 3 replicas are in the SyncStateSet and the producer has receipts in that state; after it the killed
 agent is restarted and the run waits until all 3 are in sync again. The client does not tell which epoch (master)
-stored a message, so the window is the gap between consecutive successful receipts that spans the kill: from the
-last receipt returned before the kill to the first one returned after it (at least 10 ms, the pause between sends).
+stored a message, so the window is bounded from above: from the last receipt returned before the kill to the first
+receipt of a send that began after the kill (the old master was dead by then, so that message is in the new epoch);
+it overstates by up to one send + pause when a send held across the kill returned first. The gap between the
+receipts returned just before and just after the kill is a lower bound (a receipt returned after the kill may be
+the old master's, still in flight).
 Also reported: kill → the controller names a new master (a 10 ms GetSyncStateData poll), → first receipt, failed
 sends (any exception from ``send``), and the window split by whether the killed agent's access point was the one
 the client's channel used. Timing is reported, not asserted; exits 1 if a send fails or a call is refused.
@@ -270,8 +273,8 @@ class Sender:
 
     def __init__(self, endpoints: str) -> None:
         self._producer = producer(endpoints)
-        self.receipts: list[float] = []
-        """monotonic time each successful send() returned"""
+        self.receipts: list[tuple[float, float]] = []
+        """(monotonic time each successful send() began, when it returned)"""
         self.failed: list[tuple[float, str]] = []
         self.lock = threading.Lock()
         self._stop = threading.Event()
@@ -281,6 +284,7 @@ class Sender:
     def _run(self) -> None:
         i = 0
         while not self._stop.is_set():
+            began = time.monotonic()
             try:
                 self._producer.send(client_message(body(i)))
             except Exception as exc:  # what the client raises is the outcome measured
@@ -288,7 +292,7 @@ class Sender:
                     self.failed.append((time.monotonic(), f"{type(exc).__name__}: {exc}"))
             else:
                 with self.lock:
-                    self.receipts.append(time.monotonic())
+                    self.receipts.append((began, time.monotonic()))
             i += 1
             time.sleep(PAUSE_S)
 
@@ -296,12 +300,14 @@ class Sender:
         with self.lock:
             return len(self.receipts)
 
-    def around(self, t: float) -> tuple[float | None, float | None]:
-        """The last receipt at or before `t` and the first after it."""
+    def around(self, t: float) -> tuple[float | None, float | None, float | None]:
+        """The last receipt returned at or before `t`, the first returned after it, and the first of a send that
+        began after it."""
         with self.lock:
-            before = [x for x in self.receipts if x <= t]
-            after = [x for x in self.receipts if x > t]
-        return (before[-1] if before else None, after[0] if after else None)
+            before = [end for _, end in self.receipts if end <= t]
+            after = [end for _, end in self.receipts if end > t]
+            later = [end for began, end in self.receipts if began > t]
+        return (before[-1] if before else None, after[0] if after else None, later[0] if later else None)
 
     def stop(self) -> None:
         self._stop.set()
@@ -312,9 +318,11 @@ class Sender:
 @dataclass
 class Kill:
     window: float
-    """last receipt before the kill → first after it"""
+    """last receipt before the kill → first receipt of a send begun after it (an upper bound: new epoch only)"""
+    gap: float
+    """last receipt before the kill → first receipt returned after it (a lower bound: may be the old epoch's)"""
     to_first: float
-    """kill → first receipt after it"""
+    """kill → first receipt of a send begun after it"""
     last_before: float
     """last receipt → kill"""
     elected: float
@@ -347,16 +355,16 @@ def one_kill(sb: Sandbox, cluster: Cluster, sender: Sender, client_agent: str) -
     kill_at = time.monotonic()
     sb.signal(killed, signal.SIGKILL)
     elected = new_master(cluster, master.broker_id) - kill_at
-    wait_until(lambda: sender.around(kill_at)[1] is not None, 60, "a receipt after the kill")
-    last, first = sender.around(kill_at)
-    if last is None or first is None:
+    wait_until(lambda: sender.around(kill_at)[2] is not None, 60, "a receipt of a send begun after the kill")
+    last, first, new = sender.around(kill_at)
+    if last is None or first is None or new is None:
         raise RuntimeError("no receipt before or after the kill")
     time.sleep(0.2)
     restart = time.monotonic()
     sb.start(killed)
     cluster.healthy(120)
     recovery = time.monotonic() - restart
-    return Kill(first - last, first - kill_at, kill_at - last, elected, recovery, killed == client_agent)
+    return Kill(new - last, first - last, new - kill_at, kill_at - last, elected, recovery, killed == client_agent)
 
 
 def failover_part(sb: Sandbox, cluster: Cluster, kills: int) -> int:
@@ -373,11 +381,12 @@ def failover_part(sb: Sandbox, cluster: Cluster, kills: int) -> int:
         sender.stop()
     rows = []
     measures: list[tuple[str, Callable[[Kill], float]]] = [
-        ("window: last receipt before the kill → first after it", lambda k: k.window),
+        ("window: last receipt before the kill → first of a send begun after it", lambda k: k.window),
+        ("gap between the receipts around the kill", lambda k: k.gap),
         ("last receipt → kill", lambda k: k.last_before),
         ("kill → the controller names a new master", lambda k: k.elected),
         ("new master named → first receipt", lambda k: k.to_first - k.elected),
-        ("kill → first receipt", lambda k: k.to_first),
+        ("kill → first receipt of a send begun after it", lambda k: k.to_first),
         ("recovery: restart → all 3 in the SyncStateSet", lambda k: k.recovery),
     ]
     for label, pick in measures:
@@ -397,7 +406,7 @@ def failover_part(sb: Sandbox, cluster: Cluster, kills: int) -> int:
     )
     print(f"\nreceipts: {len(sender.receipts)}; failed sends: {len(sender.failed)}")
     for t, what in sender.failed[:5]:
-        print(f"  failed at +{t - sender.receipts[0]:.3f} s: {what[:200]}")
+        print(f"  failed at +{t - sender.receipts[0][0]:.3f} s: {what[:200]}")
     return len(sender.failed)
 
 
