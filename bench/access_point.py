@@ -8,7 +8,7 @@ updateTopic`` (8 queues). The client is ``rocketmq-python-client`` 5.1.2, unmodi
 
 Send (``--skip failover`` runs only this): the Python client's channel uses the first of the sorted access points,
 so the master is first moved there (``transferMaster``) and every path below reaches the master's own process. R
-rounds (default 5; --quick: 1), each with N sends (default 2000; --quick: 100) of one 1 KiB message, one at a time
+rounds (default 5; --quick: 1), each with N sends (default 2000; --quick: 50) of one 1 KiB message, one at a time
 from one thread, per path, the paths' order rotating every round:
 
 * ``direct``: the agent API's ``SendMessages`` of 1 message to the master (a grpc stub, as consumer_throughput.py);
@@ -414,7 +414,7 @@ def failover_part(sb: Sandbox, cluster: Cluster, kills: int) -> int:
 
 
 def options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sends", type=int, help="sends per round and path (default 2000; --quick: 100)")
+    parser.add_argument("--sends", type=int, help="sends per round and path (default 2000; --quick: 50)")
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 5; --quick: 1)")
     parser.add_argument("--kills", type=int, help="SIGKILLs of the master's agent (default 20; --quick: 2)")
     parser.add_argument("--skip", choices=("send", "failover"), help="leave one part out")
@@ -431,7 +431,7 @@ def view(sb: Sandbox) -> Iterator[Cluster]:
 
 def main() -> None:
     args = parse_args(__doc__, options)
-    count = args.sends or (100 if args.quick else 2000)
+    count = args.sends or (50 if args.quick else 2000)
     rounds = args.rounds or (1 if args.quick else 5)
     kills = args.kills or (2 if args.quick else 20)
     print(f"machine: {machine_note()}", flush=True)
