@@ -7,9 +7,9 @@ access point (``apache.rocketmq.v2.MessagingService``) next to its agent API. Th
 updateTopic`` (8 queues). The client is ``rocketmq-python-client`` 5.1.2, unmodified, given every access point.
 
 Send (``--skip failover`` runs only this): the Python client's channel uses the first of the sorted access points,
-so the master is first moved there (``transferMaster``) and every path below reaches the master's own process. R
-rounds (default 5; --quick: 1), each with N sends (default 2000; --quick: 50) of one 1 KiB message, one at a time
-from one thread, per path, the paths' order rotating every round:
+so the master is first moved there (``transferMaster``) and all paths but the forwarded one reach the master's own
+process. R rounds (default 5; --quick: 1), each with N sends (default 2000; --quick: 50) of one 1 KiB message, one
+at a time from one thread, per path, the paths' order rotating every round:
 
 * ``direct``: the agent API's ``SendMessages`` of 1 message to the master (a grpc stub, as consumer_throughput.py);
 * ``raw v2``: ``SendMessage`` of the RocketMQ 5 protocol to the master's access point, a plain grpc stub with the
