@@ -40,6 +40,13 @@ def test_benchmark_runs_in_quick_mode(script: str) -> None:
     assert "controller logs:" in run_quick(script).stdout
 
 
+def test_the_access_point_benchmark_runs_in_quick_mode() -> None:
+    """Both parts: the send paths' table and the failover table (the script exits 1 if a send fails)."""
+    out = run_quick("access_point.py").stdout
+    assert "| official client" in out and "| window: last receipt before the kill" in out
+    assert "controller logs:" in out
+
+
 def test_the_consumer_rebuild_runs_small_and_rebuilds_the_same_state_every_way() -> None:
     """The script raises if the store's or the snapshot's rebuild differs from the pure one, and exits non-zero."""
     out = run_quick("consumer_rebuild.py", "--records", "3000").stdout
