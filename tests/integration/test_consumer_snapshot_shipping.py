@@ -92,7 +92,10 @@ def test_a_replaced_slave_takes_the_masters_snapshot_and_serves_the_group_after_
         sent = master.stub(BROKER).SendMessage(pb.SendMessageRequest(message=message), timeout=10)
         assert sent.code == ResponseCode.SUCCESS, sent.remark
     got = [*receive(master).messages, *receive(master).messages]  # a reply holds at most about 4 MiB of bodies
-    assert [m.queue_offset for m in got][:4] == [0, 1, 2, 3]
+    # Retention runs at once and holds nothing for a group that has not consumed yet (as Java's): on a slow
+    # machine the first segments may be gone before this receive, so the group starts at the first one kept.
+    start = got[0].queue_offset
+    assert [m.queue_offset for m in got][:4] == [start, start + 1, start + 2, start + 3]
     got = got[:4]
     acked = master.stub(BROKER).AckMessage(
         pb.AckMessageRequest(group=GROUP, topic=TOPIC, receipt_handles=[m.receipt_handle for m in got[:2]]), timeout=30
@@ -100,7 +103,7 @@ def test_a_replaced_slave_takes_the_masters_snapshot_and_serves_the_group_after_
     assert [r.pop_code for r in acked.results] == [20000, 20000]
     before = progress(master)
     [queue] = before.queues
-    assert queue.consumer_offset == 2
+    assert queue.consumer_offset == start + 2
     wait_until(lambda: min_offset(master) > 0, 30, "retention on the master past the consumer-state records")
 
     slave.close()  # a disk replacement: the slave comes back with an empty store and resyncs from the master
@@ -119,8 +122,8 @@ def test_a_replaced_slave_takes_the_masters_snapshot_and_serves_the_group_after_
         return answer if answer.code == ResponseCode.SUCCESS else None
 
     after = wait_until(served, 30, "consumer state served")
-    assert [(q.consumer_offset, q.inflight) for q in after.queues] == [(2, queue.inflight)]
+    assert [(q.consumer_offset, q.inflight) for q in after.queues] == [(start + 2, queue.inflight)]
     again = receive(slave)  # the acked never come back, the ones in flight stay invisible: the next ones are new
-    first_new = max(2 + queue.inflight, after.queues[0].min_offset)  # (or the first retention kept)
+    first_new = max(start + 2 + queue.inflight, after.queues[0].min_offset)  # (or the first retention kept)
     assert again.messages and again.messages[0].queue_offset == first_new
     assert {m.delivery_attempt for m in again.messages} == {1}
