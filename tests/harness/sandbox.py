@@ -35,14 +35,16 @@ def serving_sandbox(
     *,
     controllers: int,
     replicas: int,
+    broker_sets: int = 1,
     broker_config: Mapping[str, str] | None = None,
     extra_config: Mapping[str, str] | None = None,
+    secure: bool = False,
 ) -> Iterator[Sandbox]:
-    """A sandbox of one broker set whose every replica is registered, torn down (by pid) however the block ends."""
+    """A sandbox whose every broker replica is registered, torn down (by pid) however the block ends."""
     sandbox = Sandbox(directory)
     try:
-        sandbox.up(controllers=controllers, broker_sets=1, replicas=replicas, broker_config=broker_config,
-                   extra_config=extra_config, timeout=120.0)  # fmt: skip
+        sandbox.up(controllers=controllers, broker_sets=broker_sets, replicas=replicas, broker_config=broker_config,
+                   extra_config=extra_config, timeout=120.0, secure=secure)  # fmt: skip
         sandbox.wait_for_brokers(timeout=60.0)
         yield sandbox
     finally:

@@ -29,7 +29,7 @@ from rocketmq import (
 )
 
 from mqadmin_py.sandbox import Sandbox
-from tests.harness.sandbox import BROKER, Cli, Cluster, Master
+from tests.harness.sandbox import BROKER, Cli, Cluster, Master, serving_sandbox
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -58,10 +58,7 @@ def cluster(box: Sandbox) -> Iterator[Cluster]:
 
 @pytest.fixture(scope="module")
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    sandbox = Sandbox(Path(tmp_path_factory.mktemp("access-failover")))
-    try:
-        sandbox.up(controllers=1, broker_sets=1, replicas=3, timeout=120.0)
-        sandbox.wait_for_brokers(timeout=60.0)
+    with serving_sandbox(Path(tmp_path_factory.mktemp("access-failover")), controllers=1, replicas=3) as sandbox:
         cli = Cli(sandbox.dir)
         cli.env["MQADMIN_CONTROLLERS"] = sandbox.addresses()
         cli.json("updateTopic", "-c", CLUSTER, "-t", TOPIC, "-r", "2", "-w", "2")
@@ -80,8 +77,6 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
 
         wait_until(learnt, 60, "every broker to learn the topics and the groups")
         yield sandbox
-    finally:
-        sandbox.down()
 
 
 class Sender:

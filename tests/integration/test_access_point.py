@@ -36,7 +36,7 @@ from rocketmq.grpc_protocol import service_pb2_grpc as svc_grpc
 from mqadmin_py.sandbox import Sandbox
 from mqbase.client import AgentClient
 from mqbase.proto import agent_pb2 as apb
-from tests.harness.sandbox import Cli
+from tests.harness.sandbox import Cli, serving_sandbox
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -55,13 +55,9 @@ RETRIES = 1
 
 @pytest.fixture(scope="module")
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    sandbox = Sandbox(Path(tmp_path_factory.mktemp("access-point")))
-    try:
-        sandbox.up(controllers=1, broker_sets=2, replicas=2, timeout=120.0)
-        sandbox.wait_for_brokers(timeout=60.0)
+    path = Path(tmp_path_factory.mktemp("access-point"))
+    with serving_sandbox(path, controllers=1, broker_sets=2, replicas=2) as sandbox:
         yield sandbox
-    finally:
-        sandbox.down()
 
 
 @pytest.fixture(scope="module")

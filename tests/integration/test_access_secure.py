@@ -22,7 +22,7 @@ from rocketmq.v5.util.signature import Signature
 
 from mqadmin_py.sandbox import Sandbox
 from mqbase.security import Credential
-from tests.harness.sandbox import Cli
+from tests.harness.sandbox import Cli, learnt, serving_sandbox
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -33,23 +33,14 @@ GROUP = "GID_secure"
 
 @pytest.fixture(scope="module")
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    sandbox = Sandbox(Path(tmp_path_factory.mktemp("access-secure")))
-    try:
-        sandbox.up(controllers=1, broker_sets=1, replicas=1, timeout=120.0, secure=True)
-        sandbox.wait_for_brokers(timeout=60.0)
+    path = Path(tmp_path_factory.mktemp("access-secure"))
+    with serving_sandbox(path, controllers=1, replicas=1, secure=True) as sandbox:
         cli = Cli(sandbox.dir)
         cli.env["MQADMIN_CONTROLLERS"] = sandbox.addresses()
         cli.env["MQADMIN_CREDENTIALS_FILE"] = str(sandbox.credentials_file)
         made = cli.json("updateTopic", "-c", "DefaultCluster", "-t", TOPIC, "-r", "1", "-w", "1")
-
-        def learnt() -> bool:
-            [broker] = cli.json("listBrokers", "-c", sandbox.agents()[0].address)
-            return bool((broker["metadataVersion"] or -1) >= made["metadataVersion"])
-
-        wait_until(learnt, 60, "the broker to learn the topic")
+        wait_until(lambda: learnt(cli, sandbox, made["metadataVersion"]), 60, "the broker to learn the topic")
         yield sandbox
-    finally:
-        sandbox.down()
 
 
 @pytest.fixture(scope="module")
