@@ -1,8 +1,11 @@
 """SnapshotKeeper: one replica's consumer-state snapshot file, cut on a schedule at the confirmOffset.
 
 Every ``flushConsumerOffsetInterval`` ms, on a master and a slave alike, a thread reads the consumer-state records
-stored since the last snapshot up to the confirmOffset (which no truncation ever undoes) and writes the new
-snapshot over the file with ``atomic_write``. Its covered offset is the ``retained`` floor retention obeys, so the
+stored since the last snapshot up to the confirmOffset, rounded down to a record boundary (a promoted slave cuts the
+partial record a confirmOffset may end inside), and writes the new snapshot over the file with ``atomic_write``.
+Should the log still be cut back below the snapshot (``MessageStore.truncations``), the snapshot is set aside and
+the state rebuilt from the log as it now is: the records in the cut range's place reuse the cut ones' numbers, and
+the snapshot would hide them as replays. Its covered offset is the ``retained`` floor retention obeys, so the
 log below it may go and a rebuild (``log_records`` from the snapshot on) never needs what went. A snapshot is
 written when records were applied, or when the covered offset would move a quarter segment, so that retention is
 not held back by a log of data messages only.
@@ -80,6 +83,7 @@ class SnapshotKeeper(Periodic):
         self._fetch = fetch
         self._lock = threading.Lock()
         self._loaded_for: Replica | None = None
+        self._truncations_seen = 0
         self._latest: snapshot.Snapshot | None = None
         self._encoded = b""
         self._problem = ""
@@ -123,7 +127,7 @@ class SnapshotKeeper(Periodic):
                 return None
             base, store = self._latest, replica.store
             start = base.covered if base else 0
-            new = snapshot.advance(base, log_records(store, start), store.confirm_offset)
+            new = snapshot.advance(base, log_records(store, start), store.confirmed_boundary())
             moved = new.covered - start >= store.segment_size // 4
             if new.state.seq == (base.state.seq if base else 0) and not moved and base is not None:
                 return base
@@ -138,10 +142,20 @@ class SnapshotKeeper(Periodic):
         return replica.root / STORE_DIR / CONSUMER_SNAPSHOT
 
     def _load(self, replica: Replica) -> None:
-        """Read the file once per replica, or until a problem is solved (caller holds the lock)."""
-        if self._loaded_for is replica and not self._problem:
-            return
-        self._loaded_for, self._latest, self._encoded, self._problem = replica, None, b"", ""
+        """Read the file once per replica, again while a problem is unsolved, and again once the log was cut below
+        the snapshot (caller holds the lock). Truncations are counted per replica: the first look at a replica's
+        file weighs every cut since its store opened, later looks only the cuts since the one before."""
+        if self._loaded_for is not replica:
+            self._loaded_for, self._truncations_seen = replica, 0
+            self._read(replica)
+        elif self._problem:
+            self._read(replica)
+        if self._cut_below(replica):
+            self._read(replica)
+
+    def _read(self, replica: Replica) -> None:
+        """The replica's snapshot file, else (a log that does not start at 0) the master's (caller holds the lock)."""
+        self._latest, self._encoded, self._problem = None, b"", ""
         path = self._path(replica)
         try:
             encoded = path.read_bytes()
@@ -164,6 +178,24 @@ class SnapshotKeeper(Periodic):
         if loaded is not None:
             self._latest, self._encoded = loaded, encoded
 
+    def _cut_below(self, replica: Replica) -> bool:
+        """Whether a truncation since the last look cut the log below the latest snapshot's covered offset; such a
+        snapshot holds records of a history the log no longer has (a confirmOffset that a deposed master or its
+        slave reached alone), and the records now in their place would be skipped as replays of its numbers. It is
+        set aside, so the state is rebuilt from the log as it now is (caller holds the lock)."""
+        cuts = replica.store.truncations()
+        new, self._truncations_seen = cuts[self._truncations_seen :], len(cuts)
+        latest = self._latest
+        if latest is None or not (below := [c for c in new if c < latest.covered]):
+            return False
+        path = self._path(replica)
+        log.error("%s: the log was cut back to %d, below the consumer-state snapshot at %d; it is set aside",
+                  replica.root, min(below), latest.covered)  # fmt: skip
+        if path.exists():
+            path.rename(path.with_name(path.name + ".truncated"))
+        self._latest, self._encoded = None, b""
+        return True
+
     def _from_master(self, replica: Replica) -> str | None:
         """Take the master's snapshot as this replica's; why not, or None once it did."""
         store, path = replica.store, self._path(replica)
@@ -179,6 +211,7 @@ class SnapshotKeeper(Periodic):
         if fetched is not None and store.min_offset <= fetched.covered <= store.last_message_boundary():
             assert encoded is not None
             self._save(replica, fetched, encoded)
+            self._truncations_seen = len(store.truncations())  # the master's snapshot is of the log as it is now
             log.info("%s: took the master's consumer-state snapshot at offset %d", replica.root, fetched.covered)
             return None
         if fetched is not None:

@@ -117,6 +117,7 @@ class MessageStore:
         self._counted = 0  # records below this commit-log offset are reflected in _next_queue_offset
         self._scanned = bytearray()  # packed entries (record.ENTRY) of the replicated records from dispatched on ...
         self._scanned_to: int | None = None  # ... up to this boundary; None: not kept, dispatch reads the log
+        self._truncations: list[int] = []  # the boundaries ``truncate`` cut back to, in order, since opening
         self._reset_counters()
         self._dispatch()
         self._closed = False
@@ -144,6 +145,19 @@ class MessageStore:
         """Messages ending at or below this offset are visible to consumers."""
         with self._lock:
             return self._confirm
+
+    def confirmed_boundary(self) -> int:
+        """The end of the last complete record at or below the confirmOffset. Slaves acknowledge partial records,
+        so the confirmOffset may fall inside one, and a slave promoted with that partial record cuts it: what is
+        derived from the confirmed log (a consumer-state snapshot) stops at this boundary instead."""
+        with self._lock:
+            return self._log.boundary_at_or_below(self._confirm)
+
+    def truncations(self) -> list[int]:
+        """The boundaries the log was cut back to since it was opened, oldest first: a reader that holds state
+        derived from the log (a consumer-state snapshot) checks whether a cut fell below what it derived it from."""
+        with self._lock:
+            return list(self._truncations)
 
     def last_message_boundary(self) -> int:
         """The end of the last complete record (below ``max_offset`` while a replica holds a partial one)."""
@@ -278,6 +292,7 @@ class MessageStore:
             for queue in self._queues.values():
                 queue.truncate_from(dispatched)
             self._confirm, self._dispatched = confirm, dispatched
+            self._truncations.append(boundary)
             self._reset_counters()
             self._forget_scanned()
 

@@ -104,6 +104,8 @@ class GroupConsumer:
         self.group = group
         self.topic = topic
         self.ledger = ledger
+        self.refused_acks: list[tuple[str, int]] = []
+        """(payload, pop code) of every ack answered with a code other than OK, for diagnostics."""
         self._master = _Follower(find_master, broker, timeout)
 
     def close(self) -> None:
@@ -155,6 +157,7 @@ class GroupConsumer:
                 if a.pop_code == OK
             )
         )
+        self.refused_acks += [(by_handle[a.receipt_handle], a.pop_code) for a in r.results if a.pop_code != OK]
         return {by_handle[a.receipt_handle]: a.pop_code for a in r.results}
 
     def change_invisible(self, message: pb.ReceivedMessage, invisible_ms: int, budget_s: float = 60.0) -> str | None:

@@ -9,7 +9,8 @@
 * ``GroupConsumer``: consumes the topic as the group ``GROUP`` (POP: receive, ack) on every set's master, found
   through the controllers and followed through failovers (tests/harness/consumer_clients.py); some first deliveries
   are left unacked (they come back after ``GROUP_INVISIBLE_MS``) or made invisible for ``SHORT_INVISIBLE_MS`` only,
-  and every answer goes to the set's ``Ledger`` (invariant 7). After healing, ``drain`` acks what is left.
+  and every answer goes to the set's ``Ledger`` (invariant 7). An ack that got no answer in time may have
+  been done, so it is asked again (acks are idempotent). After healing, ``drain`` acks what is left.
 * ``ControllerPoller``: asks every controller node directly (no redirect) for the sets' SyncStateSet data;
   the leader answers, followers refuse (NOT_LEADER); every answer is recorded (invariant 4). A node that
   answered is then asked each set's ``GetReplicaInfo`` (the transfer lease question), and every SUCCESS is
@@ -31,7 +32,7 @@ from mqbase.proto import controller_pb2 as cpb
 from tests.harness.chaos.cluster import AGENT_HOST, ChaosCluster
 from tests.harness.chaos.history import Ack, ControllerView, LeaseAnswer, Recorder, Seen
 from tests.harness.consumer_clients import GroupConsumer as GroupClient
-from tests.harness.consumer_clients import Refused, payload
+from tests.harness.consumer_clients import Refused, now_ms, payload
 from tests.harness.consumer_ledger import Sent
 
 TOPIC = "Chaos"
@@ -164,6 +165,9 @@ class GroupConsumer(threading.Thread):
         self.stopped = threading.Event()
         self.left: dict[str, list[pb.ReceivedMessage]] = {name: [] for name in cluster.sets}
         """Deliveries left unacked, per set: the drain makes those still invisible visible at once."""
+        self.unanswered: dict[str, list[pb.ReceivedMessage]] = {name: [] for name in cluster.sets}
+        """Deliveries whose ack got no answer in time, per set: the broker may have acked them (then they never
+        come back), so the drain acks them again by their handles, which answers OK if that ack was done."""
         self.clients = {
             name: GroupClient(
                 partial(_master_of, cluster, name), name, GROUP, TOPIC, recorder.group_ledger(name), GROUP_BUDGET_S + 1
@@ -175,14 +179,14 @@ class GroupConsumer(threading.Thread):
         while not self.stopped.is_set():
             for name, client in self.clients.items():
                 try:
-                    self._round(client, self.left[name])
+                    self._round(client, self.left[name], self.unanswered[name])
                 except MqError:
                     continue  # no master answered in time: the next set, then this one again
                 except Refused as exc:  # e.g. a restarted replica that has not learnt the topic yet
                     self.recorder.failed_group_request(f"{exc.request} {exc.code}")
                     self.stopped.wait(0.1)
 
-    def _round(self, client: GroupClient, left: list[pb.ReceivedMessage]) -> None:
+    def _round(self, client: GroupClient, left: list[pb.ReceivedMessage], unanswered: list[pb.ReceivedMessage]) -> None:
         got = client.receive(GROUP_BATCH, GROUP_INVISIBLE_MS, budget_s=GROUP_BUDGET_S)
         ack = []
         for m in got:
@@ -193,18 +197,24 @@ class GroupConsumer(threading.Thread):
                 client.change_invisible(m, SHORT_INVISIBLE_MS, budget_s=GROUP_BUDGET_S)
             else:
                 left.append(m)
-        client.ack(ack, budget_s=GROUP_BUDGET_S)
+        try:
+            client.ack(ack, budget_s=GROUP_BUDGET_S)
+        except MqError:
+            unanswered += ack
+            raise
         if len(got) < GROUP_BATCH:
             self.stopped.wait(CONSUME_EVERY_S)
 
     def drain(self, acks: list[Ack], budget_s: float) -> None:
-        """Ack everything left, after the faults healed: every PUT_OK message must be acked in the end. What was
-        left unacked and has not come back yet is made visible now, by its handle (still current unless it came
-        back), rather than waited for."""
+        """Ack everything left, after the faults healed: every PUT_OK message must be acked in the end. Acks that
+        got no answer are asked again first. What was left unacked and has not come back yet is made visible now,
+        by its handle (still current unless it came back), rather than waited for."""
         deadline = time.monotonic() + budget_s
         for name, client in self.clients.items():
             client.ledger.record(*(Sent(a.payload) for a in acks if a.broker_set == name))
             try:
+                if self.unanswered[name]:
+                    client.ack(self.unanswered[name], budget_s=max(deadline - time.monotonic(), 1.0))
                 again = {d.payload for d in client.ledger.deliveries if d.attempt > 1}
                 for m in self.left[name]:
                     if payload(m) not in again:
@@ -212,6 +222,33 @@ class GroupConsumer(threading.Thread):
                 client.drain(GROUP_INVISIBLE_MS, max(deadline - time.monotonic(), 1.0))
             except (MqError, Refused) as exc:
                 self.recorder.note(f"{name}: the consumer group could not drain: {exc}")
+            if left := client.ledger.unacked():
+                self.recorder.note(self._left_unacked(name, client, left, acks))
+
+    @staticmethod
+    def _left_unacked(name: str, client: GroupClient, left: set[str], acks: list[Ack]) -> str:
+        """What the ledger and the master say of the first messages the drain left unacked, to tell a message the
+        broker counts as consumed (lost) from one still in flight or never handed out."""
+        placed = {a.payload: a for a in acks if a.broker_set == name}
+        try:
+            queues = {q.queue_id: q for q in client.progress(budget_s=5.0)}
+        except (MqError, Refused) as exc:
+            queues, why = {}, f" (no progress: {exc})"
+        else:
+            why = ""
+        now = now_ms()
+        parts = []
+        for p in sorted(left)[:5]:
+            a = placed.get(p)
+            q = queues.get(a.queue_id) if a is not None else None
+            where = f"queue {a.queue_id} offset {a.queue_offset}" if a is not None else "not placed"
+            group = f", group offset {q.consumer_offset}, inflight {q.inflight}" if q is not None else ""
+            told = [f"attempt {d.attempt} until {d.invisible_until_ms - now:+d} ms" for d in client.ledger.deliveries
+                    if d.payload == p]  # fmt: skip
+            told += [f"hidden until {h.invisible_until_ms - now:+d} ms" for h in client.ledger.hidden if h.payload == p]
+            told += [f"ack refused {code}" for refused, code in client.refused_acks if refused == p]
+            parts.append(f"{p} at {where}{group}; told: {', '.join(told) or 'never delivered'}")
+        return f"{name}: {len(left)} left unacked after the drain{why}: " + "; ".join(parts)
 
     def close(self) -> None:
         for client in self.clients.values():

@@ -219,3 +219,28 @@ def test_a_broker_that_has_not_read_the_metadata_yet_asks_for_a_retry_instead_of
     ]
     assert {r.code for r in refused} == {ResponseCode.SERVICE_NOT_AVAILABLE}
     assert all("not read the topics and groups" in r.remark for r in refused)
+
+
+def test_a_snapshot_above_a_truncation_is_set_aside_and_the_log_decides(broker: Broker) -> None:
+    """A replica's log cut back below its snapshot (a deposed master's confirmOffset that its successor never had):
+    the records that replace the cut ones reuse their numbers, so the snapshot would hide them as replays."""
+    assert broker.replica is not None
+    store = broker.replica.store
+    send(broker, 4)
+    s, keeper = service(broker)
+    assert len(receive(s, batch=2).messages) == 2
+    [(popped_at, _, _)] = store.records_from(SYSTEM_TOPIC, 0, 0, 10)
+    cut = keeper.run_once()
+    assert cut is not None and cut.covered > popped_at and cut.state.seq == 1
+    store.truncate(popped_at)
+    assert keeper.latest(broker.replica) is None
+    path = broker.config.store_root / STORE_DIR / CONSUMER_SNAPSHOT
+    assert not path.exists() and path.with_name(CONSUMER_SNAPSHOT + ".truncated").exists()
+    assert len(receive(ConsumerService(broker, keeper)).messages) == 4  # this history delivered nothing yet
+    again = keeper.run_once()
+    assert again is not None and keeper.latest(broker.replica) == again  # a snapshot cut after the cut stands
+    send(broker, 2)
+    store.truncate(again.covered)  # a cut at or above a snapshot leaves it standing
+    assert store.truncations()[-1] == again.covered
+    assert keeper.run_once() == again and path.exists()
+    assert sum(len(q.inflight) for q in again.state.queues.values()) == 4  # the new history's records, none hidden

@@ -82,6 +82,7 @@ def test_messages_stay_invisible_until_confirmed(store: MessageStore) -> None:
     assert bodies(store.consume("Orders", 1, 0, 10)) == [(0, b"m1"), (1, b"m4")]
     store.set_confirm_offset(offsets[5] - 1)  # inside message 5: only whole messages are dispatched
     assert bodies(store.consume("Orders", 2, 0, 10)) == [(0, b"m2")]
+    assert (store.confirm_offset, store.confirmed_boundary()) == (offsets[5] - 1, offsets[4])
     store.set_confirm_offset(end)
     assert bodies(store.consume("Orders", 2, 1, 2)) == [(1, b"m5"), (2, b"m8")]
     assert store.consume("Orders", 2, 3, 10) == [] and store.consume("Other", 0, 0, 10) == []
@@ -758,3 +759,14 @@ def test_a_lazy_flush_syncs_the_log_and_leaves_the_rest_to_recovery(root: Path) 
         assert again.max_offset == offsets[6]  # the log's sync kept every message
         again.set_confirm_offset(offsets[6])  # the checkpoint's confirmOffset was the older one
         assert bodies(again.consume("Orders", 0, 0, 10)) == [(0, b"m0"), (1, b"m3")]
+
+
+def test_truncations_are_listed_by_the_boundary_they_cut_back_to(store: MessageStore) -> None:
+    messages = [msg(i) for i in range(4)]
+    store.put(messages)
+    offsets = ends(0, messages)
+    store.set_confirm_offset(store.max_offset)
+    assert store.truncations() == []
+    store.truncate(offsets[2] + 3)  # inside message 3: listed as the boundary before it
+    store.truncate(offsets[0])
+    assert store.truncations() == [offsets[2], offsets[0]] and store.confirm_offset == offsets[0]
