@@ -4,7 +4,7 @@ A broker set can be left without a master the controller can elect (every SyncSt
 election off), or without a controller to elect one (the group unreachable when the master dies). Then the alive
 replica with the smallest broker id serves as a read-only master: clients consume from it up to its confirmOffset,
 it runs the set's master-only background services, and whatever those must write escapes to another set's master
-(``agents.consumer.pre_online`` takes it back). It never writes its own log.
+(`escape_target`; ``agents.consumer.pre_online`` takes it back). It never writes its own log.
 
 "No master" is decided from what the replica knows, with the clock passed in:
 
@@ -21,6 +21,7 @@ back and one replica learns it first); the overlap is harmless for reads, and qu
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -107,3 +108,11 @@ def decide(view: SetView, now_ms: int, policy: ActingPolicy) -> Verdict:
     expected = min(view.alive_replicas, default=None)
     act = expected == view.broker_id and view.role is Role.SLAVE
     return Verdict(act, expected, why)
+
+
+def escape_target(home: str, local: Iterable[str], serving: Iterable[str]) -> str | None:
+    """The broker set an acting replica of `home` sends what it must write to: one whose master the same agent
+    hosts (RIP-31's local escape, no RPC), else the smallest name among the cluster's sets that have a master, so
+    one set's escapes gather in few places; None when no other set has a master (the write waits)."""
+    nearby = set(local) - {home}
+    return min(nearby or set(serving) - {home}, default=None)

@@ -8,7 +8,16 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.ha.acting import ActingPolicy, ControllerAnswer, SetView, Verdict, Why, decide, master_missing
+from agents.ha.acting import (
+    ActingPolicy,
+    ControllerAnswer,
+    SetView,
+    Verdict,
+    Why,
+    decide,
+    escape_target,
+    master_missing,
+)
 from agents.ha.role import Role
 from tests.harness.fuzzing import fuzz
 
@@ -157,3 +166,29 @@ def test_never_acts_while_a_master_is_reported_and_stops_as_soon_as_one_is(
     assert not decide(pushed, now, ON).act
     assert not decide(polled_unreachable, now, ON).act  # an answer that came just before the group went away
     assert not decide(sighted, later, ON).act
+
+
+# --- escape ------------------------------------------------------------------------------------
+
+
+def test_escape_goes_to_a_master_of_the_same_agent_first_else_the_smallest_serving_set() -> None:
+    assert escape_target("b", ["d", "c"], ["a", "c", "d"]) == "c"
+    assert escape_target("b", [], ["d", "a", "b"]) == "a"
+    assert escape_target("b", ["b"], ["b", "e"]) == "e"  # never home: it has no master to take it
+    assert escape_target("b", [], ["b"]) is None
+
+
+@fuzz(200)
+@given(st.sampled_from("abcd"), st.lists(st.sampled_from("abcd")), st.lists(st.sampled_from("abcd")))
+def test_escape_never_goes_home_prefers_the_agent_s_own_masters_and_ignores_order(
+    home: str, local: list[str], serving: list[str]
+) -> None:
+    target = escape_target(home, local, serving)
+    assert target != home
+    assert target == escape_target(home, reversed(local), reversed(serving))
+    if set(local) - {home}:
+        assert target in local
+    elif set(serving) - {home}:
+        assert target in serving
+    else:
+        assert target is None
