@@ -387,6 +387,15 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
             return Problem(Code.INVALID_RECEIPT_HANDLE, f"the receipt handle is for {handle.group}/{handle.topic}")
         return handle
 
+    async def _one_handle(self, request: Any, context: Any) -> tuple[str, ReceiptHandle] | Problem:
+        """A single-handle request's handle as the renewer holds it now (a push consumer's may have been renewed
+        since the client read it), decoded and checked against the request's group and topic; or why not."""
+        if problem := self._refused(context) or group_problem(request.group.name):
+            return problem
+        text = await self._renewer.take(request.receipt_handle)
+        handle = self._handle(text, request.group.name, request.topic.name)
+        return handle if isinstance(handle, Problem) else (text, handle)
+
     async def AckMessage(self, request: Any, context: Any) -> Any:
         if problem := self._refused(context) or group_problem(request.group.name):
             return service.AckMessageResponse(status=status(problem.code, problem.message))
@@ -434,12 +443,10 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
                 status=status(code, message), receipt_handle=request.receipt_handle
             )
 
-        if problem := self._refused(context) or group_problem(request.group.name):
-            return refused(problem.code, problem.message)
-        text = await self._renewer.take(request.receipt_handle)
-        handle = self._handle(text, request.group.name, request.topic.name)
-        if isinstance(handle, Problem):
-            return refused(handle.code, handle.message)
+        found = await self._one_handle(request, context)
+        if isinstance(found, Problem):
+            return refused(found.code, found.message)
+        text, handle = found
         change = apb.ChangeInvisibleDurationRequest(
             group=request.group.name,
             topic=request.topic.name,
@@ -463,12 +470,10 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         def answer(code: Code, message: str) -> Any:
             return service.ForwardMessageToDeadLetterQueueResponse(status=status(code, message))
 
-        if problem := self._refused(context) or group_problem(request.group.name):
-            return answer(problem.code, problem.message)
-        text = await self._renewer.take(request.receipt_handle)
-        handle = self._handle(text, request.group.name, request.topic.name)
-        if isinstance(handle, Problem):
-            return answer(handle.code, handle.message)
+        found = await self._one_handle(request, context)
+        if isinstance(found, Problem):
+            return answer(found.code, found.message)
+        text, handle = found
         ack = apb.AckMessageRequest(
             group=request.group.name,
             topic=request.topic.name,
