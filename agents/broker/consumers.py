@@ -301,7 +301,7 @@ class ConsumerService:
             if not state.timer.done(offset):
                 self._timer_due[offset] = out_ms(message) or 0  # no readable time: due at once, and dropped then
         self._timer_read = found[-1][0] + 1 if found else start
-        return self._timer_read >= high
+        return not found or self._timer_read >= high  # nothing read: nothing more to read now
 
     # --- metadata --------------------------------------------------------------------------------
 
