@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import typer
 
+from agents.delay.timer import TIMER_DELIVER_MS
 from agents.metadata import DEFAULT_QUEUE_NUMS, KEYS, MESSAGE_GROUP, TAGS, UNIQ_KEY
 from agents.pop.errors import PopCode
 from agents.pop.filter import parse_filter
@@ -203,6 +204,19 @@ def send_message(
         ),
     ] = -1,
     count: Annotated[int, typer.Option("--count", help="How many messages to send.", min=1)] = 1,
+    deliver_time: Annotated[
+        int | None,
+        typer.Option(
+            "--deliverTime",
+            help="A delayed message: delivered at this time (ms since the epoch; property TIMER_DELIVER_MS).",
+            min=0,
+            max=INT64_MAX,
+        ),
+    ] = None,
+    delay: Annotated[
+        float | None,
+        typer.Option("--delay", help="A delayed message: delivered this many seconds from now.", min=0),
+    ] = None,
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
 ) -> None:
@@ -217,6 +231,12 @@ def send_message(
     properties.update(
         {key: value for key, value in ((KEYS, keys), (TAGS, tags), (MESSAGE_GROUP, message_group)) if value}
     )
+    if deliver_time is not None and delay is not None:
+        raise UsageError("give --deliverTime or --delay, not both")
+    if delay is not None:
+        deliver_time = int((time.time() + delay) * 1000)
+    if deliver_time is not None:
+        properties[TIMER_DELIVER_MS] = str(deliver_time)
     targets = [list(t) for t in _masters(controller, timeout, broker_name, topic)]
     results: list[SentDoc] = []
     msg_ids = message_id.ids(time.time)
