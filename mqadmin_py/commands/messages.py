@@ -28,6 +28,7 @@ from mqadmin_py.commands.common import (
     controller_client,
     key_values,
     not_empty,
+    seconds_option,
 )
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.commands.topic import find_group, find_topic, group_name, metadata_of, set_masters
@@ -215,7 +216,7 @@ def send_message(
     ] = None,
     delay: Annotated[
         float | None,
-        typer.Option("--delay", help="A delayed message: delivered this many seconds from now.", min=0),
+        seconds_option("--delay", help="A delayed message: delivered this many seconds from now.", minimum=0),
     ] = None,
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
@@ -234,7 +235,10 @@ def send_message(
     if deliver_time is not None and delay is not None:
         raise UsageError("give --deliverTime or --delay, not both")
     if delay is not None:
-        deliver_time = int((time.time() + delay) * 1000)
+        at_ms = (time.time() + delay) * 1000
+        if at_ms > INT64_MAX:
+            raise UsageError(f"--delay {delay:g} s is past the last delivery time there is ({INT64_MAX} ms)")
+        deliver_time = int(at_ms)
     if deliver_time is not None:
         properties[TIMER_DELIVER_MS] = str(deliver_time)
     targets = [list(t) for t in _masters(controller, timeout, broker_name, topic)]
