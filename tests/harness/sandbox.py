@@ -54,7 +54,8 @@ def serving_sandbox(
 class Cli:
     """Runs ``python -m mqadmin_py`` against the sandbox in `directory`; no call may print a traceback."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, controllers: str | None = None) -> None:
+        """`controllers`: the addresses every call uses (``MQADMIN_CONTROLLERS``) instead of the sandbox file's."""
         self.dir = directory
         self.env = {
             **os.environ,
@@ -62,6 +63,8 @@ class Cli:
             "PYTHONPATH": str(ROOT),
             "GRPC_VERBOSITY": "ERROR",
         }
+        if controllers is not None:
+            self.env["MQADMIN_CONTROLLERS"] = controllers
 
     def command(self, *args: str) -> list[str]:
         """The command line of ``mqadmin <args>``, for Popen."""

@@ -47,8 +47,7 @@ PUSH_GROUP = "GID_failover_push"
 
 @pytest.fixture(scope="module")
 def cluster(box: Sandbox) -> Iterator[Cluster]:
-    cli = Cli(box.dir)
-    cli.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    cli = Cli(box.dir, box.addresses())
     view = Cluster(cli, box.addresses())
     try:
         yield view
@@ -59,8 +58,7 @@ def cluster(box: Sandbox) -> Iterator[Cluster]:
 @pytest.fixture(scope="module")
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     with serving_sandbox(Path(tmp_path_factory.mktemp("access-failover")), controllers=1, replicas=3) as sandbox:
-        cli = Cli(sandbox.dir)
-        cli.env["MQADMIN_CONTROLLERS"] = sandbox.addresses()
+        cli = Cli(sandbox.dir, sandbox.addresses())
         cli.json("updateTopic", "-c", CLUSTER, "-t", TOPIC, "-r", "2", "-w", "2")
         cli.json("updateTopic", "-c", CLUSTER, "-t", ACK_TOPIC, "-r", "2", "-w", "2")
         cli.json("updateTopic", "-c", CLUSTER, "-t", PUSH_TOPIC, "-r", "2", "-w", "2")

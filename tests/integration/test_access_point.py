@@ -64,8 +64,7 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
 
 @pytest.fixture(scope="module")
 def cli(box: Sandbox) -> Cli:
-    run = Cli(box.dir)
-    run.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    run = Cli(box.dir, box.addresses())
     for name in (TOPIC, PUSH_TOPIC, BAD_TOPIC):
         run.json("updateTopic", "-c", CLUSTER, "-t", name, "-r", "2", "-w", "2")
     for name, kind in ((FIFO_TOPIC, "FIFO"), (DELAY_TOPIC, "DELAY")):

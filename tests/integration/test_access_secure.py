@@ -35,8 +35,7 @@ GROUP = "GID_secure"
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     path = Path(tmp_path_factory.mktemp("access-secure"))
     with serving_sandbox(path, controllers=1, replicas=1, secure=True) as sandbox:
-        cli = Cli(sandbox.dir)
-        cli.env["MQADMIN_CONTROLLERS"] = sandbox.addresses()
+        cli = Cli(sandbox.dir, sandbox.addresses())
         cli.env["MQADMIN_CREDENTIALS_FILE"] = str(sandbox.credentials_file)
         made = cli.json("updateTopic", "-c", "DefaultCluster", "-t", TOPIC, "-r", "1", "-w", "1")
         wait_until(lambda: learnt(cli, sandbox, made["metadataVersion"]), 60, "the broker to learn the topic")

@@ -35,8 +35,7 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
 
 @pytest.fixture(scope="module")
 def cli(box: Sandbox) -> Cli:
-    run = Cli(box.dir)
-    run.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    run = Cli(box.dir, box.addresses())
     run.json("updateTopic", "-b", BROKER, "-t", TOPIC, "-r", str(QUEUES), "-w", str(QUEUES))
     made = run.json("updateSubGroup", "-b", BROKER, "-g", GROUP)
     wait_until(lambda: learnt(run, box, made["metadataVersion"]), 60, "the broker to learn the topic and the group")

@@ -56,8 +56,7 @@ def broker(box: Sandbox, request: pytest.FixtureRequest) -> Iterator[Broker]:
     """The master, with a new two-queue topic named for the test (the module-wide TOPIC)."""
     global TOPIC
     TOPIC = "T_" + request.node.name.removeprefix("test_")[:40]
-    cli = Cli(box.dir)
-    cli.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    cli = Cli(box.dir, box.addresses())
     cli("updateTopic", "-c", CLUSTER, "-t", TOPIC, "-r", "2", "-w", "2")
     b = Broker(box)
     wait_until(lambda: receive(b.stub(), "probe").code == ResponseCode.PULL_NOT_FOUND, 30, "the topic learnt")
@@ -207,8 +206,7 @@ def test_acks_and_offsets_survive_a_restart_of_every_replica(box: Sandbox, broke
 
 
 def test_a_deleted_group_created_again_starts_afresh(box: Sandbox, broker: Broker) -> None:
-    cli = Cli(box.dir)
-    cli.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    cli = Cli(box.dir, box.addresses())
     agent = box.agents()[0].address
     stub = broker.stub()
     send(stub, 3)
@@ -224,8 +222,7 @@ def test_a_deleted_group_created_again_starts_afresh(box: Sandbox, broker: Broke
 
 
 def test_a_message_past_its_last_attempt_goes_to_the_dead_letter_topic(box: Sandbox, broker: Broker) -> None:
-    cli = Cli(box.dir)
-    cli.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    cli = Cli(box.dir, box.addresses())
     cli("updateSubGroup", "-b", BROKER, "-g", "G8", "-r", "1")  # two deliveries at most
     agent = box.agents()[0].address
     wait_until(lambda: "G8" in cli.json("listBrokers", "-c", agent)[0]["subscriptionGroups"], 30, "G8 learnt")
@@ -248,8 +245,7 @@ def test_a_message_past_its_last_attempt_goes_to_the_dead_letter_topic(box: Sand
 def test_a_server_side_nack_honours_the_groups_backoff(box: Sandbox, broker: Broker) -> None:
     """The group's customized levels, set with ``-q``, decide when a nacked message comes back: level n after
     attempt n, whatever invisible duration the request names."""
-    cli = Cli(box.dir)
-    cli.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    cli = Cli(box.dir, box.addresses())
     levels = '{"type": "CUSTOMIZED", "customizedRetryPolicy": {"next": [3000, 60000]}}'
     cli("updateSubGroup", "-b", BROKER, "-g", "G9", "-q", levels)
     agent = box.agents()[0].address

@@ -47,8 +47,7 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
 
 @pytest.fixture(scope="module")
 def cli(box: Sandbox) -> Cli:
-    run = Cli(box.dir)
-    run.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    run = Cli(box.dir, box.addresses())
     return run
 
 
@@ -258,8 +257,7 @@ def test_send_message_follows_the_topics_route_over_two_broker_sets(tmp_path: Pa
     try:
         two.up(controllers=1, broker_sets=2, replicas=1, timeout=120.0)
         two.wait_for_brokers(timeout=60.0)
-        run = Cli(two.dir)
-        run.env["MQADMIN_CONTROLLERS"] = two.addresses()
+        run = Cli(two.dir, two.addresses())
         run.json("updateTopic", "-b", "broker-b", "-t", "Routed")
         sent = run.json("sendMessage", "-t", "Routed", "-p", "r-{i}", "--count", "4")
         assert sent["sent"] == 4 and {r["brokerName"] for r in sent["results"]} == {"broker-b"}
