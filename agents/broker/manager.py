@@ -479,15 +479,17 @@ class ReplicasManager:
         )
 
     def _poll_cycle(self) -> None:
-        """GetReplicaInfo and GetMetadata, then RIP-32's check with what they told (or that nobody answered)."""
+        """GetReplicaInfo and GetMetadata, then RIP-32's check, whatever they raised: the controllers count as
+        reachable only if one of them gave this cycle an answer on the set."""
+        started = _now_ms()
         try:
             self._poll()
             self._read_metadata()
         except MqError as exc:
             log.info("%s: controller unavailable for poll: %s", self._name(), exc)
-            self._check_acting(reachable=False)
-        else:
-            self._check_acting(reachable=True)
+        finally:
+            answer = self._answer
+            self._check_acting(reachable=answer is not None and answer.received_ms >= started)
 
     def _poll(self) -> None:
         c = self.config
@@ -559,6 +561,8 @@ class ReplicasManager:
         self._decide_acting(reachable=reachable)
 
     def _learn_alive(self, reachable: bool) -> None:
+        """The set's alive ids: the controller's flags (and the replicas' addresses, for when it is gone), else the
+        peers whose agents answer now (one that reports master is a sighting)."""
         info = self._set_info() if reachable else None
         if info is not None:
             replicas = [*info.in_sync_replicas, *info.not_in_sync_replicas]

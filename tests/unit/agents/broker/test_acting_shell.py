@@ -108,6 +108,12 @@ def test_with_no_controller_and_no_peer_answering_a_slave_that_never_saw_a_maste
     assert slave.acting
 
 
+def test_a_poll_no_controller_answers_decides_as_unreachable(slave: ReplicasManager) -> None:
+    slave._poll_cycle()  # the controller address has no listener
+    assert slave._answer is None and slave._alive == frozenset({2})
+    assert slave.acting  # never answered, no master ever seen, no peer known
+
+
 def test_with_no_controller_a_master_named_recently_holds_acting_off(slave: ReplicasManager) -> None:
     slave._answer = ControllerAnswer(1, now_ms())
     slave._check_acting(reachable=False)
