@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import controller.config as controller_config
+from agents.delay.timer import DEFAULT_MAX_DELAY_SEC
 from agents.ha.acting import BROKER_NOT_ACTIVE_TIMEOUT_MS, ActingPolicy
 from agents.ha.config import HAConfig
 from agents.ha.retention import Policy, parse_delete_when
@@ -97,6 +98,8 @@ class BrokerConfig:
     delete_file_batch_max: int = 10
     flush_consumer_offset_interval: int = 5000
     """How often the consumer-state snapshot is cut at the confirmOffset (Java persists consumer offsets this often)."""
+    timer_max_delay_sec: int = DEFAULT_MAX_DELAY_SEC
+    """A delayed message whose delivery time is further ahead is refused (Java's default: 3 days)."""
     auto_create_topic_enable: bool = False
     """Create an unknown topic at the controller on its first send (Java's default is true: we refuse instead,
     so a typo in a producer's topic name is an error, not a new topic; see docs/decisions.md)."""
@@ -236,6 +239,7 @@ RUNTIME_KEYS = frozenset(
         "checkSyncStateSetPeriod",
         "controllerHeartBeatTimeoutMills",
         "flushConsumerOffsetInterval",
+        "timerMaxDelaySec",
         "autoCreateTopicEnable",
         "enableSlaveActingMaster",
         "brokerNotActiveTimeoutMillis",
@@ -265,6 +269,7 @@ _POSITIVE = (
     "delete_file_batch_max",
     "flush_consumer_offset_interval",
     "broker_not_active_timeout_millis",
+    "timer_max_delay_sec",
 )
 
 

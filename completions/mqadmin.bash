@@ -179,8 +179,8 @@ _mqadmin() {
                 case $word in
                 '-a' | '--controllerAddress' | '-t' | '--topic' | '-p' | '--body' | '-k' | '--key' | '--keys' |\
                     '-c' | '--tags' | '--message-group' | '--property' | '-b' | '-bn' | '--broker' | '--brokerName' |\
-                    '-i' | '-q' | '--qid' | '--queueId' | '--count' | '-o' | '--output' | '--timeout' | '-n' |\
-                    '--namesrvAddr') need=1 ;;
+                    '-i' | '-q' | '--qid' | '--queueId' | '--count' | '--deliverTime' | '--delay' | '-o' |\
+                    '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'topicList' | 'topic-list')
@@ -355,7 +355,7 @@ _mqadmin() {
         'sandbox kill') gen=(-W '--dir --signal -bn --brokerName -o --output -h --help') ;;
         'sandbox start' | 'sandbox status' | 'sandbox stop') gen=(-W '--dir -o --output -h --help') ;;
         'sandbox up') gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout --secure -o --output -h --help') ;;
-        'sendMessage' | 'send-message') gen=(-W '-a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'sendMessage' | 'send-message') gen=(-W '-a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count --deliverTime --delay -o --output --timeout -n --namesrvAddr -h --help') ;;
         'topicList' | 'topic-list') gen=(-W '-a --controllerAddress -c --clusterName -o --output --timeout -n --namesrvAddr -h --help') ;;
         'topicRoute' | 'topicStatus' | 'topic-route' | 'topic-status') gen=(-W '-a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'transferMaster' | 'transfer-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output -n --namesrvAddr -h --help') ;;
@@ -402,7 +402,7 @@ _mqadmin() {
         'sandbox kill|'*) gen=(-W '--dir --signal -bn --brokerName -o --output -h --help') ;;
         'sandbox start|'* | 'sandbox status|'* | 'sandbox stop|'*) gen=(-W '--dir -o --output -h --help') ;;
         'sandbox up|'*) gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout --secure -o --output -h --help') ;;
-        'sendMessage|'* | 'send-message|'*) gen=(-W '-a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'sendMessage|'* | 'send-message|'*) gen=(-W '-a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count --deliverTime --delay -o --output --timeout -n --namesrvAddr -h --help') ;;
         'topicList|'* | 'topic-list|'*) gen=(-W '-a --controllerAddress -c --clusterName -o --output --timeout -n --namesrvAddr -h --help') ;;
         'topicRoute|'* | 'topicStatus|'* | 'topic-route|'* | 'topic-status|'*) gen=(-W '-a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'transferMaster|'* | 'transfer-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output -n --namesrvAddr -h --help') ;;

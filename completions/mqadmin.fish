@@ -72,7 +72,7 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                     case 'mqadmin sandbox up'
                         contains -- $word --dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output; and set need 1
                     case 'mqadmin sendMessage' 'mqadmin send-message'
-                        contains -- $word -a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count -o --output --timeout -n --namesrvAddr; and set need 1
+                        contains -- $word -a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count --deliverTime --delay -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin topicList' 'mqadmin topic-list'
                         contains -- $word -a --controllerAddress -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'
@@ -469,6 +469,8 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin sen
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s b -o bn -l broker -l brokerName -x -d 'Broker set (default: round robin over the masters of the sets serving the...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s i -s q -l qid -l queueId -x -d 'Queue id (default: the broker picks).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l count -x -d 'How many messages to send.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l deliverTime -x -d 'A delayed message: delivered at this time (ms since the epoch; property...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l delay -x -d 'A delayed message: delivered this many seconds from now.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'

@@ -656,6 +656,8 @@ _mqadmin__sendMessage() {
     '(-i -q --qid --queueId)--qid[Queue id (default: the broker picks).]:queueId: ' \
     '(-i -q --qid --queueId)--queueId[Queue id (default: the broker picks).]:queueId: ' \
     '(--count)--count[How many messages to send.]:count: ' \
+    '(--deliverTime)--deliverTime[A delayed message: delivered at this time (ms since the epoch; property...]:deliverTime: ' \
+    '(--delay)--delay[A delayed message: delivered this many seconds from now.]:delay: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \

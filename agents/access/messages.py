@@ -1,9 +1,10 @@
 """Messages both ways between RocketMQ 5's gRPC form and the agent API's (properties), as Java's proxy converts them.
 
 A sent message's system properties become the RocketMQ properties our brokers store (``UNIQ_KEY``, ``TAGS``,
-``KEYS``, ``__SHARDINGKEY``, ``BORN_HOST``, ``BORN_TIMESTAMP``); a delivered message gets them back as system
-properties plus what the clients check: ``body_encoding`` IDENTITY, the CRC32 body digest, the delivery attempt
-(≥ 1), the receipt handle and where it was stored. Pure.
+``KEYS``, ``__SHARDINGKEY``, ``BORN_HOST``, ``BORN_TIMESTAMP``, and ``TIMER_DELIVER_MS`` for a delayed message's
+``delivery_timestamp``); a delivered message gets them back as system properties plus what the clients check:
+``body_encoding`` IDENTITY, the CRC32 body digest, the delivery attempt (≥ 1), the receipt handle and where it was
+stored. Pure.
 """
 
 from __future__ import annotations
@@ -13,13 +14,16 @@ from typing import Any
 from agents.access.codes import Code
 from agents.access.protocol import v2
 from agents.access.validation import MAX_BODY_SIZE, Problem, send_problem
-from agents.metadata import BORN_HOST, BORN_TIMESTAMP, KEYS, MESSAGE_GROUP, TAGS, UNIQ_KEY
+from agents.delay.timer import TIMER_DELIVER_MS, TIMER_OUT_MS
+from agents.metadata import BORN_HOST, BORN_TIMESTAMP, KEYS, MESSAGE_GROUP, TAGS, UNIQ_KEY, Topic
 from mqbase.proto import agent_pb2 as apb
 
 KEY_SEPARATOR = " "
 """RocketMQ joins a message's keys into ``KEYS`` with one space."""
-SYSTEM_KEYS = frozenset({UNIQ_KEY, TAGS, KEYS, MESSAGE_GROUP, BORN_HOST, BORN_TIMESTAMP})
-UNSUPPORTED_TYPES = {v2.DELAY: "delay", v2.TRANSACTION: "transaction"}
+SYSTEM_KEYS = frozenset(
+    {UNIQ_KEY, TAGS, KEYS, MESSAGE_GROUP, BORN_HOST, BORN_TIMESTAMP, TIMER_DELIVER_MS, TIMER_OUT_MS}
+)
+UNSUPPORTED_TYPES = {v2.TRANSACTION: "transaction"}
 
 
 def _tag(system: Any) -> str | None:
@@ -33,8 +37,8 @@ def _group(system: Any) -> str | None:
 def outgoing_problem(message: Any, max_body_size: int = MAX_BODY_SIZE) -> Problem | None:
     """Why one sent ``v2.Message`` may not be forwarded, or None."""
     system = message.system_properties
-    if system.message_type in UNSUPPORTED_TYPES or system.HasField("delivery_timestamp"):
-        kind = UNSUPPORTED_TYPES.get(system.message_type, "delay")
+    if system.message_type in UNSUPPORTED_TYPES:
+        kind = UNSUPPORTED_TYPES[system.message_type]
         return Problem(Code.UNSUPPORTED, f"{kind} messages are not supported by this access point")
     return send_problem(
         message.topic.name,
@@ -46,6 +50,18 @@ def outgoing_problem(message: Any, max_body_size: int = MAX_BODY_SIZE) -> Proble
         _group(system),
         max_body_size,
     )
+
+
+def type_problem(message: Any, topic: Topic) -> Problem | None:
+    """Why a delayed message may not go to `topic`, or None: its ``message.type`` must be DELAY, as Java's proxy
+    validates (``DefaultTopicMessageTypeValidator``). Other types are not checked here (the clients check the
+    route's accepted types before sending)."""
+    if message.system_properties.HasField("delivery_timestamp") and topic.message_type != "DELAY":
+        return Problem(
+            Code.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE,
+            f"TopicMessageType validate failed, the expected type is {topic.message_type}, but actual type is DELAY",
+        )
+    return None
 
 
 def to_agent(message: Any) -> apb.Message:
@@ -64,6 +80,8 @@ def to_agent(message: Any) -> apb.Message:
         properties[BORN_TIMESTAMP] = str(system.born_timestamp.ToMilliseconds())
     if system.born_host:
         properties[BORN_HOST] = system.born_host
+    if system.HasField("delivery_timestamp"):
+        properties[TIMER_DELIVER_MS] = str(system.delivery_timestamp.ToMilliseconds())
     return apb.Message(topic=message.topic.name, queue_id=-1, body=message.body, properties=properties)
 
 
@@ -76,7 +94,7 @@ def delivered(received: apb.ReceivedMessage, namespace: str = "") -> Any:
         message_id=props.get(UNIQ_KEY, ""),
         body_digest=v2.Digest(type=v2.CRC32, checksum=received.body_digest),
         body_encoding=v2.IDENTITY,
-        message_type=v2.FIFO if group else v2.NORMAL,
+        message_type=v2.DELAY if TIMER_DELIVER_MS in props else v2.FIFO if group else v2.NORMAL,
         born_host=props.get(BORN_HOST, ""),
         receipt_handle=received.receipt_handle,
         queue_id=m.queue_id,
@@ -92,6 +110,9 @@ def delivered(received: apb.ReceivedMessage, namespace: str = "") -> Any:
     born = props.get(BORN_TIMESTAMP, "")
     system.born_timestamp.FromMilliseconds(int(born) if born.isdigit() else received.store_timestamp)
     system.store_timestamp.FromMilliseconds(received.store_timestamp)
+    deliver = props.get(TIMER_DELIVER_MS, "")
+    if deliver.isdigit():
+        system.delivery_timestamp.FromMilliseconds(int(deliver))
     user = {k: v for k, v in props.items() if k not in SYSTEM_KEYS}
     return v2.Message(
         topic=v2.Resource(name=m.topic, resource_namespace=namespace),

@@ -28,7 +28,7 @@ from grpc_health.v1 import health, health_pb2
 from agents.access import auth, routes, settings, timing
 from agents.access.cluster import Cluster
 from agents.access.codes import Code, consumer_code, send_code
-from agents.access.messages import delivered, outgoing_problem, to_agent
+from agents.access.messages import delivered, outgoing_problem, to_agent, type_problem
 from agents.access.protocol import SERVICE_NAME, service, stubs, v2
 from agents.access.renewals import Renewer
 from agents.access.routes import BrokerSet
@@ -308,6 +308,9 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         topic = await self._topic(request.messages[0].topic.name)
         if isinstance(topic, Problem):
             return refused(topic.code, topic.message)
+        for m in request.messages:
+            if problem := type_problem(m, topic):
+                return refused(problem.code, problem.message)
         first = request.messages[0].system_properties
         broker_name = await self._pick_set(topic, first.message_group if first.HasField("message_group") else None)
         if broker_name is None:

@@ -33,6 +33,7 @@ SYSTEM_PROPERTIES = frozenset(
         "ORIGIN_MESSAGE_ID",
         "DELAY",
         "TIMER_DELIVER_MS",
+        "TIMER_OUT_MS",
         "TRAN_MSG",
         "REAL_TOPIC",
         "REAL_QID",

@@ -9,7 +9,9 @@ order, and the state is always the local log's. The wait for the flush and the a
 (``allAckInSyncStateSet``) happens outside the lock, so concurrent requests share them, and the answer goes out only
 once that put is PUT_OK; on any other outcome the client is told it failed (the records stay in the log, which a
 failover keeps or truncates as it does any message). Dead letters are appended in the same batch as the record
-that marks them done, so a message is never both in the dead-letter topic and deliverable.
+that marks them done, so a message is never both in the dead-letter topic and deliverable. Due delayed messages
+are re-put the same way (``deliver_due``): their copies and the ``TimerDelivered`` record that marks them
+delivered go in one put, so a new master holds both or neither, short of a replication cut inside that put.
 
 Reads: only messages below the confirmOffset reach the consume queues, so a receive never hands out a message a
 failover could still truncate. A receive with nothing to deliver waits (long polling) for a send to this broker or
@@ -32,9 +34,10 @@ from agents.broker.consumer_snapshots import ConsumerStateUnavailable, SnapshotK
 from agents.config import BrokerConfig
 from agents.consumer.errors import SequenceGap, StateFormatError
 from agents.consumer.offsets import clamp_offset, forgotten, offset_at_time, progress, remoting_code
-from agents.consumer.records import Change, OffsetCommitted, StateRecord, to_message
+from agents.consumer.records import Change, OffsetCommitted, StateRecord, TimerDelivered, to_message
 from agents.consumer.snapshot import rebuild
 from agents.consumer.state import ConsumerState, apply_all, queue_state
+from agents.delay.timer import TIMER_TOPIC, due, next_due, out_ms, re_put
 from agents.errors import AgentError
 from agents.ha.master_service import PutResult
 from agents.ha.replica import Replica
@@ -62,6 +65,8 @@ MAX_LONG_POLLING_S = 20.0
 POLL_S = 0.1
 """A long-polling receive decides again at least this often (invisibilities end without a wake-up)."""
 READ_AHEAD = 4
+TIMER_SCAN = 1024
+"""At most this many timer messages are read per delivery pass, so a long backlog holds the lock in short turns."""
 """With a tag filter, a receive reads this many messages per message it may still deliver, to skip through."""
 MAX_REPLY_BYTES = 4 * 1024 * 1024 - 256 * 1024
 """A receive's messages fit gRPC's default 4 MiB message limit with room for handles and framing; a larger batch
@@ -162,6 +167,8 @@ class ConsumerService:
         self._state: ConsumerState | None = None
         self._built_for: tuple[Replica, int] | None = None
         self._turn = itertools.count()
+        self._timer_due: dict[int, int] = {}  # timer queue offset -> due time, of those read and not delivered
+        self._timer_read = 0  # the next timer queue offset to read
 
     def wake(self) -> None:
         """New messages were stored: long-polling receives decide again now."""
@@ -209,6 +216,7 @@ class ConsumerService:
                 log.error("%s: consumer state cannot be rebuilt: %s", self._host.config.broker_name, exc)
                 raise Refused(ResponseCode.SYSTEM_ERROR, f"consumer state cannot be rebuilt: {exc}") from exc
             self._built_for = key
+            self._timer_due, self._timer_read = {}, self._state.timer.floor
             log.info("%s: consumer state rebuilt up to record %d in %.3f s", self._host.config.broker_name,
                      self._state.seq, time.monotonic() - started)  # fmt: skip
         return replica, self._state
@@ -245,6 +253,55 @@ class ConsumerService:
             raise Refused(_STORE_ERROR, f"the store cannot write ({exc.strerror or exc}); retry later") from exc
         if result.status is not PutStatus.PUT_OK:
             raise Refused(STATUS_CODES[result.status], REMARKS[result.status])
+
+    # --- delayed messages --------------------------------------------------------------------------
+
+    def deliver_due(self, now_ms: int) -> int | None:
+        """Re-put the timer messages due at `now_ms` into their topics (at most ``timer.BATCH``), with the record
+        that marks them delivered in the same put, and wait for that put like any request's; the earliest due time
+        still waiting (`now_ms` when more is to read or deliver at once, None when nothing waits). Only confirmed
+        timer messages are read (the consume queue), so nothing a truncation could take back is re-put. `Refused`
+        on a replica that is not master, or when the put fails."""
+        with self._lock:
+            replica, state = self._ready()
+            store = replica.store
+            complete = self._read_timer(store, state)
+            offsets = due(state.timer, self._timer_due, now_ms)
+            if not offsets:
+                return next_due(state.timer, self._timer_due) if complete else now_ms
+            copies: list[Message] = []
+            for offset in offsets:
+                try:
+                    found = store.consume(TIMER_TOPIC, 0, offset, 1)
+                except OffsetTooSmall:
+                    found = []  # retention deleted it: nothing to re-put (docs/storage.md)
+                copy = re_put(found[0][1], now_ms) if found and found[0][0] == offset else None
+                if copy is None:
+                    log.warning("%s: timer message %d is gone or names no topic; marked delivered without a copy",
+                                self._host.config.broker_name, offset)  # fmt: skip
+                else:
+                    copies.append(copy)
+            appended = self._append(state, [TimerDelivered(tuple(sorted(offsets)))], copies)
+            for offset in offsets:
+                del self._timer_due[offset]
+        self._settle(appended)
+        self.wake()
+        return now_ms
+
+    def _read_timer(self, store: MessageStore, state: ConsumerState) -> bool:
+        """Read the due times of the timer messages confirmed since the last pass (caller holds the lock); False
+        when `TIMER_SCAN` messages were read and more wait."""
+        low, high = store.queue_range(TIMER_TOPIC, 0)
+        start = max(self._timer_read, low)
+        try:
+            found = store.consume(TIMER_TOPIC, 0, start, TIMER_SCAN) if start < high else []
+        except OffsetTooSmall:  # retention moved the queue's start meanwhile: the next pass starts there
+            return False
+        for offset, message in found:
+            if not state.timer.done(offset):
+                self._timer_due[offset] = out_ms(message) or 0  # no readable time: due at once, and dropped then
+        self._timer_read = found[-1][0] + 1 if found else start
+        return not found or self._timer_read >= high  # nothing read: nothing more to read now
 
     # --- metadata --------------------------------------------------------------------------------
 

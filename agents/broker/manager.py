@@ -28,6 +28,7 @@ from agents.broker.cleaner import CommitLogCleaner
 from agents.broker.consumer_snapshots import MAX_PAGE_BYTES, SnapshotKeeper
 from agents.broker.consumers import ConsumerService
 from agents.broker.controller_link import ControllerLink
+from agents.broker.delays import TimerDelivery
 from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Stay, TakeSyncStateSet, decide
 from agents.broker.roles import View as ControllerView
 from agents.broker.write_gate import Gate, Step, TransferReady, WritePause
@@ -136,6 +137,7 @@ class ReplicasManager:
         self._watchdog = threading.Thread(target=self._watch, name=f"watchdog-{config.broker_name}", daemon=True)
         self.snapshots = SnapshotKeeper(lambda: self.replica, lambda: self.config, fetch=self._master_snapshot)
         self.consumers = ConsumerService(self, self.snapshots)
+        self.timer = TimerDelivery(self.consumers, config.broker_name)
         self.cleaner = CommitLogCleaner(
             lambda: self.replica, lambda: self.config, retained_floor=self.snapshots.retained_floor
         )
@@ -147,6 +149,7 @@ class ReplicasManager:
         self._watchdog.start()
         self.cleaner.start()
         self.snapshots.start()
+        self.timer.start()
 
     def stop(self) -> None:
         """Stop talking to the controllers, then stop the data plane and close the store."""
@@ -156,6 +159,7 @@ class ReplicasManager:
         self._watchdog.join(timeout=2)
         self.cleaner.stop()
         self.snapshots.stop()
+        self.timer.stop()
         self._link.stop()
         if self.replica is not None:
             self.replica.close()

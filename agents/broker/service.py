@@ -18,6 +18,7 @@ from agents.broker.answers import REMARKS, STATUS_CODES
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
 from agents.broker.write_gate import request_problem
+from agents.delay.timer import TIMER_TOPIC, Refusal, to_timer
 from agents.errors import AgentError
 from agents.ha.role import Role
 from agents.ha.sync_state import PutStatus
@@ -187,17 +188,20 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             queues[topic] = admitted.write_queue_nums
         now = int(time.time() * 1000)
         host = peer_address(context.peer()) if context is not None else None
+        batch: list[Message] = []
         try:
-            batch = [
-                Message(
+            for m in messages:
+                sent = Message(
                     m.topic,
                     queue_for_send(m.queue_id, m.properties, queues[m.topic], next(self._round_robin)),
                     m.body,
                     born_properties(m.properties, host, now),
                     now,
                 )
-                for m in messages
-            ]
+                stored = to_timer(sent, now, manager.config.timer_max_delay_sec)
+                if isinstance(stored, Refusal):
+                    return pb.SendMessageResponse(code=stored.code, remark=stored.remark)
+                batch.append(stored)
         except (RecordError, ValueError) as exc:
             return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=str(exc))
         if not batch:
@@ -215,6 +219,8 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             self._host.metrics.observe_put(manager, time.monotonic() - started, result.status.value)
         if result.status is PutStatus.PUT_OK:
             manager.consumers.wake()
+            if any(m.topic == TIMER_TOPIC for m in batch):
+                manager.timer.wake()
         status = manager.status()  # after the put: a refusal names the master the broker knows now
         response = pb.SendMessageResponse(
             code=STATUS_CODES[result.status],

@@ -11,6 +11,7 @@ several records share one message as a batch: ``to_message``)::
     kind 3 Acked:           offset, ticket
     kind 4 Changed:         offset, oldTicket, newTicket, deadlineMs
     version=1 | kind=5 | seq | group | topic   (Forgotten: every queue of the group on the topic; no queueId)
+    version=1 | kind=6 | seq | n | offset...   (TimerDelivered: timer queue offsets, increasing; no names)
 
 ``seq`` is the idempotency key: the broker set numbers its records 1, 2, 3... in log order, and a record whose
 ``seq`` is not above the state's is a replay and changes nothing (``state.apply``). An unknown version or kind is
@@ -53,8 +54,18 @@ class Forgotten:
     topic: str
 
 
-Change = OffsetCommitted | Popped | Acked | Changed | Forgotten
-_KINDS: dict[type[Change], int] = {OffsetCommitted: 1, Popped: 2, Acked: 3, Changed: 4, Forgotten: 5}
+@dataclass(frozen=True, slots=True)
+class TimerDelivered:
+    """The timer messages at these offsets of the timer queue (``agents.delay.timer``) were re-put into their
+    topics, by the same put that carries this record (increasing, at least one)."""
+
+    offsets: tuple[int, ...]
+
+
+Change = OffsetCommitted | Popped | Acked | Changed | Forgotten | TimerDelivered
+_KINDS: dict[type[Change], int] = {
+    OffsetCommitted: 1, Popped: 2, Acked: 3, Changed: 4, Forgotten: 5, TimerDelivered: 6,
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +82,8 @@ class StateRecord:
 def _problem(record: StateRecord) -> str | None:
     """The first rule `record` breaks, or None; encode and decode both apply these."""
     c = record.change
+    if isinstance(c, TimerDelivered):
+        return int_problem("seq", record.seq, 1) or _offsets_problem(c.offsets)
     group, topic = (c.group, c.topic) if isinstance(c, Forgotten) else (c.queue.group, c.queue.topic)
     if problem := (
         int_problem("seq", record.seq, 1)
@@ -82,6 +95,16 @@ def _problem(record: StateRecord) -> str | None:
         return None
     checks = _change_checks(c)
     return int_problem("queueId", c.queue.queue_id, 0, MAX_QUEUE_ID) or next((p for p in checks if p), None)
+
+
+def _offsets_problem(offsets: Sequence[int]) -> str | None:
+    """Why a TimerDelivered's offsets are not one or more increasing offsets, or None."""
+    if not offsets:
+        return "a TimerDelivered record names at least one offset"
+    for before, offset in zip((-1, *offsets), offsets, strict=False):
+        if problem := int_problem("timer offset", offset, before + 1):
+            return problem
+    return None
 
 
 def _change_checks(c: OffsetCommitted | Popped | Acked | Changed) -> Iterator[str | None]:
@@ -118,6 +141,11 @@ def encode(record: StateRecord) -> bytes:
     w.uint(VERSION)
     w.uint(_KINDS[type(c)])
     w.uint(record.seq)
+    if isinstance(c, TimerDelivered):
+        w.uint(len(c.offsets))
+        for n in c.offsets:
+            w.uint(n)
+        return bytes(w.out)
     if isinstance(c, Forgotten):
         w.text(c.group)
         w.text(c.topic)
@@ -163,6 +191,15 @@ def decode(body: bytes) -> StateRecord:
     if kind not in _KINDS.values():
         raise r.fail(f"kind {kind} is unknown (written by a newer broker?)")
     change: Change
+    if kind == 6:
+        last = -1
+        offsets: list[int] = []
+        for _ in range(r.count("timer offsets")):
+            offsets.append(last := r.uint("timer offset", last + 1))
+        if not offsets:
+            raise r.fail("a TimerDelivered record names at least one offset")
+        r.end()
+        return StateRecord(seq, TimerDelivered(tuple(offsets)))
     if kind == 5:
         change = Forgotten(r.name("group", GROUP_MAX_LENGTH), r.name("topic", TOPIC_MAX_LENGTH))
         r.end()

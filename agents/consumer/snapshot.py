@@ -2,10 +2,15 @@
 
 A snapshot is the whole `ConsumerState` at one cut of the commit log::
 
-    magic "MQCS" | version=1 | covered | seq | offsets | queues | crc32 (u32, big-endian, of every byte before it)
+    magic "MQCS" | version | covered | seq | offsets | queues [| timer] | crc32 (u32, big-endian, of every byte
+    before it)
     offsets: n, then per key in sorted order: group, topic, queueId, offset, timestampMs
     queues:  n, then per key in sorted order: group, topic, queueId, committed, scanned, nextTicket, attemptId,
              n in flight (offset ticket deadlineMs attempt)..., n done (offset ticket)..., each by offset
+    timer:   floor, n delivered offsets (increasing, above the floor)...   (version 2 only)
+
+Version 1 is a state without delayed-message progress, version 2 one with it: a broker set that never delivered
+a delayed message keeps writing snapshots an older broker reads.
 
 ``covered`` is the commit-log offset the snapshot covers: the state holds every consumer-state record stored below
 it and none at or above it. Keys and offsets are strictly increasing, so a state has one snapshot and a reordered
@@ -25,11 +30,12 @@ from agents.consumer.errors import StateFormatError
 from agents.consumer.records import StateRecord
 from agents.consumer.state import Committed, ConsumerState, apply_all
 from agents.consumer.wire import Reader, Writer
+from agents.delay.timer import NO_PROGRESS, TimerProgress
 from agents.pop.model import Inflight, QueueKey, QueueState
 from agents.store.crc import crc32
 
 MAGIC = b"MQCS"
-VERSION = 1
+VERSION, TIMER_VERSION = 1, 2
 _CRC = struct.Struct(">I")
 
 
@@ -95,7 +101,7 @@ def encode(snapshot: Snapshot) -> bytes:
     st = snapshot.state
     w = Writer()
     w.out += MAGIC
-    for n in (VERSION, snapshot.covered, st.seq, len(st.offsets)):
+    for n in (VERSION if st.timer == NO_PROGRESS else TIMER_VERSION, snapshot.covered, st.seq, len(st.offsets)):
         w.uint(n)
     for key in _sorted_keys(st.offsets):
         w.key(key)
@@ -118,6 +124,11 @@ def encode(snapshot: Snapshot) -> bytes:
         for offset in sorted(q.done):
             w.uint(offset)
             w.uint(q.done[offset])
+    if st.timer != NO_PROGRESS:
+        w.uint(st.timer.floor)
+        w.uint(len(st.timer.delivered))
+        for offset in sorted(st.timer.delivered):
+            w.uint(offset)
     w.out += _CRC.pack(crc32(w.out))
     return bytes(w.out)
 
@@ -166,8 +177,8 @@ def decode(data: bytes) -> Snapshot:
     r = Reader(body, "consumer-state snapshot")
     r.pos = len(MAGIC)
     version = r.uint("version")
-    if version != VERSION:
-        raise r.fail(f"version {version} is not {VERSION} (written by a newer broker?)")
+    if version not in (VERSION, TIMER_VERSION):
+        raise r.fail(f"version {version} is not {VERSION} or {TIMER_VERSION} (written by a newer broker?)")
     if crc32(body) != stored:
         raise StateFormatError(f"consumer-state snapshot: checksum {crc32(body):08x} does not match {stored:08x}")
     covered, seq = r.uint("covered"), r.uint("seq")
@@ -181,5 +192,16 @@ def decode(data: bytes) -> Snapshot:
     for _ in range(r.count("queues")):
         key = _read_key(r, key)
         queues[key] = _read_queue(r, key)
+    timer = _read_timer(r) if version == TIMER_VERSION else NO_PROGRESS
     r.end()
-    return Snapshot(covered, ConsumerState(seq, MappingProxyType(offsets), MappingProxyType(queues)))
+    return Snapshot(covered, ConsumerState(seq, MappingProxyType(offsets), MappingProxyType(queues), timer))
+
+
+def _read_timer(r: Reader) -> TimerProgress:
+    floor = r.uint("timer floor")
+    delivered: list[int] = []
+    for _ in range(r.count("timer delivered")):
+        delivered.append(r.uint("timer delivered offset", (delivered[-1] if delivered else floor) + 1))
+    if not floor and not delivered:
+        raise r.fail(f"version {TIMER_VERSION} without timer progress (that state is a version {VERSION} snapshot)")
+    return TimerProgress(floor, frozenset(delivered))

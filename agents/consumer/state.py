@@ -1,11 +1,12 @@
 """`ConsumerState`: the table the consumer-state records rebuild, and ``apply``, the only way it changes.
 
 It holds the committed offset of each (group, topic, queue) with the commit's time, each POP queue state
-(``agents.pop``, changed by its own ``apply``), and ``seq``, the last record applied; ``Forgotten`` drops a group's
-keys on a topic. An offset commit (a reset) also starts the queue's POP state over at that offset, so one offset
-per queue is the group's progress whichever way it consumes (``consumer_offset``). Records are applied in
-sequence: one at or below ``seq`` is a replay and changes nothing, so applying a log twice equals applying it once;
-one that skips a number raises `SequenceGap`, since the records between are missing from the log.
+(``agents.pop``, changed by its own ``apply``), the delayed messages delivered (``timer``, ``agents.delay.timer``)
+and ``seq``, the last record applied; ``Forgotten`` drops a group's keys on a topic. An offset commit (a reset)
+also starts the queue's POP state over at that offset, so one offset per queue is the group's progress whichever
+way it consumes (``consumer_offset``). Records are applied in sequence: one at or below ``seq`` is a replay and
+changes nothing, so applying a log twice equals applying it once; one that skips a number raises `SequenceGap`,
+since the records between are missing from the log.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from types import MappingProxyType
 from typing import assert_never
 
 from agents.consumer.errors import SequenceGap
-from agents.consumer.records import Forgotten, OffsetCommitted, StateRecord
+from agents.consumer.records import Forgotten, OffsetCommitted, StateRecord, TimerDelivered
+from agents.delay.timer import NO_PROGRESS, TimerProgress, mark
 from agents.pop import rules
 from agents.pop.events import Acked, Changed, Event, Popped
 from agents.pop.model import QueueKey, QueueState
@@ -45,6 +47,7 @@ class ConsumerState:
     seq: int = 0
     offsets: Mapping[QueueKey, Committed] = field(default_factory=_no_offsets)
     queues: Mapping[QueueKey, QueueState] = field(default_factory=_no_queues)
+    timer: TimerProgress = NO_PROGRESS
 
 
 EMPTY = ConsumerState()
@@ -57,6 +60,7 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
     offsets = dict(st.offsets)
     queues = dict(st.queues)
     pending: dict[QueueKey, list[Event]] = {}  # POP events not yet applied, by queue: one copy per run of them
+    delivered: list[int] = []  # timer offsets, marked once at the end (marking is order-free)
 
     def settle(keys: Iterable[QueueKey]) -> None:
         for key in list(keys):
@@ -82,6 +86,8 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
                 queues[c.queue] = QueueState(c.offset, c.offset, next_ticket=popped.next_ticket)
         elif isinstance(c, Popped | Acked | Changed):
             pending.setdefault(c.queue, []).append(c)
+        elif isinstance(c, TimerDelivered):
+            delivered += c.offsets
         elif isinstance(c, Forgotten):
             settle(k for k in pending if (k.group, k.topic) == (c.group, c.topic))
             for table in (offsets, queues):
@@ -92,7 +98,7 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
     settle(pending)
     if seq == st.seq:
         return st
-    return ConsumerState(seq, MappingProxyType(offsets), MappingProxyType(queues))
+    return ConsumerState(seq, MappingProxyType(offsets), MappingProxyType(queues), mark(st.timer, delivered))
 
 
 def queue_state(state: ConsumerState, key: QueueKey) -> QueueState | None:

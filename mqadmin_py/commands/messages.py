@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import typer
 
+from agents.delay.timer import TIMER_DELIVER_MS
 from agents.metadata import DEFAULT_QUEUE_NUMS, KEYS, MESSAGE_GROUP, TAGS, UNIQ_KEY
 from agents.pop.errors import PopCode
 from agents.pop.filter import parse_filter
@@ -27,6 +28,7 @@ from mqadmin_py.commands.common import (
     controller_client,
     key_values,
     not_empty,
+    seconds_option,
 )
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.commands.topic import find_group, find_topic, group_name, metadata_of, set_masters
@@ -203,6 +205,19 @@ def send_message(
         ),
     ] = -1,
     count: Annotated[int, typer.Option("--count", help="How many messages to send.", min=1)] = 1,
+    deliver_time: Annotated[
+        int | None,
+        typer.Option(
+            "--deliverTime",
+            help="A delayed message: delivered at this time (ms since the epoch; property TIMER_DELIVER_MS).",
+            min=0,
+            max=INT64_MAX,
+        ),
+    ] = None,
+    delay: Annotated[
+        float | None,
+        seconds_option("--delay", help="A delayed message: delivered this many seconds from now.", minimum=0),
+    ] = None,
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
 ) -> None:
@@ -217,6 +232,15 @@ def send_message(
     properties.update(
         {key: value for key, value in ((KEYS, keys), (TAGS, tags), (MESSAGE_GROUP, message_group)) if value}
     )
+    if deliver_time is not None and delay is not None:
+        raise UsageError("give --deliverTime or --delay, not both")
+    if delay is not None:
+        at_ms = (time.time() + delay) * 1000
+        if at_ms > INT64_MAX:
+            raise UsageError(f"--delay {delay:g} s is past the last delivery time there is ({INT64_MAX} ms)")
+        deliver_time = int(at_ms)
+    if deliver_time is not None:
+        properties[TIMER_DELIVER_MS] = str(deliver_time)
     targets = [list(t) for t in _masters(controller, timeout, broker_name, topic)]
     results: list[SentDoc] = []
     msg_ids = message_id.ids(time.time)

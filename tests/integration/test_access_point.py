@@ -45,10 +45,12 @@ CLUSTER = "DefaultCluster"
 TOPIC = "AccessOrders"
 PUSH_TOPIC = "AccessPush"
 FIFO_TOPIC = "AccessFifo"
+DELAY_TOPIC = "AccessDelay"
 BAD_TOPIC = "AccessBad"
 GROUP = "GID_access_simple"
 PUSH_GROUP = "GID_access_push"
 FIFO_GROUP = "GID_access_fifo"
+DELAY_GROUP = "GID_access_delay"
 RETRIES = 1
 """The push group's retryMaxTimes: a message is delivered twice at most, then dead-lettered."""
 
@@ -66,8 +68,11 @@ def cli(box: Sandbox) -> Cli:
     run.env["MQADMIN_CONTROLLERS"] = box.addresses()
     for name in (TOPIC, PUSH_TOPIC, BAD_TOPIC):
         run.json("updateTopic", "-c", CLUSTER, "-t", name, "-r", "2", "-w", "2")
-    run.json("updateTopic", "-c", CLUSTER, "-t", FIFO_TOPIC, "-r", "2", "-w", "2", "--attributes", "+message.type=FIFO")
+    for name, kind in ((FIFO_TOPIC, "FIFO"), (DELAY_TOPIC, "DELAY")):
+        typed = f"+message.type={kind}"
+        run.json("updateTopic", "-c", CLUSTER, "-t", name, "-r", "2", "-w", "2", "--attributes", typed)
     run.json("updateSubGroup", "-c", CLUSTER, "-g", GROUP)
+    run.json("updateSubGroup", "-c", CLUSTER, "-g", DELAY_GROUP)
     run.json("updateSubGroup", "-c", CLUSTER, "-g", PUSH_GROUP, "-r", str(RETRIES))
     made = run.json("updateSubGroup", "-c", CLUSTER, "-g", FIFO_GROUP, "--consume-orderly", "true", "-r", str(RETRIES))
 
@@ -136,6 +141,36 @@ def test_a_producer_sends_and_a_simple_consumer_receives_and_acks_everything(end
         assert set(got) == set(sent)
         assert sorted(got.values()) == sorted(bodies)
         assert consumer.receive(32, 15) == []  # every message acked: nothing comes back
+    finally:
+        consumer.shutdown()
+
+
+def test_delayed_messages_of_the_official_client_arrive_at_their_delivery_timestamp(endpoints: str) -> None:
+    """``Message.delivery_timestamp`` (seconds) through the access point: nothing before that time, each message
+    once after it, under the id the producer got and with its delivery time."""
+    deliver_s = int(time.time()) + 15
+    later = []
+    for i in range(4):
+        m = message(DELAY_TOPIC, f"later-{i}".encode())
+        m.delivery_timestamp = deliver_s
+        later.append(m)
+    sent = send_all(endpoints, later)
+    consumer = SimpleConsumer(config(endpoints), DELAY_GROUP, {DELAY_TOPIC: FilterExpression()}, await_duration=2)
+    consumer.startup()
+    got: dict[str, Message] = {}
+    try:
+        assert consumer.receive(32, 15) == []
+        assert time.time() < deliver_s, "the machine was too slow to look before the delivery time"
+        deadline = time.monotonic() + 60
+        while len(got) < len(sent) and time.monotonic() < deadline:
+            for m in consumer.receive(32, 15):
+                assert m.message_id not in got
+                got[m.message_id] = m
+                consumer.ack(m)
+        assert time.time() >= deliver_s
+        assert set(got) == set(sent)
+        assert {m.delivery_timestamp for m in got.values()} == {deliver_s * 1000}
+        assert consumer.receive(32, 15) == []
     finally:
         consumer.shutdown()
 
@@ -282,6 +317,14 @@ def test_bad_sends_get_javas_codes_and_store_nothing(stub: Any) -> None:
     no_id = raw_message(BAD_TOPIC, b"x")
     no_id.system_properties.message_id = ""
     cases.append((no_id, v2.ILLEGAL_MESSAGE_ID, "message id cannot be empty"))
+    delayed = raw_message(BAD_TOPIC, b"x")  # a DELAY message to a NORMAL topic
+    delayed.system_properties.message_type = v2.DELAY
+    delayed.system_properties.delivery_timestamp.FromSeconds(int(time.time()) + 60)
+    conflict = "TopicMessageType validate failed, the expected type is NORMAL, but actual type is DELAY"
+    cases.append((delayed, v2.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE, conflict))
+    transaction = raw_message(BAD_TOPIC, b"x")
+    transaction.system_properties.message_type = v2.TRANSACTION
+    cases.append((transaction, v2.UNSUPPORTED, "transaction messages are not supported by this access point"))
     for m, code, text in cases:
         answer = stub.SendMessage(svc.SendMessageRequest(messages=[m]), metadata=HEADERS, timeout=10)
         assert (answer.status.code, answer.status.message[: len(text)]) == (code, text)

@@ -80,3 +80,9 @@ def test_the_slave_ab_says_what_to_do_with_a_wrong_old_checkout(tmp_path: Path) 
     )
     assert result.returncode == 1
     assert "give a checkout of this repository" in result.stderr
+
+
+def test_the_pre_online_merge_runs_in_quick_mode_and_checks_its_merged_table() -> None:
+    """The script exits non-zero if the merged table or the applied keys are wrong."""
+    out = run_quick("pre_online.py").stdout
+    assert "| merge: 2 replicas + escaped changes twice" in out

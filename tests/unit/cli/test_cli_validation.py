@@ -195,6 +195,8 @@ A = ("-a", "127.0.0.1:1")
         ("sendMessage", *A, "-t", "T", "-p", "x", "--property", "novalue"),  # before any controller is asked
         ("sendMessage", *A, "-t", "T", "-p", "x", "--property", "=v"),
         ("sendMessage", *A, "-t", "T", "-p", "x", "--message-group", " "),
+        *[("sendMessage", *A, "-t", "T", "-p", "x", "--delay", bad) for bad in ("nan", "inf", "-1", "1e300")],
+        ("sendMessage", *A, "-t", "T", "-p", "x", "--delay", "1", "--deliverTime", "1"),
         ("topicStatus", *A, "-t", "bad topic"),
         *[("updateSubGroup", *A, "-c", "C", "-g", "G", "-q", bad) for bad in (
             "{", '{"type": "LINEAR"}', '{"type": "CUSTOMIZED", "customizedRetryPolicy": {"next": [0]}}',

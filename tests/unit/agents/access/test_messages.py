@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agents.access.codes import Code
-from agents.access.messages import delivered, outgoing_problem, to_agent
+from agents.access.messages import delivered, outgoing_problem, to_agent, type_problem
 from agents.access.protocol import v2
+from agents.metadata import Topic
 from mqbase.proto import agent_pb2 as apb
 
 
@@ -40,12 +41,39 @@ def test_a_sent_message_becomes_our_properties() -> None:
     }
 
 
-def test_delay_and_transaction_messages_are_refused() -> None:
-    delayed = sent()
-    delayed.system_properties.delivery_timestamp.FromMilliseconds(1)
-    for message in (delayed, sent(message_type=v2.TRANSACTION)):
-        problem = outgoing_problem(message)
-        assert problem is not None and problem.code is Code.UNSUPPORTED
+def test_transaction_messages_are_refused() -> None:
+    problem = outgoing_problem(sent(message_type=v2.TRANSACTION))
+    assert problem is not None and problem.code is Code.UNSUPPORTED
+    assert problem.message == "transaction messages are not supported by this access point"
+
+
+def _delayed() -> Any:
+    message = sent(message_type=v2.DELAY)
+    message.system_properties.delivery_timestamp.FromMilliseconds(1_700_000_060_000)
+    return message
+
+
+def test_a_delayed_message_carries_its_delivery_time_as_timer_deliver_ms() -> None:
+    assert outgoing_problem(_delayed()) is None
+    assert to_agent(_delayed()).properties["TIMER_DELIVER_MS"] == "1700000060000"
+
+
+def test_a_delayed_message_goes_only_to_a_delay_topic() -> None:
+    """Java's proxy checks a message's type against the topic's ``message.type`` (``enableTopicMessageTypeCheck``)."""
+    delay, normal = (Topic("Orders", frozenset({"b"}), 4, 4, 6, kind) for kind in ("DELAY", "NORMAL"))
+    assert type_problem(_delayed(), delay) is None
+    assert type_problem(sent(), normal) is None
+    problem = type_problem(_delayed(), normal)
+    assert problem is not None and problem.code is Code.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE
+    assert problem.message == "TopicMessageType validate failed, the expected type is NORMAL, but actual type is DELAY"
+
+
+def test_a_delivered_delayed_message_is_delay_typed_with_its_delivery_time() -> None:
+    props = {"UNIQ_KEY": "01", "TIMER_DELIVER_MS": "1700000060000", "TIMER_OUT_MS": "1700000060000", "c": "d"}
+    received = apb.ReceivedMessage(message=apb.Message(topic="T", body=b"x", properties=props), receipt_handle="h")
+    m = delivered(received)
+    assert (m.system_properties.message_type, dict(m.user_properties)) == (v2.DELAY, {"c": "d"})
+    assert m.system_properties.delivery_timestamp.ToMilliseconds() == 1_700_000_060_000
 
 
 def test_a_sent_message_is_validated() -> None:

@@ -9,16 +9,17 @@ from pathlib import Path
 import pytest
 
 from agents.broker.consumer_snapshots import ConsumerStateUnavailable, SnapshotKeeper
-from agents.broker.consumers import ConsumerService
+from agents.broker.consumers import ConsumerService, Refused
 from agents.config import BrokerConfig
 from agents.consumer import snapshot
 from agents.consumer.records import SYSTEM_TOPIC
 from agents.consumer.state import ConsumerState
+from agents.delay.timer import TIMER_DELIVER_MS, TIMER_TOPIC, to_timer
 from agents.ha.config import HAConfig
 from agents.ha.master_service import Appended, PutResult
 from agents.ha.replica import Replica
 from agents.ha.sync_state import PutStatus
-from agents.metadata import MetadataTable, Topic, learn
+from agents.metadata import UNIQ_KEY, MetadataTable, Topic, learn
 from agents.store.layout import CONSUMER_SNAPSHOT, STORE_DIR
 from agents.store.record import Message
 from mqbase.codes import ResponseCode
@@ -244,3 +245,56 @@ def test_a_snapshot_above_a_truncation_is_set_aside_and_the_log_decides(broker: 
     assert store.truncations()[-1] == again.covered
     assert keeper.run_once() == again and path.exists()
     assert sum(len(q.inflight) for q in again.state.queues.values()) == 4  # the new history's records, none hidden
+
+
+def send_delayed(b: Broker, *due_ms: int) -> None:
+    """Timer messages "d0", "d1", ... to queue 1 of the topic, due at `due_ms`, as the send path stores them."""
+    assert b.replica is not None
+    messages = [
+        to_timer(Message(TOPIC, 1, f"d{i}".encode(), {UNIQ_KEY: f"ID{i}", TIMER_DELIVER_MS: str(at)}, 10), 10)
+        for i, at in enumerate(due_ms)
+    ]
+    assert all(isinstance(m, Message) and m.topic == TIMER_TOPIC for m in messages)
+    assert b.replica.put([m for m in messages if isinstance(m, Message)]).status is PutStatus.PUT_OK
+
+
+def test_delayed_messages_are_re_put_when_due_once_and_after_a_rebuild_never_again(broker: Broker) -> None:
+    send_delayed(broker, 300, 100, 200)
+    s, keeper = service(broker)
+    assert receive(s).code == ResponseCode.PULL_NOT_FOUND  # nothing in the topic before its time
+    assert s.deliver_due(99) == 100  # the earliest due time: the thread sleeps until then
+    assert s.deliver_due(150) == 150  # delivered one: look again at once
+    assert s.deliver_due(150) == 200
+    first = receive(s)
+    assert [(m.message.body, m.message.queue_id, m.store_timestamp) for m in first.messages] == [(b"d1", 1, 150)]
+    assert first.messages[0].message.properties[UNIQ_KEY] == "ID1"
+    assert "REAL_TOPIC" not in first.messages[0].message.properties
+    assert s.deliver_due(1_000) == 1_000
+    assert s.deliver_due(1_000) is None  # nothing waits any more
+    assert sorted(m.message.body for m in receive(s).messages) == [b"d0", b"d2"]
+    cut = keeper.run_once()
+    assert cut is not None and cut.state.timer.floor == 3
+    for rebuilt, _ in (service(broker), (s, keeper)):  # a new master rebuilds the progress from its snapshot and log
+        assert rebuilt.deliver_due(10_000) is None
+    assert broker.replica is not None
+    assert broker.replica.store.queue_range(TOPIC, 1) == (0, 3)  # three copies, one each
+
+
+def test_a_refused_delivery_put_delivers_nothing_and_the_next_pass_does(broker: Broker) -> None:
+    send_delayed(broker, 100)
+    s, _ = service(broker)
+    broker.refuse = PutStatus.SERVICE_NOT_AVAILABLE
+    with pytest.raises(Refused):
+        s.deliver_due(200)
+    broker.refuse = None
+    assert s.deliver_due(200) == 200
+    assert [m.message.body for m in receive(s).messages] == [b"d0"]
+
+
+def test_a_slave_delivers_nothing(broker: Broker) -> None:
+    send_delayed(broker, 100)
+    assert broker.replica is not None
+    broker.replica.change_to_slave("127.0.0.1:1", 2)
+    with pytest.raises(Refused) as refused:
+        service(broker)[0].deliver_due(200)
+    assert refused.value.code == ResponseCode.SLAVE_NOT_AVAILABLE

@@ -15,6 +15,7 @@ from agents.consumer.records import (
     Forgotten,
     OffsetCommitted,
     StateRecord,
+    TimerDelivered,
     decode,
     encode,
     from_message,
@@ -38,6 +39,7 @@ RECORDS = [
     StateRecord(4, Acked(Q, 3, 1)),
     StateRecord(5, Changed(Q, 4, 2, 3, 1_700_000_060_000)),
     StateRecord(6, Forgotten("G", "T")),
+    StateRecord(7, TimerDelivered((0, 5, BIG))),
     StateRecord(BIG, Changed(QueueKey("%RETRY%g|x", "t" * 127, 2**31 - 1), BIG, BIG - 1, BIG, BIG)),
 ]
 
@@ -45,6 +47,11 @@ RECORDS = [
 @pytest.mark.parametrize("record", RECORDS)
 def test_every_kind_round_trips(record: StateRecord) -> None:
     assert decode(encode(record)) == record
+
+
+def test_a_timer_delivery_names_only_its_offsets() -> None:
+    """version, kind 6, seq, n, offsets: the timer queue is one queue, so no group, topic or queue."""
+    assert encode(StateRecord(4, TimerDelivered((3, 200)))) == bytes([1, 6, 4, 2, 3, 0xC8, 0x01])
 
 
 def test_an_ack_is_ten_bytes() -> None:
@@ -66,6 +73,9 @@ def test_an_ack_is_ten_bytes() -> None:
         (StateRecord(1, Popped(Q, 0, 1, (), (), (Delivery(0, 1, 0, 0),))), "delivery attempt 0 is outside 1.."),
         (StateRecord(1, Popped(Q, 0, 1, (), (), (), "x" * 256)), "attemptId is longer than 255 bytes"),
         (StateRecord(1, Forgotten("G", "")), "topic '' must be 1..127"),
+        (StateRecord(1, TimerDelivered(())), "a TimerDelivered record names at least one offset"),
+        (StateRecord(1, TimerDelivered((3, 3))), "timer offset 3 is outside 4.."),
+        (StateRecord(0, TimerDelivered((3,))), "seq 0 is outside 1.."),
     ],
 )
 def test_encode_refuses_what_decode_would(record: StateRecord, problem: str) -> None:
@@ -95,6 +105,9 @@ ACK = encode(StateRecord(4, Acked(Q, 3, 1)))
         (bytes([1, 3, 4, 1, ord("G"), 1, ord("T"), 3, 3, 0]), "ticket 0 is outside 1.."),
         (encode(StateRecord(1, Changed(Q, 4, 2, 3, 9)))[:-2] + bytes([2, 9]), "newTicket 2 is outside 3.."),
         (encode(StateRecord(1, Popped(Q, 0, 1, (), (), ())))[:-4] + bytes([9, 0, 0, 0]), "skipped count 9 is outside"),
+        (bytes([1, 6, 1, 0]), "a TimerDelivered record names at least one offset"),
+        (bytes([1, 6, 1, 2, 5, 5]), r"timer offset 5 is outside 6\.\."),
+        (bytes([1, 6, 1, 2, 5]), r"timer offset is cut short \(at byte 5\)"),
     ],
 )
 def test_decode_names_what_is_wrong(body: bytes, problem: str) -> None:
@@ -162,6 +175,7 @@ CHANGES = st.one_of(
     ),
     st.builds(Acked, KEYS, LONG, TICKET),
     st.builds(Forgotten, NAMES, NAMES),
+    st.lists(LONG, min_size=1, max_size=4, unique=True).map(lambda offsets: TimerDelivered(tuple(sorted(offsets)))),
     TICKET.flatmap(lambda old: st.builds(Changed, KEYS, LONG, st.just(old), st.integers(old + 1, 2**63 - 1), LONG)),
 )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+from dataclasses import replace
 from types import MappingProxyType
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from agents.consumer.errors import StateFormatError
 from agents.consumer.snapshot import Snapshot, advance, decode, encode, rebuild, retained_floor, take
 from agents.consumer.state import Committed, ConsumerState, apply_all
+from agents.delay.timer import TimerProgress
 from agents.ha.retention import Floors, Policy, Segment, plan
 from agents.pop.model import Inflight, QueueKey, QueueState
 from agents.store.crc import crc32
@@ -25,6 +27,7 @@ QUEUE = QueueState(
 )
 STATE = ConsumerState(9, MappingProxyType({Q: Committed(12, 100), R: Committed(0, 5)}), MappingProxyType({R: QUEUE}))
 SNAP = Snapshot(4096, STATE)
+TIMED = encode(Snapshot(4096, replace(STATE, timer=TimerProgress(3, frozenset({5, 9})))))
 
 
 def _sealed(body: bytes) -> bytes:
@@ -38,6 +41,14 @@ def test_a_snapshot_round_trips_and_has_one_encoding() -> None:
     assert decode(data) == SNAP
     reordered = ConsumerState(9, MappingProxyType(dict(reversed(list(STATE.offsets.items())))), STATE.queues)
     assert encode(Snapshot(4096, reordered)) == data
+
+
+def test_timer_progress_makes_a_version_2_snapshot() -> None:
+    """A state with delayed-message progress is version 2, its floor and delivered offsets after the queues;
+    one without stays version 1, which a broker from before delayed messages reads."""
+    assert TIMED.startswith(b"MQCS\x02") and TIMED[:-4].endswith(b"\x03\x02\x05\x09")
+    assert decode(TIMED).state.timer == TimerProgress(3, frozenset({5, 9}))
+    assert encode(Snapshot(4096, replace(STATE, timer=TimerProgress()))) == DATA
 
 
 def test_an_empty_state_round_trips() -> None:
@@ -56,7 +67,9 @@ DATA = encode(SNAP)
     [
         (b"", r"no MQCS magic at its start \(not a snapshot\)"),
         (b"MQCS", "4 bytes is too short"),
-        (b"MQCS\x02" + DATA[5:], r"version 2 is not 1 \(written by a newer broker\?\)"),
+        (b"MQCS\x03" + DATA[5:], r"version 3 is not 1 or 2 \(written by a newer broker\?\)"),
+        (_sealed(b"MQCS\x02" + DATA[5:-4] + b"\x00\x00"), r"version 2 without timer progress"),
+        (_sealed(TIMED[:-5] + b"\x05"), r"timer delivered offset 5 is outside 6\.\."),
         (DATA[:-1] + bytes([DATA[-1] ^ 1]), "checksum [0-9a-f]{8} does not match [0-9a-f]{8}"),
         (DATA[:20] + bytes([DATA[20] ^ 0x10]) + DATA[21:], "checksum"),
         (_sealed(DATA[:-4] + b"\x00"), r"1 bytes follow the end"),

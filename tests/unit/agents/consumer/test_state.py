@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given
 
 from agents.consumer.errors import SequenceGap
-from agents.consumer.records import Change, Forgotten, OffsetCommitted, StateRecord
+from agents.consumer.records import Change, Forgotten, OffsetCommitted, StateRecord, TimerDelivered
 from agents.consumer.state import Committed, ConsumerState, apply, apply_all, queue_state
+from agents.delay.timer import TimerProgress
 from agents.pop import rules
 from agents.pop.events import Acked, Delivery, Popped
 from agents.pop.model import QueueKey, QueueState
@@ -122,3 +123,12 @@ def test_queue_state_is_what_a_receive_decides_against(
     changes: tuple[Change, ...], expected: QueueState | None
 ) -> None:
     assert queue_state(apply_all(None, _records(*changes)), Q) == expected
+
+
+def test_timer_deliveries_mark_progress_and_a_replay_changes_nothing() -> None:
+    """``TimerDelivered`` records rebuild which delayed messages are delivered; the other kinds leave it be."""
+    log = _records(TimerDelivered((1, 2)), OffsetCommitted(Q, 3, 100), TimerDelivered((0,)), Forgotten("G", "T"))
+    state = apply_all(None, log)
+    assert (state.timer, state.seq) == (TimerProgress(3, frozenset()), 4)
+    assert apply_all(state, log) is state
+    assert apply_all(None, log[:1]).timer == TimerProgress(0, frozenset({1, 2}))
