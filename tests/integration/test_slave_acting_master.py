@@ -1,8 +1,9 @@
 """RIP-32's slave acting master on real processes: one controller and one broker set of three replicas, each its own
 mqagent. The controller is stopped and the master's agent SIGKILLed, so the set has no master and nobody to elect
 one. With ``enableSlaveActingMaster`` the alive slave with the smallest id acts as a read-only master: it serves
-what was sent before and still refuses sends; once the controller is back and a master elected, it stops. With the
-default (off) nobody acts. Each test restarts what it stopped (the sandbox stops everything by pid at the end).
+what was sent before, still refuses sends, and its access point routes the set read-only at itself; once the
+controller is back and a master elected, it stops and the set is writable again. With the default (off) nobody
+acts. Each test restarts what it stopped (the sandbox stops everything by pid at the end).
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
+from agents.access.protocol import service, stubs, v2
 from mqadmin_py.sandbox import Sandbox
 from mqbase.client import AgentClient
 from mqbase.codes import ResponseCode
@@ -28,6 +31,7 @@ TOPIC = "Acting"
 NOT_ACTIVE_MS = 2000
 BROKER_CONF = {"brokerNotActiveTimeoutMillis": str(NOT_ACTIVE_MS), "syncBrokerMetadataPeriod": "500"}
 """Acting off (the default) in the files: each test sets it on the surviving replicas (a runtime key)."""
+CLIENT = (("x-mq-client-id", "acting-test"),)
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +88,15 @@ def pull(address: str) -> Any:
         return agents.call(address, "PullMessage", pb.PullMessageRequest(topic=TOPIC, queue_id=0, max_messages=10))
 
 
+def route(access_point: str) -> list[tuple[int, list[str]]]:
+    """The topic's queues as that access point routes them: each queue's permission and its set's endpoints."""
+    with grpc.insecure_channel(access_point) as channel:
+        request = service.QueryRouteRequest(topic=v2.Resource(name=TOPIC))
+        answer = stubs.MessagingServiceStub(channel).QueryRoute(request, metadata=CLIENT, timeout=10)
+    assert answer.status.code == v2.OK, answer.status
+    return [(q.permission, [f"{a.host}:{a.port}" for a in q.broker.endpoints.addresses]) for q in answer.message_queues]
+
+
 def send(address: str) -> Any:
     with AgentClient(timeout=5.0) as agents:
         return agents.call(address, "SendMessage", pb.SendMessageRequest(message=pb.Message(topic=TOPIC, body=b"x")))
@@ -93,6 +106,7 @@ def test_the_smallest_alive_slave_acts_read_only_until_a_master_is_elected(box: 
     master = cluster.healthy()
     first, second = sorted(master.slaves())
     addresses = {i: cluster.address_of(i) for i in (first, second)}
+    access_point = next(a.proxyAddress for a in box.agents() if a.id == cluster.agent_of(first))
     set_acting(cluster.cli, list(addresses.values()), True)
     before = len(pull(addresses[first]).messages)
     assert send(master.address).code == ResponseCode.SUCCESS
@@ -113,12 +127,15 @@ def test_the_smallest_alive_slave_acts_read_only_until_a_master_is_elected(box: 
     refused = send(addresses[first])
     assert refused.code == ResponseCode.SLAVE_NOT_AVAILABLE, refused
     assert pull(addresses[first]).next_offset == pulled.next_offset  # the refused send wrote nothing
+    # Its access point routes the set read-only, at that access point only: producers route around the set.
+    wait_until(lambda: route(access_point) == [(v2.READ, [access_point])], 30, "the read-only acting route")
 
     for controller in box.controllers():
         box.start(controller.id)
     cluster.wait_master(lambda m: m.broker_id != master.broker_id, 60, "a new master")
     wait_until(lambda: not listed(cluster.cli, addresses[first])["actingMaster"], 30, "acting to stop")
     assert listed(cluster.cli, addresses[first])["actingSince"] is None
+    wait_until(lambda: route(access_point)[0][0] == v2.READ_WRITE, 30, "the set writable again")
 
 
 def test_with_the_default_nobody_acts(box: Sandbox, cluster: Cluster) -> None:
