@@ -16,6 +16,7 @@ from pathlib import Path
 
 import controller.config as controller_config
 from agents.delay.timer import DEFAULT_MAX_DELAY_SEC
+from agents.ha.acting import BROKER_NOT_ACTIVE_TIMEOUT_MS, ActingPolicy
 from agents.ha.config import HAConfig
 from agents.ha.retention import Policy, parse_delete_when
 from agents.identity import IDENTITY_FILE
@@ -102,6 +103,16 @@ class BrokerConfig:
     auto_create_topic_enable: bool = False
     """Create an unknown topic at the controller on its first send (Java's default is true: we refuse instead,
     so a typo in a producer's topic name is an error, not a new topic; see docs/decisions.md)."""
+    enable_slave_acting_master: bool = False
+    """RIP-32: with no master in the set, the alive slave with the smallest id serves reads as a read-only master
+    (off by default, as in Java; see docs/decisions.md)."""
+    broker_not_active_timeout_millis: int = BROKER_NOT_ACTIVE_TIMEOUT_MS
+    """How long a master unseen, with no controller to ask, still counts as alive before a slave acts."""
+
+    @property
+    def acting_policy(self) -> ActingPolicy:
+        """The RIP-32 keys as ``acting.decide`` reads them."""
+        return ActingPolicy(self.enable_slave_acting_master, self.broker_not_active_timeout_millis)
 
     @property
     def store_root(self) -> Path:
@@ -230,6 +241,8 @@ RUNTIME_KEYS = frozenset(
         "flushConsumerOffsetInterval",
         "timerMaxDelaySec",
         "autoCreateTopicEnable",
+        "enableSlaveActingMaster",
+        "brokerNotActiveTimeoutMillis",
         *RETENTION_KEYS,
     }
 )
@@ -255,6 +268,7 @@ _POSITIVE = (
     "clean_resource_interval",
     "delete_file_batch_max",
     "flush_consumer_offset_interval",
+    "broker_not_active_timeout_millis",
     "timer_max_delay_sec",
 )
 

@@ -2,6 +2,9 @@
 controllers) and the access points of the agents hosting its replicas (each replica's agent answers ListBrokers
 with its ``proxy_address``), refreshed on a thread of its own every ``REFRESH_S`` and at once when a held request
 asks (``nudge``). Topics and groups come from the hosted brokers' tables, which the controllers keep current.
+
+A set with no master, or every set while the controllers do not answer, is also asked of its replicas' agents:
+which one is master, which one acts as master (RIP-32, ``routes.from_reports``).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
-from agents.access.routes import BrokerSet
+from agents.access.routes import BrokerSet, ReplicaReport, from_reports
 from agents.broker.manager import ReplicasManager
 from agents.metadata import MetadataTable
 from mqbase.client import AgentClient, ControllerClient
@@ -43,6 +46,8 @@ class Cluster:
         self._security = security
         self._own = own_address
         self._sets: tuple[BrokerSet, ...] = ()
+        self._replicas: dict[str, tuple[str, ...]] = {}
+        """A set's name → its replicas' agent API addresses, as the controllers last listed them."""
         self._proxy_of: dict[str, str] = {}
         """A broker address → the access point of the agent hosting it (learnt once, kept: a dead host's entry
         stays listed, which a client's channel skips; "" is asked again, the agent may be starting its own)."""
@@ -120,24 +125,48 @@ class Cluster:
         if self._controllers is None or self._controllers.addresses != addresses:
             self._controllers = ControllerClient(addresses, RPC_TIMEOUT_S, self._security)
         request = cpb.GetSyncStateDataRequest(cluster_name=managers[0].config.broker_cluster_name, all_broker_sets=True)
-        response = self._controllers.call("GetSyncStateData", request)
+        try:
+            response = self._controllers.call("GetSyncStateData", request)
+        except MqError:
+            # No controller answers: the sets known keep their access points; their replicas say who leads.
+            self._sets = tuple(from_reports(s, self._reports(s.name), controller_answered=False) for s in self._sets)
+            raise
         if response.code != 0:
             log.warning("access point: GetSyncStateData answered %d %s", response.code, response.remark)
             return
         sets = []
         for info in sorted(response.replicas_info, key=lambda i: i.broker_name):
             replicas = [r.broker_address for r in (*info.in_sync_replicas, *info.not_in_sync_replicas)]
+            self._replicas[info.broker_name] = tuple(a for a in replicas if a)
             for address in replicas:
                 if address and not self._proxy_of.get(address):
-                    self._learn_proxy(address)
+                    self._list(address)
             proxies = tuple(sorted({self._proxy_of[a] for a in replicas if self._proxy_of.get(a)}))
             master = info.master_address if info.HasField("master_address") else ""
-            sets.append(BrokerSet(info.broker_name, master, proxies))
+            known = BrokerSet(info.broker_name, master, proxies)
+            sets.append(known if master else from_reports(known, self._reports(known.name), controller_answered=True))
         self._sets = tuple(sets)
 
-    def _learn_proxy(self, broker_address: str) -> None:
+    def _reports(self, broker_name: str) -> list[ReplicaReport]:
+        """What the agents of the set's replicas that answer now say of them."""
+        out: list[ReplicaReport] = []
+        for address in self._replicas.get(broker_name, ()):
+            answer = self._list(address)
+            if answer is None:
+                continue
+            out.extend(
+                ReplicaReport(address, answer.proxy_address, b.role, b.acting_master)
+                for b in answer.brokers
+                if b.broker_name == broker_name and b.broker_address == address
+            )
+        return out
+
+    def _list(self, broker_address: str) -> apb.ListBrokersResponse | None:
+        """The agent's ListBrokers (its access point learnt on the way); None when it is down (asked again at the
+        next refresh)."""
         try:
-            answer = self._agents.call(broker_address, "ListBrokers", apb.ListBrokersRequest())
+            answer: apb.ListBrokersResponse = self._agents.call(broker_address, "ListBrokers", apb.ListBrokersRequest())
         except MqError:
-            return  # down now; asked again at the next refresh
+            return None
         self._proxy_of[broker_address] = answer.proxy_address
+        return answer

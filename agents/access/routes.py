@@ -2,7 +2,9 @@
 
 Every queue entry has ``broker.id`` 0 (clients use no other) and its set's endpoints: the access points of every
 agent hosting a replica of the set, so a client's channel (gRPC ``pick_first`` over the addresses) reconnects to a
-surviving host when one dies; whichever access point it reaches forwards to the set's current master. Pure.
+surviving host when one dies; whichever access point it reaches forwards to the set's current master. A set with
+no master whose replica acts as master (RIP-32) is listed with that replica's access point only and read-only
+queues, so producers route around it and consumers read from it. Pure.
 """
 
 from __future__ import annotations
@@ -29,6 +31,29 @@ class BrokerSet:
     name: str
     master_address: str
     endpoints: tuple[str, ...]
+    acting_endpoint: str = ""
+    """RIP-32: the access point of the replica acting as the set's read-only master ("" when none acts)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaReport:
+    """What one replica's agent says of it (ListBrokers): where it is, its role, whether it acts as master."""
+
+    broker_address: str
+    proxy_address: str
+    role: str
+    acting: bool
+
+
+def from_reports(s: BrokerSet, reports: Sequence[ReplicaReport], controller_answered: bool) -> BrokerSet:
+    """`s` with what its replicas' agents report: the acting replica's access point (only while the set has no
+    master), and, when the controllers did not answer, the master an agent reports (the last one known is dead
+    or cut off otherwise; none reported: none)."""
+    master = s.master_address
+    if not controller_answered:
+        master = next((r.broker_address for r in reports if r.role == "master"), "")
+    acting = "" if master else next((r.proxy_address for r in reports if r.acting and r.proxy_address), "")
+    return BrokerSet(s.name, master, s.endpoints, acting)
 
 
 def split_address(address: str) -> tuple[str, int]:
@@ -76,8 +101,11 @@ def message_queues(topic: Topic, sets: Sequence[BrokerSet], own: str, namespace:
     for s in sets:
         if s.name not in topic.broker_names:
             continue
-        broker = v2.Broker(name=s.name, id=0, endpoints=endpoints(s.endpoints, own))
-        for queue_id, permission in enumerate(permissions(topic.read_queue_nums, topic.write_queue_nums, topic.perm)):
+        acting = not s.master_address and s.acting_endpoint
+        listed = (s.acting_endpoint,) if acting else s.endpoints
+        perm = topic.perm & ~PERM_WRITE if acting else topic.perm  # Java's acting master: read-only
+        broker = v2.Broker(name=s.name, id=0, endpoints=endpoints(listed, own))
+        for queue_id, permission in enumerate(permissions(topic.read_queue_nums, topic.write_queue_nums, perm)):
             out.append(
                 v2.MessageQueue(
                     topic=v2.Resource(name=topic.name, resource_namespace=namespace),

@@ -34,6 +34,8 @@ from agents.broker.roles import View as ControllerView
 from agents.broker.write_gate import Gate, Step, TransferReady, WritePause
 from agents.config import BrokerConfig
 from agents.errors import AgentError
+from agents.ha import acting
+from agents.ha.acting import ControllerAnswer, SetView, Verdict, Why
 from agents.ha.master_service import Appended, PutResult
 from agents.ha.master_session import admit_slave
 from agents.ha.replica import Replica, StaleEpoch
@@ -58,6 +60,8 @@ log = logging.getLogger(__name__)
 RETRY_S = 1.0
 """Wait between attempts while registration cannot reach the controller (Java retries every 5 s)."""
 TICK_S = 0.1
+PEER_TIMEOUT_S = 1.0
+"""How long an acting check waits for a peer replica's agent (ListBrokers) while the controllers are unreachable."""
 
 
 class RegistrationError(AgentError, RuntimeError):
@@ -76,6 +80,10 @@ class Status:
     master_ha_address: str
     sync_state_set_epoch: int
     error: str
+    acting_since_ms: int = 0
+    """RIP-32: wall-clock ms since this slave acts as its set's read-only master; 0 while it does not."""
+    acting_episodes: int = 0
+    """How many times it started acting since the agent started."""
 
 
 class ReplicasManager:
@@ -103,6 +111,15 @@ class ReplicasManager:
         self._sss_epoch = 0
         self._master: tuple[int | None, str, str] = (None, "", "")
         self._error = ""
+        # RIP-32 (worker thread; the verdict and its start under _lock): the controller's last answer and the
+        # set's replicas (id → agent address) with the ids last known alive, and when a master was last seen.
+        self._answer: ControllerAnswer | None = None
+        self._peers: dict[int, str] = {}
+        self._alive: frozenset[int] = frozenset()
+        self._agent_sighting_ms: int | None = None
+        self._verdict = Verdict(False, None, Why.DISABLED)
+        self._acting_since_ms = 0
+        self._acting_episodes = 0
         self._metadata = MetadataTable()
         self._last_reread: float | None = None  # when a refused send last re-read the metadata (monotonic)
         self._on_role_change = on_role_change
@@ -153,7 +170,7 @@ class ReplicasManager:
             master_id, address, ha = self._master
             return Status(
                 self.broker_id, position.role, position.master_epoch, master_id, address, ha, self._sss_epoch,
-                self._error,
+                self._error, self._acting_since_ms, self._acting_episodes,
             )  # fmt: skip
 
     def master_address(self) -> str:
@@ -363,9 +380,8 @@ class ReplicasManager:
                 elif kind == "propose":
                     self._alter_sync_state_set(payload)
                 elif kind == "poll":
-                    self._poll()
-                    self._read_metadata()
                     next_poll = time.monotonic() + self.config.sync_broker_metadata_period / 1000
+                    self._poll_cycle()
                 elif kind == "members":
                     self._learn_members()
                 elif kind == "metadata":
@@ -466,6 +482,19 @@ class ReplicasManager:
             ha_address=c.ha_address,
         )
 
+    def _poll_cycle(self) -> None:
+        """GetReplicaInfo and GetMetadata, then RIP-32's check, whatever they raised: the controllers count as
+        reachable only if one of them gave this cycle an answer on the set."""
+        started = _now_ms()
+        try:
+            self._poll()
+            self._read_metadata()
+        except MqError as exc:
+            log.info("%s: controller unavailable for poll: %s", self._name(), exc)
+        finally:
+            answer = self._answer
+            self._check_acting(reachable=answer is not None and answer.received_ms >= started)
+
     def _poll(self) -> None:
         c = self.config
         asked_at = time.monotonic()
@@ -513,8 +542,82 @@ class ReplicasManager:
             self.consumers.forget(before, after)
 
     def _apply(self, view: ControllerView, *, may_elect: bool) -> None:
+        self._answer = ControllerAnswer(view.master_id, _now_ms())
         decision = decide(self._local(), view, may_elect=may_elect)
         self._execute(decision, view)
+        if view.master_id is not None and self.acting:
+            self._decide_acting(reachable=True)  # a master exists: stop at once, not at the next poll
+
+    # --- RIP-32: slave acting master -------------------------------------------------------------
+
+    @property
+    def acting(self) -> bool:
+        """Whether this replica acts as its set's read-only master now (sends are still refused)."""
+        with self._lock:
+            return self._verdict.act
+
+    def _check_acting(self, *, reachable: bool) -> None:
+        """Learn who of the set is alive (the controller's alive flags, else the peers' agents), then decide."""
+        if self.replica is None or (not self.config.enable_slave_acting_master and not self.acting):
+            return  # off: no look-ups (a switch to off still stops an acting replica, below)
+        if self.config.enable_slave_acting_master:
+            self._learn_alive(reachable)
+        self._decide_acting(reachable=reachable)
+
+    def _learn_alive(self, reachable: bool) -> None:
+        """The set's alive ids: the controller's flags (and the replicas' addresses, for when it is gone), else the
+        peers whose agents answer now (one that reports master is a sighting)."""
+        info = self._set_info() if reachable else None
+        if info is not None:
+            replicas = [*info.in_sync_replicas, *info.not_in_sync_replicas]
+            self._peers = {r.broker_id: r.broker_address for r in replicas}
+            self._alive = frozenset(r.broker_id for r in replicas if r.alive) | {self.broker_id}
+            return
+        alive = {self.broker_id}
+        for broker_id, address in self._peers.items():
+            if broker_id == self.broker_id:
+                continue
+            role = self._peer_role(broker_id, address)
+            if role is not None:
+                alive.add(broker_id)
+            if role is Role.MASTER:
+                self._agent_sighting_ms = _now_ms()
+        self._alive = frozenset(alive)
+
+    def _peer_role(self, broker_id: int, address: str) -> Role | None:
+        """The role a peer replica's agent reports for it; None when the agent does not answer or hosts it not."""
+        try:
+            with AgentClient(timeout=PEER_TIMEOUT_S, security=self._client_security) as client:
+                response = client.call(address, "ListBrokers", agent_pb2.ListBrokersRequest())
+        except MqError:
+            return None
+        for b in response.brokers:
+            if b.broker_name == self.config.broker_name and b.broker_id == broker_id and b.role != Role.FENCED.value:
+                return Role(b.role)
+        return None
+
+    def _decide_acting(self, *, reachable: bool) -> None:
+        """Ask ``acting.decide`` with this replica's view now; log and record a start or a stop."""
+        replica = self.replica
+        slave = replica.slave if replica is not None else None
+        heard = None if slave is None or slave.last_heard is None else int(slave.last_heard * 1000)
+        sightings = [t for t in (heard, self._agent_sighting_ms) if t is not None]
+        view = SetView(
+            self.broker_id, self._position().role, self._answer, reachable, max(sightings, default=None), self._alive
+        )
+        verdict = acting.decide(view, _now_ms(), self.config.acting_policy)
+        with self._lock:
+            before, self._verdict = self._verdict, verdict
+            if verdict.act and not before.act:
+                self._acting_since_ms = int(time.time() * 1000)
+                self._acting_episodes += 1
+            elif before.act and not verdict.act:
+                self._acting_since_ms = 0
+        if verdict.act and not before.act:
+            log.warning("%s: broker %d acts as the read-only master: %s (alive %s)",
+                        self._name(), self.broker_id, verdict.why.value, sorted(self._alive))  # fmt: skip
+        elif before.act and not verdict.act:
+            log.info("%s: broker %d stops acting as master: %s", self._name(), self.broker_id, verdict.why.value)
 
     def _execute(self, decision: Decision, view: ControllerView) -> None:
         replica = self.replica
@@ -561,16 +664,20 @@ class ReplicasManager:
         Best effort: without an answer the last ids learnt stay, and a refused slave asks again.
         """
         self._members_wanted.clear()
+        info = self._set_info()
+        if info is not None:
+            replicas = [*info.in_sync_replicas, *info.not_in_sync_replicas]
+            self._members = frozenset(r.broker_id for r in replicas)
+
+    def _set_info(self) -> pb.ReplicasInfo | None:
+        """The controller's record of this broker set (GetSyncStateData); None when it has none or cannot be asked."""
         name = self.config.broker_name
         try:
             response = self._link.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=[name]))
         except MqError as exc:
-            log.info("%s: cannot learn the broker set's ids: %s", self._name(), exc)
-            return
-        for info in response.replicas_info:
-            if info.broker_name == name:
-                replicas = [*info.in_sync_replicas, *info.not_in_sync_replicas]
-                self._members = frozenset(r.broker_id for r in replicas)
+            log.info("%s: cannot learn the broker set's replicas: %s", self._name(), exc)
+            return None
+        return next((info for info in response.replicas_info if info.broker_name == name), None)
 
     def _elect(self) -> None:
         c = self.config
@@ -692,3 +799,8 @@ class ReplicasManager:
             frozenset(note.sync_state_set),
             note.sync_state_set_epoch,
         )
+
+
+def _now_ms() -> int:
+    """The monotonic clock in ms: RIP-32's answers, sightings and bound are compared on it."""
+    return int(time.monotonic() * 1000)

@@ -85,6 +85,10 @@ class _BrokerCollector:
             "mqagent_consumer_snapshot_offset_bytes", "Commit-log offset the consumer-state snapshot covers."
         )
         records = gauge("mqagent_consumer_snapshot_records", "Consumer-state records the snapshot holds.")
+        acting = gauge("mqagent_acting_master", "1 while this slave acts as its set's read-only master (RIP-32).")
+        episodes = CounterMetricFamily(
+            "mqagent_acting_master_episodes", "Times this slave started acting as master (RIP-32).", labels=LABELS
+        )
         for manager in self._managers():
             status = manager.status()
             if status.broker_id < 0:
@@ -93,6 +97,8 @@ class _BrokerCollector:
             for r in Role:
                 role.add_metric([*labels, r.value], 1.0 if status.role is r else 0.0)
             epoch.add_metric(labels, status.master_epoch)
+            acting.add_metric(labels, 1.0 if status.acting_since_ms else 0.0)
+            episodes.add_metric(labels, status.acting_episodes)
             totals = manager.cleaner.totals
             deleted_segments.add_metric(labels, totals.segments)
             deleted_bytes.add_metric(labels, totals.bytes)
@@ -113,7 +119,7 @@ class _BrokerCollector:
                 for slave_id, progress in sorted(master.slaves().items()):
                     lag.add_metric([*labels, str(slave_id)], max(0, top - max(progress.ack_offset, 0)))
         yield from (role, epoch, max_offset, min_offset, confirm, sss, lag, deleted_segments, deleted_bytes)
-        yield from (covered, records)
+        yield from (covered, records, acting, episodes)
 
 
 class AgentMetrics(MetricsEndpoint):

@@ -519,6 +519,8 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
                 metadata_version=learnt.version,
                 topics=learnt.served_by(c.broker_name),
                 subscription_groups=learnt.groups_of(c.broker_name),
+                acting_master=status.acting_since_ms > 0,
+                acting_since_millis=status.acting_since_ms,
             )
         for failed in self._host.failed():  # not running: no id, address or role beyond "fenced"
             error = f"cannot start: {failed.error}"

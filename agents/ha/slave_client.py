@@ -91,6 +91,8 @@ class HASlave:
         self._flush_failure_lock = threading.Lock()
         self.last_error = ""
         self.connected = False
+        self.last_heard: float | None = None
+        """When the master was last read from (the clock's time); None: never. RIP-32's sighting of a master."""
         self._progressed = False
         self._confirm = -1  # the confirmOffset the frames of the current receive allow
 
@@ -205,7 +207,7 @@ class HASlave:
         while not self._stopped.is_set() and self._master == address:
             if net.wait_readable(conn, self._changed, 0.05):
                 reader.received(net.receive_into(conn, reader.receive_buffer()))
-                last_read = self._clock()
+                last_read = self.last_heard = self._clock()
                 for frame in reader.frames():
                     reason = self._apply(conn, session.on_frame(frame, self._local(), self._clock()))
                     if reason is not None:

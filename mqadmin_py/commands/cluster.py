@@ -21,6 +21,7 @@ from mqadmin_py.commands.common import (
     cluster_name_option,
     code_name,
     controller_client,
+    local_time,
     run,
 )
 from mqadmin_py.commands.controller import fetch_sync_state
@@ -79,14 +80,33 @@ class ClusterListDoc(ClusterReplicaDoc):
     confirmOffset: int | None
     reachable: bool
     error: str | None
+    actingMaster: bool | None
+    actingSince: int | None
+
+
+def acting_since(agents: Any, replica: ClusterReplicaDoc) -> int | None:
+    """Since when (epoch ms) the replica acts as its set's read-only master (RIP-32), 0 when it does not; None
+    when its agent does not answer ListBrokers or does not list it."""
+    from mqbase.proto import agent_pb2 as pb
+
+    try:
+        r = check(agents.call(replica["brokerAddress"], "ListBrokers", pb.ListBrokersRequest()))
+    except MqError:
+        return None
+    return next(
+        (int(b.acting_since_millis) for b in r.brokers
+         if (b.broker_name, b.broker_id) == (replica["brokerName"], replica["brokerId"])),
+        None,
+    )  # fmt: skip
 
 
 def fetch_cluster_list(client: Any, agents: Any, cluster_name: str | None) -> list[ClusterListDoc]:
     """Each replica as the controllers see it, plus what the replica itself says of its log (its last epoch and
-    offsets; reachable=false and the error when it does not answer)."""
+    offsets; reachable=false and the error when it does not answer), and whether it acts as master (RIP-32)."""
 
     def one(replica: ClusterReplicaDoc) -> ClusterListDoc:
         own = epoch_doc(agents, replica)
+        since = acting_since(agents, replica) if own["reachable"] else None
         return {
             **replica,
             "epoch": own["epochs"][-1]["epoch"] if own["epochs"] else None,
@@ -95,6 +115,8 @@ def fetch_cluster_list(client: Any, agents: Any, cluster_name: str | None) -> li
             "confirmOffset": own["confirmOffset"],
             "reachable": own["reachable"],
             "error": own["error"],
+            "actingMaster": None if since is None else since > 0,
+            "actingSince": since or None,
         }
 
     return each_concurrently(replicas(client, cluster_name), one)
@@ -115,11 +137,12 @@ def _cluster_table(docs: list[ClusterListDoc]) -> None:
             d["minOffset"],
             d["maxOffset"],
             d["confirmOffset"],
+            local_time(d["actingSince"]),
         ]
         for d in docs
     ]
     columns = ["Cluster", "Broker set", "Id", "Role", "Address", "Alive", "Sync", "MasterEpoch", "Epoch",
-               "MinOffset", "MaxOffset", "ConfirmOffset"]  # fmt: skip
+               "MinOffset", "MaxOffset", "ConfirmOffset", "Acting master since"]  # fmt: skip
     emit_table("Cluster list", columns, rows)
 
 
@@ -133,8 +156,9 @@ def cluster_list(
 ) -> None:
     """List every cluster, broker set and replica: role, address, alive, in sync, epochs and offsets.
 
-    The controllers give the sets and roles, each replica its own last epoch and min/max/confirm offsets; an
-    unreachable replica is listed with reachable=false (exit 0, as getBrokerEpoch).
+    The controllers give the sets and roles, each replica its own last epoch and min/max/confirm offsets and
+    whether it acts as its set's read-only master (RIP-32); an unreachable replica is listed with reachable=false
+    (exit 0, as getBrokerEpoch).
     """
     with controller_client(controller, timeout) as client, agent_client(timeout) as agents:
         run(lambda: fetch_cluster_list(client, agents, cluster_name), output, _cluster_table, None, interval, count)

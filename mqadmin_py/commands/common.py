@@ -8,6 +8,7 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Annotated, Any
 
 import typer
@@ -247,6 +248,11 @@ def key_values(values: list[str] | None, option: str) -> dict[str, str]:
             raise UsageError(f"{option} takes key=value, got {item!r}")
         out[key.strip()] = value.strip()
     return out
+
+
+def local_time(ms: int | None) -> str:
+    """Epoch ms as the tables print a time (local, as Java's consumerProgress); empty for none."""
+    return "" if ms is None else datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def code_name(code: int) -> str:

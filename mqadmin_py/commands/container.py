@@ -6,7 +6,7 @@ from typing import Annotated, TypedDict
 
 import typer
 
-from mqadmin_py.commands.common import INT64_MAX, address_option, agent_client, check
+from mqadmin_py.commands.common import INT64_MAX, address_option, agent_client, check, local_time
 from mqadmin_py.options import OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table
 from mqbase.errors import UsageError
@@ -49,6 +49,10 @@ class HostedBrokerDoc(BrokerPlaceDoc):
     topics: list[str]
     """The topics its broker set serves, as learnt."""
     subscriptionGroups: list[str]
+    actingMaster: bool
+    """RIP-32: this slave acts as its set's read-only master."""
+    actingSince: int | None
+    """Since when, epoch ms; null while it does not act."""
 
 
 def add_broker(
@@ -124,6 +128,8 @@ def list_brokers(container: ContainerOpt, output: OutputOpt = Output.table, time
             "metadataVersion": b.metadata_version if b.metadata_version >= 0 else None,
             "topics": list(b.topics),
             "subscriptionGroups": list(b.subscription_groups),
+            "actingMaster": b.acting_master,
+            "actingSince": b.acting_since_millis or None,
         }
         for b in r.brokers
     ]
@@ -137,12 +143,12 @@ def list_brokers(container: ContainerOpt, output: OutputOpt = Output.table, time
                 d["brokerAddress"],
                 d["role"],
                 d["masterEpoch"],
+                local_time(d["actingSince"]),
                 d["error"],
             ]
             for d in ds
         ]
-        emit_table(
-            f"Brokers in {container}", ["Cluster", "Broker set", "Id", "Address", "Role", "Epoch", "Error"], rows
-        )
+        columns = ["Cluster", "Broker set", "Id", "Address", "Role", "Epoch", "Acting master since", "Error"]
+        emit_table(f"Brokers in {container}", columns, rows)
 
     emit(docs, output, table)

@@ -23,6 +23,7 @@ from mqadmin_py.commands.common import (
     check,
     checked,
     controller_client,
+    local_time,
 )
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.commands.messages import call_master
@@ -149,15 +150,10 @@ def progress_doc(
 # --- consumerProgress ---------------------------------------------------------------------------
 
 
-def _when(ms: int | None) -> str:
-    """A store time as Java's consumerProgress prints it (local time); empty for none."""
-    return "" if ms is None else datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
-
-
 def _progress_table(doc: ConsumerProgressDoc) -> None:
     rows: list[list[Any]] = [
         [q["topic"], q["brokerName"], q["queueId"], q["brokerOffset"], q["consumerOffset"], q["minOffset"], q["diff"],
-         q["inflight"], _when(q["lastTimestamp"]),
+         q["inflight"], local_time(q["lastTimestamp"]),
          f"yes ({q['skippedByRetention']} lost)" if q["belowMinOffset"] else ""]
         for q in doc["queues"]
     ]  # fmt: skip
@@ -176,7 +172,7 @@ def _progress_legacy(doc: ConsumerProgressDoc) -> str:
                       "#Inflight", "#LastTime")  # fmt: skip
     for q in doc["queues"]:
         out += line.format(q["topic"], q["brokerName"], q["queueId"], q["brokerOffset"], q["consumerOffset"], "NA",
-                           q["diff"], q["inflight"], _when(q["lastTimestamp"]))  # fmt: skip
+                           q["diff"], q["inflight"], local_time(q["lastTimestamp"]))  # fmt: skip
     return out + f"\nDiff Total: {doc['diffTotal']}\nInflight Total: {doc['inflightTotal']}\n"
 
 

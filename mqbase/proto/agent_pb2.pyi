@@ -269,7 +269,7 @@ class ListBrokersRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class HostedBroker(_message.Message):
-    __slots__ = ("cluster_name", "broker_name", "broker_id", "broker_address", "ha_address", "role", "master_epoch", "config_path", "error", "metadata_version", "topics", "subscription_groups")
+    __slots__ = ("cluster_name", "broker_name", "broker_id", "broker_address", "ha_address", "role", "master_epoch", "config_path", "error", "metadata_version", "topics", "subscription_groups", "acting_master", "acting_since_millis")
     CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -282,6 +282,8 @@ class HostedBroker(_message.Message):
     METADATA_VERSION_FIELD_NUMBER: _ClassVar[int]
     TOPICS_FIELD_NUMBER: _ClassVar[int]
     SUBSCRIPTION_GROUPS_FIELD_NUMBER: _ClassVar[int]
+    ACTING_MASTER_FIELD_NUMBER: _ClassVar[int]
+    ACTING_SINCE_MILLIS_FIELD_NUMBER: _ClassVar[int]
     cluster_name: str
     broker_name: str
     broker_id: int
@@ -294,7 +296,9 @@ class HostedBroker(_message.Message):
     metadata_version: int
     topics: _containers.RepeatedScalarFieldContainer[str]
     subscription_groups: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., broker_address: _Optional[str] = ..., ha_address: _Optional[str] = ..., role: _Optional[str] = ..., master_epoch: _Optional[int] = ..., config_path: _Optional[str] = ..., error: _Optional[str] = ..., metadata_version: _Optional[int] = ..., topics: _Optional[_Iterable[str]] = ..., subscription_groups: _Optional[_Iterable[str]] = ...) -> None: ...
+    acting_master: bool
+    acting_since_millis: int
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., broker_address: _Optional[str] = ..., ha_address: _Optional[str] = ..., role: _Optional[str] = ..., master_epoch: _Optional[int] = ..., config_path: _Optional[str] = ..., error: _Optional[str] = ..., metadata_version: _Optional[int] = ..., topics: _Optional[_Iterable[str]] = ..., subscription_groups: _Optional[_Iterable[str]] = ..., acting_master: _Optional[bool] = ..., acting_since_millis: _Optional[int] = ...) -> None: ...
 
 class ListBrokersResponse(_message.Message):
     __slots__ = ("code", "remark", "brokers", "proxy_address")

@@ -258,6 +258,7 @@ def test_cluster_list_shows_every_replica_with_role_epoch_and_offsets(cli: Cli) 
     for r in rows:
         assert r["reachable"] and r["alive"] and r["inSync"] and r["epoch"] == doc["masterEpoch"], r
         assert 0 <= r["minOffset"] <= r["confirmOffset"] <= r["maxOffset"]
+        assert (r["actingMaster"], r["actingSince"]) == (False, None), r  # a set with a master: nobody acts
     assert cli.json("clusterList", "-c", CLUSTER) is not None
     assert "ConfirmOffset" in cli("clusterList").stdout
     unknown = cli("clusterList", "-c", "NoSuchCluster", ok=False)

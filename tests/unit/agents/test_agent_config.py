@@ -25,6 +25,7 @@ from agents.config import (
     parse_broker,
     with_overrides,
 )
+from agents.ha.acting import ActingPolicy
 from agents.ha.config import HAConfig
 from agents.ha.retention import Policy
 from mqbase.configkeys import ConfigError
@@ -208,6 +209,8 @@ BAD_BROKER_VALUES = [
     ({"fileReservedTime": "-1"}, "fileReservedTime must not be negative"),
     ({"cleanResourceInterval": "0"}, "cleanResourceInterval must be positive"),
     ({"deleteFileBatchMax": "0"}, "deleteFileBatchMax must be positive"),
+    ({"brokerNotActiveTimeoutMillis": "0"}, "brokerNotActiveTimeoutMillis must be positive"),
+    ({"enableSlaveActingMaster": "yes"}, "enableSlaveActingMaster must be true or false, got 'yes'"),
 ]
 
 
@@ -273,6 +276,14 @@ def test_auto_create_topic_is_off_by_default_and_changes_at_run_time() -> None:
     assert c.auto_create_topic_enable is False and c.to_properties()["autoCreateTopicEnable"] == "false"
     assert with_overrides(c, {"autoCreateTopicEnable": "true"}).auto_create_topic_enable is True
     assert broker(autoCreateTopicEnable="true").auto_create_topic_enable is True
+
+
+def test_slave_acting_master_is_off_by_default_and_makes_the_policy() -> None:
+    """RIP-32's keys, Java's names and defaults; both change at run time (the next poll decides with them)."""
+    c = broker()
+    assert c.acting_policy == ActingPolicy() and c.to_properties()["enableSlaveActingMaster"] == "false"
+    on = with_overrides(c, {"enableSlaveActingMaster": "true", "brokerNotActiveTimeoutMillis": "3000"})
+    assert on.acting_policy == ActingPolicy(enable_slave_acting_master=True, broker_not_active_timeout_ms=3000)
 
 
 def test_every_runtime_key_is_a_broker_key() -> None:

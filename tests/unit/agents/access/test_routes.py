@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from agents.access.protocol import v2
-from agents.access.routes import BrokerSet, assignments, endpoints, message_queues, permissions
+from agents.access.routes import (
+    BrokerSet,
+    ReplicaReport,
+    assignments,
+    endpoints,
+    from_reports,
+    message_queues,
+    permissions,
+)
 from agents.metadata import Topic
 
 SETS = (
@@ -66,3 +74,59 @@ def test_assignments_one_per_set_or_one_per_queue_for_fifo() -> None:
     per_queue = assignments(route, fifo=True)
     assert len(per_queue) == 8 and {x.message_queue.id for x in per_queue} == {0, 1, 2, 3}
     assert assignments(message_queues(topic(perm=2), SETS, "h:1"), fifo=False) == []
+
+
+# --- RIP-32: a set whose replica acts as master ----------------------------------------------------
+
+ACTING = BrokerSet("broker-b", "", ("127.0.0.1:9004", "127.0.0.1:9005"), acting_endpoint="127.0.0.1:9005")
+
+
+@pytest.mark.parametrize(
+    ("perm", "read", "write", "expected"),
+    [
+        (6, 2, 2, [v2.READ] * 2),
+        (6, 4, 2, [v2.READ] * 4),  # every readable queue, none writable
+        (6, 1, 3, [v2.READ]),
+        (4, 2, 2, [v2.READ] * 2),
+        (2, 2, 2, []),  # a write-only topic has nothing to read from an acting replica
+    ],
+)
+def test_an_acting_set_is_read_only_at_the_acting_replicas_access_point(
+    perm: int, read: int, write: int, expected: list[int]
+) -> None:
+    queues = [
+        q for q in message_queues(topic(perm, read, write), (SETS[0], ACTING), "h:1") if q.broker.name == "broker-b"
+    ]
+    assert [q.permission for q in queues] == expected
+    for q in queues:
+        assert q.broker.id == 0 and [(a.host, a.port) for a in q.broker.endpoints.addresses] == [("127.0.0.1", 9005)]
+
+
+def test_a_master_wins_over_an_acting_replica_and_producers_route_around_an_acting_set() -> None:
+    both = BrokerSet("broker-b", "127.0.0.1:2", ("127.0.0.1:9004",), acting_endpoint="127.0.0.1:9005")
+    [q, _] = message_queues(topic(), (both,), "h:1")
+    assert q.permission == v2.READ_WRITE and [a.port for a in q.broker.endpoints.addresses] == [9004]
+    route = message_queues(topic(), (SETS[0], ACTING), "h:1")
+    writable = {q.broker.name for q in route if q.permission in (v2.WRITE, v2.READ_WRITE)}
+    assert writable == {"broker-a"}
+    assert {a.message_queue.broker.name for a in assignments(route, fifo=False)} == {"broker-a", "broker-b"}
+
+
+def report(address: str, role: str = "slave", acting: bool = False) -> ReplicaReport:
+    return ReplicaReport(address, "proxy-" + address, role, acting)
+
+
+@pytest.mark.parametrize(
+    ("known", "reports", "answered", "master", "acting"),
+    [
+        pytest.param("", [report("a1"), report("a2", acting=True)], True, "", "proxy-a2", id="no_master_one_acts"),
+        pytest.param("", [report("a1"), report("a2")], True, "", "", id="no_master_none_acts_yet"),
+        pytest.param("m", [report("a2", acting=True)], True, "m", "", id="a_reported_master_wins"),
+        pytest.param("m", [report("a2", acting=True)], False, "", "proxy-a2", id="unreachable_dead_master_dropped"),
+        pytest.param("m", [report("m", "master"), report("a2")], False, "m", "", id="unreachable_master_answers"),
+        pytest.param("m", [], False, "", "", id="unreachable_nobody_answers"),
+    ],
+)
+def test_from_reports(known: str, reports: list[ReplicaReport], answered: bool, master: str, acting: str) -> None:
+    s = from_reports(BrokerSet("b", known, ("p",)), reports, controller_answered=answered)
+    assert (s.master_address, s.acting_endpoint, s.endpoints) == (master, acting, ("p",))

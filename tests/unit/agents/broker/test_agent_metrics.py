@@ -34,13 +34,17 @@ class FakeManager:
     config: BrokerConfig = field(default_factory=lambda: BrokerConfig(broker_cluster_name="C", broker_name="b"))
     cleaner: Any = field(default_factory=lambda: SimpleNamespace(totals=Totals()))
     snapshot: Snapshot | None = None
+    acting_since_ms: int = 0
+    acting_episodes: int = 0
 
     @property
     def snapshots(self) -> SimpleNamespace:
         return SimpleNamespace(last=lambda: self.snapshot)
 
     def status(self) -> Status:
-        return Status(self.broker_id, self.role, self.epoch, 1, "", "", 2, "")
+        return Status(
+            self.broker_id, self.role, self.epoch, 1, "", "", 2, "", self.acting_since_ms, self.acting_episodes
+        )
 
 
 def replica(max_offset: int, confirm: int, master: Any = None) -> SimpleNamespace:
@@ -83,6 +87,15 @@ def test_master_and_slave_gauges_are_read_at_scrape_time() -> None:
     assert at(s, "mqagent_max_offset_bytes", 2) == 900.0
     master.replica.store.max_offset = 1500  # the next scrape sees the new value
     assert at(scrape(metrics), "mqagent_max_offset_bytes", 1) == 1500.0
+
+
+def test_acting_mode_is_a_gauge_and_its_episodes_a_counter() -> None:
+    acting = FakeManager(2, Role.SLAVE, replica=replica(900, 900), acting_since_ms=1_700_000_000_000, acting_episodes=2)
+    other = FakeManager(3, Role.SLAVE, replica=replica(900, 900))
+    s = scrape(AgentMetrics(lambda: [acting, other]))
+    assert at(s, "mqagent_acting_master", 2) == 1.0 and at(s, "mqagent_acting_master", 3) == 0.0
+    assert at(s, "mqagent_acting_master_episodes_total", 2) == 2.0
+    assert at(s, "mqagent_acting_master_episodes_total", 3) == 0.0
 
 
 def test_offsets_are_gauges_in_bytes() -> None:
