@@ -44,8 +44,7 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
 
 @pytest.fixture(scope="module")
 def cluster(box: Sandbox) -> Iterator[Cluster]:
-    cli = Cli(box.dir)
-    cli.env["MQADMIN_CONTROLLERS"] = box.addresses()
+    cli = Cli(box.dir, box.addresses())
     c = Cluster(cli, box.addresses())
     c.create_topic(TOPIC, 1)
     yield c
