@@ -5,7 +5,8 @@
   that stored nothing), and records every PUT_OK. Every payload is unique and never re-sent after an
   ambiguous outcome, so a payload stored twice is a bug, not at-least-once delivery. Every ``DELAY_EVERY``th
   send to a set is a delayed message (``TIMER_DELIVER_MS`` 0.5–3 s ahead, payload ``<prefix>d<n>``), recorded as a
-  ``DelayedSend`` whatever its outcome, never as an ``Ack`` (invariant 8).
+  ``DelayedSend`` whatever its outcome, never as an ``Ack``; a failover may deliver it twice, within invariant 8's
+  bound.
 * ``Consumer``: every ``CONSUME_EVERY_S`` pulls, from a randomly chosen replica of each set (master or
   slave), whatever follows the offsets it has read so far, and records each message (invariant 5).
 * ``GroupConsumer``: consumes the topic as the group ``GROUP`` (POP: receive, ack) on every set's master, found
