@@ -1,11 +1,12 @@
 """Long chaos runs: the CI chaos suite's harness (``tests/harness/chaos``) for as long as you like.
 
-3 controllers and 3 agents (one replica of each broker set per agent, allAckInSyncStateSet=true), a producer,
-a consumer and a controller poller, and random faults drawn from ``--seed``: SIGKILL and SIGSTOP/SIGCONT of a
-master, a slave, the controller leader and a follower; partitions (drop or blackhole) of a master from the
-controllers, of a master from its slaves, and of the controller leader from its peers; a slow disk. After
-healing the five invariants are checked (``tests/harness/chaos/invariants.py``). Prints the seed, the faults, the
-acknowledged messages and every violation; exits 1 on any violation (or a cluster that did not converge).
+3 controllers and 3 agents (one replica of each broker set per agent, allAckInSyncStateSet=true), a producer
+(one send in ten a delayed message), a consumer, a consumer group and a controller poller, and random faults drawn
+from ``--seed``: SIGKILL and SIGSTOP/SIGCONT of a master, a slave, the controller leader and a follower; partitions
+(drop or blackhole) of a master from the controllers, of a master from its slaves, and of the controller leader from
+its peers; a slow disk. After healing the invariants are checked (``tests/harness/chaos/invariants.py``). Prints
+the seed, the faults, the acknowledged messages and every violation; exits 1 on any violation (or a cluster that
+did not converge).
 
     .venv/bin/python bench/chaos.py --duration 600 --seed 7 [--sets 2] [--keep DIR] [--broker-config K=V]
 """

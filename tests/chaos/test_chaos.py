@@ -36,6 +36,8 @@ def test_no_invariant_breaks_under_random_faults(tmp_path: Path, seed: int, sets
     # Invariant 7 checks what the consumer group was told: it must have been told something on every set.
     assert len(h.groups) == sets, report.text()
     assert all(g.deliveries and g.acks for g in h.groups.values()), report.text()
+    # Invariant 8 checks delayed messages: every set must have had some acknowledged.
+    assert {d.broker_set for d in h.delayed if d.acked} == set(h.final_logs), report.text()
 
 
 def _stale_leader(cluster: ChaosCluster, recorder: Recorder, say: Callable[[str], None]) -> None:

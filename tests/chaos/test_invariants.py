@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from agents.consumer.state import ConsumerState
+from agents.delay.timer import BATCH
 from agents.pop.handle import ReceiptHandle
 from agents.pop.model import Inflight, QueueKey, QueueState
 from tests.harness.chaos.history import (
     Ack,
     ControllerView,
+    DelayedSend,
     FinalLog,
     History,
     LeaseAnswer,
@@ -21,6 +23,7 @@ from tests.harness.chaos.invariants import (
     check_consumer_groups,
     check_controller_monotonic,
     check_controllers_agree,
+    check_delayed,
     check_lease_answers,
     check_replicas_identical,
     check_seen_kept,
@@ -318,3 +321,78 @@ def test_fifo_order_and_blocking_breaches_are_reported() -> None:
     assert check_fifo(order.sent, order.deliveries, [], order.acks) == [
         "message group A: acked a1 where a0 was next in send order"
     ]
+
+
+def test_a_second_copy_of_a_delayed_message_is_checked_as_its_own_message() -> None:
+    """A failover inside a delivery put stores the delayed message twice: the group gets the copy at offset 5 after
+    acking the one at offset 2. By payload that is a redelivery; by copy, each copy's own ack is still final."""
+    twice = ledger(
+        Sent("p0"),
+        delivered("p0", 0, 10),
+        acked("p0", 0, 20),
+        delivered("d1", 2, 10),
+        acked("d1", 2, 20),
+        delivered("d1", 5, 30),
+        acked("d1", 5, 40),
+    )
+    assert check_consumer_groups({SET: twice}, state(6), delayed=["d1"]) == []
+    assert [v.invariant for v in check_consumer_groups({SET: twice}, state(6))] == [7, 7]  # again, attempt 1 again
+    again = ledger(*twice.sent, *twice.deliveries, *twice.acks, delivered("d1", 5, 60, attempt=2))
+    [v] = check_consumer_groups({SET: again}, state(6), delayed=["d1"])
+    assert "d1@0:5 was acked at 41" in v.text and "delivered again" in v.text
+
+
+# --- 8: delayed messages ------------------------------------------------------------------------------
+
+
+def delayed_log(copies: dict[tuple[int, int], tuple[str, int]]) -> dict[str, FinalLog]:
+    """A final log holding `copies`: (queue id, queue offset) → (payload, store timestamp)."""
+    at = {k: p for k, (p, _) in copies.items()}
+    return {SET: FinalLog("agent0", at, {}, {k: ms for k, (_, ms) in copies.items()})}
+
+
+DELAYED = [DelayedSend(SET, "d0", 1_000, acked=True), DelayedSend(SET, "d1", 2_000, acked=True)]
+MASTERS = [RoleChange(SET, 1, "master", 1, "agent0"), RoleChange(SET, 2, "master", 2, "agent1")]  # one change
+
+
+def test_delayed_messages_delivered_once_and_on_time_have_no_violation() -> None:
+    log = delayed_log({(0, 0): ("p0", 500), (1, 0): ("d0", 1_000), (2, 0): ("d1", 2_400)})
+    assert check_delayed(DELAYED, log, []) == []
+
+
+def test_an_unacknowledged_delayed_send_may_be_missing_but_is_held_to_its_due_time() -> None:
+    maybe = [DelayedSend(SET, "d2", 3_000, acked=False)]
+    assert check_delayed(maybe, delayed_log({}), []) == []
+    [v] = check_delayed(maybe, delayed_log({(0, 4): ("d2", 2_999)}), [])
+    assert "d2 (due at 3000) was stored at queue 0 offset 4 of agent0 at 2999, 1 ms early" in v.text
+
+
+def test_a_lost_delayed_message_is_reported() -> None:
+    [v] = check_delayed(DELAYED, delayed_log({(1, 0): ("d0", 1_000)}), MASTERS)
+    assert (v.invariant, v.broker_set) == (8, SET)
+    assert "delayed payload d1 (PUT_OK, due at 2000) is not in the topic on agent0" in v.text
+
+
+def test_a_delayed_message_stored_before_its_due_time_is_reported() -> None:
+    [v] = check_delayed(DELAYED, delayed_log({(1, 0): ("d0", 1_000), (2, 0): ("d1", 1_500)}), [])
+    assert "d1 (due at 2000) was stored at queue 2 offset 0 of agent0 at 1500, 500 ms early" in v.text
+
+
+def test_one_delivery_put_again_per_master_change_is_allowed_and_more_is_reported() -> None:
+    sends = [DelayedSend(SET, f"d{i}", 1_000, acked=True) for i in range(BATCH + 1)]
+    copies = {(0, i): (f"d{i}", 1_000) for i in range(BATCH + 1)}
+    again = {(1, i): (f"d{i}", 1_100) for i in range(BATCH)}
+    assert check_delayed(sends, delayed_log(copies | again), MASTERS) == []
+    [v] = check_delayed(sends, delayed_log(copies | again | {(1, BATCH): (f"d{BATCH}", 1_100)}), MASTERS)
+    assert f"{BATCH + 1} extra copies of delayed payloads, above {BATCH} per master change (1 master changes)" in v.text
+    [v] = check_delayed(sends[:1], delayed_log({(0, 0): ("d0", 1_000), (1, 0): ("d0", 1_000)}), MASTERS[:1])
+    assert "1 extra copies" in v.text and "(0 master changes), e.g. of ['d0']" in v.text
+
+
+def test_a_delayed_message_without_a_final_master_is_reported() -> None:
+    assert [v.text for v in check_delayed(DELAYED[:1], {}, [])] == ["no final master to check delayed payload d0"]
+
+
+def test_check_all_checks_delayed_messages() -> None:
+    history = History(delayed=DELAYED[:1], final_logs=delayed_log({}))
+    assert [v.invariant for v in check_all(history)] == [8]

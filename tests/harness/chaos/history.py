@@ -30,6 +30,19 @@ class Ack:
 
 
 @dataclass(frozen=True, slots=True)
+class DelayedSend:
+    """A delayed send (``TIMER_DELIVER_MS``): not an `Ack`, since its placement is in the timer topic, not in the
+    topic the other invariants check acks against; `acked` is False for a send with no clear answer, which may be
+    stored (and then delivered) or not."""
+
+    broker_set: str
+    payload: str
+    due_ms: int
+    """The delivery time asked for (epoch ms): no copy may be stored in the topic before it."""
+    acked: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Seen:
     """A message a consumer read during the run."""
 
@@ -89,6 +102,8 @@ class FinalLog:
     """(queue id, queue offset) → payload, from PullMessage on the final master."""
     at_commit_log_offset: dict[int, str]
     """commit-log offset → payload of every record in the final master's log on disk."""
+    stored_ms: dict[tuple[int, int], int] = field(default_factory=dict)
+    """(queue id, queue offset) → the message's store timestamp (epoch ms), from the same PullMessage answers."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +134,8 @@ class Fault:
 @dataclass
 class History:
     acks: list[Ack] = field(default_factory=list)
+    delayed: list[DelayedSend] = field(default_factory=list)
+    """Every delayed send, acknowledged or not (never in `acks`)."""
     seen: list[Seen] = field(default_factory=list)
     role_changes: list[RoleChange] = field(default_factory=list)
     controller_views: list[ControllerView] = field(default_factory=list)
@@ -136,6 +153,8 @@ class History:
     send_failures: dict[str, int] = field(default_factory=dict)
     drain_s: float = 0.0
     """How long the consumer group took to ack what was left after healing."""
+    delayed_wait_s: float = 0.0
+    """How long reading the final logs took, waiting for the last delayed messages to be delivered."""
     group_failures: dict[str, int] = field(default_factory=dict)
     """Consumer-group requests refused with a code no retry changes, by request and code (not violations)."""
     notes: list[str] = field(default_factory=list)
@@ -153,6 +172,14 @@ class Recorder:
         with self._lock:
             self.history.acks.append(ack)
             self.history.send_attempts += 1
+
+    def delayed(self, send: DelayedSend, status: str) -> None:
+        """A delayed send and its outcome (`status` counts as a failure unless the send was acknowledged)."""
+        with self._lock:
+            self.history.delayed.append(send)
+            self.history.send_attempts += 1
+            if not send.acked:
+                self.history.send_failures[status] = self.history.send_failures.get(status, 0) + 1
 
     def failed_send(self, status: str) -> None:
         with self._lock:

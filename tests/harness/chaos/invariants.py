@@ -17,11 +17,15 @@ issue:
 7. consumer groups through failovers (issue 25 §2): an ack answered OK is final (the message is never delivered
    again), every PUT_OK message is acked in the end (nothing lost), a delivery left unacked comes back with a
    higher attempt; and the consumer state the final master's files rebuild to agrees with every answer the
-   group's client was told (``agents.consumer.invariant.violations``).
+   group's client was told (``agents.consumer.invariant.violations``);
+8. delayed messages (docs/storage.md, "Delayed messages"): every PUT_OK delayed message is in the topic on the
+   final master, no copy is stored before its due time, and the copies beyond the first number at most one
+   delivery put (``timer.BATCH``) per master change of the set.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from bisect import bisect_left
 from collections import Counter, defaultdict
@@ -30,10 +34,13 @@ from dataclasses import dataclass
 
 from agents.consumer.invariant import violations
 from agents.consumer.state import ConsumerState
+from agents.delay.timer import BATCH
+from agents.pop.handle import decode
 from tests.harness import consumer_ledger
 from tests.harness.chaos.history import (
     Ack,
     ControllerView,
+    DelayedSend,
     FinalLog,
     History,
     LeaseAnswer,
@@ -276,19 +283,123 @@ def check_lease_answers(answers: Iterable[LeaseAnswer]) -> list[Violation]:
     return out
 
 
+def per_copy(ledger: consumer_ledger.Ledger, delayed: set[str]) -> consumer_ledger.Ledger:
+    """The ledger with every delivery, change and ack of a `delayed` payload named by its copy instead
+    (``payload@queue:offset``, from the receipt handle). A failover inside a delivery put stores a delayed message
+    twice (docs/storage.md, "Delayed messages"), and the group then rightly gets the second copy after it acked the
+    first, with attempt 1 again; the ledger's checks, which take a payload for one message, would call that a
+    redelivery. By copy they still hold each copy to "an ack is final" and "attempts rise"; invariant 8 bounds how
+    many copies there may be. No delayed payload is in ``sent`` (the drain does not wait for them)."""
+
+    def named(payload: str, handle: str) -> str:
+        if payload not in delayed:
+            return payload
+        h = decode(handle)
+        return f"{payload}@{h.queue_id}:{h.queue_offset}"
+
+    out = consumer_ledger.Ledger(sent=list(ledger.sent), ambiguous=set(ledger.ambiguous))
+    out.record(
+        *(dataclasses.replace(d, payload=named(d.payload, d.handle)) for d in ledger.deliveries),
+        *(dataclasses.replace(h, payload=named(h.payload, h.handle)) for h in ledger.hidden),
+        *(dataclasses.replace(a, payload=named(a.payload, a.handle)) for a in ledger.acks),
+    )
+    return out
+
+
 def check_consumer_groups(
-    groups: dict[str, consumer_ledger.Ledger], states: dict[str, ConsumerState]
+    groups: dict[str, consumer_ledger.Ledger], states: dict[str, ConsumerState], delayed: Iterable[str] = ()
 ) -> list[Violation]:
-    """Invariant 7: per set, the client's view (``consumer_ledger.check_all``) and the rebuilt state's."""
+    """Invariant 7: per set, the client's view (``consumer_ledger.check_all``, `delayed` payloads by copy: see
+    `per_copy`) and the rebuilt state's (by queue offset already)."""
     out: list[Violation] = []
+    by_copy = set(delayed)
     for name, ledger in sorted(groups.items()):
-        out += [Violation(7, name, text) for text in consumer_ledger.check_all(ledger)]
+        out += [Violation(7, name, text) for text in consumer_ledger.check_all(per_copy(ledger, by_copy))]
         told = consumer_ledger.told(ledger)
         if name not in states:
             if told:
                 out.append(Violation(7, name, "no final master's consumer state to check the group's answers"))
             continue
         out += [Violation(7, name, f"rebuilt state: {text}") for text in violations(told, states[name])]
+    return out
+
+
+def delayed_copies(delayed: Iterable[DelayedSend], final_logs: dict[str, FinalLog]) -> dict[str, list[tuple[int, int]]]:
+    """Each delayed payload → the (queue id, queue offset) of its copies in its set's final master's topic."""
+    sets = {d.payload: d.broker_set for d in delayed}
+    out: dict[str, list[tuple[int, int]]] = {p: [] for p in sets}
+    for name, log in final_logs.items():
+        for at, payload in sorted(log.at_queue_offset.items()):
+            if sets.get(payload) == name:
+                out[payload].append(at)
+    return out
+
+
+def master_changes(role_changes: Iterable[RoleChange]) -> Counter[str]:
+    """Per set, how many times a new masterEpoch got a writer (the epochs some broker logged becoming master in, but
+    the first)."""
+    epochs: dict[str, set[int]] = defaultdict(set)
+    for change in role_changes:
+        if change.role == "master":
+            epochs[change.broker_set].add(change.epoch)
+    return Counter({name: len(e) - 1 for name, e in epochs.items()})
+
+
+def check_delayed(
+    delayed: Iterable[DelayedSend], final_logs: dict[str, FinalLog], role_changes: Iterable[RoleChange]
+) -> list[Violation]:
+    """Invariant 8: every PUT_OK delayed payload is in its set's topic on the final master; no copy of a delayed
+    payload (acknowledged or not) was stored before its due time; per set, the copies beyond each payload's first
+    are at most ``timer.BATCH`` × its master changes (a failover repeats at most the one delivery put it cut).
+
+    No tolerance on the time: the master reads its clock once per delivery pass, picks what is due at that
+    reading and stores the copies with it as their store timestamp (``ConsumerService.deliver_due``, ``re_put``);
+    a send whose time has already come is stored at once with the timestamp its due check used (``to_timer``).
+    Producer and brokers share the machine's clock."""
+    sends = list(delayed)
+    copies = delayed_copies(sends, final_logs)
+    changes = master_changes(role_changes)
+    out: list[Violation] = []
+    extra: dict[str, list[str]] = defaultdict(list)  # set → the payload of each copy beyond a payload's first
+    for d in sends:
+        final = final_logs.get(d.broker_set)
+        if final is None:
+            if d.acked:
+                out.append(Violation(8, d.broker_set, f"no final master to check delayed payload {d.payload}"))
+            continue
+        found = copies[d.payload]
+        if d.acked and not found:
+            out.append(
+                Violation(
+                    8,
+                    d.broker_set,
+                    f"delayed payload {d.payload} (PUT_OK, due at {d.due_ms}) is not in the topic on "
+                    f"{final.master_node}",
+                )
+            )
+        for queue_id, offset in found:
+            stored = final.stored_ms.get((queue_id, offset))
+            if stored is None or stored < d.due_ms:
+                when = "with no store timestamp" if stored is None else f"at {stored}, {d.due_ms - stored} ms early"
+                out.append(
+                    Violation(
+                        8,
+                        d.broker_set,
+                        f"delayed payload {d.payload} (due at {d.due_ms}) was stored at queue {queue_id} offset "
+                        f"{offset} of {final.master_node} {when}",
+                    )
+                )
+        extra[d.broker_set] += [d.payload for _ in found[1:]]
+    for name, more in sorted(extra.items()):
+        if len(more) > BATCH * changes[name]:
+            out.append(
+                Violation(
+                    8,
+                    name,
+                    f"{len(more)} extra copies of delayed payloads, above {BATCH} per master change "
+                    f"({changes[name]} master changes), e.g. of {sorted(set(more))[:5]}",
+                )
+            )
     return out
 
 
@@ -301,5 +412,6 @@ def check_all(history: History) -> list[Violation]:
         *check_controllers_agree(history.controller_states),
         *check_seen_kept(history.seen, history.final_logs),
         *check_lease_answers(history.lease_answers),
-        *check_consumer_groups(history.groups, history.consumer_states),
+        *check_consumer_groups(history.groups, history.consumer_states, (d.payload for d in history.delayed)),
+        *check_delayed(history.delayed, history.final_logs, history.role_changes),
     ]

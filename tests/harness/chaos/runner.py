@@ -9,8 +9,9 @@ Phases (``run_chaos``):
 3. heal everything, let the producer run ``AFTER_HEAL_S`` more, stop the clients, and wait until every set
    has one master, 3 replicas in sync and equal max and confirm offsets on all of them; the consumer group acks
    what is left (at most ``DRAIN_S``);
-4. read every set's messages from its final master, stop the agents, wait until the controller nodes have
-   applied the same Raft index, stop them;
+4. read every set's messages from its final master (again until the last delayed messages are delivered, at most
+   ``DELAYED_S`` past their due time), stop the agents, wait until the controller nodes have applied the same Raft
+   index, stop them;
 5. read the files (commit logs, epoch files, consumer-state snapshots, controller journals and snapshots) and the
    agents' role-change log lines, and run the invariant checkers.
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from mqadmin_py.sandbox import broker_set_names
@@ -33,7 +34,7 @@ from tests.harness.agents import AgentProcess, create_topic
 from tests.harness.chaos.cluster import AGENT_HOST, ChaosCluster, consumer_state, records, views_of
 from tests.harness.chaos.faults import FaultScheduler
 from tests.harness.chaos.history import FinalLog, History, Recorder
-from tests.harness.chaos.invariants import Violation, check_all
+from tests.harness.chaos.invariants import Violation, check_all, delayed_copies, master_changes
 from tests.harness.chaos.workload import (
     QUEUES,
     TOPIC,
@@ -49,6 +50,8 @@ READY_S = 90.0
 AFTER_HEAL_S = 3.0
 CONVERGE_S = 90.0
 DRAIN_S = 45.0
+DELAYED_S = 15.0
+"""How long past the last due time the final masters may take to deliver every PUT_OK delayed message."""
 SHOW_PER_INVARIANT = 20
 
 Scenario = Callable[[ChaosCluster, Recorder, Callable[[str], None]], None]
@@ -79,6 +82,7 @@ class Report:
             + (", ".join(f"{k} {n}" for k, n in sorted(h.send_failures.items())) or "none"),
             f"consumer reads during the run: {len(h.seen)}; controller answers polled: {len(h.controller_views)}; "
             f"role changes logged: {len(h.role_changes)}; lease answers: {len(h.lease_answers)}",
+            self._delayed_text(),
             "consumer group: "
             + "; ".join(
                 f"{name}: {len(g.deliveries)} deliveries ({sum(d.attempt > 1 for d in g.deliveries)} again), "
@@ -118,6 +122,21 @@ class Report:
             if n > SHOW_PER_INVARIANT
         ]
         return "\n".join(lines)
+
+    def _delayed_text(self) -> str:
+        """Invariant 8's figures: delayed sends, those found delivered on the final masters, their extra copies."""
+        h = self.history
+        copies = delayed_copies(h.delayed, h.final_logs)
+        acked = [d for d in h.delayed if d.acked]
+        changes = master_changes(h.role_changes)
+        return (
+            f"delayed messages: {len(h.delayed)} sent, {len(acked)} acknowledged, "
+            f"{sum(bool(copies[d.payload]) for d in acked)} of those delivered "
+            f"({sum(bool(at) for at in copies.values())} of all); "
+            f"{sum(len(at) - 1 for at in copies.values() if at)} extra copies; master changes: "
+            + (", ".join(f"{name} {n}" for name, n in sorted(changes.items())) or "none")
+            + f"; final logs read in {h.delayed_wait_s:.1f} s"
+        )
 
 
 def run_chaos(
@@ -167,7 +186,7 @@ def run_chaos(
         group.drain(history.acks, DRAIN_S)
         history.drain_s = time.monotonic() - drain_started
         group.close()
-        confirm = _collect_live(cluster, history, masters)
+        confirm = _collect_delivered(cluster, history, masters)
         for a in cluster.agents:
             a.stop()
         last_index = _controllers_settle(cluster, recorder)
@@ -257,6 +276,7 @@ def _collect_live(cluster: ChaosCluster, history: History, masters: dict[str, Ag
         for name, master in masters.items():
             address = f"{AGENT_HOST}:{master.broker_ports[name]}"
             at: dict[tuple[int, int], str] = {}
+            stored_ms: dict[tuple[int, int], int] = {}
             for queue_id in range(QUEUES):
                 offset = 0
                 while True:
@@ -265,11 +285,29 @@ def _collect_live(cluster: ChaosCluster, history: History, masters: dict[str, Ag
                         break
                     for m in r.messages:
                         at[(queue_id, m.queue_offset)] = m.message.body.decode(errors="replace")
+                        stored_ms[(queue_id, m.queue_offset)] = m.store_timestamp
                     offset = r.next_offset
             status = _status(master, name)
             confirm[name] = status.confirm_offset if status is not None else 0
-            history.final_logs[name] = FinalLog(master.name, at, {})
+            history.final_logs[name] = FinalLog(master.name, at, {}, stored_ms)
     return confirm
+
+
+def _collect_delivered(cluster: ChaosCluster, history: History, masters: dict[str, AgentProcess]) -> dict[str, int]:
+    """``_collect_live``, again every 0.5 s until every PUT_OK delayed message is in its set's final log, at most
+    ``DELAYED_S`` past the last due time: the producer's last ones are due up to 3 s after it stopped, which may be
+    after the sets converged and the group drained (a message missing after that is invariant 8's)."""
+    started = time.monotonic()
+    last_due_s = max((d.due_ms for d in history.delayed), default=0) / 1000
+    deadline = started + max(last_due_s - time.time(), 0) + DELAYED_S
+    while True:
+        confirm = _collect_live(cluster, history, masters)
+        copies = delayed_copies(history.delayed, history.final_logs)
+        waiting = [d for d in history.delayed if d.acked and d.broker_set in masters and not copies[d.payload]]
+        if not waiting or time.monotonic() > deadline:
+            history.delayed_wait_s = time.monotonic() - started
+            return confirm
+        time.sleep(0.5)
 
 
 def _controllers_settle(cluster: ChaosCluster, recorder: Recorder, timeout: float = 30.0) -> int:
@@ -307,12 +345,8 @@ def _collect_files(
         master = next((r for r in group if r.is_master), None)
         if master is not None and name in history.final_logs:
             stored = records(master.log, master.min_offset)
-            final = history.final_logs[name]
-            history.final_logs[name] = FinalLog(
-                final.master_node,
-                final.at_queue_offset,
-                {o: m.body.decode(errors="replace") for o, m in stored.items() if m.topic == TOPIC},
-            )
+            on_disk = {o: m.body.decode(errors="replace") for o, m in stored.items() if m.topic == TOPIC}
+            history.final_logs[name] = replace(history.final_logs[name], at_commit_log_offset=on_disk)
             root = cluster.replica_root(masters[name], name)
             history.consumer_states[name] = consumer_state(root, master.log, master.min_offset)
     for node in cluster.controllers:

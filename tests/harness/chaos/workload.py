@@ -3,7 +3,10 @@
 * ``Producer``: sends one message at a time to each set's master through the agents' real gRPC send path
   (``mqadmin sendMessage``'s ``_send_one``: it follows a refusing broker's hint, and retries only refusals
   that stored nothing), and records every PUT_OK. Every payload is unique and never re-sent after an
-  ambiguous outcome, so a payload stored twice is a bug, not at-least-once delivery.
+  ambiguous outcome, so a payload stored twice is a bug, not at-least-once delivery. Every ``DELAY_EVERY``th
+  send to a set is a delayed message (``TIMER_DELIVER_MS`` 0.5–3 s ahead, payload ``<prefix>d<n>``), recorded as a
+  ``DelayedSend`` whatever its outcome, never as an ``Ack``; a failover may deliver it twice, within invariant 8's
+  bound.
 * ``Consumer``: every ``CONSUME_EVERY_S`` pulls, from a randomly chosen replica of each set (master or
   slave), whatever follows the offsets it has read so far, and records each message (invariant 5).
 * ``GroupConsumer``: consumes the topic as the group ``GROUP`` (POP: receive, ack) on every set's master, found
@@ -24,13 +27,14 @@ import threading
 import time
 from functools import partial
 
+from agents.delay.timer import TIMER_DELIVER_MS
 from mqadmin_py.commands.messages import SendOutcomeDoc, _send_one
 from mqbase.client import AgentClient, ControllerClient
 from mqbase.errors import MqError
 from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import controller_pb2 as cpb
 from tests.harness.chaos.cluster import AGENT_HOST, ChaosCluster
-from tests.harness.chaos.history import Ack, ControllerView, LeaseAnswer, Recorder, Seen
+from tests.harness.chaos.history import Ack, ControllerView, DelayedSend, LeaseAnswer, Recorder, Seen
 from tests.harness.consumer_clients import GroupConsumer as GroupClient
 from tests.harness.consumer_clients import Refused, now_ms, payload
 from tests.harness.consumer_ledger import Sent
@@ -49,6 +53,12 @@ GROUP_BUDGET_S = 2.0
 """How long one request follows a moving master before the consumer turns to the next set."""
 LEAVE, SHORTEN = 0.1, 0.1
 """The shares of first deliveries left unacked, and made invisible for SHORT_INVISIBLE_MS instead of acked."""
+DELAY_EVERY = 10
+"""One send in this many, per set, is a delayed message (a count per set: with 2 sets, a global one would put
+every delayed message on the same set)."""
+DELAY_MIN_S, DELAY_MAX_S = 0.5, 3.0
+"""How far ahead a delayed message is due: past the send's own retries (up to SEND_BUDGET_S) for some, and within
+AFTER_HEAL_S of the last send for all but the last few (the drain and convergence after it give them time)."""
 
 
 def pull_request(broker_name: str, queue_id: int, offset: int, max_messages: int) -> pb.PullMessageRequest:
@@ -68,11 +78,13 @@ class Producer(threading.Thread):
         self.cluster = cluster
         self.recorder = recorder
         self.prefix = f"s{seed}-"
+        self.rng = random.Random(seed ^ 0xDE1A7)  # its own stream, as the Consumer's
         self.stopped = threading.Event()
         self._targets: dict[str, str | None] = dict.fromkeys(cluster.sets)
 
     def run(self) -> None:
         n = 0
+        sends = dict.fromkeys(self.cluster.sets, 0)
         with AgentClient(timeout=SEND_BUDGET_S + 3) as agents:
             while not self.stopped.is_set():
                 for name in self.cluster.sets:
@@ -81,22 +93,38 @@ class Producer(threading.Thread):
                         self.recorder.failed_send("NO_MASTER")
                         self.stopped.wait(0.1)
                         continue
-                    payload = f"{self.prefix}{n:07d}"
+                    sends[name] += 1
+                    due_ms = None
+                    if sends[name] % DELAY_EVERY == 0:
+                        due_ms = now_ms() + round(self.rng.uniform(DELAY_MIN_S, DELAY_MAX_S) * 1000)
+                    payload = f"{self.prefix}{'' if due_ms is None else 'd'}{n:07d}"
                     n += 1
                     message = pb.Message(topic=TOPIC, queue_id=-1, body=payload.encode())
+                    if due_ms is not None:
+                        message.properties[TIMER_DELIVER_MS] = str(due_ms)
                     try:
                         result, address = _send_one(agents, name, address, message, SEND_BUDGET_S)
                     except MqError:
-                        self.recorder.failed_send("UNREACHABLE")
                         self._targets[name] = None
+                        self._failed(name, payload, due_ms, "UNREACHABLE")
                         continue
                     if result["code"] != 0:
-                        self.recorder.failed_send(str(result["status"]))
                         self._targets[name] = None
+                        self._failed(name, payload, due_ms, str(result["status"]))
                         self.stopped.wait(0.05)
                         continue
                     self._targets[name] = address
-                    self.recorder.ack(_ack(name, payload, address, result, time.monotonic()))
+                    if due_ms is not None:
+                        self.recorder.delayed(DelayedSend(name, payload, due_ms, acked=True), "PUT_OK")
+                    else:
+                        self.recorder.ack(_ack(name, payload, address, result, time.monotonic()))
+
+    def _failed(self, name: str, payload: str, due_ms: int | None, status: str) -> None:
+        """A send without PUT_OK; a delayed one is kept (with its due time): it may be stored, and then delivered."""
+        if due_ms is not None:
+            self.recorder.delayed(DelayedSend(name, payload, due_ms, acked=False), status)
+        else:
+            self.recorder.failed_send(status)
 
     def _find(self, name: str) -> str | None:
         try:
