@@ -19,7 +19,7 @@ import io
 import pstats
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
@@ -29,6 +29,7 @@ from _replicas import TOPIC, Cluster, messages, wait_until
 from agents.broker.consumer_snapshots import SnapshotKeeper
 from agents.broker.consumers import ConsumerService
 from agents.config import BrokerConfig
+from agents.consumer.records import Escaped
 from agents.ha.config import HAConfig
 from agents.ha.master_service import Appended, PutResult
 from agents.ha.replica import Replica
@@ -76,6 +77,12 @@ class Host:
 
     def master_address(self) -> str:
         return ""
+
+    broker_id = 1
+    acting_since_ms = 0
+
+    def escape(self, changes: Sequence[Escaped], copies: Sequence[Message], serving: Callable[[str], bool]) -> str:
+        raise AssertionError("a master never escapes")
 
 
 def pull_all(replica: Replica, per_queue: list[int]) -> tuple[float, int]:

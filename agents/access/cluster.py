@@ -77,6 +77,11 @@ class Cluster:
         """The agent API address of the set's master as last read ("" if none or unknown)."""
         return next((s.master_address for s in self._sets if s.name == broker_name), "")
 
+    def consumer_target(self, broker_name: str) -> str:
+        """Where the set's consumer calls go: its master, else the replica acting as master (RIP-32), else ""."""
+        found = next((s for s in self._sets if s.name == broker_name), None)
+        return "" if found is None else found.master_address or found.acting_address
+
     def nudge(self) -> None:
         """Ask for a refresh now (a held request: the master may have changed)."""
         self._wanted.set()

@@ -33,6 +33,8 @@ class BrokerSet:
     endpoints: tuple[str, ...]
     acting_endpoint: str = ""
     """RIP-32: the access point of the replica acting as the set's read-only master ("" when none acts)."""
+    acting_address: str = ""
+    """RIP-32: that replica's agent API address, where consumer calls go while it acts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +54,10 @@ def from_reports(s: BrokerSet, reports: Sequence[ReplicaReport], controller_answ
     master = s.master_address
     if not controller_answered:
         master = next((r.broker_address for r in reports if r.role == "master"), "")
-    acting = "" if master else next((r.proxy_address for r in reports if r.acting and r.proxy_address), "")
-    return BrokerSet(s.name, master, s.endpoints, acting)
+    actor = None if master else next((r for r in reports if r.acting and r.proxy_address), None)
+    if actor is None:
+        return BrokerSet(s.name, master, s.endpoints)
+    return BrokerSet(s.name, master, s.endpoints, actor.proxy_address, actor.broker_address)
 
 
 def split_address(address: str) -> tuple[str, int]:

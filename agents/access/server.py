@@ -61,6 +61,9 @@ NOT_IMPLEMENTED = (
     "SyncLiteSubscription",
 )
 
+ACTING_SERVES = frozenset({"ReceiveMessage", "AckMessage", "ChangeInvisibleDuration"})
+"""The calls a replica acting as its set's read-only master serves (RIP-32): consumption, whose writes escape."""
+
 
 def status(code: Code, message: str = "") -> Any:
     return v2.Status(code=code, message=message)
@@ -125,7 +128,8 @@ class Forwarder:
         started = time.monotonic()
         loop = asyncio.get_running_loop()
         while True:
-            address = self._cluster.master(broker_name)
+            acting_ok = method in ACTING_SERVES
+            address = self._cluster.consumer_target(broker_name) if acting_ok else self._cluster.master(broker_name)
             if address:
                 timeout = max(0.1, deadline - timing.MARGIN_S - time.monotonic())
                 call = loop.run_in_executor(

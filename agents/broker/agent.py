@@ -325,7 +325,13 @@ class Agent:
         except BaseException:
             lock.release()
             raise
-        own.append(ReplicasManager(replace(config, listen_port=port), security=self.config.security))
+
+        def neighbours() -> list[ReplicasManager]:
+            return [m for _, m in self.managers()]
+
+        own.append(
+            ReplicasManager(replace(config, listen_port=port), security=self.config.security, neighbours=neighbours)
+        )
         hosted = Hosted(config_path, own[0], server, lock)
         with self._lock:
             self._hosted.append(hosted)

@@ -42,8 +42,9 @@ log = logging.getLogger(__name__)
 
 PAGE = 4096
 """Records read per store call while rebuilding (the store lock is held for one page)."""
-MAX_PAGE_BYTES = 4 * 1024 * 1024
-"""Largest page of snapshot bytes one GetConsumerSnapshot answers (gRPC's default message limit)."""
+MAX_PAGE_BYTES = 3 * 1024 * 1024
+"""Largest page of snapshot bytes one GetConsumerSnapshot or GetConsumerState answers: the page and the answer's
+other fields stay below gRPC's default 4 MiB message limit, which a client enforces on what it receives."""
 
 
 class ConsumerStateUnavailable(AgentError, RuntimeError):

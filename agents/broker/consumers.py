@@ -25,18 +25,30 @@ import logging
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from agents.broker.answers import REMARKS, STATUS_CODES
-from agents.broker.consumer_snapshots import ConsumerStateUnavailable, SnapshotKeeper, log_records
+from agents.broker.consumer_snapshots import MAX_PAGE_BYTES, ConsumerStateUnavailable, SnapshotKeeper, log_records
 from agents.config import BrokerConfig
+from agents.consumer import pre_online
 from agents.consumer.errors import SequenceGap, StateFormatError
 from agents.consumer.offsets import clamp_offset, forgotten, offset_at_time, progress, remoting_code
-from agents.consumer.records import Change, OffsetCommitted, StateRecord, TimerDelivered, to_message
-from agents.consumer.snapshot import rebuild
-from agents.consumer.state import ConsumerState, apply_all, queue_state
+from agents.consumer.records import (
+    Change,
+    Escaped,
+    EscapeKey,
+    EscapeReleased,
+    OffsetCommitted,
+    StateRecord,
+    TimerDelivered,
+    Version,
+    to_message,
+)
+from agents.consumer.snapshot import Snapshot, rebuild
+from agents.consumer.snapshot import encode as snapshot_encode
+from agents.consumer.state import ConsumerState, apply_all, consumer_offset, queue_state
 from agents.delay.timer import TIMER_TOPIC, due, next_due, out_ms, re_put
 from agents.errors import AgentError
 from agents.ha.master_service import PutResult
@@ -46,7 +58,7 @@ from agents.ha.sync_state import PutStatus
 from agents.metadata import TAGS, UNIQ_KEY, Group, MetadataTable, Topic
 from agents.pop import rules
 from agents.pop.errors import PopCode, PopError
-from agents.pop.events import Event
+from agents.pop.events import Acked, Changed, Event, Popped
 from agents.pop.filter import TagFilter, parse_filter
 from agents.pop.handle import ReceiptHandle
 from agents.pop.handle import decode as decode_handle
@@ -65,14 +77,15 @@ MAX_LONG_POLLING_S = 20.0
 POLL_S = 0.1
 """A long-polling receive decides again at least this often (invisibilities end without a wake-up)."""
 READ_AHEAD = 4
+"""With a tag filter, a receive reads this many messages per message it may still deliver, to skip through."""
 TIMER_SCAN = 1024
 """At most this many timer messages are read per delivery pass, so a long backlog holds the lock in short turns."""
-"""With a tag filter, a receive reads this many messages per message it may still deliver, to skip through."""
 MAX_REPLY_BYTES = 4 * 1024 * 1024 - 256 * 1024
 """A receive's messages fit gRPC's default 4 MiB message limit with room for handles and framing; a larger batch
 stops short and the rest comes with the next receive (a single larger message still goes out alone)."""
 RETRY_TOPIC, ORIGIN_MESSAGE_ID, DELIVERY_ATTEMPT = "RETRY_TOPIC", "ORIGIN_MESSAGE_ID", "DELIVERY_ATTEMPT"
 PERM_READ = 4
+DLQ_PREFIX = dlq_topic("")
 _STORE_ERROR = ResponseCode.SYSTEM_ERROR
 
 
@@ -87,11 +100,44 @@ class Host(Protocol):
 
     config: BrokerConfig
     replica: Replica | None
+    broker_id: int
 
     @property
     def metadata(self) -> MetadataTable: ...
+    @property
+    def acting_since_ms(self) -> int:
+        """When this slave started acting as its set's read-only master (RIP-32); 0 while it does not."""
+
     def append(self, messages: Sequence[Message]) -> Appended | PutResult: ...
     def master_address(self) -> str: ...
+    def escape(self, changes: Sequence[Escaped], copies: Sequence[Message], serving: Callable[[str], bool]) -> str:
+        """Store an acting replica's changes at another set's master (``agents.broker.escape``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Escaped:
+    """An acting replica's changes, stored at an escape master: settled already."""
+
+    def settle(self) -> PutResult:
+        return PutResult(PutStatus.PUT_OK)
+
+
+PRE_ONLINE_REMARK = (
+    "this broker became master and is taking back its set's consumer state from its replicas and the escape "
+    "masters (RIP-32 pre-online); retry"
+)
+ACTING_SYNC_REMARK = (
+    "this broker starts acting as its set's read-only master and is taking back the consumer state of its set's "
+    "replicas and of earlier escapes (RIP-32); retry"
+)
+ACTING_READ_ONLY = "this broker acts as its set's read-only master (RIP-32): {what} waits for a master; retry later"
+
+
+def _escapable(change: Change) -> OffsetCommitted | Popped | Acked | Changed | TimerDelivered:
+    """An acting replica's change as it escapes; only consumption and delivery escape (never a reset)."""
+    if isinstance(change, OffsetCommitted | Popped | Acked | Changed | TimerDelivered):
+        return change
+    raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, ACTING_READ_ONLY.format(what=type(change).__name__))
 
 
 class Refused(AgentError, ValueError):
@@ -156,8 +202,20 @@ class _Read:
         return Entry(found[0].properties.get(TAGS)) if found is not None else None
 
 
+@dataclass(slots=True)
+class Counters:
+    """RIP-32's counts, for the metrics."""
+
+    escaped: int = 0
+    """Changes this replica escaped while acting as master."""
+    taken_back: int = 0
+    """Escaped changes this master took back (pre-online and later sweeps)."""
+    pre_online_s: float = 0.0
+    """How long the last pre-online took."""
+
+
 class ConsumerService:
-    """The consumer groups of one broker set, served by this replica while it is master."""
+    """The consumer groups of one broker set, served by this replica while it is master (or acts as one)."""
 
     def __init__(self, host: Host, snapshots: SnapshotKeeper) -> None:
         self._host = host
@@ -165,7 +223,13 @@ class ConsumerService:
         self._lock = threading.Lock()
         self._arrived = threading.Condition()
         self._state: ConsumerState | None = None
-        self._built_for: tuple[Replica, int] | None = None
+        self._built_for: tuple[Replica, int, int] | None = None
+        """(replica, masterEpoch, acting episode start or 0): a new master, or a new acting episode, rebuilds."""
+        self._online_for: tuple[Replica, int, int] | None = None  # the master state pre-online finished for
+        self._pre_online_since = 0.0  # monotonic; 0 while none waits
+        self._escape_n = 0  # escaped changes, counted over the agent's life (their keys' n: unique per episode)
+        self.counters = Counters()
+        self._encoded: tuple[ConsumerState, bytes] | None = None  # the state last paged out (GetConsumerState)
         self._turn = itertools.count()
         self._timer_due: dict[int, int] = {}  # timer queue offset -> due time, of those read and not delivered
         self._timer_read = 0  # the next timer queue offset to read
@@ -177,8 +241,8 @@ class ConsumerService:
 
     def forget(self, before: MetadataTable, after: MetadataTable) -> None:
         """Drop the state of the topics and groups the metadata change deleted (on the master; a slave has none)."""
-        if before.version < 0 or after.version <= before.version:
-            return
+        if before.version < 0 or after.version <= before.version or self._host.acting_since_ms:
+            return  # an acting replica writes no deletion: the set's next master forgets at its first change
         try:
             with self._lock:
                 _, state = self._ready()
@@ -194,38 +258,66 @@ class ConsumerService:
 
     # --- state -----------------------------------------------------------------------------------
 
-    def _ready(self) -> tuple[Replica, ConsumerState]:
-        """The master's replica and its state, rebuilt for a new replica or epoch (caller holds the lock)."""
+    def _ready(self, *, pre_online: bool = False) -> tuple[Replica, ConsumerState]:
+        """The serving replica and its state (caller holds the lock): the master's, or an acting replica's (its
+        log's state with the changes it escaped), rebuilt for a new replica, epoch or acting episode. A new master
+        with ``enableSlaveActingMaster`` serves only once pre-online took its set's state back (`pre_online`: the
+        take-back itself, and the reads other masters' take-backs make, pass)."""
         replica = self._host.replica
-        if replica is None or replica.position.role is not Role.MASTER or replica.master is None:
-            role = replica.position.role if replica is not None else Role.FENCED
+        role = replica.position.role if replica is not None else Role.FENCED
+        acting_since = self._host.acting_since_ms if role is Role.SLAVE else 0
+        if replica is None or not (acting_since or (role is Role.MASTER and replica.master is not None)):
             if role is Role.SLAVE:
                 raise Refused(ResponseCode.SLAVE_NOT_AVAILABLE, "this broker is a slave; ask the master")
             raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, "this broker is not master yet (fenced); retry")
-        key = (replica, replica.position.master_epoch)
+        key = (replica, replica.position.master_epoch, acting_since)
         if self._state is None or self._built_for != key:
             started = time.monotonic()
-            try:
-                base = self._snapshots.latest(replica)
-            except ConsumerStateUnavailable as exc:
-                raise Refused(ResponseCode.SYSTEM_ERROR, str(exc)) from exc
-            stored = log_records(replica.store, base.covered if base else 0)
-            try:
-                self._state = rebuild(base, (record for _, _, record in stored))
-            except (SequenceGap, StateFormatError, CommitLogError) as exc:
-                log.error("%s: consumer state cannot be rebuilt: %s", self._host.config.broker_name, exc)
-                raise Refused(ResponseCode.SYSTEM_ERROR, f"consumer state cannot be rebuilt: {exc}") from exc
-            self._built_for = key
+            self._state = self._build(replica)
+            self._built_for, self._pre_online_since = key, 0.0
             self._timer_due, self._timer_read = {}, self._state.timer.floor
-            log.info("%s: consumer state rebuilt up to record %d in %.3f s", self._host.config.broker_name,
-                     self._state.seq, time.monotonic() - started)  # fmt: skip
+            log.info("%s: consumer state rebuilt up to record %d in %.3f s%s", self._host.config.broker_name,
+                     self._state.seq, time.monotonic() - started, " (acting)" if acting_since else "")  # fmt: skip
+        if self._online_for != key:
+            if not self._host.config.enable_slave_acting_master:
+                self._online_for = key  # acting needs the key on: an acting replica always takes back
+            elif not self._pre_online_since:
+                self._pre_online_since = time.monotonic()
+            if self._online_for != key and not pre_online:
+                remark = ACTING_SYNC_REMARK if acting_since else PRE_ONLINE_REMARK
+                raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, remark)
         return replica, self._state
+
+    def _build(self, replica: Replica) -> ConsumerState:
+        """The state the replica's log holds: its latest snapshot and the records after it."""
+        try:
+            base = self._snapshots.latest(replica)
+        except ConsumerStateUnavailable as exc:
+            raise Refused(ResponseCode.SYSTEM_ERROR, str(exc)) from exc
+        stored = log_records(replica.store, base.covered if base else 0)
+        try:
+            return rebuild(base, (record for _, _, record in stored))
+        except (SequenceGap, StateFormatError, CommitLogError) as exc:
+            log.error("%s: consumer state cannot be rebuilt: %s", self._host.config.broker_name, exc)
+            raise Refused(ResponseCode.SYSTEM_ERROR, f"consumer state cannot be rebuilt: {exc}") from exc
+
+    @property
+    def pre_online(self) -> bool:
+        """Whether this master waits for pre-online (serving no consumer)."""
+        return self._pre_online_since > 0 and not self.acting
+
+    @property
+    def acting(self) -> bool:
+        """Whether the state served is an acting replica's (its writes escape)."""
+        return self._built_for is not None and self._built_for[2] != 0
 
     def _append(self, state: ConsumerState, changes: Sequence[Change], extra: Sequence[Message] = ()) -> Appended:
         """Append the changes as records (after `extra`, in one batch) and apply them to the table (caller holds the
         lock): the local log holds them now, in the order of their numbers, and the table stays the log's. The
         caller settles the `Appended` outside the lock. `Refused` with the put's code when nothing was written."""
         records = [StateRecord(state.seq + i, change) for i, change in enumerate(changes, 1)]
+        if self.acting:
+            return self._escape(state, records, extra)
         now = _now_ms()
         try:
             appended = self._host.append([*extra, to_message(records, now)])
@@ -237,6 +329,31 @@ class ConsumerService:
             raise Refused(STATUS_CODES[appended.status], REMARKS[appended.status])
         self._state = apply_all(state, records)
         return appended
+
+    def _escape(self, state: ConsumerState, records: Sequence[StateRecord], extra: Sequence[Message]) -> Appended:
+        """An acting replica's `_append`: the changes escape to another set's master, each at the version of its
+        queue and under a key of this episode, with `extra` in the same put there (delayed messages' copies,
+        dead letters: a set that serves their topics takes them); the table takes them once stored there."""
+        assert self._built_for is not None
+        home, episode = self._host.config.broker_name, self._built_for[2]
+        escaped: list[Escaped] = []
+        for record in records:
+            change = _escapable(record.change)
+            queue = None if isinstance(change, TimerDelivered) else change.queue
+            self._escape_n += 1
+            version = state.versions.get(queue, Version()) if queue is not None else Version()
+            escaped.append(Escaped(home, EscapeKey(self._host.broker_id, episode, self._escape_n), version, change))
+        topics = self._host.metadata.topics
+        needed = {m.topic for m in extra if not m.topic.startswith(DLQ_PREFIX)}
+
+        def serving(name: str) -> bool:
+            return all(t in topics and name in topics[t].broker_names for t in needed)
+
+        target = self._host.escape(escaped, extra, serving)
+        self.counters.escaped += len(escaped)
+        log.debug("%s: %d change(s) escaped to %s", home, len(escaped), target)
+        self._state = apply_all(state, records)
+        return _Escaped()
 
     def _settle(self, appended: Appended | None) -> None:
         """Wait until the appended records are acknowledged as the config asks (``allAckInSyncStateSet``), outside
@@ -525,7 +642,10 @@ class ConsumerService:
                 low, high = replica.store.queue_range(req.topic, req.queue_id)
                 offset = clamp_offset(req.offset, low, high)
                 key = QueueKey(req.group, req.topic, req.queue_id)
-                appended = self._append(state, [OffsetCommitted(key, offset, _now_ms())])
+                if self.acting and offset < (consumer_offset(state, key) or 0):
+                    raise Refused(ResponseCode.NO_PERMISSION, ACTING_READ_ONLY.format(what="an offset reset"))
+                change = OffsetCommitted(key, offset, _now_ms(), replica.position.master_epoch)
+                appended = self._append(state, [change])
             self._settle(appended)
             return pb.AgentResponse(code=ResponseCode.SUCCESS, remark=f"offset {offset}")
         except Refused as exc:
@@ -540,7 +660,9 @@ class ConsumerService:
                 raise Refused(ResponseCode.MESSAGE_ILLEGAL, f"timestamp {req.timestamp_millis} is negative")
             with self._lock:
                 replica, state = self._ready()
-                store, now = replica.store, _now_ms()
+                if self.acting:
+                    raise Refused(ResponseCode.NO_PERMISSION, ACTING_READ_ONLY.format(what="resetOffsetByTime"))
+                store, now, epoch = replica.store, _now_ms(), replica.position.master_epoch
                 changes: list[Change] = []
                 for queue_id in range(max(topic.read_queue_nums, topic.write_queue_nums)):
                     low, high = store.queue_range(req.topic, queue_id)
@@ -549,7 +671,7 @@ class ConsumerService:
                         return store.consume(req.topic, queue_id, offset, 1)[0][1].store_timestamp
 
                     offset = offset_at_time(low, high, req.timestamp_millis, stored_at)
-                    changes.append(OffsetCommitted(QueueKey(req.group, req.topic, queue_id), offset, now))
+                    changes.append(OffsetCommitted(QueueKey(req.group, req.topic, queue_id), offset, now, epoch))
                 appended = self._append(state, changes)
             self._settle(appended)
             response = pb.ResetOffsetByTimeResponse(code=ResponseCode.SUCCESS)
@@ -583,6 +705,8 @@ class ConsumerService:
                         consumer_offset=p.consumer_offset, inflight=p.inflight,
                         last_timestamp_millis=_stored_at(store, name, queue_id, p.consumer_offset - 1, low),
                     )  # fmt: skip
+            for (home, key), count in sorted(_escaped_of(state, req.group, req.topic).items()):
+                response.escaped.add(home=home, topic=key.topic, queue_id=key.queue_id, changes=count)
             return response
         except Refused as exc:
             return pb.GetConsumerProgressResponse(
@@ -605,6 +729,124 @@ class ConsumerService:
 
     def _master_address(self, exc: Refused) -> str:
         return self._host.master_address() if exc.code == ResponseCode.SLAVE_NOT_AVAILABLE else ""
+
+    # --- RIP-32: escape master, pre-online -----------------------------------------------------------
+
+    def take_escaped(self, home: str, changes: Sequence[Escaped], copies: Sequence[Message]) -> None:
+        """As another set's escape master: store its acting replica's changes, and the copies of the delayed
+        messages it delivered (into their topics here), in one put; `Refused` when not stored."""
+        if home == self._host.config.broker_name or any(c.home != home for c in changes):
+            raise Refused(ResponseCode.MESSAGE_ILLEGAL, f"escaped changes must name their home set {home}, not this")
+        if not changes:
+            raise Refused(ResponseCode.MESSAGE_ILLEGAL, "no escaped change to store")
+        placed: list[Message] = []
+        for m in copies:
+            if m.topic.startswith(DLQ_PREFIX):
+                placed.append(replace(m, store_timestamp=_now_ms()))
+                continue
+            topic = self._topic(m.topic)
+            queues = max(topic.write_queue_nums, 1)
+            placed.append(replace(m, queue_id=m.queue_id % queues, store_timestamp=_now_ms()))
+        with self._lock:
+            _, state = self._ready()
+            if self.acting:
+                raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, ACTING_READ_ONLY.format(what="an escape"))
+            appended = self._append(state, list(changes), placed)
+        self._settle(appended)
+        if placed:
+            self.wake()
+
+    def escaped_for(self, home: str) -> list[Escaped]:
+        """The changes escaped here for set `home`, in key order (answered in pre-online too: two new masters
+        ask each other)."""
+        with self._lock:
+            _, state = self._ready(pre_online=True)
+        return sorted(state.escaped.get(home, {}).values(), key=lambda e: e.key)
+
+    def release_escaped(self, released: EscapeReleased) -> None:
+        """Drop the escaped changes set `released.home` took back (the ones still held)."""
+        with self._lock:
+            _, state = self._ready(pre_online=True)
+            held = state.escaped.get(released.home, {})
+            keys = tuple(k for k in released.keys if k in held)
+            appended = self._append(state, [EscapeReleased(released.home, keys)]) if keys else None
+        self._settle(appended)
+
+    def state_now(self) -> ConsumerState:
+        """This replica's consumer state for a take-back (``GetConsumerState``): the served one (an acting replica's
+        with its escaped changes), else its log's."""
+        with self._lock:
+            replica = self._host.replica
+            if replica is None:
+                raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, "this broker has no store open yet; retry")
+            if self._state is not None and self._built_for is not None and self._built_for[0] is replica:
+                role = replica.position.role
+                if (role is Role.MASTER) == (self._built_for[2] == 0) and role is not Role.FENCED:
+                    return self._state
+        return self._build(replica)
+
+    def state_page(self, position: int, max_bytes: int) -> tuple[int, int, bytes]:
+        """A page of `state_now` encoded as a snapshot: (its seq, the encoding's size, the page). The encoding of
+        the last state asked is kept, so a paged read encodes once."""
+        state = self.state_now()
+        with self._lock:
+            if self._encoded is None or self._encoded[0] is not state:
+                self._encoded = (state, snapshot_encode(Snapshot(0, state)))
+            data = self._encoded[1]
+        size = max(0, min(max_bytes, MAX_PAGE_BYTES))
+        return state.seq, len(data), data[position : position + size]
+
+    def take_back_phase(self) -> tuple[tuple[Replica, int, int], bool] | None:
+        """What the take-back thread is to do for the state `key` served now (a master's or an acting replica's):
+        a pre-online (True) or a sweep for changes escaped since (False); None when this replica serves nothing or
+        the feature is off."""
+        if not self._host.config.enable_slave_acting_master:
+            return None
+        with self._lock:
+            try:
+                self._ready(pre_online=True)
+            except Refused:
+                return None
+            key = self._built_for
+            return None if key is None else (key, self._online_for != key)
+
+    def take_back(
+        self, key: tuple[Replica, int, int], replicas: Sequence[ConsumerState], escaped: Mapping[str, Sequence[Escaped]]
+    ) -> dict[str, list[EscapeKey]]:
+        """Merge the replicas' states and the escape masters' changes into the served state (``pre_online``'s
+        join) and go online; the keys taken back, by escape master, to release. A master appends the merge as
+        records like any change; an acting replica, which writes no log, holds it in memory and releases nothing
+        (the set's next master takes the same changes back). `Refused` when the state changed hands meanwhile or
+        the put fails (the thread tries again)."""
+        with self._lock:
+            _, state = self._ready(pre_online=True)
+            if self._built_for != key:
+                raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, "the master changed during the take-back")
+            home = self._host.config.broker_name
+            pre = pre_online.start(home, pre_online.progress_of(state), frozenset(), ())
+            for i, other in enumerate(replicas):
+                pre = pre_online.take_replica(pre, f"replica {i}", other)
+            for name, changes in escaped.items():
+                pre = pre_online.take_escaped(pre, name, changes)
+            changes = pre_online.merge_changes(state, pre, _now_ms())
+            appended = None
+            if self.acting:
+                self._state = apply_all(state, [StateRecord(state.seq + i, c) for i, c in enumerate(changes, 1)])
+            elif changes:
+                appended = self._append(state, changes)
+            acting = self.acting
+        self._settle(appended)
+        with self._lock:
+            if self._built_for == key and self._online_for != key:
+                self._online_for = key
+                self.counters.pre_online_s = time.monotonic() - self._pre_online_since
+                self._pre_online_since = 0.0
+                log.info("%s: pre-online done in %.3f s: %d record(s) merged, %d escaped change(s) taken back",
+                         home, self.counters.pre_online_s, len(changes), len(pre.applied))  # fmt: skip
+        if acting:
+            return {}
+        self.counters.taken_back += len(pre.applied)
+        return {name: [c.key for c in cs if c.key in pre.applied] for name, cs in escaped.items()}
 
 
 def _received(handles: list[ReceiptHandle], read: _Read) -> pb.ReceiveMessageResponse:
@@ -637,6 +879,19 @@ def _dead_letter_copy(store: MessageStore, handle: ReceiptHandle, group: str) ->
     except OffsetTooSmall:
         return []
     return [dead_letter(m, handle.attempt, dlq_topic(group), _now_ms()) for o, m in found if o == handle.queue_offset]
+
+
+def _escaped_of(state: ConsumerState, group: str, topic: str) -> dict[tuple[str, QueueKey], int]:
+    """How many of `group`'s changes (of `topic`, "" for all) this master holds for each other set, per queue."""
+    counts: dict[tuple[str, QueueKey], int] = {}
+    for home, held in state.escaped.items():
+        for e in held.values():
+            if isinstance(e.change, TimerDelivered):
+                continue
+            key = e.change.queue
+            if key.group == group and topic in ("", key.topic):
+                counts[(home, key)] = counts.get((home, key), 0) + 1
+    return counts
 
 
 def _keys(state: ConsumerState) -> Iterable[QueueKey]:

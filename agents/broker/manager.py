@@ -19,7 +19,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,10 +29,13 @@ from agents.broker.consumer_snapshots import MAX_PAGE_BYTES, SnapshotKeeper
 from agents.broker.consumers import ConsumerService
 from agents.broker.controller_link import ControllerLink
 from agents.broker.delays import TimerDelivery
+from agents.broker.escape import EscapeLink, Neighbour
 from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Stay, TakeSyncStateSet, decide
 from agents.broker.roles import View as ControllerView
+from agents.broker.take_back import TakeBack
 from agents.broker.write_gate import Gate, Step, TransferReady, WritePause
 from agents.config import BrokerConfig
+from agents.consumer.records import Escaped
 from agents.errors import AgentError
 from agents.ha import acting
 from agents.ha.acting import ControllerAnswer, SetView, Verdict, Why
@@ -95,9 +98,11 @@ class ReplicasManager:
         *,
         on_role_change: Callable[[ReplicasManager], None] | None = None,
         security: SecurityConfig | None = None,
+        neighbours: Callable[[], Iterable[Neighbour]] = tuple,
     ):
         """`security`: the agent's TLS and credentials for the controllers; with aclEnable, this broker's HA
-        port admits only ids the controller registered in its set."""
+        port admits only ids the controller registered in its set. `neighbours`: the other brokers the agent
+        hosts (RIP-31's local escape)."""
         self.config = config
         self._check_slaves = security is not None and security.acl_enable
         self._members: frozenset[int] | None = None  # the set's registered ids, as last learnt (aclEnable)
@@ -138,6 +143,12 @@ class ReplicasManager:
         self.snapshots = SnapshotKeeper(lambda: self.replica, lambda: self.config, fetch=self._master_snapshot)
         self.consumers = ConsumerService(self, self.snapshots)
         self.timer = TimerDelivery(self.consumers, config.broker_name)
+        self.escapes = EscapeLink(
+            config.broker_cluster_name, config.broker_name, neighbours, self._link.call, self._client_security
+        )
+        self.take_back = TakeBack(
+            self.consumers, self.escapes, self._alive_peers, lambda: self.config, self._client_security
+        )
         self.cleaner = CommitLogCleaner(
             lambda: self.replica, lambda: self.config, retained_floor=self.snapshots.retained_floor
         )
@@ -150,6 +161,7 @@ class ReplicasManager:
         self.cleaner.start()
         self.snapshots.start()
         self.timer.start()
+        self.take_back.start()
 
     def stop(self) -> None:
         """Stop talking to the controllers, then stop the data plane and close the store."""
@@ -160,6 +172,7 @@ class ReplicasManager:
         self.cleaner.stop()
         self.snapshots.stop()
         self.timer.stop()
+        self.take_back.stop()
         self._link.stop()
         if self.replica is not None:
             self.replica.close()
@@ -555,6 +568,30 @@ class ReplicasManager:
         """Whether this replica acts as its set's read-only master now (sends are still refused)."""
         with self._lock:
             return self._verdict.act
+
+    @property
+    def acting_since_ms(self) -> int:
+        """When this replica started acting as its set's read-only master; 0 while it does not."""
+        with self._lock:
+            return self._acting_since_ms if self._verdict.act else 0
+
+    def escape(self, changes: Sequence[Escaped], copies: Sequence[Message], serving: Callable[[str], bool]) -> str:
+        """Store an acting replica's consumer changes at another set's master (``agents.broker.escape``)."""
+        return self.escapes.send(changes, copies, serving)
+
+    def cluster_and_name(self) -> tuple[str, str]:
+        return self.config.broker_cluster_name, self.config.broker_name
+
+    def broker_address(self) -> str:
+        return self.config.broker_address
+
+    def is_master(self) -> bool:
+        return self._position().role is Role.MASTER
+
+    def _alive_peers(self) -> Mapping[int, str]:
+        """The set's other replicas known alive, id → agent address (what a pre-online asks)."""
+        peers, alive = self._peers, self._alive
+        return {i: a for i, a in peers.items() if i in alive and i != self.broker_id}
 
     def _check_acting(self, *, reachable: bool) -> None:
         """Learn who of the set is alive (the controller's alive flags, else the peers' agents), then decide."""

@@ -89,6 +89,15 @@ class _BrokerCollector:
         episodes = CounterMetricFamily(
             "mqagent_acting_master_episodes", "Times this slave started acting as master (RIP-32).", labels=LABELS
         )
+        escaped = CounterMetricFamily(
+            "mqagent_escaped_changes", "Consumer changes this replica escaped to another set's master while acting "
+            "as master (RIP-32).", labels=LABELS,
+        )  # fmt: skip
+        taken = CounterMetricFamily(
+            "mqagent_escaped_taken_back", "Escaped consumer changes this master took back (RIP-32).", labels=LABELS
+        )
+        pre_online = gauge("mqagent_pre_online", "1 while this new master takes back its set's state (RIP-32).")
+        pre_online_s = gauge("mqagent_pre_online_seconds", "How long this broker's last pre-online took (RIP-32).")
         for manager in self._managers():
             status = manager.status()
             if status.broker_id < 0:
@@ -99,6 +108,11 @@ class _BrokerCollector:
             epoch.add_metric(labels, status.master_epoch)
             acting.add_metric(labels, 1.0 if status.acting_since_ms else 0.0)
             episodes.add_metric(labels, status.acting_episodes)
+            counts = manager.consumers.counters
+            escaped.add_metric(labels, counts.escaped)
+            taken.add_metric(labels, counts.taken_back)
+            pre_online.add_metric(labels, 1.0 if manager.consumers.pre_online else 0.0)
+            pre_online_s.add_metric(labels, counts.pre_online_s)
             totals = manager.cleaner.totals
             deleted_segments.add_metric(labels, totals.segments)
             deleted_bytes.add_metric(labels, totals.bytes)
@@ -119,7 +133,7 @@ class _BrokerCollector:
                 for slave_id, progress in sorted(master.slaves().items()):
                     lag.add_metric([*labels, str(slave_id)], max(0, top - max(progress.ack_offset, 0)))
         yield from (role, epoch, max_offset, min_offset, confirm, sss, lag, deleted_segments, deleted_bytes)
-        yield from (covered, records, acting, episodes)
+        yield from (covered, records, acting, episodes, escaped, taken, pre_online, pre_online_s)
 
 
 class AgentMetrics(MetricsEndpoint):

@@ -15,9 +15,12 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from agents.broker.answers import REMARKS, STATUS_CODES
+from agents.broker.consumers import Refused as ConsumerRefused
+from agents.broker.escape import decode_escaped, decode_released, encode_escaped
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
 from agents.broker.write_gate import request_problem
+from agents.consumer.errors import StateFormatError
 from agents.delay.timer import TIMER_TOPIC, Refusal, to_timer
 from agents.errors import AgentError
 from agents.ha.role import Role
@@ -59,6 +62,10 @@ POLICY: dict[str, frozenset[CallerRole]] = {
     "ResumeWrites": _MEMBER,
     "ResetOffsetByTime": _ADMIN,
     "GetConsumerSnapshot": _MEMBER,  # a replica of the set asks: the consumer state is not for everyone
+    "GetConsumerState": _MEMBER,  # RIP-32: brokers of the cluster escape and take back consumer state
+    "EscapeChanges": _MEMBER,
+    "GetEscaped": _MEMBER,
+    "ReleaseEscaped": _MEMBER,
 }
 """With aclEnable=true, the calls that need a credential of these roles. Reads stay open, and so does the data
 plane (SendMessage, SendMessages, PullMessage): who may connect at all is TLS client authentication's job."""
@@ -332,6 +339,60 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         covered, total, data = page
         return pb.GetConsumerSnapshotResponse(code=ResponseCode.SUCCESS, covered=covered, total_bytes=total, data=data)
 
+    # --- RIP-32: escape and pre-online --------------------------------------------------------------
+
+    def EscapeChanges(self, request: pb.EscapeChangesRequest, context: Any) -> pb.AgentResponse:
+        manager = self._manager(request.broker, pb.AgentResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        try:
+            changes = decode_escaped(request.records)
+            copies = [Message(m.topic, m.queue_id, m.body, dict(m.properties), 0) for m in request.copies]
+            manager.consumers.take_escaped(request.home, changes, copies)
+        except (StateFormatError, ValueError, RecordError) as exc:
+            return pb.AgentResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=f"malformed escaped changes: {exc}")
+        except ConsumerRefused as exc:
+            return pb.AgentResponse(code=exc.code, remark=str(exc))
+        return pb.AgentResponse(code=ResponseCode.SUCCESS)
+
+    def GetEscaped(self, request: pb.GetEscapedRequest, context: Any) -> pb.GetEscapedResponse:
+        manager = self._manager(request.broker, pb.GetEscapedResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        try:
+            held = manager.consumers.escaped_for(request.home)
+        except ConsumerRefused as exc:
+            return pb.GetEscapedResponse(code=exc.code, remark=str(exc))
+        return pb.GetEscapedResponse(code=ResponseCode.SUCCESS, records=encode_escaped(held))
+
+    def ReleaseEscaped(self, request: pb.ReleaseEscapedRequest, context: Any) -> pb.AgentResponse:
+        manager = self._manager(request.broker, pb.AgentResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        try:
+            released = decode_released(request.records)
+            if released.home != request.home:
+                raise ValueError(f"the record releases changes of {released.home}, the request names {request.home}")
+            manager.consumers.release_escaped(released)
+        except (StateFormatError, ValueError) as exc:
+            return pb.AgentResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=f"malformed release: {exc}")
+        except ConsumerRefused as exc:
+            return pb.AgentResponse(code=exc.code, remark=str(exc))
+        return pb.AgentResponse(code=ResponseCode.SUCCESS)
+
+    def GetConsumerState(self, request: pb.GetConsumerStateRequest, context: Any) -> pb.GetConsumerStateResponse:
+        manager = self._manager(request.broker, pb.GetConsumerStateResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        if request.position < 0 or request.max_bytes <= 0:
+            remark = f"position {request.position} and max_bytes {request.max_bytes}: need position >= 0, max_bytes > 0"
+            return pb.GetConsumerStateResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=remark)
+        try:
+            seq, total, page = manager.consumers.state_page(request.position, request.max_bytes)
+        except ConsumerRefused as exc:
+            return pb.GetConsumerStateResponse(code=exc.code, remark=str(exc))
+        return pb.GetConsumerStateResponse(code=ResponseCode.SUCCESS, snapshot=page, total_bytes=total, seq=seq)
+
     # --- replication state -----------------------------------------------------------------------
 
     def GetBrokerEpochCache(
@@ -521,6 +582,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
                 subscription_groups=learnt.groups_of(c.broker_name),
                 acting_master=status.acting_since_ms > 0,
                 acting_since_millis=status.acting_since_ms,
+                pre_online=manager.consumers.pre_online,
             )
         for failed in self._host.failed():  # not running: no id, address or role beyond "fenced"
             error = f"cannot start: {failed.error}"

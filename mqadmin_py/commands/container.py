@@ -53,6 +53,8 @@ class HostedBrokerDoc(BrokerPlaceDoc):
     """RIP-32: this slave acts as its set's read-only master."""
     actingSince: int | None
     """Since when, epoch ms; null while it does not act."""
+    preOnline: bool
+    """RIP-32: this new master takes back its set's consumer state and serves no consumer yet."""
 
 
 def add_broker(
@@ -130,6 +132,7 @@ def list_brokers(container: ContainerOpt, output: OutputOpt = Output.table, time
             "subscriptionGroups": list(b.subscription_groups),
             "actingMaster": b.acting_master,
             "actingSince": b.acting_since_millis or None,
+            "preOnline": b.pre_online,
         }
         for b in r.brokers
     ]

@@ -114,6 +114,17 @@ class ProgressSetDoc(TypedDict):
     error: str | None
 
 
+class EscapedDoc(TypedDict):
+    """RIP-32: the group's changes of a queue of set `brokerName` that its acting replica escaped to `heldBy`'s
+    master, waiting for `brokerName`'s next master to take them back (pre-online)."""
+
+    brokerName: str
+    heldBy: str
+    topic: str
+    queueId: int
+    changes: int
+
+
 class ConsumerProgressDoc(TypedDict):
     group: str
     topic: str | None
@@ -121,6 +132,7 @@ class ConsumerProgressDoc(TypedDict):
     inflightTotal: int
     queues: list[QueueProgressDoc]
     brokerSets: list[ProgressSetDoc]
+    escaped: list[EscapedDoc]
 
 
 def queue_progress(
@@ -139,12 +151,15 @@ def queue_progress(
 
 
 def progress_doc(
-    group: str, topic: str | None, queues: list[QueueProgressDoc], sets: list[ProgressSetDoc]
-) -> ConsumerProgressDoc:
+    group: str, topic: str | None, queues: list[QueueProgressDoc], sets: list[ProgressSetDoc],
+    escaped: list[EscapedDoc] | None = None,
+) -> ConsumerProgressDoc:  # fmt: skip
     """The document: queues sorted as Java sorts message queues (topic, broker set, queue id), and the totals."""
     ordered = sorted(queues, key=lambda q: (q["topic"], q["brokerName"], q["queueId"]))
+    waiting = sorted(escaped or [], key=lambda e: (e["topic"], e["brokerName"], e["queueId"], e["heldBy"]))
     return {"group": group, "topic": topic, "diffTotal": sum(q["diff"] for q in ordered),
-            "inflightTotal": sum(q["inflight"] for q in ordered), "queues": ordered, "brokerSets": sets}  # fmt: skip
+            "inflightTotal": sum(q["inflight"] for q in ordered), "queues": ordered, "brokerSets": sets,
+            "escaped": waiting}  # fmt: skip
 
 
 # --- consumerProgress ---------------------------------------------------------------------------
@@ -163,6 +178,10 @@ def _progress_table(doc: ConsumerProgressDoc) -> None:
                "Last time", "Below min offset"]  # fmt: skip
     title = f"Progress of {doc['group']}: diff total {doc['diffTotal']}, inflight total {doc['inflightTotal']}"
     emit_table(title, columns, rows)
+    if doc["escaped"]:
+        waiting = [[e["topic"], e["brokerName"], e["queueId"], e["heldBy"], e["changes"]] for e in doc["escaped"]]
+        emit_table("Escaped changes waiting for their set's next master (RIP-32 pre-online)",
+                   ["Topic", "Broker set", "QID", "Held by", "Changes"], waiting)  # fmt: skip
 
 
 def _progress_legacy(doc: ConsumerProgressDoc) -> str:
@@ -208,6 +227,7 @@ def consumer_progress(
             masters = {d["brokerName"]: d["masterAddress"] for d in fetch_sync_state(client, None, None)}
     queues: list[QueueProgressDoc] = []
     sets: list[ProgressSetDoc] = []
+    escaped: list[EscapedDoc] = []
     with agent_client(timeout) as agents:
         for name, address in masters.items():
             status: ProgressSetDoc = {"brokerName": name, "masterAddress": address, "reachable": False,
@@ -226,7 +246,9 @@ def consumer_progress(
             status["reachable"] = True
             queues += [queue_progress(q.topic, name, q.queue_id, q.broker_offset, q.min_offset, q.consumer_offset,
                                       q.inflight, q.last_timestamp_millis) for q in r.queues]  # fmt: skip
-    emit(progress_doc(group, topic, queues, sets), output, _progress_table, _progress_legacy)
+            escaped += [{"brokerName": e.home, "heldBy": name, "topic": e.topic, "queueId": e.queue_id,
+                         "changes": e.changes} for e in r.escaped]  # fmt: skip
+    emit(progress_doc(group, topic, queues, sets, escaped), output, _progress_table, _progress_legacy)
 
 
 # --- resetOffsetByTime --------------------------------------------------------------------------

@@ -269,7 +269,7 @@ class ListBrokersRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class HostedBroker(_message.Message):
-    __slots__ = ("cluster_name", "broker_name", "broker_id", "broker_address", "ha_address", "role", "master_epoch", "config_path", "error", "metadata_version", "topics", "subscription_groups", "acting_master", "acting_since_millis")
+    __slots__ = ("cluster_name", "broker_name", "broker_id", "broker_address", "ha_address", "role", "master_epoch", "config_path", "error", "metadata_version", "topics", "subscription_groups", "acting_master", "acting_since_millis", "pre_online")
     CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
     BROKER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -284,6 +284,7 @@ class HostedBroker(_message.Message):
     SUBSCRIPTION_GROUPS_FIELD_NUMBER: _ClassVar[int]
     ACTING_MASTER_FIELD_NUMBER: _ClassVar[int]
     ACTING_SINCE_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    PRE_ONLINE_FIELD_NUMBER: _ClassVar[int]
     cluster_name: str
     broker_name: str
     broker_id: int
@@ -298,7 +299,8 @@ class HostedBroker(_message.Message):
     subscription_groups: _containers.RepeatedScalarFieldContainer[str]
     acting_master: bool
     acting_since_millis: int
-    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., broker_address: _Optional[str] = ..., ha_address: _Optional[str] = ..., role: _Optional[str] = ..., master_epoch: _Optional[int] = ..., config_path: _Optional[str] = ..., error: _Optional[str] = ..., metadata_version: _Optional[int] = ..., topics: _Optional[_Iterable[str]] = ..., subscription_groups: _Optional[_Iterable[str]] = ..., acting_master: _Optional[bool] = ..., acting_since_millis: _Optional[int] = ...) -> None: ...
+    pre_online: bool
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., broker_address: _Optional[str] = ..., ha_address: _Optional[str] = ..., role: _Optional[str] = ..., master_epoch: _Optional[int] = ..., config_path: _Optional[str] = ..., error: _Optional[str] = ..., metadata_version: _Optional[int] = ..., topics: _Optional[_Iterable[str]] = ..., subscription_groups: _Optional[_Iterable[str]] = ..., acting_master: _Optional[bool] = ..., acting_since_millis: _Optional[int] = ..., pre_online: _Optional[bool] = ...) -> None: ...
 
 class ListBrokersResponse(_message.Message):
     __slots__ = ("code", "remark", "brokers", "proxy_address")
@@ -553,16 +555,30 @@ class QueueProgress(_message.Message):
     def __init__(self, topic: _Optional[str] = ..., queue_id: _Optional[int] = ..., broker_offset: _Optional[int] = ..., min_offset: _Optional[int] = ..., consumer_offset: _Optional[int] = ..., inflight: _Optional[int] = ..., last_timestamp_millis: _Optional[int] = ...) -> None: ...
 
 class GetConsumerProgressResponse(_message.Message):
-    __slots__ = ("code", "remark", "queues", "master_address")
+    __slots__ = ("code", "remark", "queues", "master_address", "escaped")
     CODE_FIELD_NUMBER: _ClassVar[int]
     REMARK_FIELD_NUMBER: _ClassVar[int]
     QUEUES_FIELD_NUMBER: _ClassVar[int]
     MASTER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    ESCAPED_FIELD_NUMBER: _ClassVar[int]
     code: int
     remark: str
     queues: _containers.RepeatedCompositeFieldContainer[QueueProgress]
     master_address: str
-    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., queues: _Optional[_Iterable[_Union[QueueProgress, _Mapping]]] = ..., master_address: _Optional[str] = ...) -> None: ...
+    escaped: _containers.RepeatedCompositeFieldContainer[EscapedProgress]
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., queues: _Optional[_Iterable[_Union[QueueProgress, _Mapping]]] = ..., master_address: _Optional[str] = ..., escaped: _Optional[_Iterable[_Union[EscapedProgress, _Mapping]]] = ...) -> None: ...
+
+class EscapedProgress(_message.Message):
+    __slots__ = ("home", "topic", "queue_id", "changes")
+    HOME_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_ID_FIELD_NUMBER: _ClassVar[int]
+    CHANGES_FIELD_NUMBER: _ClassVar[int]
+    home: str
+    topic: str
+    queue_id: int
+    changes: int
+    def __init__(self, home: _Optional[str] = ..., topic: _Optional[str] = ..., queue_id: _Optional[int] = ..., changes: _Optional[int] = ...) -> None: ...
 
 class GetConsumerSnapshotRequest(_message.Message):
     __slots__ = ("broker", "position", "max_bytes")
@@ -587,3 +603,67 @@ class GetConsumerSnapshotResponse(_message.Message):
     total_bytes: int
     data: bytes
     def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., covered: _Optional[int] = ..., total_bytes: _Optional[int] = ..., data: _Optional[bytes] = ...) -> None: ...
+
+class EscapeChangesRequest(_message.Message):
+    __slots__ = ("broker", "home", "records", "copies")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    HOME_FIELD_NUMBER: _ClassVar[int]
+    RECORDS_FIELD_NUMBER: _ClassVar[int]
+    COPIES_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    home: str
+    records: bytes
+    copies: _containers.RepeatedCompositeFieldContainer[Message]
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., home: _Optional[str] = ..., records: _Optional[bytes] = ..., copies: _Optional[_Iterable[_Union[Message, _Mapping]]] = ...) -> None: ...
+
+class GetEscapedRequest(_message.Message):
+    __slots__ = ("broker", "home")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    HOME_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    home: str
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., home: _Optional[str] = ...) -> None: ...
+
+class GetEscapedResponse(_message.Message):
+    __slots__ = ("code", "remark", "records")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    RECORDS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    records: bytes
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., records: _Optional[bytes] = ...) -> None: ...
+
+class ReleaseEscapedRequest(_message.Message):
+    __slots__ = ("broker", "home", "records")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    HOME_FIELD_NUMBER: _ClassVar[int]
+    RECORDS_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    home: str
+    records: bytes
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., home: _Optional[str] = ..., records: _Optional[bytes] = ...) -> None: ...
+
+class GetConsumerStateRequest(_message.Message):
+    __slots__ = ("broker", "position", "max_bytes")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    MAX_BYTES_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    position: int
+    max_bytes: int
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., position: _Optional[int] = ..., max_bytes: _Optional[int] = ...) -> None: ...
+
+class GetConsumerStateResponse(_message.Message):
+    __slots__ = ("code", "remark", "snapshot", "total_bytes", "seq")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_BYTES_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    snapshot: bytes
+    total_bytes: int
+    seq: int
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., snapshot: _Optional[bytes] = ..., total_bytes: _Optional[int] = ..., seq: _Optional[int] = ...) -> None: ...

@@ -140,6 +140,26 @@ class AgentServiceStub:
                 request_serializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerSnapshotRequest.SerializeToString,
                 response_deserializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerSnapshotResponse.FromString,
                 _registered_method=True)
+        self.EscapeChanges = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/EscapeChanges',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.EscapeChangesRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+                _registered_method=True)
+        self.GetEscaped = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/GetEscaped',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.GetEscapedRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.GetEscapedResponse.FromString,
+                _registered_method=True)
+        self.ReleaseEscaped = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/ReleaseEscaped',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.ReleaseEscapedRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+                _registered_method=True)
+        self.GetConsumerState = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/GetConsumerState',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerStateRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerStateResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -289,6 +309,35 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EscapeChanges(self, request, context):
+        """RIP-32 escape, on a master of another set of the cluster: store an acting replica's consumer changes (and
+        its due delayed messages' copies) for their home set; list them for the home set's next master; drop the
+        ones it took back.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetEscaped(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReleaseEscaped(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetConsumerState(self, request, context):
+        """RIP-32 pre-online: this replica's consumer state as its own log holds it (an acting replica's with the
+        changes it escaped), for the set's next master to merge.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -396,6 +445,26 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.GetConsumerSnapshot,
                     request_deserializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerSnapshotRequest.FromString,
                     response_serializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerSnapshotResponse.SerializeToString,
+            ),
+            'EscapeChanges': grpc.unary_unary_rpc_method_handler(
+                    servicer.EscapeChanges,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.EscapeChangesRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
+            ),
+            'GetEscaped': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetEscaped,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.GetEscapedRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.GetEscapedResponse.SerializeToString,
+            ),
+            'ReleaseEscaped': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReleaseEscaped,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.ReleaseEscapedRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.AgentResponse.SerializeToString,
+            ),
+            'GetConsumerState': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetConsumerState,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerStateRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerStateResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -965,6 +1034,114 @@ class AgentService:
             '/mqadmin.agent.v1.AgentService/GetConsumerSnapshot',
             mqbase_dot_proto_dot_agent__pb2.GetConsumerSnapshotRequest.SerializeToString,
             mqbase_dot_proto_dot_agent__pb2.GetConsumerSnapshotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EscapeChanges(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/EscapeChanges',
+            mqbase_dot_proto_dot_agent__pb2.EscapeChangesRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetEscaped(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/GetEscaped',
+            mqbase_dot_proto_dot_agent__pb2.GetEscapedRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.GetEscapedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReleaseEscaped(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/ReleaseEscaped',
+            mqbase_dot_proto_dot_agent__pb2.ReleaseEscapedRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.AgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetConsumerState(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/GetConsumerState',
+            mqbase_dot_proto_dot_agent__pb2.GetConsumerStateRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.GetConsumerStateResponse.FromString,
             options,
             channel_credentials,
             insecure,

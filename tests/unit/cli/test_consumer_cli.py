@@ -18,7 +18,7 @@ from mqadmin_py.commands.messages import (
     consume_sets,
     pop_error_text,
 )
-from mqadmin_py.commands.offsets import ProgressSetDoc, progress_doc, queue_progress, reset_time
+from mqadmin_py.commands.offsets import EscapedDoc, ProgressSetDoc, progress_doc, queue_progress, reset_time
 from mqbase.errors import OperationFailed, Refused
 from mqbase.proto import agent_pb2 as pb
 from tests.harness.processes import run_mqadmin
@@ -105,6 +105,18 @@ def test_progress_doc_sorts_as_java_and_sums_diff_and_inflight() -> None:
         ("A", "broker-b", 0), ("T", "broker-a", 0), ("T", "broker-a", 1), ("T", "broker-b", 0)]  # fmt: skip
     assert (doc["diffTotal"], doc["inflightTotal"]) == (2 + 2 + 0 + 4, 4)
     assert progress_doc("G", "T", [], [])["diffTotal"] == 0
+
+
+def test_progress_doc_lists_the_escaped_changes_by_queue() -> None:
+    held: list[EscapedDoc] = [
+        {"brokerName": "broker-a", "heldBy": "broker-c", "topic": "T", "queueId": 1, "changes": 2},
+        {"brokerName": "broker-a", "heldBy": "broker-b", "topic": "T", "queueId": 1, "changes": 3},
+        {"brokerName": "broker-a", "heldBy": "broker-b", "topic": "A", "queueId": 0, "changes": 1},
+    ]
+    doc = progress_doc("G", None, [], [], held)
+    assert [(e["topic"], e["queueId"], e["heldBy"]) for e in doc["escaped"]] == [
+        ("A", 0, "broker-b"), ("T", 1, "broker-b"), ("T", 1, "broker-c")]  # fmt: skip
+    assert progress_doc("G", None, [], [])["escaped"] == []
 
 
 OK = (0, 20000, "")

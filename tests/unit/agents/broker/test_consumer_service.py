@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,7 +12,7 @@ from agents.broker.consumer_snapshots import ConsumerStateUnavailable, SnapshotK
 from agents.broker.consumers import ConsumerService, Refused
 from agents.config import BrokerConfig
 from agents.consumer import snapshot
-from agents.consumer.records import SYSTEM_TOPIC
+from agents.consumer.records import SYSTEM_TOPIC, Escaped
 from agents.consumer.state import ConsumerState
 from agents.delay.timer import TIMER_DELIVER_MS, TIMER_TOPIC, to_timer
 from agents.ha.config import HAConfig
@@ -45,6 +45,12 @@ class Broker:
 
     def master_address(self) -> str:
         return ""
+
+    broker_id = 1
+    acting_since_ms = 0  # never acting here: tests/unit/agents/broker/test_rip32_service.py acts
+
+    def escape(self, changes: Sequence[Escaped], copies: Sequence[Message], serving: Callable[[str], bool]) -> str:
+        raise AssertionError("a master never escapes")
 
 
 @pytest.fixture

@@ -1,0 +1,143 @@
+"""TakeBack: the thread that runs a new master's RIP-32 pre-online, and later takes back late escapes.
+
+With ``enableSlaveActingMaster``, a replica that becomes master serves no consumer (``ConsumerService`` refuses
+with SERVICE_NOT_AVAILABLE, ``ListBrokers`` reports ``pre_online``, the access points route nothing to it) until
+this thread has fetched the consumer state of every alive replica of its set (``GetConsumerState``) and the
+changes escaped for its set at every master of the cluster (``GetEscaped``), and the service has merged them
+(``ConsumerService.take_back``). A source that does not answer is asked again at the next pass: the master stays
+isolated rather than serve a state that could roll a consumer back. Once online, the thread asks the cluster's
+masters again every `SWEEP_S` for changes escaped since (a set that had no master during the pre-online, an
+acting replica that had not learnt of the new master yet) and merges those the same way. Changes taken back are
+released at their escape master, best effort: the merge is a join, so one taken back twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+
+from agents.broker.consumer_snapshots import MAX_PAGE_BYTES
+from agents.broker.consumers import ConsumerService, Refused
+from agents.broker.escape import EscapeLink
+from agents.config import BrokerConfig
+from agents.consumer.errors import StateFormatError
+from agents.consumer.records import Escaped
+from agents.consumer.snapshot import decode as decode_snapshot
+from agents.consumer.state import ConsumerState
+from mqbase.client import AgentClient
+from mqbase.codes import ResponseCode
+from mqbase.errors import MqError
+from mqbase.proto import agent_pb2 as apb
+from mqbase.security import ClientSecurity
+
+log = logging.getLogger(__name__)
+
+PRE_ONLINE_PASS_S = 0.5
+"""How soon a pre-online that lacks an answer asks again."""
+SWEEP_S = 5.0
+"""How often an online master asks the cluster's masters for changes escaped since."""
+RPC_TIMEOUT_S = 5.0
+
+
+def replica_state(address: str, broker_name: str, broker_id: int, security: ClientSecurity) -> ConsumerState | None:
+    """A replica's consumer state (``GetConsumerState``, page by page); None when its agent does not answer,
+    refuses, or its state changes while read (the next pass asks again)."""
+    ref = apb.BrokerRef(broker_name=broker_name, broker_id=broker_id)
+    pages: list[bytes] = []
+    seq: int | None = None
+    try:
+        with AgentClient(timeout=RPC_TIMEOUT_S, security=security) as client:
+            while True:
+                request = apb.GetConsumerStateRequest(
+                    broker=ref, position=sum(map(len, pages)), max_bytes=MAX_PAGE_BYTES
+                )
+                r = client.call(address, "GetConsumerState", request)
+                if r.code != ResponseCode.SUCCESS or (seq is not None and r.seq != seq):
+                    remark = r.remark or "its state changed while read"
+                    log.info("%s: replica %d gives no consumer state now: %s", broker_name, broker_id, remark)
+                    return None
+                seq = r.seq
+                pages.append(r.snapshot)
+                if sum(map(len, pages)) >= r.total_bytes or not r.snapshot:
+                    return decode_snapshot(b"".join(pages)).state
+    except (MqError, StateFormatError) as exc:
+        log.info("%s: replica %d gives no consumer state now: %s", broker_name, broker_id, exc)
+        return None
+
+
+class TakeBack:
+    """The pre-online and sweep thread of one hosted broker."""
+
+    def __init__(
+        self,
+        consumers: ConsumerService,
+        link: EscapeLink,
+        peers: Callable[[], Mapping[int, str]],
+        config: Callable[[], BrokerConfig],
+        security: ClientSecurity,
+    ) -> None:
+        """`peers`: the set's other replicas known alive, id → agent address."""
+        self._consumers = consumers
+        self._link = link
+        self._peers = peers
+        self._config = config
+        self._broker_name = config().broker_name
+        self._security = security
+        self._learnt = 0.0  # when the cluster's masters were last asked while serving nothing (monotonic)
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"take-back-{self._broker_name}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+
+    def _loop(self) -> None:
+        while not self._stopped.is_set():
+            pause = PRE_ONLINE_PASS_S
+            try:
+                pause = self.run_once()
+            except Exception:  # the thread must outlive any one pass; the next pass starts over
+                log.exception("%s: take-back pass failed", self._broker_name)
+            self._stopped.wait(pause)
+
+    def run_once(self) -> float:
+        """One pass; the seconds until the next."""
+        phase = self._consumers.take_back_phase()
+        if phase is None:
+            now = time.monotonic()
+            if self._config().enable_slave_acting_master and now - self._learnt >= SWEEP_S:
+                self._learnt = now
+                self._link.masters()  # learnt while the controllers answer: an acting replica may need the list
+            return PRE_ONLINE_PASS_S
+        key, pre_online = phase
+        masters = self._link.masters()
+        escaped: dict[str, list[Escaped]] = {}
+        for name, address in masters.items():
+            held = self._link.held(name, address)
+            if held is None and pre_online:
+                return PRE_ONLINE_PASS_S  # wait for every escape master
+            if held:
+                escaped[name] = held
+        replicas: list[ConsumerState] = []
+        if pre_online:
+            for broker_id, address in self._peers().items():
+                state = replica_state(address, self._broker_name, broker_id, self._security)
+                if state is None:
+                    return PRE_ONLINE_PASS_S
+                replicas.append(state)
+        elif not escaped:
+            return SWEEP_S
+        try:
+            taken = self._consumers.take_back(key, replicas, escaped)
+        except Refused as exc:
+            log.info("%s: take-back not done now: %s", self._broker_name, exc)
+            return PRE_ONLINE_PASS_S
+        for name, keys in taken.items():
+            self._link.release(name, masters[name], keys)
+        return PRE_ONLINE_PASS_S if pre_online else SWEEP_S

@@ -1,0 +1,215 @@
+"""RIP-32's motivating case on real processes with the official client: two broker sets of two replicas, each
+replica its own agent (agent k hosts replica k of both sets), one controller, ``enableSlaveActingMaster`` on.
+
+broker-a's master and broker-b's master are placed on different agents. A group consumes and acks part of a
+topic served by both sets; then the controller is stopped and broker-a's master's agent SIGKILLed: broker-a has no
+master and nobody to elect one. Its surviving replica acts as read-only master after ``brokerNotActiveTimeoutMillis``
+and the group keeps consuming from it: its acks, and the delayed messages falling due meanwhile, escape to
+broker-b's master, hosted by the same agent (RIP-31's local escape). When the controller and the killed agent come
+back, broker-a's new master goes through pre-online and takes the escaped changes back, and again when the master
+role returns to the old master: no acked message is delivered again, no offset rolls back, each delayed message is
+delivered once.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rocketmq import ClientConfiguration, Credentials, FilterExpression, Message, Producer, SimpleConsumer
+
+from mqadmin_py.sandbox import Sandbox
+from mqbase.client import AgentClient, ControllerClient
+from mqbase.codes import ResponseCode
+from mqbase.proto import agent_pb2 as apb
+from mqbase.proto import controller_pb2 as cpb
+from tests.harness.sandbox import Cli, serving_sandbox
+from tests.harness.wait import wait_until
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+CLUSTER = "DefaultCluster"
+HOME, ESCAPE = "broker-a", "broker-b"
+TOPIC, DELAY_TOPIC = "Rip32Orders", "Rip32Later"
+GROUP, DELAY_GROUP = "GID_rip32", "GID_rip32_later"
+NOT_ACTIVE_MS = 2000
+BROKER_CONF = {
+    "enableSlaveActingMaster": "true",
+    "brokerNotActiveTimeoutMillis": str(NOT_ACTIVE_MS),
+    "syncBrokerMetadataPeriod": "500",
+}
+
+
+@pytest.fixture(scope="module")
+def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    with serving_sandbox(
+        Path(tmp_path_factory.mktemp("rip32")), controllers=1, replicas=2, broker_sets=2, broker_config=BROKER_CONF
+    ) as sandbox:
+        cli = Cli(sandbox.dir, sandbox.addresses())
+        cli.json("updateTopic", "-c", CLUSTER, "-t", TOPIC, "-r", "2", "-w", "2")
+        cli.json("updateTopic", "-c", CLUSTER, "-t", DELAY_TOPIC, "-r", "2", "-w", "2",
+                 "--attributes", "+message.type=DELAY")  # fmt: skip
+        cli.json("updateSubGroup", "-c", CLUSTER, "-g", GROUP)
+        made = cli.json("updateSubGroup", "-c", CLUSTER, "-g", DELAY_GROUP)
+
+        def learnt() -> bool:
+            brokers = [b for a in sandbox.agents() for b in cli.json("listBrokers", "-c", a.address)]
+            return all((b["metadataVersion"] or -1) >= made["metadataVersion"] for b in brokers)
+
+        wait_until(learnt, 60, "every broker to learn the topics and the groups")
+        yield sandbox
+
+
+def sets(box: Sandbox) -> dict[str, Any]:
+    """The controller's ReplicasInfo of each set, by name."""
+    with ControllerClient(box.addresses(), timeout=3.0) as client:
+        reply = client.call("GetSyncStateData", cpb.GetSyncStateDataRequest(cluster_name=CLUSTER))
+    assert reply.code == ResponseCode.SUCCESS, reply
+    return {info.broker_name: info for info in reply.replicas_info}
+
+
+def agent_of(box: Sandbox, broker_address: str) -> str:
+    return next(a.id for a in box.agents() for b in a.brokers if b.brokerAddress == broker_address)
+
+
+def healthy(box: Sandbox) -> dict[str, Any]:
+    """Both sets with an alive master and both replicas in sync."""
+
+    def full() -> dict[str, Any] | None:
+        found = sets(box)
+        ok = all(
+            info.HasField("master_broker_id") and len([r for r in info.in_sync_replicas if r.alive]) == 2
+            for info in found.values()
+        )
+        return found if ok and len(found) == 2 else None
+
+    return wait_until(full, 90, "both sets healthy")
+
+
+def listed(address: str, broker_name: str) -> Any:
+    """The broker of `broker_name` that the agent at `address` lists."""
+    with AgentClient(timeout=5.0) as agents:
+        answer = agents.call(address, "ListBrokers", apb.ListBrokersRequest())
+    return next(b for b in answer.brokers if b.broker_name == broker_name)
+
+
+def send(endpoints: str, topic: str, count: int, deliver_s: int | None = None) -> set[str]:
+    producer = Producer(ClientConfiguration(endpoints, Credentials()), (topic,))
+    producer.startup()
+    try:
+        ids = set()
+        for i in range(count):
+            m = Message()
+            m.topic, m.body = topic, f"{topic}-{i}".encode()
+            if deliver_s is not None:
+                m.delivery_timestamp = deliver_s
+            ids.add(producer.send(m).message_id)
+        return ids
+    finally:
+        producer.shutdown()
+
+
+def held(address: str) -> bool:
+    """Whether broker-b's master at `address` holds changes escaped from broker-a."""
+    request = apb.GetEscapedRequest(broker=apb.BrokerRef(broker_name=ESCAPE), home=HOME)
+    with AgentClient(timeout=5.0) as agents:
+        answer = agents.call(address, "GetEscaped", request)
+    assert answer.code == ResponseCode.SUCCESS, answer
+    return bool(answer.records)
+
+
+def test_consumers_go_on_through_the_acting_replica_and_nothing_rolls_back(box: Sandbox) -> None:
+    found = healthy(box)
+    home, escape = found[HOME], found[ESCAPE]
+    home_agent = agent_of(box, home.master_address)
+    if agent_of(box, escape.master_address) == home_agent:  # the escape set's master must survive the kill
+        other = next(r.broker_id for r in escape.in_sync_replicas if r.broker_id != escape.master_broker_id)
+        Cli(box.dir, box.addresses()).json("transferMaster", "-c", CLUSTER, "-bn", ESCAPE, "-b", str(other))
+        found = healthy(box)
+        home, escape = found[HOME], found[ESCAPE]
+    assert agent_of(box, escape.master_address) != home_agent
+    old_master_id = home.master_broker_id
+    survivor = next(r for r in home.in_sync_replicas if r.broker_id != old_master_id)
+    survivor_agent = next(a for a in box.agents() if a.id != home_agent)
+    endpoints = survivor_agent.proxyAddress  # the killed agent's access point goes with it
+
+    sent = send(endpoints, TOPIC, 40)
+    consumer = SimpleConsumer(ClientConfiguration(endpoints, Credentials()), GROUP, {TOPIC: FilterExpression()}, 2)
+    later = SimpleConsumer(
+        ClientConfiguration(endpoints, Credentials()), DELAY_GROUP, {DELAY_TOPIC: FilterExpression()}, 2
+    )
+    consumer.startup()
+    later.startup()
+    try:
+        acked: dict[str, int] = {}  # message id -> times received
+        deadline = time.monotonic() + 30
+        while len(acked) < 10 and time.monotonic() < deadline:
+            for m in consumer.receive(2, 30):
+                acked[m.message_id] = acked.get(m.message_id, 0) + 1
+                consumer.ack(m)
+        assert len(acked) >= 10
+        deliver_s = int(time.time()) + 20  # due during the episode
+        delayed = send(endpoints, DELAY_TOPIC, 6, deliver_s)
+
+        # No master for broker-a and nobody to elect one.
+        for controller in box.controllers():
+            box.stop(controller.id)
+        box.signal(home_agent, signal.SIGKILL)
+        acting = wait_until(
+            lambda: ((b := listed(survivor_agent.address, HOME)).acting_master and b) or None,
+            30 + NOT_ACTIVE_MS / 1000, "broker-a's surviving replica to act as master",
+        )  # fmt: skip
+        assert acting.broker_id == survivor.broker_id
+
+        # The group consumes the rest, from broker-b's master and from broker-a's acting replica.
+        deadline = time.monotonic() + 60
+        while not sent <= set(acked) and time.monotonic() < deadline:
+            for m in consumer.receive(8, 30):
+                acked[m.message_id] = acked.get(m.message_id, 0) + 1
+                consumer.ack(m)
+        assert set(acked) == sent
+        assert all(n == 1 for n in acked.values()), "a message acked was delivered again during the episode"
+        got_later: dict[str, int] = {}
+        deadline = time.monotonic() + 60
+        while set(got_later) != delayed and time.monotonic() < deadline:
+            for m in later.receive(8, 30):
+                got_later[m.message_id] = got_later.get(m.message_id, 0) + 1
+                later.ack(m)
+        assert set(got_later) == delayed and time.time() >= deliver_s
+        assert listed(survivor_agent.address, HOME).acting_master, "the episode ended before the test's point"
+        assert held(escape.master_address), "broker-a's acting replica escaped nothing"
+
+        # The controller and the old master come back: broker-a's new master takes the escaped state back.
+        for controller in box.controllers():
+            box.start(controller.id)
+        box.start(home_agent)
+        healthy(box)
+        for _ in range(2):  # the master elected first, then the master role back on the old master
+            assert consumer.receive(32, 30) == [], "a message acked during the episode came back"
+            assert later.receive(32, 30) == [], "a delayed message was delivered twice"
+            now = sets(box)[HOME]
+            if now.master_broker_id == old_master_id:
+                break
+            Cli(box.dir, box.addresses()).json("transferMaster", "-c", CLUSTER, "-bn", HOME, "-b", str(old_master_id))
+            healthy(box)
+        assert sets(box)[HOME].master_broker_id == old_master_id
+
+        # Sends and consumption go on as usual, and the escape set has released what was taken back.
+        more = send(endpoints, TOPIC, 10)
+        again: set[str] = set()
+        deadline = time.monotonic() + 60
+        while not more <= again and time.monotonic() < deadline:
+            for m in consumer.receive(8, 30):
+                assert m.message_id not in acked, "an acked message came back"
+                again.add(m.message_id)
+                consumer.ack(m)
+        assert again == more
+        escape_master = sets(box)[ESCAPE].master_address
+        wait_until(lambda: not held(escape_master), 30, "the escape master to release the changes taken back")
+    finally:
+        consumer.shutdown()
+        later.shutdown()
