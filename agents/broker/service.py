@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from agents.broker.answers import REMARKS, STATUS_CODES
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
+from agents.broker.queue_locks import Batch, batch_problem, keys_of
 from agents.broker.write_gate import request_problem
 from agents.delay.timer import TIMER_TOPIC, Refusal, to_timer
 from agents.errors import AgentError
@@ -59,6 +60,8 @@ POLICY: dict[str, frozenset[CallerRole]] = {
     "ResumeWrites": _MEMBER,
     "ResetOffsetByTime": _ADMIN,
     "GetConsumerSnapshot": _MEMBER,  # a replica of the set asks: the consumer state is not for everyone
+    "LockBatchMQ": _MEMBER,  # the set's coordinator asks (RIP-32's lock quorum)
+    "UnlockBatchMQ": _MEMBER,
 }
 """With aclEnable=true, the calls that need a credential of these roles. Reads stay open, and so does the data
 plane (SendMessage, SendMessages, PullMessage): who may connect at all is TLS client authentication's job."""
@@ -331,6 +334,29 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             return pb.GetConsumerSnapshotResponse(code=ResponseCode.SYSTEM_ERROR, remark=remark)
         covered, total, data = page
         return pb.GetConsumerSnapshotResponse(code=ResponseCode.SUCCESS, covered=covered, total_bytes=total, data=data)
+
+    def LockBatchMQ(self, request: pb.LockBatchMQRequest, context: Any) -> pb.LockBatchMQResponse:
+        """This replica's own table grants or renews what it can (RIP-32's lock quorum, ``queue_locks``)."""
+        return self._lock_batch(request.broker, request, request.life_millis, unlock=False)
+
+    def UnlockBatchMQ(self, request: pb.UnlockBatchMQRequest, context: Any) -> pb.LockBatchMQResponse:
+        """This replica's own table releases what the owner holds; another owner's locks stay."""
+        return self._lock_batch(request.broker, request, 0, unlock=True)
+
+    def _lock_batch(
+        self, ref: pb.BrokerRef, request: pb.LockBatchMQRequest | pb.UnlockBatchMQRequest, life_ms: int, *,
+        unlock: bool,
+    ) -> pb.LockBatchMQResponse:  # fmt: skip
+        manager = self._manager(ref, pb.LockBatchMQResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        ids = list(request.queue_ids)
+        if problem := batch_problem(request.owner, request.group, request.topic, ids, life_ms):
+            return pb.LockBatchMQResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=problem)
+        batch = Batch(request.owner, keys_of(request.group, request.topic, ids), life_ms)
+        table = manager.queue_locks
+        done = table.unlock_batch(batch) if unlock else table.lock_batch(batch)
+        return pb.LockBatchMQResponse(code=ResponseCode.SUCCESS, locked_queue_ids=sorted(k.queue_id for k in done))
 
     # --- replication state -----------------------------------------------------------------------
 
