@@ -36,6 +36,8 @@ class Managed(Protocol):
     def cleaner(self) -> Cleaner: ...
     @property
     def snapshots(self) -> Snapshots: ...
+    @property
+    def queue_locks(self) -> QueueLocks: ...
 
 
 class Cleaner(Protocol):
@@ -43,6 +45,14 @@ class Cleaner(Protocol):
 
     @property
     def totals(self) -> Totals: ...
+
+
+class QueueLocks(Protocol):
+    """A hosted broker's queue-lock table (``queue_locks.QueueLocks`` fits)."""
+
+    @property
+    def refusals(self) -> int: ...
+    def alive(self) -> int: ...
 
 
 class Snapshots(Protocol):
@@ -89,6 +99,10 @@ class _BrokerCollector:
         episodes = CounterMetricFamily(
             "mqagent_acting_master_episodes", "Times this slave started acting as master (RIP-32).", labels=LABELS
         )
+        held = gauge("mqagent_queue_locks_held", "Orderly queue locks alive in this replica's table (RIP-32).")
+        refusals = CounterMetricFamily(
+            "mqagent_lock_refusals", "Orderly queues this coordinator could not lock (RIP-32).", labels=LABELS
+        )
         for manager in self._managers():
             status = manager.status()
             if status.broker_id < 0:
@@ -99,6 +113,8 @@ class _BrokerCollector:
             epoch.add_metric(labels, status.master_epoch)
             acting.add_metric(labels, 1.0 if status.acting_since_ms else 0.0)
             episodes.add_metric(labels, status.acting_episodes)
+            held.add_metric(labels, manager.queue_locks.alive())
+            refusals.add_metric(labels, manager.queue_locks.refusals)
             totals = manager.cleaner.totals
             deleted_segments.add_metric(labels, totals.segments)
             deleted_bytes.add_metric(labels, totals.bytes)
@@ -119,7 +135,7 @@ class _BrokerCollector:
                 for slave_id, progress in sorted(master.slaves().items()):
                     lag.add_metric([*labels, str(slave_id)], max(0, top - max(progress.ack_offset, 0)))
         yield from (role, epoch, max_offset, min_offset, confirm, sss, lag, deleted_segments, deleted_bytes)
-        yield from (covered, records, acting, episodes)
+        yield from (covered, records, acting, episodes, held, refusals)
 
 
 class AgentMetrics(MetricsEndpoint):
