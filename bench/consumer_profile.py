@@ -34,6 +34,7 @@ from agents.ha.master_service import Appended, PutResult
 from agents.ha.replica import Replica
 from agents.ha.sync_state import PutStatus
 from agents.metadata import MetadataTable, Topic
+from agents.pop.model import QueueKey
 from agents.store.record import Message
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
@@ -76,6 +77,10 @@ class Host:
 
     def master_address(self) -> str:
         return ""
+
+    def lock_queues(self, keys: Sequence[QueueKey]) -> frozenset[QueueKey]:
+        """One master, no peers: every orderly queue is its own (non-strict)."""
+        return frozenset(keys)
 
 
 def pull_all(replica: Replica, per_queue: list[int]) -> tuple[float, int]:
