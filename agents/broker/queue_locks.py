@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agents.consumer import locks
 from agents.pop.model import QueueKey
@@ -78,12 +78,14 @@ class QueueLocks:
 
     # --- this replica's table (LockBatchMQ / UnlockBatchMQ) --------------------------------------
 
-    def lock_batch(self, batch: Batch) -> frozenset[QueueKey]:
-        """Grant or renew what this table can; the keys granted."""
+    def lock_batch(self, batch: Batch, *, grace: bool = True) -> frozenset[QueueKey]:
+        """Grant or renew what this table can; the keys granted. Without `grace`, also within one lock life of the
+        start: the start's refusal protects a majority's locks, so a table that decides alone (not strict) skips it,
+        as Java's does."""
         with self._lock:
-            self._table, won = locks.try_lock_all(
-                self._table, batch.keys, batch.owner, _now_ms(), batch.life_ms or self._life_ms()
-            )
+            table = self._table if grace else replace(self._table, refuse_until_ms=0)
+            table, won = locks.try_lock_all(table, batch.keys, batch.owner, _now_ms(), batch.life_ms or self._life_ms())
+            self._table = replace(table, refuse_until_ms=self._table.refuse_until_ms)
         return won
 
     def unlock_batch(self, batch: Batch) -> frozenset[QueueKey]:
@@ -106,7 +108,7 @@ class QueueLocks:
         address, the set's registered replicas as last learnt); the keys granted. Strict with no replica known
         grants nothing (the quorum is unknown)."""
         batch = Batch(owner, frozenset(keys), self._life_ms())
-        local = self.lock_batch(batch)
+        local = self.lock_batch(batch, grace=strict)
         if not strict:
             won = local
         elif not peers:

@@ -140,15 +140,10 @@ def test_switching_the_key_off_stops_an_acting_replica(slave: ReplicasManager) -
 def test_an_acting_replica_locks_orderly_queues_and_releases_them_when_it_stops(tmp_path: Path) -> None:
     """RIP-32's lock quorum: the acting replica coordinates, so it takes the locks (not strict: its own table);
     when a master is reported it stops and frees them, so the master need not wait for them to expire."""
-    config = replace(
-        manager_config(tmp_path / "broker"), enable_slave_acting_master=True, rebalance_lock_max_live_time=1
-    )
-    m = ReplicasManager(config)  # its table's start grace: 1 ms
+    m = ReplicasManager(replace(manager_config(tmp_path / "broker"), enable_slave_acting_master=True))
     m._open(2)
     assert m.replica is not None
     m.replica.change_to_slave(NOBODY, 1)
-    m.config = replace(config, rebalance_lock_max_live_time=60_000)  # a run-time key: locks live 60 s from now on
-    time.sleep(0.002)
     keys = [QueueKey("G", "Orders", 0)]
     try:
         assert m.lock_queues(keys) == frozenset() and m.queue_locks.alive() == 0  # a slave does not coordinate

@@ -32,8 +32,12 @@ def test_bad_requests_are_named() -> None:
     assert batch_problem("1", "G", "T", [0], -1) == "life_millis -1 is negative"
 
 
-def test_a_restarted_replica_grants_nothing_for_one_lock_life() -> None:
-    assert table(fresh=True).lock_batch(Batch("1", KEYS, 60_000)) == frozenset()
+def test_a_restarted_replica_grants_nothing_for_one_lock_life_unless_it_decides_alone() -> None:
+    t = table(fresh=True)
+    assert t.lock_batch(Batch("1", KEYS, 60_000)) == frozenset()
+    assert t.acquire(KEYS, "1", strict=True, self_id=1, peers={1: "self"}) == frozenset()
+    assert t.acquire(KEYS, "1", strict=False, self_id=1, peers={}) == KEYS  # not strict: no majority to protect
+    assert t.lock_batch(Batch("2", KEYS, 60_000)) == frozenset()  # still within the start's grace
 
 
 def test_one_owner_at_a_time_and_only_the_owner_unlocks() -> None:
