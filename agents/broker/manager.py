@@ -557,8 +557,6 @@ class ReplicasManager:
         if view.master_id is not None and self.acting:
             self._decide_acting(reachable=True)  # a master exists: stop at once, not at the next poll
 
-    # --- RIP-32: slave acting master -------------------------------------------------------------
-
     # --- RIP-32: lock quorum ----------------------------------------------------------------------
 
     @property
@@ -567,8 +565,8 @@ class ReplicasManager:
         return self._position().role is Role.MASTER or self.acting
 
     def lock_queues(self, keys: Sequence[QueueKey]) -> frozenset[QueueKey]:
-        """Take or renew the orderly queues' locks as the set's coordinator (``consumers.Host``); the keys held.
-        None while this replica does not coordinate. Does RPCs in strict mode: call outside the consumers' lock."""
+        """Take or renew the orderly queues' locks as the set's coordinator (``consumers.Host``); the keys held:
+        none while this replica does not coordinate. Does RPCs in strict mode: call outside the consumers' lock."""
         if not self.coordinating:
             return frozenset()
         c = self.config
