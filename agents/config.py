@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import controller.config as controller_config
+from agents.consumer.locks import REBALANCE_LOCK_MAX_LIVE_TIME_MS
 from agents.delay.timer import DEFAULT_MAX_DELAY_SEC
 from agents.ha.acting import BROKER_NOT_ACTIVE_TIMEOUT_MS, ActingPolicy
 from agents.ha.config import HAConfig
@@ -108,6 +109,11 @@ class BrokerConfig:
     (off by default, as in Java; see docs/decisions.md)."""
     broker_not_active_timeout_millis: int = BROKER_NOT_ACTIVE_TIMEOUT_MS
     """How long a master unseen, with no controller to ask, still counts as alive before a slave acts."""
+    lock_in_strict_mode: bool = False
+    """RIP-32: an orderly queue's lock needs a majority of the set's replicas (Java's default: any one replica,
+    which lets two consumers hold a queue when the coordinator moves; see docs/decisions.md)."""
+    rebalance_lock_max_live_time: int = REBALANCE_LOCK_MAX_LIVE_TIME_MS
+    """An orderly queue's lock expires this long (ms) after it was last taken or renewed."""
 
     @property
     def acting_policy(self) -> ActingPolicy:
@@ -243,6 +249,8 @@ RUNTIME_KEYS = frozenset(
         "autoCreateTopicEnable",
         "enableSlaveActingMaster",
         "brokerNotActiveTimeoutMillis",
+        "lockInStrictMode",
+        "rebalanceLockMaxLiveTime",
         *RETENTION_KEYS,
     }
 )
@@ -270,6 +278,7 @@ _POSITIVE = (
     "flush_consumer_offset_interval",
     "broker_not_active_timeout_millis",
     "timer_max_delay_sec",
+    "rebalance_lock_max_live_time",
 )
 
 

@@ -35,6 +35,7 @@ from agents.ha.master_service import Appended, PutResult
 from agents.ha.replica import Replica
 from agents.ha.sync_state import PutStatus
 from agents.metadata import MetadataTable, Topic
+from agents.pop.model import QueueKey
 from agents.store.record import Message
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
@@ -83,6 +84,10 @@ class Host:
 
     def escape(self, changes: Sequence[Escaped], copies: Sequence[Message], serving: Callable[[str], bool]) -> str:
         raise AssertionError("a master never escapes")
+
+    def lock_queues(self, keys: Sequence[QueueKey]) -> frozenset[QueueKey]:
+        """One master, no peers: every orderly queue is its own (non-strict)."""
+        return frozenset(keys)
 
 
 def pull_all(replica: Replica, per_queue: list[int]) -> tuple[float, int]:

@@ -113,6 +113,9 @@ class Host(Protocol):
     def escape(self, changes: Sequence[Escaped], copies: Sequence[Message], serving: Callable[[str], bool]) -> str:
         """Store an acting replica's changes at another set's master (``agents.broker.escape``)."""
 
+    def lock_queues(self, keys: Sequence[QueueKey]) -> frozenset[QueueKey]:
+        """The orderly queues the set's coordinator holds a lock for (``agents.broker.queue_locks``)."""
+
 
 @dataclass(frozen=True, slots=True)
 class _Escaped:
@@ -461,6 +464,9 @@ class ConsumerService:
                 raise Refused(ResponseCode.NO_PERMISSION, f"topic[{req.topic}] is not readable (perm {topic.perm})")
             tag_filter = parse_filter(req.filter_expression)
             queue_ids = self._queues(req, topic)
+            if policy.orderly:  # RIP-32: only the queues the coordinator holds a lock for (RPCs: outside the lock)
+                held = self._host.lock_queues([QueueKey(req.group, req.topic, q) for q in queue_ids])
+                queue_ids = [q for q in queue_ids if QueueKey(req.group, req.topic, q) in held]
             deadline = time.monotonic() + min(max(req.long_polling_millis, 0) / 1000, MAX_LONG_POLLING_S)
             while True:
                 with self._lock:

@@ -30,6 +30,7 @@ from agents.broker.consumers import ConsumerService
 from agents.broker.controller_link import ControllerLink
 from agents.broker.delays import TimerDelivery
 from agents.broker.escape import EscapeLink, Neighbour
+from agents.broker.queue_locks import QueueLocks
 from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Stay, TakeSyncStateSet, decide
 from agents.broker.roles import View as ControllerView
 from agents.broker.take_back import TakeBack
@@ -46,6 +47,7 @@ from agents.ha.role import Position, Role
 from agents.ha.sync_state import PutStatus
 from agents.identity import Identity, IdentityError, IdentityFiles, check
 from agents.metadata import DEFAULT_QUEUE_NUMS, Group, MetadataTable, Topic, learn, reread_due, stale
+from agents.pop.model import QueueKey
 from agents.store.commitlog import CommitLogError
 from agents.store.epoch_file import EpochFileError
 from agents.store.record import Message
@@ -149,6 +151,10 @@ class ReplicasManager:
         self.take_back = TakeBack(
             self.consumers, self.escapes, self._alive_peers, lambda: self.config, self._client_security
         )
+        self.queue_locks = QueueLocks(
+            config.broker_name, lambda: self.config.rebalance_lock_max_live_time, self._client_security
+        )
+        self._coordinated = False  # whether this replica coordinated at the last role change (worker thread)
         self.cleaner = CommitLogCleaner(
             lambda: self.replica, lambda: self.config, retained_floor=self.snapshots.retained_floor
         )
@@ -506,7 +512,10 @@ class ReplicasManager:
             log.info("%s: controller unavailable for poll: %s", self._name(), exc)
         finally:
             answer = self._answer
-            self._check_acting(reachable=answer is not None and answer.received_ms >= started)
+            reachable = answer is not None and answer.received_ms >= started
+            self._check_acting(reachable=reachable)
+            if reachable and self.config.lock_in_strict_mode and not self.config.enable_slave_acting_master:
+                self._learn_replicas()  # the acting check learnt them otherwise
 
     def _poll(self) -> None:
         c = self.config
@@ -561,6 +570,31 @@ class ReplicasManager:
         if view.master_id is not None and self.acting:
             self._decide_acting(reachable=True)  # a master exists: stop at once, not at the next poll
 
+    # --- RIP-32: lock quorum ----------------------------------------------------------------------
+
+    @property
+    def coordinating(self) -> bool:
+        """Whether this replica decides its set's consumption now: the master, or a slave acting as master."""
+        return self._position().role is Role.MASTER or self.acting
+
+    def lock_queues(self, keys: Sequence[QueueKey]) -> frozenset[QueueKey]:
+        """Take or renew the orderly queues' locks as the set's coordinator (``consumers.Host``); the keys held:
+        none while this replica does not coordinate. Does RPCs in strict mode: call outside the consumers' lock."""
+        if not self.coordinating:
+            return frozenset()
+        c = self.config
+        return self.queue_locks.acquire(
+            keys, str(self.broker_id), strict=c.lock_in_strict_mode, self_id=self.broker_id, peers=self._peers
+        )
+
+    def _coordination_changed(self) -> None:
+        """After a role change or an acting verdict (worker thread): a replica that stopped coordinating releases
+        its queue locks, so the next coordinator need not wait for them to expire."""
+        now = self.coordinating
+        if self._coordinated and not now:
+            self.queue_locks.release(self.broker_id, self._peers)
+        self._coordinated = now
+
     # --- RIP-32: slave acting master -------------------------------------------------------------
 
     @property
@@ -604,10 +638,9 @@ class ReplicasManager:
     def _learn_alive(self, reachable: bool) -> None:
         """The set's alive ids: the controller's flags (and the replicas' addresses, for when it is gone), else the
         peers whose agents answer now (one that reports master is a sighting)."""
-        info = self._set_info() if reachable else None
+        info = self._learn_replicas() if reachable else None
         if info is not None:
             replicas = [*info.in_sync_replicas, *info.not_in_sync_replicas]
-            self._peers = {r.broker_id: r.broker_address for r in replicas}
             self._alive = frozenset(r.broker_id for r in replicas if r.alive) | {self.broker_id}
             return
         alive = {self.broker_id}
@@ -620,6 +653,14 @@ class ReplicasManager:
             if role is Role.MASTER:
                 self._agent_sighting_ms = _now_ms()
         self._alive = frozenset(alive)
+
+    def _learn_replicas(self) -> pb.ReplicasInfo | None:
+        """Ask the controller for the set's registered replicas and keep their agent addresses (`_peers`: the acting
+        check's peers and the lock quorum's replicas); without an answer the last ones learnt stay."""
+        info = self._set_info()
+        if info is not None:
+            self._peers = {r.broker_id: r.broker_address for r in [*info.in_sync_replicas, *info.not_in_sync_replicas]}
+        return info
 
     def _peer_role(self, broker_id: int, address: str) -> Role | None:
         """The role a peer replica's agent reports for it; None when the agent does not answer or hosts it not."""
@@ -650,6 +691,7 @@ class ReplicasManager:
                 self._acting_episodes += 1
             elif before.act and not verdict.act:
                 self._acting_since_ms = 0
+        self._coordination_changed()
         if verdict.act and not before.act:
             log.warning("%s: broker %d acts as the read-only master: %s (alive %s)",
                         self._name(), self.broker_id, verdict.why.value, sorted(self._alive))  # fmt: skip
@@ -779,6 +821,7 @@ class ReplicasManager:
         position = self._position()
         log.info("%s: broker %d is %s in epoch %d (master %s)",
                  self._name(), self.broker_id, position.role.value, position.master_epoch, view.master_id)  # fmt: skip
+        self._coordination_changed()
         if self._on_role_change is not None:
             self._on_role_change(self)
 

@@ -36,6 +36,8 @@ class Managed(Protocol):
     def cleaner(self) -> Cleaner: ...
     @property
     def snapshots(self) -> Snapshots: ...
+    @property
+    def queue_locks(self) -> QueueLocks: ...
 
 
 class Cleaner(Protocol):
@@ -43,6 +45,14 @@ class Cleaner(Protocol):
 
     @property
     def totals(self) -> Totals: ...
+
+
+class QueueLocks(Protocol):
+    """A hosted broker's queue-lock table (``queue_locks.QueueLocks`` fits)."""
+
+    @property
+    def refusals(self) -> int: ...
+    def alive(self) -> int: ...
 
 
 class Snapshots(Protocol):
@@ -98,6 +108,10 @@ class _BrokerCollector:
         )
         pre_online = gauge("mqagent_pre_online", "1 while this new master takes back its set's state (RIP-32).")
         pre_online_s = gauge("mqagent_pre_online_seconds", "How long this broker's last pre-online took (RIP-32).")
+        held = gauge("mqagent_queue_locks_held", "Orderly queue locks alive in this replica's table (RIP-32).")
+        refusals = CounterMetricFamily(
+            "mqagent_lock_refusals", "Orderly queues this coordinator could not lock (RIP-32).", labels=LABELS
+        )
         for manager in self._managers():
             status = manager.status()
             if status.broker_id < 0:
@@ -113,6 +127,8 @@ class _BrokerCollector:
             taken.add_metric(labels, counts.taken_back)
             pre_online.add_metric(labels, 1.0 if manager.consumers.pre_online else 0.0)
             pre_online_s.add_metric(labels, counts.pre_online_s)
+            held.add_metric(labels, manager.queue_locks.alive())
+            refusals.add_metric(labels, manager.queue_locks.refusals)
             totals = manager.cleaner.totals
             deleted_segments.add_metric(labels, totals.segments)
             deleted_bytes.add_metric(labels, totals.bytes)
@@ -133,7 +149,7 @@ class _BrokerCollector:
                 for slave_id, progress in sorted(master.slaves().items()):
                     lag.add_metric([*labels, str(slave_id)], max(0, top - max(progress.ack_offset, 0)))
         yield from (role, epoch, max_offset, min_offset, confirm, sss, lag, deleted_segments, deleted_bytes)
-        yield from (covered, records, acting, episodes, escaped, taken, pre_online, pre_online_s)
+        yield from (covered, records, acting, episodes, escaped, taken, pre_online, pre_online_s, held, refusals)
 
 
 class AgentMetrics(MetricsEndpoint):

@@ -19,6 +19,7 @@ from agents.broker.consumers import Refused as ConsumerRefused
 from agents.broker.escape import decode_escaped, decode_released, encode_escaped
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
+from agents.broker.queue_locks import Batch, batch_problem, keys_of
 from agents.broker.write_gate import request_problem
 from agents.consumer.errors import StateFormatError
 from agents.delay.timer import TIMER_TOPIC, Refusal, to_timer
@@ -66,6 +67,8 @@ POLICY: dict[str, frozenset[CallerRole]] = {
     "EscapeChanges": _MEMBER,
     "GetEscaped": _MEMBER,
     "ReleaseEscaped": _MEMBER,
+    "LockBatchMQ": _MEMBER,  # the set's coordinator asks (RIP-32's lock quorum)
+    "UnlockBatchMQ": _MEMBER,
 }
 """With aclEnable=true, the calls that need a credential of these roles. Reads stay open, and so does the data
 plane (SendMessage, SendMessages, PullMessage): who may connect at all is TLS client authentication's job."""
@@ -392,6 +395,29 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         except ConsumerRefused as exc:
             return pb.GetConsumerStateResponse(code=exc.code, remark=str(exc))
         return pb.GetConsumerStateResponse(code=ResponseCode.SUCCESS, snapshot=page, total_bytes=total, seq=seq)
+
+    def LockBatchMQ(self, request: pb.LockBatchMQRequest, context: Any) -> pb.LockBatchMQResponse:
+        """This replica's own table grants or renews what it can (RIP-32's lock quorum, ``queue_locks``)."""
+        return self._lock_batch(request.broker, request, request.life_millis, unlock=False)
+
+    def UnlockBatchMQ(self, request: pb.UnlockBatchMQRequest, context: Any) -> pb.LockBatchMQResponse:
+        """This replica's own table releases what the owner holds; another owner's locks stay."""
+        return self._lock_batch(request.broker, request, 0, unlock=True)
+
+    def _lock_batch(
+        self, ref: pb.BrokerRef, request: pb.LockBatchMQRequest | pb.UnlockBatchMQRequest, life_ms: int, *,
+        unlock: bool,
+    ) -> pb.LockBatchMQResponse:  # fmt: skip
+        manager = self._manager(ref, pb.LockBatchMQResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        ids = list(request.queue_ids)
+        if problem := batch_problem(request.owner, request.group, request.topic, ids, life_ms):
+            return pb.LockBatchMQResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=problem)
+        batch = Batch(request.owner, keys_of(request.group, request.topic, ids), life_ms)
+        table = manager.queue_locks
+        done = table.unlock_batch(batch) if unlock else table.lock_batch(batch)
+        return pb.LockBatchMQResponse(code=ResponseCode.SUCCESS, locked_queue_ids=sorted(k.queue_id for k in done))
 
     # --- replication state -----------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ A client may trust a lock for at most ``rebalanceLockMaxLiveTime`` from the mome
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -81,3 +81,37 @@ def unlock(table: LockTable, key: QueueKey, client_id: str) -> LockTable:
 def granted(grants: int, replicas: int, *, strict: bool) -> bool:
     """Whether `grants` of a set of `replicas` registered replicas lock the queue (see the module)."""
     return grants > replicas // 2 if strict else grants >= 1
+
+
+def try_lock_all(
+    table: LockTable, keys: Iterable[QueueKey], client_id: str, now_ms: int, live_ms: int
+) -> tuple[LockTable, frozenset[QueueKey]]:
+    """`try_lock` of each key (one LockBatchMQ): the table after it and the keys granted."""
+    won: set[QueueKey] = set()
+    for key in keys:
+        table, ok = try_lock(table, key, client_id, now_ms, live_ms)
+        if ok:
+            won.add(key)
+    return table, frozenset(won)
+
+
+def unlock_all(table: LockTable, keys: Iterable[QueueKey], client_id: str) -> tuple[LockTable, frozenset[QueueKey]]:
+    """`unlock` of each key (one UnlockBatchMQ): the table after it and the keys `client_id` held and released."""
+    released = frozenset(k for k in keys if (held := table.locks.get(k)) is not None and held.client_id == client_id)
+    for key in released:
+        table = unlock(table, key, client_id)
+    return table, released
+
+
+def alive(table: LockTable, now_ms: int) -> int:
+    """How many of the table's locks have not expired at `now_ms`."""
+    return sum(1 for lock in table.locks.values() if lock.expires_ms > now_ms)
+
+
+def quorum(
+    keys: Iterable[QueueKey], grants: Iterable[frozenset[QueueKey]], replicas: int, *, strict: bool
+) -> frozenset[QueueKey]:
+    """The keys `granted` by the replicas' answers (`grants`: each answering replica's granted keys) out of a set
+    of `replicas` registered replicas."""
+    answers = list(grants)
+    return frozenset(k for k in keys if granted(sum(k in g for g in answers), replicas, strict=strict))

@@ -667,3 +667,43 @@ class GetConsumerStateResponse(_message.Message):
     total_bytes: int
     seq: int
     def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., snapshot: _Optional[bytes] = ..., total_bytes: _Optional[int] = ..., seq: _Optional[int] = ...) -> None: ...
+
+class LockBatchMQRequest(_message.Message):
+    __slots__ = ("broker", "owner", "group", "topic", "queue_ids", "life_millis")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_IDS_FIELD_NUMBER: _ClassVar[int]
+    LIFE_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    owner: str
+    group: str
+    topic: str
+    queue_ids: _containers.RepeatedScalarFieldContainer[int]
+    life_millis: int
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., owner: _Optional[str] = ..., group: _Optional[str] = ..., topic: _Optional[str] = ..., queue_ids: _Optional[_Iterable[int]] = ..., life_millis: _Optional[int] = ...) -> None: ...
+
+class UnlockBatchMQRequest(_message.Message):
+    __slots__ = ("broker", "owner", "group", "topic", "queue_ids")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_IDS_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    owner: str
+    group: str
+    topic: str
+    queue_ids: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., owner: _Optional[str] = ..., group: _Optional[str] = ..., topic: _Optional[str] = ..., queue_ids: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class LockBatchMQResponse(_message.Message):
+    __slots__ = ("code", "remark", "locked_queue_ids")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    LOCKED_QUEUE_IDS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    locked_queue_ids: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., locked_queue_ids: _Optional[_Iterable[int]] = ...) -> None: ...

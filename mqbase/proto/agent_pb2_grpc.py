@@ -160,6 +160,16 @@ class AgentServiceStub:
                 request_serializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerStateRequest.SerializeToString,
                 response_deserializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerStateResponse.FromString,
                 _registered_method=True)
+        self.LockBatchMQ = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/LockBatchMQ',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.LockBatchMQRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.LockBatchMQResponse.FromString,
+                _registered_method=True)
+        self.UnlockBatchMQ = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/UnlockBatchMQ',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.UnlockBatchMQRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.LockBatchMQResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -338,6 +348,20 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def LockBatchMQ(self, request, context):
+        """LOCK_BATCH_MQ (41) / UNLOCK_BATCH_MQ (42), RIP-32's lock quorum: this replica's own queue-lock table, asked
+        by the set's coordinator (master or acting slave) for an orderly group's queues (docs/decisions.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UnlockBatchMQ(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -465,6 +489,16 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.GetConsumerState,
                     request_deserializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerStateRequest.FromString,
                     response_serializer=mqbase_dot_proto_dot_agent__pb2.GetConsumerStateResponse.SerializeToString,
+            ),
+            'LockBatchMQ': grpc.unary_unary_rpc_method_handler(
+                    servicer.LockBatchMQ,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.LockBatchMQRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.LockBatchMQResponse.SerializeToString,
+            ),
+            'UnlockBatchMQ': grpc.unary_unary_rpc_method_handler(
+                    servicer.UnlockBatchMQ,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.UnlockBatchMQRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.LockBatchMQResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1142,6 +1176,60 @@ class AgentService:
             '/mqadmin.agent.v1.AgentService/GetConsumerState',
             mqbase_dot_proto_dot_agent__pb2.GetConsumerStateRequest.SerializeToString,
             mqbase_dot_proto_dot_agent__pb2.GetConsumerStateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LockBatchMQ(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/LockBatchMQ',
+            mqbase_dot_proto_dot_agent__pb2.LockBatchMQRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.LockBatchMQResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UnlockBatchMQ(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/UnlockBatchMQ',
+            mqbase_dot_proto_dot_agent__pb2.UnlockBatchMQRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.LockBatchMQResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -17,6 +17,7 @@ from agents.broker.roles import View
 from agents.broker.service import AgentServicer
 from agents.ha.acting import ControllerAnswer
 from agents.ha.role import Role
+from agents.pop.model import QueueKey
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
 from tests.harness.ha_master import manager_config, serve_topics, servicer_for
@@ -134,3 +135,23 @@ def test_switching_the_key_off_stops_an_acting_replica(slave: ReplicasManager) -
     slave.update_config(replace(slave.config, enable_slave_acting_master=False))
     slave._check_acting(reachable=True)
     assert not slave.acting
+
+
+def test_an_acting_replica_locks_orderly_queues_and_releases_them_when_it_stops(tmp_path: Path) -> None:
+    """RIP-32's lock quorum: the acting replica coordinates, so it takes the locks (not strict: its own table);
+    when a master is reported it stops and frees them, so the master need not wait for them to expire."""
+    m = ReplicasManager(replace(manager_config(tmp_path / "broker"), enable_slave_acting_master=True))
+    m._open(2)
+    assert m.replica is not None
+    m.replica.change_to_slave(NOBODY, 1)
+    keys = [QueueKey("G", "Orders", 0)]
+    try:
+        assert m.lock_queues(keys) == frozenset() and m.queue_locks.alive() == 0  # a slave does not coordinate
+        no_master_reported(m, frozenset({2, 3}))
+        m._decide_acting(reachable=True)
+        assert m.lock_queues(keys) == frozenset(keys) and m.queue_locks.alive() == 1
+        m._answer = ControllerAnswer(1, now_ms())
+        m._decide_acting(reachable=True)
+        assert not m.acting and m.queue_locks.alive() == 0
+    finally:
+        m.replica.close()

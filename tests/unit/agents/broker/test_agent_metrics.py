@@ -36,6 +36,7 @@ class FakeManager:
     snapshot: Snapshot | None = None
     acting_since_ms: int = 0
     acting_episodes: int = 0
+    queue_locks: Any = field(default_factory=lambda: SimpleNamespace(refusals=0, alive=lambda: 0))
 
     @property
     def snapshots(self) -> SimpleNamespace:
@@ -96,6 +97,12 @@ def test_acting_mode_is_a_gauge_and_its_episodes_a_counter() -> None:
     assert at(s, "mqagent_acting_master", 2) == 1.0 and at(s, "mqagent_acting_master", 3) == 0.0
     assert at(s, "mqagent_acting_master_episodes_total", 2) == 2.0
     assert at(s, "mqagent_acting_master_episodes_total", 3) == 0.0
+
+
+def test_queue_locks_held_is_a_gauge_and_refusals_a_counter() -> None:
+    master = FakeManager(1, Role.MASTER, queue_locks=SimpleNamespace(refusals=5, alive=lambda: 3))
+    s = scrape(AgentMetrics(lambda: [master]))
+    assert at(s, "mqagent_queue_locks_held", 1) == 3.0 and at(s, "mqagent_lock_refusals_total", 1) == 5.0
 
 
 def test_offsets_are_gauges_in_bytes() -> None:

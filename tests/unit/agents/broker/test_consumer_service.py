@@ -19,7 +19,8 @@ from agents.ha.config import HAConfig
 from agents.ha.master_service import Appended, PutResult
 from agents.ha.replica import Replica
 from agents.ha.sync_state import PutStatus
-from agents.metadata import UNIQ_KEY, MetadataTable, Topic, learn
+from agents.metadata import UNIQ_KEY, Group, MetadataTable, Topic, learn
+from agents.pop.model import QueueKey
 from agents.store.layout import CONSUMER_SNAPSHOT, STORE_DIR
 from agents.store.record import Message
 from mqbase.codes import ResponseCode
@@ -38,6 +39,7 @@ class Broker:
         self.replica.change_to_master(1, frozenset({1}), 1, lambda _s: None)
         self.metadata: MetadataTable = learn(MetadataTable(), 1, [Topic(TOPIC, frozenset({"b"}), 2, 2, 6)], [])
         self.refuse: PutStatus | None = None
+        self.locked: frozenset[QueueKey] | None = None  # the orderly queues the coordinator holds (None: all)
 
     def append(self, messages: Sequence[Message]) -> Appended | PutResult:
         assert self.replica is not None
@@ -51,6 +53,9 @@ class Broker:
 
     def escape(self, changes: Sequence[Escaped], copies: Sequence[Message], serving: Callable[[str], bool]) -> str:
         raise AssertionError("a master never escapes")
+
+    def lock_queues(self, keys: Sequence[QueueKey]) -> frozenset[QueueKey]:
+        return frozenset(keys) if self.locked is None else self.locked & frozenset(keys)
 
 
 @pytest.fixture
@@ -304,3 +309,18 @@ def test_a_slave_delivers_nothing(broker: Broker) -> None:
     with pytest.raises(Refused) as refused:
         service(broker)[0].deliver_due(200)
     assert refused.value.code == ResponseCode.SLAVE_NOT_AVAILABLE
+
+
+def test_an_orderly_group_is_served_only_from_the_queues_the_coordinator_holds_a_lock_for(broker: Broker) -> None:
+    """RIP-32's lock quorum: a queue whose lock the coordinator did not get is left alone (nothing delivered)."""
+    broker.metadata = learn(broker.metadata, 2, list(broker.metadata.topics.values()),
+                            [Group("FIFO", frozenset({"b"}), True, 16, True)])  # fmt: skip
+    send(broker, 4)  # queues 0 and 1
+    s, _ = service(broker)
+    broker.locked = frozenset({QueueKey("FIFO", TOPIC, 1)})
+    assert {m.message.queue_id for m in receive(s, "FIFO").messages} == {1}
+    assert {m.message.queue_id for m in receive(s, "G").messages} == {0, 1}  # not orderly: no lock asked
+    broker.locked = frozenset()
+    assert receive(s, "FIFO").code == ResponseCode.PULL_NOT_FOUND
+    broker.locked = None
+    assert {m.message.queue_id for m in receive(s, "FIFO").messages} == {0}

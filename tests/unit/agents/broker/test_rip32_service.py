@@ -23,6 +23,7 @@ from agents.ha.master_service import Appended, PutResult
 from agents.ha.replica import Replica
 from agents.ha.sync_state import PutStatus
 from agents.metadata import MetadataTable, Topic, learn
+from agents.pop.model import QueueKey
 from agents.store.record import Message
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
@@ -54,6 +55,9 @@ class Broker:
 
     def master_address(self) -> str:
         return ""
+
+    def lock_queues(self, keys: Sequence[QueueKey]) -> frozenset[QueueKey]:
+        return frozenset(keys)
 
     def escape(self, changes: Sequence[Escaped], copies: Sequence[Message], serving: Callable[[str], bool]) -> str:
         if self.escape_to is None or not serving(ESCAPE):

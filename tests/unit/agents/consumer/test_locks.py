@@ -16,10 +16,14 @@ from agents.consumer.locks import (
     REBALANCE_LOCK_MAX_LIVE_TIME_MS,
     Lock,
     LockTable,
+    alive,
     granted,
+    quorum,
     started,
     try_lock,
+    try_lock_all,
     unlock,
+    unlock_all,
 )
 from agents.pop.model import QueueKey
 from tests.harness.fuzzing import fuzz
@@ -148,3 +152,23 @@ def test_without_the_restart_grace_strict_mode_can_give_a_queue_two_holders() ->
     for replicas, steps in ((1, one), (3, three)):
         assert two_holders(replicas, steps, strict=True, grace=False)
         assert not two_holders(replicas, steps, strict=True)
+
+
+# --- batches and the count ---------------------------------------------------------------------
+
+
+def test_a_batch_locks_what_is_free_and_unlocks_only_its_owners() -> None:
+    q1 = QueueKey("G", "T", 1)
+    t, _ = try_lock(LockTable(), Q, "B", 0)
+    t, won = try_lock_all(t, [Q, q1], "A", 1, LIVE)
+    assert won == {q1} and alive(t, 1) == 2 and alive(t, LIVE) == 1  # B's lock expires at LIVE, A's at LIVE + 1
+    t, released = unlock_all(t, [Q, q1], "A")
+    assert released == {q1} and t.locks.keys() == {Q}
+
+
+def test_the_quorum_keeps_the_keys_a_majority_granted_in_strict_mode_any_one_otherwise() -> None:
+    q1, q2 = QueueKey("G", "T", 1), QueueKey("G", "T", 2)
+    answers = [frozenset({Q, q1}), frozenset({Q}), frozenset({q2})]
+    assert quorum([Q, q1, q2], answers, 3, strict=True) == {Q}
+    assert quorum([Q, q1, q2], answers[:2], 5, strict=True) == frozenset()  # 2 of 5 registered: no majority
+    assert quorum([Q, q1, q2], answers, 3, strict=False) == {Q, q1, q2}
