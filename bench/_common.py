@@ -113,15 +113,19 @@ def ok(response: Any, what: str) -> Any:
 
 @contextlib.contextmanager
 def sandbox(
-    controllers: int = 3, extra_config: dict[str, str] | None = None, broker_sets: int = 0, replicas: int = 3
+    controllers: int = 3,
+    extra_config: dict[str, str] | None = None,
+    broker_sets: int = 0,
+    replicas: int = 3,
+    broker_config: dict[str, str] | None = None,
 ) -> Iterator[Sandbox]:
-    """A fresh controller group (and `broker_sets` sets on `replicas` agents) in a temp dir; always stopped and
-    removed."""
+    """A fresh controller group (and `broker_sets` sets on `replicas` agents, with `broker_config` in every broker's
+    file) in a temp dir; always stopped and removed."""
     directory = tempfile.mkdtemp(prefix="mqbench-")
     sb = Sandbox(directory)
     try:
         sb.up(controllers=controllers, extra_config=extra_config, timeout=60.0, broker_sets=broker_sets,
-              replicas=replicas)  # fmt: skip
+              replicas=replicas, broker_config=broker_config)  # fmt: skip
         yield sb
     except BaseException:
         for log in sorted(Path(directory, "logs").glob("*.log")):

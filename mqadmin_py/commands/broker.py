@@ -7,9 +7,7 @@ server is needed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Annotated, Any, Literal, TypedDict, TypeVar
+from typing import Annotated, Any, Literal, TypedDict
 
 import typer
 
@@ -23,6 +21,7 @@ from mqadmin_py.commands.common import (
     checked,
     cluster_name_option,
     controller_client,
+    each_concurrently,
     optional_controller_addresses,
     run,
 )
@@ -42,18 +41,6 @@ OptionalControllerOpt = Annotated[
         callback=checked(optional_controller_addresses),
     ),
 ]
-
-
-Item = TypeVar("Item")
-Result = TypeVar("Result")
-
-
-def each_concurrently(items: list[Item], fn: Callable[[Item], Result]) -> list[Result]:
-    """`fn` over `items` on a few threads (one slow broker must not serialise the rest), results in order."""
-    if len(items) <= 1:
-        return [fn(item) for item in items]
-    with ThreadPoolExecutor(max_workers=min(16, len(items))) as pool:
-        return list(pool.map(fn, items))
 
 
 # --- getBrokerEpoch -----------------------------------------------------------------------------

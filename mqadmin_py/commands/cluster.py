@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import typer
 
-from mqadmin_py.commands.broker import OptionalControllerOpt, each_concurrently, epoch_doc
+from mqadmin_py.commands.broker import OptionalControllerOpt, epoch_doc
 from mqadmin_py.commands.common import (
     CountOpt,
     IntervalOpt,
@@ -21,10 +21,11 @@ from mqadmin_py.commands.common import (
     cluster_name_option,
     code_name,
     controller_client,
+    each_concurrently,
     local_time,
     run,
 )
-from mqadmin_py.commands.controller import fetch_sync_state
+from mqadmin_py.commands.controller import acting_since, fetch_sync_state
 from mqadmin_py.options import ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table
 from mqbase.codes import ResponseCode
@@ -84,29 +85,15 @@ class ClusterListDoc(ClusterReplicaDoc):
     actingSince: int | None
 
 
-def acting_since(agents: Any, replica: ClusterReplicaDoc) -> int | None:
-    """Since when (epoch ms) the replica acts as its set's read-only master (RIP-32), 0 when it does not; None
-    when its agent does not answer ListBrokers or does not list it."""
-    from mqbase.proto import agent_pb2 as pb
-
-    try:
-        r = check(agents.call(replica["brokerAddress"], "ListBrokers", pb.ListBrokersRequest()))
-    except MqError:
-        return None
-    return next(
-        (int(b.acting_since_millis) for b in r.brokers
-         if (b.broker_name, b.broker_id) == (replica["brokerName"], replica["brokerId"])),
-        None,
-    )  # fmt: skip
-
-
 def fetch_cluster_list(client: Any, agents: Any, cluster_name: str | None) -> list[ClusterListDoc]:
     """Each replica as the controllers see it, plus what the replica itself says of its log (its last epoch and
     offsets; reachable=false and the error when it does not answer), and whether it acts as master (RIP-32)."""
 
     def one(replica: ClusterReplicaDoc) -> ClusterListDoc:
         own = epoch_doc(agents, replica)
-        since = acting_since(agents, replica) if own["reachable"] else None
+        since = None
+        if own["reachable"]:
+            since = acting_since(agents, replica["brokerAddress"], replica["brokerName"], replica["brokerId"])
         return {
             **replica,
             "epoch": own["epochs"][-1]["epoch"] if own["epochs"] else None,

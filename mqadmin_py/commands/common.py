@@ -8,8 +8,9 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from typer.core import TyperGroup, TyperOption
@@ -236,6 +237,18 @@ def agent_client(timeout: float) -> Any:
     from mqbase.client import AgentClient
 
     return AgentClient(timeout, client_security())
+
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+def each_concurrently(items: list[Item], fn: Callable[[Item], Result]) -> list[Result]:
+    """`fn` over `items` on a few threads (one slow broker must not serialise the rest), results in order."""
+    if len(items) <= 1:
+        return [fn(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(16, len(items))) as pool:
+        return list(pool.map(fn, items))
 
 
 def key_values(values: list[str] | None, option: str) -> dict[str, str]:

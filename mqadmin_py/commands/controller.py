@@ -12,12 +12,15 @@ from mqadmin_py.commands.common import (
     CountOpt,
     IntervalOpt,
     add_commands,
+    agent_client,
     broker_id_list,
     broker_id_option,
     broker_name_option,
     check,
     cluster_name_option,
     controller_client,
+    each_concurrently,
+    local_time,
     opt,
     run,
 )
@@ -151,7 +154,7 @@ class ReplicaDoc(TypedDict):
 
 
 class SyncStateDoc(TypedDict):
-    """One broker set in getSyncStateSet (also what ``wait`` polls and prints)."""
+    """One broker set as the controller sees it (what ``wait`` polls and prints, and other commands look up)."""
 
     clusterName: str
     brokerName: str
@@ -165,6 +168,16 @@ class SyncStateDoc(TypedDict):
     lastTransfer: TransferDoc | None
     lastRefusal: TransferDoc | None
     preferredMasterBlockedBy: str | None
+
+
+class SyncStateViewDoc(SyncStateDoc):
+    """One broker set in getSyncStateSet: the controller's view, plus which replica acts as the set's read-only
+    master (RIP-32) and since when (epoch ms). Only the replicas' agents know that, so each is asked; those that
+    do not answer are listed in ``actingUnknown``."""
+
+    actingMaster: int | None
+    actingSince: int | None
+    actingUnknown: list[int]
 
 
 def _replica(r: Any) -> ReplicaDoc:
@@ -191,16 +204,65 @@ def _sync_state_docs(response: Any) -> list[SyncStateDoc]:
     ]
 
 
-def _sync_state_table(docs: list[SyncStateDoc]) -> None:
+def with_acting(doc: SyncStateDoc, since: dict[int, int | None]) -> SyncStateViewDoc:
+    """`doc` with its acting master, from each replica's answer in `since`: epoch ms it acts since, 0 when it does
+    not act, None when its agent did not answer. When views briefly differ and two act, the smaller id is shown
+    (the one every replica converges on)."""
+    acting = sorted(i for i, ms in since.items() if ms)
+    return {
+        **doc,
+        "actingMaster": acting[0] if acting else None,
+        "actingSince": since[acting[0]] if acting else None,
+        "actingUnknown": sorted(i for i, ms in since.items() if ms is None),
+    }
+
+
+def acting_since(agents: Any, address: str, broker_name: str, broker_id: int) -> int | None:
+    """Since when (epoch ms) the replica acts as its set's read-only master (RIP-32), 0 when it does not; None
+    when its agent (at `address`) does not answer ListBrokers or does not list it."""
+    from mqbase.proto import agent_pb2 as pb
+
+    try:
+        r = check(agents.call(address, "ListBrokers", pb.ListBrokersRequest()))
+    except MqError:
+        return None
+    return next(
+        (int(b.acting_since_millis) for b in r.brokers if (b.broker_name, b.broker_id) == (broker_name, broker_id)),
+        None,
+    )
+
+
+def fetch_sync_state_view(agents: Any, docs: list[SyncStateDoc]) -> list[SyncStateViewDoc]:
+    """`docs` with each set's acting master, every replica's agent asked concurrently."""
+    members = [(d["brokerName"], r) for d in docs for r in d["inSyncReplicas"] + d["notInSyncReplicas"]]
+    answers = each_concurrently(members, lambda m: acting_since(agents, m[1]["brokerAddress"], m[0], m[1]["brokerId"]))
+    since: dict[str, dict[int, int | None]] = {d["brokerName"]: {} for d in docs}
+    for (name, r), answer in zip(members, answers, strict=True):
+        since[name][r["brokerId"]] = answer
+    return [with_acting(d, since[d["brokerName"]]) for d in docs]
+
+
+def _role(d: SyncStateViewDoc, broker_id: int) -> str:
+    role = (
+        "master" if broker_id == d["masterBrokerId"] else "acting master" if broker_id == d["actingMaster"] else "slave"
+    )
+    return role + (" (preferred)" if broker_id == d["preferredBrokerId"] else "")
+
+
+def _acting_cell(d: SyncStateViewDoc, broker_id: int) -> str:
+    if broker_id == d["actingMaster"]:
+        return local_time(d["actingSince"])
+    return "unknown" if broker_id in d["actingUnknown"] else ""
+
+
+def _sync_state_table(docs: list[SyncStateViewDoc]) -> None:
     rows = []
     for d in docs:
         members = [(r, "in-sync") for r in d["inSyncReplicas"]] + [(r, "not in sync") for r in d["notInSyncReplicas"]]
         for r, sync in members:
-            role = "master" if r["brokerId"] == d["masterBrokerId"] else "slave"
-            role += " (preferred)" if r["brokerId"] == d["preferredBrokerId"] else ""
-            rows.append([d["brokerName"], r["brokerId"], r["brokerAddress"], role, sync, r["alive"],
-                         d["masterEpoch"], d["syncStateSetEpoch"]])  # fmt: skip
-    columns = ["Broker set", "Id", "Address", "Role", "Sync", "Alive", "MasterEpoch", "SSSEpoch"]
+            rows.append([d["brokerName"], r["brokerId"], r["brokerAddress"], _role(d, r["brokerId"]), sync, r["alive"],
+                         d["masterEpoch"], d["syncStateSetEpoch"], _acting_cell(d, r["brokerId"])])  # fmt: skip
+    columns = ["Broker set", "Id", "Address", "Role", "Sync", "Alive", "MasterEpoch", "SSSEpoch", "Acting master since"]
     emit_table("SyncStateSet", columns, rows)
     for d in docs:
         if d["lastTransfer"] is not None:
@@ -211,8 +273,8 @@ def _sync_state_table(docs: list[SyncStateDoc]) -> None:
             print(f"{d['brokerName']}: master not moved to the preferred broker: {d['preferredMasterBlockedBy']}")
 
 
-def _sync_state_legacy(docs: list[SyncStateDoc]) -> str:
-    def ident(d: SyncStateDoc, r: ReplicaDoc) -> str:
+def _sync_state_legacy(docs: list[SyncStateViewDoc]) -> str:
+    def ident(d: SyncStateViewDoc, r: ReplicaDoc) -> str:
         return (f"ReplicaIdentity{{brokerName='{d['brokerName']}', brokerId={r['brokerId']}, "
                 f"brokerAddress='{r['brokerAddress']}', alive={str(r['alive']).lower()}}}")  # fmt: skip
 
@@ -223,6 +285,8 @@ def _sync_state_legacy(docs: list[SyncStateDoc]) -> str:
                 f"{d['syncStateSetEpoch']}\n#SyncStateSetNums\t{len(d['inSyncReplicas'])}\n")  # fmt: skip
         if d["preferredBrokerId"] is not None:  # ours: Java has no preferred master, so it prints no such line
             out += f"#PreferredBrokerId\t{d['preferredBrokerId']}\n"
+        if d["actingMaster"] is not None:  # ours too: Java's controller-mode tools do not show the acting master
+            out += f"#ActingMasterBrokerId\t{d['actingMaster']}\n#ActingSince\t{d['actingSince']}\n"
         out += "".join(f"\nInSyncReplica:\t{ident(d, r)}\n" for r in d["inSyncReplicas"])
         out += "".join(f"\nNotInSyncReplica:\t{ident(d, r)}\n" for r in d["notInSyncReplicas"])
     return out
@@ -237,10 +301,11 @@ def get_sync_state_set(
     interval: IntervalOpt = None,
     count: CountOpt = None,
 ) -> None:
-    """Show master, epochs, and in-sync / not-in-sync replicas of broker sets (all sets when -b/-c are omitted)."""
-    with controller_client(controller, timeout) as client:
-        run(lambda: fetch_sync_state(client, broker_name, cluster_name), output, _sync_state_table,
-            _sync_state_legacy, interval, count)  # fmt: skip
+    """Show master, epochs, and in-sync / not-in-sync replicas of broker sets (all sets when -b/-c are omitted),
+    and which replica acts as read-only master (RIP-32), asked of each replica's agent."""
+    with controller_client(controller, timeout) as client, agent_client(timeout) as agents:
+        run(lambda: fetch_sync_state_view(agents, fetch_sync_state(client, broker_name, cluster_name)), output,
+            _sync_state_table, _sync_state_legacy, interval, count)  # fmt: skip
 
 
 def fetch_sync_state(client: Any, broker_names: list[str] | None, cluster_name: str | None) -> list[SyncStateDoc]:

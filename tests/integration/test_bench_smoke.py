@@ -86,3 +86,9 @@ def test_the_pre_online_merge_runs_in_quick_mode_and_checks_its_merged_table() -
     """The script exits non-zero if the merged table or the applied keys are wrong."""
     out = run_quick("pre_online.py").stdout
     assert "| merge: 2 replicas + escaped changes twice" in out
+
+
+def test_the_acting_master_takeover_runs_in_quick_mode() -> None:
+    """The script fails if the acting replica is not routed read-only and serving within ten times its target."""
+    out = run_quick("acting_master.py").stdout
+    assert "| no electable master" in out and "| controllers down" in out

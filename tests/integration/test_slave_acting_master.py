@@ -134,6 +134,7 @@ def test_the_smallest_alive_slave_acts_read_only_until_a_master_is_elected(box: 
     cluster.wait_master(lambda m: m.broker_id != master.broker_id, 60, "a new master")
     wait_until(lambda: not listed(cluster.cli, addresses[first])["actingMaster"], 30, "acting to stop")
     assert listed(cluster.cli, addresses[first])["actingSince"] is None
+    assert cluster.sync_state_doc()["actingMaster"] is None  # getSyncStateSet asks the agents too: nobody acts
     wait_until(lambda: route(access_point)[0][0] == v2.READ_WRITE, 30, "the set writable again")
 
 

@@ -6,7 +6,14 @@ import pytest
 from typer.testing import CliRunner
 
 from mqadmin_py.app import app
-from mqadmin_py.commands.controller import SyncStateDoc, _sync_state_docs, _sync_state_legacy, _sync_state_table
+from mqadmin_py.commands.common import local_time
+from mqadmin_py.commands.controller import (
+    SyncStateViewDoc,
+    _sync_state_docs,
+    _sync_state_legacy,
+    _sync_state_table,
+    with_acting,
+)
 from mqbase.ports import free_ports
 from mqbase.proto import controller_pb2 as pb
 from tests.harness.processes import run_mqadmin
@@ -59,7 +66,7 @@ def test_sync_state_json_shows_each_replicas_ha_address() -> None:
     ]  # fmt: skip
 
 
-def _preferred_set_doc(preferred: int | None) -> SyncStateDoc:
+def _preferred_set_doc(preferred: int | None) -> SyncStateViewDoc:
     def member(broker_id: int) -> pb.ReplicaIdentity:
         return pb.ReplicaIdentity(broker_id=broker_id, broker_address=f"h:{broker_id}", alive=True)
 
@@ -67,7 +74,48 @@ def _preferred_set_doc(preferred: int | None) -> SyncStateDoc:
                            master_epoch=3, sync_state_set_epoch=4, in_sync_replicas=[member(1), member(2)],
                            preferred_broker_id=preferred)  # fmt: skip
     (doc,) = _sync_state_docs(pb.GetSyncStateDataResponse(replicas_info=[info]))
-    return doc
+    return with_acting(doc, {1: 0, 2: 0})
+
+
+def _masterless_set_doc(since: dict[int, int | None]) -> SyncStateViewDoc:
+    """A set of three (1 in sync and dead, 2 and 3 not in sync) without a master, the replicas answering `since`."""
+
+    def member(broker_id: int, alive: bool) -> pb.ReplicaIdentity:
+        return pb.ReplicaIdentity(broker_id=broker_id, broker_address=f"h:{broker_id}", alive=alive)
+
+    info = pb.ReplicasInfo(cluster_name="c", broker_name="b", master_epoch=5, sync_state_set_epoch=7,
+                           in_sync_replicas=[member(1, False)],
+                           not_in_sync_replicas=[member(2, True), member(3, True)])  # fmt: skip
+    (doc,) = _sync_state_docs(pb.GetSyncStateDataResponse(replicas_info=[info]))
+    return with_acting(doc, since)
+
+
+def test_sync_state_shows_the_replica_acting_as_master_and_the_ones_that_did_not_answer(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    doc = _masterless_set_doc({1: None, 2: 1_700_000_000_000, 3: 0})
+    assert (doc["actingMaster"], doc["actingSince"], doc["actingUnknown"]) == (2, 1_700_000_000_000, [1])
+    assert "#ActingMasterBrokerId\t2\n#ActingSince\t1700000000000\n" in _sync_state_legacy([doc])
+    _sync_state_table([doc])
+    output = capsys.readouterr().out
+    assert "Acting master since" in output
+    cells = [[c.strip() for c in line.split("\u2502")[1:-1]] for line in output.splitlines() if "h:" in line]
+    assert [(row[1], row[3], row[-1] or None) for row in cells] == [
+        ("1", "slave", "unknown"), ("2", "acting master", local_time(1_700_000_000_000)), ("3", "slave", None)
+    ]  # fmt: skip
+
+
+def test_sync_state_shows_the_smaller_id_when_two_replicas_briefly_both_act() -> None:
+    doc = _masterless_set_doc({1: 0, 2: 20, 3: 10})
+    assert (doc["actingMaster"], doc["actingSince"], doc["actingUnknown"]) == (2, 20, [])
+
+
+def test_sync_state_without_an_acting_replica_prints_what_it_printed_before(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _masterless_set_doc({1: 0, 2: 0, 3: 0})
+    assert (doc["actingMaster"], doc["actingSince"], doc["actingUnknown"]) == (None, None, [])
+    assert "Acting" not in _sync_state_legacy([doc])
+    _sync_state_table([doc])
+    assert "acting master" not in capsys.readouterr().out
 
 
 def test_sync_state_shows_the_preferred_master_in_every_form(capsys: pytest.CaptureFixture[str]) -> None:

@@ -23,9 +23,11 @@ from mqadmin_py.commands.controller import (
     ElectMasterDoc,
     MetadataDoc,
     SyncStateDoc,
+    SyncStateViewDoc,
     UnreachableNodeDoc,
     UpdateConfigDoc,
     _sync_state_docs,
+    with_acting,
 )
 from mqadmin_py.commands.epochs import CollectDoc, ServeDoc
 from mqadmin_py.commands.messages import ConsumeDoc, GroupConsumeDoc, SendDoc
@@ -109,7 +111,7 @@ def _json_examples() -> dict[str, list[Any]]:
 
 DOCUMENTED: dict[str, Any] = {
     "getControllerMetaData": MetadataDoc,
-    "getSyncStateSet": list[SyncStateDoc],
+    "getSyncStateSet": list[SyncStateViewDoc],
     "getBrokerEpoch": list[EpochDoc],
     "electMaster": ElectMasterDoc,
     "getControllerConfig": list[ConfigNodeDoc | UnreachableNodeDoc],
@@ -179,3 +181,6 @@ def test_sync_state_documents_built_from_the_wire_are_instances_of_their_type() 
     docs = _sync_state_docs(pb.GetSyncStateDataResponse(replicas_info=[full, empty]))
     assert docs[0]["lastTransfer"] is not None and docs[1]["masterBrokerId"] is None  # both shapes are exercised
     assert problems(json.loads(json.dumps(docs)), list[SyncStateDoc]) == []
+    views = [with_acting(docs[0], {1: 0}), with_acting(docs[1], {1: 1_700_000_000_000, 2: None})]
+    assert views[1]["actingMaster"] == 1 and views[0]["actingMaster"] is None  # both shapes are exercised
+    assert problems(json.loads(json.dumps(views)), list[SyncStateViewDoc]) == []
