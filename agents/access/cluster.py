@@ -118,14 +118,33 @@ class Cluster:
                 log.warning("access point: cannot read the broker sets: %s", exc)
             except Exception:
                 log.exception("access point: reading the broker sets failed")
-            self._wanted.wait(REFRESH_S if self._sets else NUDGE_MIN_S)  # soon while nothing is known (start-up)
+            self._pause(REFRESH_S if self._sets else NUDGE_MIN_S)  # soon while nothing is known (start-up)
             self._wanted.clear()
+
+    def _pause(self, seconds: float) -> None:
+        """Wait for a nudge, `seconds` at most; a hosted replica starting or stopping to act ends it sooner (its
+        set's route changes: producers must route around it, consumers may receive from it)."""
+        seen = self._hosted_acting()
+        deadline = time.monotonic() + seconds
+        while not self._wanted.wait(min(NUDGE_MIN_S, max(0.0, deadline - time.monotonic()))):
+            if time.monotonic() >= deadline or self._hosted_acting() != seen:
+                return
+
+    def _hosted_acting(self) -> frozenset[str]:
+        """The sets a replica hosted here acts as read-only master for."""
+        return frozenset(m.config.broker_name for m in self.managers() if m.acting)
 
     def refresh(self) -> None:
         """Read every set's master and replicas from the controllers, and the access points of new replicas."""
         managers = self.managers()
         if not managers:
             return
+        acting = {m.config.broker_name: m.config.broker_address for m in managers if m.acting}
+        if acting:  # known here without asking: its route changes now, not after the controllers' call times out
+            own = self._own()
+            self._sets = tuple(
+                BrokerSet(s.name, "", s.endpoints, own, acting[s.name]) if s.name in acting else s for s in self._sets
+            )
         addresses = sorted({a for m in managers for a in m.config.controller_addr})
         if self._controllers is None or self._controllers.addresses != addresses:
             self._controllers = ControllerClient(addresses, RPC_TIMEOUT_S, self._security)
