@@ -67,7 +67,7 @@ DATA = encode(SNAP)
     [
         (b"", r"no MQCS magic at its start \(not a snapshot\)"),
         (b"MQCS", "4 bytes is too short"),
-        (b"MQCS\x03" + DATA[5:], r"version 3 is not 1 or 2 \(written by a newer broker\?\)"),
+        (b"MQCS\x04" + DATA[5:], r"version 4 is not 1..3 \(written by a newer broker\?\)"),
         (_sealed(b"MQCS\x02" + DATA[5:-4] + b"\x00\x00"), r"version 2 without timer progress"),
         (_sealed(TIMED[:-5] + b"\x05"), r"timer delivered offset 5 is outside 6\.\."),
         (DATA[:-1] + bytes([DATA[-1] ^ 1]), "checksum [0-9a-f]{8} does not match [0-9a-f]{8}"),
