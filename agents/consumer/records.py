@@ -129,7 +129,9 @@ class QueueMerged:
     timestamp_ms: int
 
 
-Change = OffsetCommitted | Popped | Acked | Changed | Forgotten | TimerDelivered | Escaped | EscapeReleased | QueueMerged
+Change = (
+    OffsetCommitted | Popped | Acked | Changed | Forgotten | TimerDelivered | Escaped | EscapeReleased | QueueMerged
+)
 _KINDS: dict[type[Change], int] = {
     OffsetCommitted: 1, Popped: 2, Acked: 3, Changed: 4, Forgotten: 5, TimerDelivered: 6,
     Escaped: 7, EscapeReleased: 8, QueueMerged: 9,

@@ -130,7 +130,10 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
             settle([c.queue])
             queues[c.queue] = c.state
             offsets[c.queue] = Committed(c.state.committed, c.timestamp_ms)
-            versions[c.queue] = c.version
+            if c.version == Version():  # absent is (0, 0): a queue never reset keeps no entry
+                versions.pop(c.queue, None)
+            else:
+                versions[c.queue] = c.version
         elif isinstance(c, Escaped):
             escaped.setdefault(c.home, {}).setdefault(c.key, c)
         elif isinstance(c, EscapeReleased):
