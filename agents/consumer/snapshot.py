@@ -200,7 +200,9 @@ def decode(data: bytes) -> Snapshot:
         for _ in range(r.count("escaped")):
             e = read_escaped(r)
             if last is not None and last >= (e.home, e.key):
-                raise r.fail(f"escaped change {e.home}/{e.key} is out of order or repeated")
+                raise r.fail(
+                    f"escaped change {e.home}/{e.key.origin}/{e.key.episode}/{e.key.n} is out of order or repeated"
+                )
             last = (e.home, e.key)
             escaped.setdefault(e.home, {})[e.key] = e
         if not versions and not escaped:
