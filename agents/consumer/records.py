@@ -13,7 +13,8 @@ several records share one message as a batch: ``to_message``)::
     version=1 | kind=5 | seq | group | topic   (Forgotten: every queue of the group on the topic; no queueId)
     version=1 | kind=6 | seq | n | offset...   (TimerDelivered: timer queue offsets, increasing; no names)
     version=2 | kind=7 | seq | home | origin | episode | n | versionEpoch | versionSeq | innerKind | inner fields
-                                               (Escaped: the inner change's kind 1/2/3/4/6 and fields, no seq)
+                                               (Escaped: the inner change's kind 1/2/3/4/6, then its
+                                               fields as its own record has them after seq, names included)
     version=2 | kind=8 | seq | home | n | (origin episode n)...   (EscapeReleased: keys increasing, at least one)
     version=2 | kind=9 | seq | group | topic | queueId | versionEpoch | versionSeq | timestampMs | queue
                                                (QueueMerged; queue as in a snapshot: committed, scanned,
