@@ -240,17 +240,25 @@ def online(pre: PreOnline) -> bool:
     return not pre.waiting
 
 
+def _keeping(merged: QueueState, current: QueueState | None) -> QueueState:
+    """`merged` with what progress does not carry taken from the own POP state: the attempt id, and the ticket of
+    each offset it saw acked (so a retried ack of it is still answered as acked)."""
+    if current is None:
+        return merged
+    done = {o: current.done.get(o, t) for o, t in merged.done.items()}
+    return replace(merged, done=MappingProxyType(done), attempt_id=current.attempt_id)
+
+
 def merge_changes(own: ConsumerState, pre: PreOnline, now_ms: int) -> list[Change]:
     """The changes the new master appends, in order, to make its state `own` the merged one: a ``QueueMerged``
-    per queue whose merged progress `own` does not hold yet (its attempt id kept), then one ``TimerDelivered``
-    with the delayed messages delivered elsewhere and not in `own`. Nothing when `own` holds it all, so applying
-    them and asking again gives nothing."""
+    per queue whose merged progress `own` does not hold yet (its attempt id and ack tickets kept), then one
+    ``TimerDelivered`` with the delayed messages delivered elsewhere and not in `own`. Nothing when `own` holds it
+    all, so applying them and asking again gives nothing."""
     mine = progress_of(own)
     out: list[Change] = []
     for key in sorted(pre.table, key=lambda k: (k.group, k.topic, k.queue_id)):
         p = pre.table[key]
-        current = own.queues.get(key)
-        merged = replace(to_queue_state(p), attempt_id=current.attempt_id if current else "")
+        merged = _keeping(to_queue_state(p), own.queues.get(key))
         if mine.get(key) != from_queue_state(p.version, merged):
             out.append(QueueMerged(key, p.version, merged, now_ms))
     delivered = pre.timer.union(range(own.timer.floor, pre.timer_floor))

@@ -308,3 +308,13 @@ def test_merge_changes_make_the_own_state_the_merged_one_and_once_is_enough(
         assert mine[key].committed == p.committed and mine[key].version == p.version
     assert all(after.timer.done(o) for o in pre.timer | set(range(floor)))
     assert merge_changes(after, pre, 6) == []  # applied once, nothing is left to write
+
+
+def test_a_merged_queue_keeps_the_own_ack_tickets_and_attempt_id() -> None:
+    deliveries = tuple(Delivery(o, o + 1, 900, 1) for o in range(3))
+    own = apply_all(None, [StateRecord(1, Popped(Q, 0, 3, (), (), deliveries, "a-1")), StateRecord(2, Acked(Q, 1, 2))])
+    pre = take_escaped(start(HOME, progress_of(own), frozenset(), ["e"]), "e", [escaped(1, Acked(Q, 2, 3), Version())])
+    [merged] = merge_changes(own, pre, 5)
+    assert isinstance(merged, QueueMerged)
+    assert (dict(merged.state.done), merged.state.attempt_id) == ({1: 2, 2: NO_TICKET}, "a-1")
+    assert merged.state.inflight == {0: Inflight(1, 900, 1)}
