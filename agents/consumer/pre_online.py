@@ -31,21 +31,14 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import assert_never
 
-from agents.consumer.records import (
-    Change,
-    Escaped,
-    EscapeKey,
-    OffsetCommitted,
-    QueueMerged,
-    TimerDelivered,
-    Version,
-)
+from agents.consumer.records import Change, OffsetCommitted, QueueMerged, TimerDelivered
+from agents.consumer.records import Escaped as Escaped  # re-exported: callers of the merge may name them here
+from agents.consumer.records import EscapeKey as EscapeKey
+from agents.consumer.records import Version as Version
 from agents.consumer.state import ConsumerState, queue_state
 from agents.delay.timer import NO_PROGRESS, TimerProgress
 from agents.pop.events import Acked, Changed, Popped
 from agents.pop.model import NO_TICKET, Inflight, QueueKey, QueueState
-
-__all__ = ["EscapeKey", "Escaped", "Version"]  # re-exported: the merge's callers name them with it
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,13 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents.consumer.pre_online import (
-    Escaped,
-    EscapeKey,
     Pending,
     PreOnline,
     Progress,
     Table,
-    Version,
     commit,
     join,
     join_tables,
@@ -28,11 +25,14 @@ from agents.consumer.pre_online import (
     take_replica,
 )
 from agents.consumer.records import (
+    Escaped,
     EscapedChange,
+    EscapeKey,
     OffsetCommitted,
     QueueMerged,
     StateRecord,
     TimerDelivered,
+    Version,
     decode,
     encode,
 )
