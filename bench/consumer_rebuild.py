@@ -150,7 +150,8 @@ def main() -> None:
     print(f"machine: {machine_note()}")
     gen_s, records = timed(lambda: history(n, args.groups, args.topics, args.queues))
     mix = Counter(type(r.change).__name__ for r in records)
-    keys = len({r.change.queue for r in records if not isinstance(r.change, rec.Forgotten | rec.TimerDelivered)})
+    queued = rec.OffsetCommitted | Popped | Acked | Changed
+    keys = len({r.change.queue for r in records if isinstance(r.change, queued)})
     print(f"history: {n} records over {keys} queue keys generated in {gen_s:.1f} s; mix: "
           + ", ".join(f"{kind} {count} ({count / n:.1%})" for kind, count in mix.most_common()))  # fmt: skip
     rows: list[list[str]] = []

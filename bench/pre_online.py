@@ -124,7 +124,7 @@ def main() -> None:
     encoded = snapshot.encode(snapshot.Snapshot(1 << 20, state))
     decode_s, decoded = timed(repeat, lambda: snapshot.decode(encoded))
     assert decoded.state == state
-    progress_s, own = timed(repeat, lambda: pre_online.progress_of(state, {}))
+    progress_s, own = timed(repeat, lambda: pre_online.progress_of(state))
     replicas = [replica_table(own, queue_keys, 0), replica_table(own, queue_keys, 5)]
     changes = escaped(queue_keys, m, HOME, origin=2) + escaped(queue_keys, m, OTHER, origin=3)
     merge_s, pre = timed(repeat, lambda: merge(own, replicas, changes))

@@ -2,15 +2,20 @@
 
 A snapshot is the whole `ConsumerState` at one cut of the commit log::
 
-    magic "MQCS" | version | covered | seq | offsets | queues [| timer] | crc32 (u32, big-endian, of every byte
-    before it)
+    magic "MQCS" | version | covered | seq | offsets | queues [| timer] [| versions | escaped] | crc32 (u32,
+    big-endian, of every byte before it)
     offsets: n, then per key in sorted order: group, topic, queueId, offset, timestampMs
     queues:  n, then per key in sorted order: group, topic, queueId, committed, scanned, nextTicket, attemptId,
              n in flight (offset ticket deadlineMs attempt)..., n done (offset ticket)..., each by offset
-    timer:   floor, n delivered offsets (increasing, above the floor)...   (version 2 only)
+    timer:   floor, n delivered offsets (increasing, above the floor)...   (versions 2 and 3)
+    versions: n, then per key in sorted order: group, topic, queueId, epoch, seq   (version 3 only)
+    escaped:  n, then per (home, key) in sorted order: an Escaped record's fields from home on
+              (``agents.consumer.records``' kind 7)   (version 3 only)
 
-Version 1 is a state without delayed-message progress, version 2 one with it: a broker set that never delivered
-a delayed message keeps writing snapshots an older broker reads.
+Version 1 is a state without delayed-message progress, version 2 one with it, version 3 one with RIP-32 state
+(a reset queue's version, or changes escaped to this set; its timer may be empty): a broker set keeps writing the
+oldest version that holds its state, so one that never delivered a delayed message or escaped keeps writing
+snapshots an older broker reads.
 
 ``covered`` is the commit-log offset the snapshot covers: the state holds every consumer-state record stored below
 it and none at or above it. Keys and offsets are strictly increasing, so a state has one snapshot and a reordered
@@ -27,15 +32,24 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from agents.consumer.errors import StateFormatError
-from agents.consumer.records import StateRecord
+from agents.consumer.records import (
+    Escaped,
+    EscapeKey,
+    StateRecord,
+    Version,
+    read_escaped,
+    read_queue,
+    write_escaped,
+    write_queue,
+)
 from agents.consumer.state import Committed, ConsumerState, apply_all
 from agents.consumer.wire import Reader, Writer
 from agents.delay.timer import NO_PROGRESS, TimerProgress
-from agents.pop.model import Inflight, QueueKey, QueueState
+from agents.pop.model import QueueKey, QueueState
 from agents.store.crc import crc32
 
 MAGIC = b"MQCS"
-VERSION, TIMER_VERSION = 1, 2
+VERSION, TIMER_VERSION, ESCAPE_VERSION = 1, 2, 3
 _CRC = struct.Struct(">I")
 
 
@@ -96,12 +110,20 @@ def _sorted_keys(keys: Iterable[QueueKey]) -> list[QueueKey]:
     return sorted(keys, key=_order)
 
 
+def _version_of(st: ConsumerState) -> int:
+    """The oldest format that holds `st`."""
+    if st.versions or st.escaped:
+        return ESCAPE_VERSION
+    return VERSION if st.timer == NO_PROGRESS else TIMER_VERSION
+
+
 def encode(snapshot: Snapshot) -> bytes:
     """The snapshot's one byte string."""
     st = snapshot.state
     w = Writer()
     w.out += MAGIC
-    for n in (VERSION if st.timer == NO_PROGRESS else TIMER_VERSION, snapshot.covered, st.seq, len(st.offsets)):
+    version = _version_of(st)
+    for n in (version, snapshot.covered, st.seq, len(st.offsets)):
         w.uint(n)
     for key in _sorted_keys(st.offsets):
         w.key(key)
@@ -111,24 +133,22 @@ def encode(snapshot: Snapshot) -> bytes:
     w.uint(len(st.queues))
     for key in _sorted_keys(st.queues):
         w.key(key)
-        q = st.queues[key]
-        for n in (q.committed, q.scanned, q.next_ticket):
-            w.uint(n)
-        w.text(q.attempt_id)
-        w.uint(len(q.inflight))
-        for offset in sorted(q.inflight):
-            f = q.inflight[offset]
-            for n in (offset, f.ticket, f.deadline_ms, f.attempt):
-                w.uint(n)
-        w.uint(len(q.done))
-        for offset in sorted(q.done):
-            w.uint(offset)
-            w.uint(q.done[offset])
-    if st.timer != NO_PROGRESS:
+        write_queue(w, st.queues[key])
+    if version >= TIMER_VERSION:
         w.uint(st.timer.floor)
         w.uint(len(st.timer.delivered))
         for offset in sorted(st.timer.delivered):
             w.uint(offset)
+    if version == ESCAPE_VERSION:
+        w.uint(len(st.versions))
+        for key in _sorted_keys(st.versions):
+            w.key(key)
+            w.uint(st.versions[key].epoch)
+            w.uint(st.versions[key].seq)
+        held = sorted((e for by_key in st.escaped.values() for e in by_key.values()), key=lambda e: (e.home, e.key))
+        w.uint(len(held))
+        for e in held:
+            write_escaped(w, e)
     w.out += _CRC.pack(crc32(w.out))
     return bytes(w.out)
 
@@ -143,30 +163,6 @@ def _read_key(r: Reader, previous: QueueKey | None) -> QueueKey:
     return key
 
 
-def _read_queue(r: Reader, key: QueueKey) -> QueueState:
-    where = f"{key.group}/{key.topic}/{key.queue_id}"
-    committed = r.uint("committed")
-    scanned = r.uint("scanned", committed)
-    next_ticket = r.uint("nextTicket", 1)
-    attempt_id = r.text("attemptId")
-    inflight: dict[int, Inflight] = {}
-    last = committed - 1
-    for _ in range(r.count("in-flight")):
-        offset = r.uint(f"{where} in-flight offset", last + 1, scanned - 1)
-        ticket = r.uint(f"{where} ticket", 1, next_ticket - 1)
-        inflight[offset] = Inflight(ticket, r.uint("deadlineMs"), r.uint("attempt", 1))
-        last = offset
-    done: dict[int, int] = {}
-    last = committed  # the committed offset is never done: apply moves past it
-    for _ in range(r.count("done")):
-        offset = r.uint(f"{where} done offset", last + 1, scanned - 1)
-        if offset in inflight:
-            raise r.fail(f"{where} offset {offset} is both in flight and done")
-        done[offset] = r.uint(f"{where} done ticket", 0, next_ticket - 1)
-        last = offset
-    return QueueState(committed, scanned, MappingProxyType(inflight), MappingProxyType(done), next_ticket, attempt_id)
-
-
 def decode(data: bytes) -> Snapshot:
     """The snapshot `data` holds; `StateFormatError` names what is wrong with anything else."""
     if data[: len(MAGIC)] != MAGIC:
@@ -177,8 +173,8 @@ def decode(data: bytes) -> Snapshot:
     r = Reader(body, "consumer-state snapshot")
     r.pos = len(MAGIC)
     version = r.uint("version")
-    if version not in (VERSION, TIMER_VERSION):
-        raise r.fail(f"version {version} is not {VERSION} or {TIMER_VERSION} (written by a newer broker?)")
+    if version not in (VERSION, TIMER_VERSION, ESCAPE_VERSION):
+        raise r.fail(f"version {version} is not {VERSION}..{ESCAPE_VERSION} (written by a newer broker?)")
     if crc32(body) != stored:
         raise StateFormatError(f"consumer-state snapshot: checksum {crc32(body):08x} does not match {stored:08x}")
     covered, seq = r.uint("covered"), r.uint("seq")
@@ -191,17 +187,43 @@ def decode(data: bytes) -> Snapshot:
     key = None
     for _ in range(r.count("queues")):
         key = _read_key(r, key)
-        queues[key] = _read_queue(r, key)
-    timer = _read_timer(r) if version == TIMER_VERSION else NO_PROGRESS
+        queues[key] = read_queue(r, key)
+    timer = _read_timer(r, version) if version >= TIMER_VERSION else NO_PROGRESS
+    versions: dict[QueueKey, Version] = {}
+    escaped: dict[str, dict[EscapeKey, Escaped]] = {}
+    if version == ESCAPE_VERSION:
+        key = None
+        for _ in range(r.count("versions")):
+            key = _read_key(r, key)
+            versions[key] = Version(r.uint("version epoch"), r.uint("version seq"))
+        last: tuple[str, EscapeKey] | None = None
+        for _ in range(r.count("escaped")):
+            e = read_escaped(r)
+            if last is not None and last >= (e.home, e.key):
+                raise r.fail(
+                    f"escaped change {e.home}/{e.key.origin}/{e.key.episode}/{e.key.n} is out of order or repeated"
+                )
+            last = (e.home, e.key)
+            escaped.setdefault(e.home, {})[e.key] = e
+        if not versions and not escaped:
+            raise r.fail(f"version {ESCAPE_VERSION} without versions or escaped changes (an older version's state)")
     r.end()
-    return Snapshot(covered, ConsumerState(seq, MappingProxyType(offsets), MappingProxyType(queues), timer))
+    state = ConsumerState(
+        seq,
+        MappingProxyType(offsets),
+        MappingProxyType(queues),
+        timer,
+        MappingProxyType(versions),
+        MappingProxyType({home: MappingProxyType(held) for home, held in escaped.items()}),
+    )
+    return Snapshot(covered, state)
 
 
-def _read_timer(r: Reader) -> TimerProgress:
+def _read_timer(r: Reader, version: int) -> TimerProgress:
     floor = r.uint("timer floor")
     delivered: list[int] = []
     for _ in range(r.count("timer delivered")):
         delivered.append(r.uint("timer delivered offset", (delivered[-1] if delivered else floor) + 1))
-    if not floor and not delivered:
+    if version == TIMER_VERSION and not floor and not delivered:
         raise r.fail(f"version {TIMER_VERSION} without timer progress (that state is a version {VERSION} snapshot)")
     return TimerProgress(floor, frozenset(delivered))

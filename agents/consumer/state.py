@@ -7,6 +7,12 @@ also starts the queue's POP state over at that offset, so one offset per queue i
 way it consumes (``consumer_offset``). Records are applied in sequence: one at or below ``seq`` is a replay and
 changes nothing, so applying a log twice equals applying it once; one that skips a number raises `SequenceGap`,
 since the records between are missing from the log.
+
+For RIP-32 (``agents.consumer.pre_online``) it also holds each queue's `Version` (``versions``: the (masterEpoch,
+seq) of the offset commit that last moved the queue's offset back, absent before any) and the changes other sets'
+acting replicas escaped to this set (``escaped``, by home set, until that set's master releases them). Escaped
+changes are held, never applied to this set's own queues; a ``QueueMerged`` (pre-online's result) sets a queue's
+POP state, committed offset and version at once.
 """
 
 from __future__ import annotations
@@ -17,7 +23,17 @@ from types import MappingProxyType
 from typing import assert_never
 
 from agents.consumer.errors import SequenceGap
-from agents.consumer.records import Forgotten, OffsetCommitted, StateRecord, TimerDelivered
+from agents.consumer.records import (
+    Escaped,
+    EscapeKey,
+    EscapeReleased,
+    Forgotten,
+    OffsetCommitted,
+    QueueMerged,
+    StateRecord,
+    TimerDelivered,
+    Version,
+)
 from agents.delay.timer import NO_PROGRESS, TimerProgress, mark
 from agents.pop import rules
 from agents.pop.events import Acked, Changed, Event, Popped
@@ -40,6 +56,14 @@ def _no_queues() -> Mapping[QueueKey, QueueState]:
     return MappingProxyType({})
 
 
+def _no_versions() -> Mapping[QueueKey, Version]:
+    return MappingProxyType({})
+
+
+def _no_escaped() -> Mapping[str, Mapping[EscapeKey, Escaped]]:
+    return MappingProxyType({})
+
+
 @dataclass(frozen=True, slots=True)
 class ConsumerState:
     """A broker set's consumer state after the records up to and including `seq`."""
@@ -48,6 +72,10 @@ class ConsumerState:
     offsets: Mapping[QueueKey, Committed] = field(default_factory=_no_offsets)
     queues: Mapping[QueueKey, QueueState] = field(default_factory=_no_queues)
     timer: TimerProgress = NO_PROGRESS
+    versions: Mapping[QueueKey, Version] = field(default_factory=_no_versions)
+    """Each reset queue's version; a queue never reset is at ``Version()`` and absent."""
+    escaped: Mapping[str, Mapping[EscapeKey, Escaped]] = field(default_factory=_no_escaped)
+    """Home set → the changes its acting replicas escaped to this set, not yet released."""
 
 
 EMPTY = ConsumerState()
@@ -59,6 +87,8 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
     seq = st.seq
     offsets = dict(st.offsets)
     queues = dict(st.queues)
+    versions = dict(st.versions)
+    escaped = {home: dict(held) for home, held in st.escaped.items()}
     pending: dict[QueueKey, list[Event]] = {}  # POP events not yet applied, by queue: one copy per run of them
     delivered: list[int] = []  # timer offsets, marked once at the end (marking is order-free)
 
@@ -80,6 +110,9 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
         c = record.change
         if isinstance(c, OffsetCommitted):
             settle([c.queue])
+            current = _consumer_offset(queues.get(c.queue), offsets.get(c.queue))
+            if current is not None and c.offset < current:  # a reset: what was decided before it is void
+                versions[c.queue] = Version(c.epoch, record.seq)
             offsets[c.queue] = Committed(c.offset, c.timestamp_ms)
             popped = queues.get(c.queue)
             if popped is not None:  # POP starts over at the offset; old tickets stay used, so old handles are stale
@@ -90,30 +123,60 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
             delivered += c.offsets
         elif isinstance(c, Forgotten):
             settle(k for k in pending if (k.group, k.topic) == (c.group, c.topic))
-            for table in (offsets, queues):
+            for table in (offsets, queues, versions):
                 for key in [k for k in table if (k.group, k.topic) == (c.group, c.topic)]:
                     del table[key]
+        elif isinstance(c, QueueMerged):
+            settle([c.queue])
+            queues[c.queue] = c.state
+            offsets[c.queue] = Committed(c.state.committed, c.timestamp_ms)
+            if c.version == Version():  # absent is (0, 0): a queue never reset keeps no entry
+                versions.pop(c.queue, None)
+            else:
+                versions[c.queue] = c.version
+        elif isinstance(c, Escaped):
+            escaped.setdefault(c.home, {}).setdefault(c.key, c)
+        elif isinstance(c, EscapeReleased):
+            held = escaped.get(c.home, {})
+            for released in c.keys:
+                held.pop(released, None)
+            if not held:
+                escaped.pop(c.home, None)
         else:
             assert_never(c)
     settle(pending)
     if seq == st.seq:
         return st
-    return ConsumerState(seq, MappingProxyType(offsets), MappingProxyType(queues), mark(st.timer, delivered))
+    return ConsumerState(
+        seq,
+        MappingProxyType(offsets),
+        MappingProxyType(queues),
+        mark(st.timer, delivered),
+        MappingProxyType(versions),
+        MappingProxyType({home: MappingProxyType(held) for home, held in escaped.items()}),
+    )
 
 
 def queue_state(state: ConsumerState, key: QueueKey) -> QueueState | None:
     """What POP decides a queue's receive against: its POP state, else a start at the committed offset, else
     None (a group new to the queue, which starts at the queue's first readable offset)."""
-    popped = state.queues.get(key)
+    return _queue_state(state.queues.get(key), state.offsets.get(key))
+
+
+def _queue_state(popped: QueueState | None, committed: Committed | None) -> QueueState | None:
     if popped is not None:
         return popped
-    committed = state.offsets.get(key)
     return QueueState(committed.offset, committed.offset) if committed is not None else None
 
 
 def consumer_offset(state: ConsumerState, key: QueueKey) -> int | None:
     """The group's offset on a queue: every message below it is consumed; None when the group never touched it."""
-    found = queue_state(state, key)
+    return _consumer_offset(state.queues.get(key), state.offsets.get(key))
+
+
+def _consumer_offset(popped: QueueState | None, committed: Committed | None) -> int | None:
+    """`consumer_offset` of a queue's POP state and committed offset."""
+    found = _queue_state(popped, committed)
     return found.committed if found is not None else None
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from types import MappingProxyType
+from typing import TypeGuard
 
 import pytest
 from hypothesis import given
@@ -12,17 +14,23 @@ from agents.consumer.errors import StateFormatError
 from agents.consumer.records import (
     SYSTEM_TOPIC,
     Change,
+    Escaped,
+    EscapedChange,
+    EscapeKey,
+    EscapeReleased,
     Forgotten,
     OffsetCommitted,
+    QueueMerged,
     StateRecord,
     TimerDelivered,
+    Version,
     decode,
     encode,
     from_message,
     to_message,
 )
 from agents.pop.events import Acked, Changed, Delivery, Popped
-from agents.pop.model import QueueKey
+from agents.pop.model import NO_TICKET, Inflight, QueueKey, QueueState
 from agents.store.record import Message, decode_at
 from agents.store.record import encode as encode_message
 from mqbase.metadata import topic_problem
@@ -42,11 +50,43 @@ RECORDS = [
     StateRecord(7, TimerDelivered((0, 5, BIG))),
     StateRecord(BIG, Changed(QueueKey("%RETRY%g|x", "t" * 127, 2**31 - 1), BIG, BIG - 1, BIG, BIG)),
 ]
+KEY = EscapeKey(2, 1_700_000_000_000, 5)
 
 
-@pytest.mark.parametrize("record", RECORDS)
+def escapes(change: Change) -> TypeGuard[EscapedChange]:
+    return isinstance(change, OffsetCommitted | Popped | Acked | Changed | TimerDelivered)
+
+
+MERGED = QueueState(3, 6, MappingProxyType({3: Inflight(4, 900, 2)}), MappingProxyType({4: NO_TICKET, 5: 3}), 6, "a")
+ESCAPE_RECORDS = [
+    StateRecord(8, OffsetCommitted(Q, 42, 1_700_000_000_000, epoch=3)),
+    *(StateRecord(9, Escaped("broker-b", KEY, Version(3, 7), r.change)) for r in RECORDS[:5] if escapes(r.change)),
+    StateRecord(9, Escaped("broker-b", KEY, Version(), OffsetCommitted(Q, 1, 2, epoch=BIG))),
+    StateRecord(10, Escaped("broker-b", KEY, Version(), TimerDelivered((0, BIG)))),
+    StateRecord(11, EscapeReleased("broker-b", (EscapeKey(1, 9, 9), KEY, EscapeKey(2, BIG, 0)))),
+    StateRecord(12, QueueMerged(Q, Version(3, 7), MERGED, 1_700_000_000_000)),
+    StateRecord(13, QueueMerged(Q, Version(), QueueState(), 0)),
+]
+
+
+@pytest.mark.parametrize("record", RECORDS + ESCAPE_RECORDS)
 def test_every_kind_round_trips(record: StateRecord) -> None:
     assert decode(encode(record)) == record
+
+
+def test_only_what_version_1_cannot_say_is_written_as_version_2() -> None:
+    """A set that never escapes, merges or commits with an epoch keeps writing what an older broker reads."""
+    assert [encode(r)[0] for r in RECORDS] == [1] * len(RECORDS)
+    assert [encode(r)[0] for r in ESCAPE_RECORDS] == [2] * len(ESCAPE_RECORDS)
+    old = encode(StateRecord(1, OffsetCommitted(Q, 42, 7)))  # version 1: offset, timestampMs, no epoch
+    assert old == bytes([1, 1, 1, 1, ord("G"), 1, ord("T"), 3, 42, 7])
+    assert encode(StateRecord(1, OffsetCommitted(Q, 42, 7, epoch=5))) == bytes([2]) + old[1:] + bytes([5])
+
+
+def test_an_escaped_ack_carries_its_home_key_version_and_the_ack() -> None:
+    """version 2, kind 7, seq, home, origin, episode, n, versionEpoch, versionSeq, inner kind 3, the ack's fields."""
+    body = encode(StateRecord(4, Escaped("b", EscapeKey(2, 9, 1), Version(3, 7), Acked(Q, 3, 1))))
+    assert body == bytes([2, 7, 4, 1, ord("b"), 2, 9, 1, 3, 7, 3, 1, ord("G"), 1, ord("T"), 3, 3, 1])
 
 
 def test_a_timer_delivery_names_only_its_offsets() -> None:
@@ -76,6 +116,29 @@ def test_an_ack_is_ten_bytes() -> None:
         (StateRecord(1, TimerDelivered(())), "a TimerDelivered record names at least one offset"),
         (StateRecord(1, TimerDelivered((3, 3))), "timer offset 3 is outside 4.."),
         (StateRecord(0, TimerDelivered((3,))), "seq 0 is outside 1.."),
+        (StateRecord(1, OffsetCommitted(Q, 1, 0, epoch=-1)), "epoch -1 is outside"),
+        (StateRecord(1, Escaped("b b", KEY, Version(), Acked(Q, 1, 1))), "home 'b b' must be"),
+        (StateRecord(1, Escaped("b", EscapeKey(-1, 0, 0), Version(), Acked(Q, 1, 1))), "origin -1 is outside"),
+        (StateRecord(1, Escaped("b", KEY, Version(0, -1), Acked(Q, 1, 1))), "version seq -1 is outside"),
+        (StateRecord(1, Escaped("b", KEY, Version(), Acked(Q, 1, 0))), "ticket 0 is outside 1.."),
+        (
+            StateRecord(1, Escaped("b", KEY, Version(), TimerDelivered(()))),
+            "a TimerDelivered record names at least one offset",
+        ),
+        (StateRecord(1, EscapeReleased("b", ())), "an EscapeReleased record names at least one key"),
+        (StateRecord(1, EscapeReleased("b", (KEY, KEY))), "an EscapeReleased record's keys are increasing"),
+        (StateRecord(1, EscapeReleased("", (KEY,))), "home '' must be"),
+        (StateRecord(1, EscapeReleased("b", (EscapeKey(0, -1, 0),))), "episode -1 is outside"),
+        (StateRecord(1, QueueMerged(Q, Version(-1, 0), MERGED, 0)), "version epoch -1 is outside"),
+        (StateRecord(1, QueueMerged(Q, Version(), QueueState(5, 4), 0)), "scanned 4 is outside 5.."),
+        (StateRecord(1, QueueMerged(Q, Version(), replace(MERGED, next_ticket=4), 0)), "ticket 4 is outside 1..3"),
+        (
+            StateRecord(1, QueueMerged(Q, Version(), replace(MERGED, inflight={4: Inflight(1, 0, 1)}), 0)),
+            "offset 4 is both in flight and done",
+        ),
+        (StateRecord(1, QueueMerged(Q, Version(), replace(MERGED, done={6: 0}), 0)), "done offset 6 is outside 4..5"),
+        (StateRecord(1, QueueMerged(Q, Version(), replace(MERGED, inflight={}, done={3: 0}), 0)), "done offset 3"),
+        (StateRecord(1, QueueMerged(Q, Version(), replace(MERGED, attempt_id="x" * 256), 0)), "attemptId is longer"),
     ],
 )
 def test_encode_refuses_what_decode_would(record: StateRecord, problem: str) -> None:
@@ -84,6 +147,8 @@ def test_encode_refuses_what_decode_would(record: StateRecord, problem: str) -> 
 
 
 ACK = encode(StateRecord(4, Acked(Q, 3, 1)))
+ESCAPED_ACK = encode(StateRecord(4, Escaped("b", EscapeKey(2, 9, 1), Version(3, 7), Acked(Q, 3, 1))))
+MERGED_BODY = encode(StateRecord(1, QueueMerged(Q, Version(), QueueState(3, 4, {3: Inflight(2, 900, 1)}, {}, 3), 0)))
 
 
 @pytest.mark.parametrize(
@@ -92,8 +157,8 @@ ACK = encode(StateRecord(4, Acked(Q, 3, 1)))
         (b"", r"version is cut short \(at byte 0\)"),
         (bytes([1, 5, 1, 1, ord("G")]), r"topic length is cut short \(at byte 5\)"),
         (bytes([1, 5, 1, 1, ord("G"), 1, ord("T"), 0]), r"1 bytes follow the end \(at byte 7\)"),
-        (bytes([2]) + ACK[1:], r"version 2 is not 1 \(written by a newer broker\?\)"),
-        (bytes([1, 9]) + ACK[2:], r"kind 9 is unknown \(written by a newer broker\?\)"),
+        (bytes([3]) + ACK[1:], r"version 3 is not 1 or 2 \(written by a newer broker\?\)"),
+        (bytes([1, 10]) + ACK[2:], r"kind 10 is unknown \(written by a newer broker\?\)"),
         (ACK[:-1], r"ticket is cut short \(at byte 9\)"),
         (ACK + b"\x00", r"1 bytes follow the end \(at byte 10\)"),
         (bytes([1, 3, 0]) + ACK[3:], "seq 0 is outside 1.."),
@@ -108,6 +173,16 @@ ACK = encode(StateRecord(4, Acked(Q, 3, 1)))
         (bytes([1, 6, 1, 0]), "a TimerDelivered record names at least one offset"),
         (bytes([1, 6, 1, 2, 5, 5]), r"timer offset 5 is outside 6\.\."),
         (bytes([1, 6, 1, 2, 5]), r"timer offset is cut short \(at byte 5\)"),
+        (bytes([1, 7]) + ESCAPED_ACK[2:], "kind 7 is a version 2 record"),
+        (ESCAPED_ACK[:10] + bytes([5]) + ESCAPED_ACK[11:], "inner kind 5 is not a change that escapes"),
+        (ESCAPED_ACK[:10] + bytes([7]) + ESCAPED_ACK[11:], "inner kind 7 is not a change that escapes"),
+        (ESCAPED_ACK[:-1] + bytes([0]), "ticket 0 is outside 1.."),
+        (bytes([2]) + ACK[1:], "a Acked record is written as version 1"),
+        (bytes([2, 8, 1, 1, ord("b"), 0]), "an EscapeReleased record names at least one key"),
+        (bytes([2, 8, 1, 1, ord("b"), 2, 1, 1, 1, 1, 1, 1]), "an EscapeReleased record's keys are increasing"),
+        (bytes([2, 8, 1, 1, ord(" "), 1, 1, 1, 1]), "home ' ' must be"),
+        (MERGED_BODY[:-5] + bytes([3]) + MERGED_BODY[-4:], r"G/T/3 ticket 3 is outside 1\.\.2"),
+        (MERGED_BODY[:12] + bytes([2]) + MERGED_BODY[13:], r"scanned 2 is outside 3\.\."),
     ],
 )
 def test_decode_names_what_is_wrong(body: bytes, problem: str) -> None:
@@ -178,17 +253,24 @@ CHANGES = st.one_of(
     st.lists(LONG, min_size=1, max_size=4, unique=True).map(lambda offsets: TimerDelivered(tuple(sorted(offsets)))),
     TICKET.flatmap(lambda old: st.builds(Changed, KEYS, LONG, st.just(old), st.integers(old + 1, 2**63 - 1), LONG)),
 )
+ESCAPE_KEYS = st.builds(EscapeKey, LONG, LONG, LONG)
+ALL_CHANGES = st.one_of(
+    CHANGES,
+    st.builds(OffsetCommitted, KEYS, LONG, LONG, LONG),
+    st.builds(Escaped, NAMES, ESCAPE_KEYS, st.builds(Version, LONG, LONG), CHANGES.filter(escapes)),
+    st.builds(EscapeReleased, NAMES, st.lists(ESCAPE_KEYS, min_size=1, max_size=3, unique=True).map(sorted).map(tuple)),
+)
 
 
 @fuzz(300)
-@given(st.integers(1, 2**63 - 1), CHANGES)
+@given(st.integers(1, 2**63 - 1), ALL_CHANGES)
 def test_any_valid_record_round_trips(seq: int, change: Change) -> None:
     record = StateRecord(seq, change)
     assert decode(encode(record)) == record
 
 
 @fuzz(300)
-@given(st.sampled_from(RECORDS), st.lists(st.integers(0, 10_000), min_size=1, max_size=3))
+@given(st.sampled_from(RECORDS + ESCAPE_RECORDS), st.lists(st.integers(0, 10_000), min_size=1, max_size=3))
 def test_damaged_records_decode_to_a_record_or_a_precise_error(record: StateRecord, bits: list[int]) -> None:
     """The commit log's CRCs catch damage first; what still gets here is refused or canonical, never a crash."""
     body = flip_bits(encode(record), bits)

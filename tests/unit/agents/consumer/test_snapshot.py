@@ -11,10 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents.consumer.errors import StateFormatError
+from agents.consumer.records import Escaped, EscapeKey, OffsetCommitted, TimerDelivered, Version, write_escaped
 from agents.consumer.snapshot import Snapshot, advance, decode, encode, rebuild, retained_floor, take
 from agents.consumer.state import Committed, ConsumerState, apply_all
+from agents.consumer.wire import Writer
 from agents.delay.timer import TimerProgress
 from agents.ha.retention import Floors, Policy, Segment, plan
+from agents.pop.events import Acked
 from agents.pop.model import Inflight, QueueKey, QueueState
 from agents.store.crc import crc32
 from tests.harness.consumer_runs import STEPS, play
@@ -28,6 +31,12 @@ QUEUE = QueueState(
 STATE = ConsumerState(9, MappingProxyType({Q: Committed(12, 100), R: Committed(0, 5)}), MappingProxyType({R: QUEUE}))
 SNAP = Snapshot(4096, STATE)
 TIMED = encode(Snapshot(4096, replace(STATE, timer=TimerProgress(3, frozenset({5, 9})))))
+
+
+def encode_escaped(e: Escaped) -> bytearray:
+    w = Writer()
+    write_escaped(w, e)
+    return w.out
 
 
 def _sealed(body: bytes) -> bytes:
@@ -67,7 +76,7 @@ DATA = encode(SNAP)
     [
         (b"", r"no MQCS magic at its start \(not a snapshot\)"),
         (b"MQCS", "4 bytes is too short"),
-        (b"MQCS\x03" + DATA[5:], r"version 3 is not 1 or 2 \(written by a newer broker\?\)"),
+        (b"MQCS\x04" + DATA[5:], r"version 4 is not 1..3 \(written by a newer broker\?\)"),
         (_sealed(b"MQCS\x02" + DATA[5:-4] + b"\x00\x00"), r"version 2 without timer progress"),
         (_sealed(TIMED[:-5] + b"\x05"), r"timer delivered offset 5 is outside 6\.\."),
         (DATA[:-1] + bytes([DATA[-1] ^ 1]), "checksum [0-9a-f]{8} does not match [0-9a-f]{8}"),
@@ -164,3 +173,45 @@ def test_advancing_snapshot_by_snapshot_equals_the_whole_log(
 def test_a_lower_confirm_offset_keeps_the_snapshot() -> None:
     base = Snapshot(50, ConsumerState())
     assert advance(base, [], 40) is base
+
+
+KEY1, KEY2 = EscapeKey(2, 1_000, 1), EscapeKey(3, 5, 0)
+HELD = {
+    "broker-b": MappingProxyType({KEY1: Escaped("broker-b", KEY1, Version(1, 4), Acked(Q, 5, 2))}),
+    "broker-c": MappingProxyType(
+        {
+            KEY1: Escaped("broker-c", KEY1, Version(), TimerDelivered((7,))),
+            KEY2: Escaped("broker-c", KEY2, Version(), OffsetCommitted(R, 3, 9, epoch=2)),
+        }
+    ),
+}
+ESCAPING = replace(STATE, versions=MappingProxyType({R: Version(2, 8)}), escaped=MappingProxyType(HELD))
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        ESCAPING,
+        replace(ESCAPING, escaped=MappingProxyType({})),
+        replace(ESCAPING, versions=MappingProxyType({}), timer=TimerProgress(3, frozenset({5}))),
+    ],
+)
+def test_versions_and_escaped_changes_make_a_version_3_snapshot(state: ConsumerState) -> None:
+    """Versions and escaped changes follow the timer (empty or not); a state without them keeps version 1 or 2."""
+    data = encode(Snapshot(4096, state))
+    assert data.startswith(b"MQCS\x03")
+    assert decode(data) == Snapshot(4096, state)
+    assert encode(Snapshot(4096, replace(state, versions={}, escaped={})))[4] in (1, 2)
+
+
+def test_a_version_3_snapshot_without_rip_32_state_or_in_disorder_is_refused() -> None:
+    empty = _sealed(b"MQCS\x03" + DATA[5:-4] + bytes([0, 0, 0, 0]))  # timer 0, no versions, no escaped
+    with pytest.raises(StateFormatError, match="version 3 without versions or escaped changes"):
+        decode(empty)
+    two = Snapshot(0, replace(ConsumerState(1), escaped=MappingProxyType({"broker-c": HELD["broker-c"]})))
+    body = encode(two)[:-4]
+    first, second = (bytes(encode_escaped(e)) for e in HELD["broker-c"].values())
+    swapped = body.replace(first + second, second + first)
+    assert swapped != body
+    with pytest.raises(StateFormatError, match=r"escaped change broker-c/2/1000/1 is out of order or repeated"):
+        decode(_sealed(swapped))

@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import pytest
 from hypothesis import given
 
 from agents.consumer.errors import SequenceGap
-from agents.consumer.records import Change, Forgotten, OffsetCommitted, StateRecord, TimerDelivered
+from agents.consumer.records import (
+    Change,
+    Escaped,
+    EscapeKey,
+    EscapeReleased,
+    Forgotten,
+    OffsetCommitted,
+    QueueMerged,
+    StateRecord,
+    TimerDelivered,
+    Version,
+)
 from agents.consumer.state import Committed, ConsumerState, apply, apply_all, queue_state
 from agents.delay.timer import TimerProgress
 from agents.pop import rules
 from agents.pop.events import Acked, Delivery, Popped
-from agents.pop.model import QueueKey, QueueState
+from agents.pop.model import Inflight, QueueKey, QueueState
 from tests.harness.consumer_runs import STEPS, play
 from tests.harness.fuzzing import fuzz
 
@@ -132,3 +145,73 @@ def test_timer_deliveries_mark_progress_and_a_replay_changes_nothing() -> None:
     assert (state.timer, state.seq) == (TimerProgress(3, frozenset()), 4)
     assert apply_all(state, log) is state
     assert apply_all(None, log[:1]).timer == TimerProgress(0, frozenset({1, 2}))
+
+
+E1, E2 = EscapeKey(2, 1_000, 1), EscapeKey(2, 1_000, 2)
+
+
+@pytest.mark.parametrize(
+    ("changes", "versions"),
+    [
+        ((OffsetCommitted(Q, 10, 1, epoch=3),), {}),  # a first commit is no reset
+        ((OffsetCommitted(Q, 10, 1, epoch=3), OffsetCommitted(Q, 12, 2, epoch=4)), {}),  # forward keeps it
+        ((OffsetCommitted(Q, 10, 1), OffsetCommitted(Q, 4, 2, epoch=3)), {Q: Version(3, 2)}),  # back: a reset
+        ((OffsetCommitted(Q, 10, 1), OffsetCommitted(Q, 10, 2, epoch=3)), {}),  # the same offset is no reset
+        ((POPPED, ACKED, OffsetCommitted(R, 0, 2, epoch=5)), {R: Version(5, 3)}),  # below POP's consumer offset
+        ((OffsetCommitted(Q, 10, 1), OffsetCommitted(Q, 4, 2, epoch=3), Forgotten("G", "T")), {}),
+        (
+            (
+                OffsetCommitted(Q, 10, 1),
+                OffsetCommitted(Q, 4, 2, epoch=3),
+                QueueMerged(Q, Version(6, 9), QueueState(8, 8), 3),
+            ),
+            {Q: Version(6, 9)},
+        ),
+        (
+            (
+                OffsetCommitted(Q, 10, 1),
+                OffsetCommitted(Q, 4, 2, epoch=3),
+                QueueMerged(Q, Version(), QueueState(8, 8), 3),
+            ),
+            {},
+        ),
+    ],
+)
+def test_a_commit_that_moves_the_offset_back_versions_the_queue(
+    changes: tuple[Change, ...], versions: dict[QueueKey, Version]
+) -> None:
+    assert apply_all(None, _records(*changes)).versions == versions
+
+
+def test_a_merged_queue_is_set_whole() -> None:
+    merged = QueueState(1, 3, MappingProxyType({1: Inflight(4, 900, 2)}), MappingProxyType({2: 0}), 5)
+    state = apply_all(None, _records(POPPED, QueueMerged(R, Version(1, 1), merged, 700)))
+    assert (state.queues[R], state.offsets[R], state.versions[R]) == (merged, Committed(1, 700), Version(1, 1))
+
+
+@pytest.mark.parametrize(
+    ("changes", "held"),
+    [
+        ((Escaped("b", E1, Version(), ACKED),), {"b": {E1: Escaped("b", E1, Version(), ACKED)}}),
+        (  # a key held already changes nothing: the first change stays
+            (Escaped("b", E1, Version(), ACKED), Escaped("b", E1, Version(), POPPED)),
+            {"b": {E1: Escaped("b", E1, Version(), ACKED)}},
+        ),
+        (
+            (Escaped("b", E1, Version(), ACKED), Escaped("b", E2, Version(), POPPED), EscapeReleased("b", (E1,))),
+            {"b": {E2: Escaped("b", E2, Version(), POPPED)}},
+        ),
+        ((Escaped("b", E1, Version(), ACKED), EscapeReleased("b", (E1, E2))), {}),  # the last one: the home goes
+        ((EscapeReleased("c", (E1,)),), {}),  # releasing what is not held changes nothing
+        (
+            (Escaped("b", E1, Version(), ACKED), Escaped("c", E1, Version(), ACKED), EscapeReleased("c", (E1,))),
+            {"b": {E1: Escaped("b", E1, Version(), ACKED)}},
+        ),
+    ],
+)
+def test_escaped_changes_are_held_until_released_and_never_touch_the_own_queues(
+    changes: tuple[Change, ...], held: dict[str, dict[EscapeKey, Escaped]]
+) -> None:
+    state = apply_all(None, _records(*changes))
+    assert state.escaped == held
+    assert (state.queues, state.offsets, state.versions) == ({}, {}, {})
