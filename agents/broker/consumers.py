@@ -711,8 +711,8 @@ class ConsumerService:
                         consumer_offset=p.consumer_offset, inflight=p.inflight,
                         last_timestamp_millis=_stored_at(store, name, queue_id, p.consumer_offset - 1, low),
                     )  # fmt: skip
-            for (home, key), count in sorted(_escaped_of(state, req.group, req.topic).items()):
-                response.escaped.add(home=home, topic=key.topic, queue_id=key.queue_id, changes=count)
+            for (home, topic, queue_id), count in sorted(_escaped_of(state, req.group, req.topic).items()):
+                response.escaped.add(home=home, topic=topic, queue_id=queue_id, changes=count)
             return response
         except Refused as exc:
             return pb.GetConsumerProgressResponse(
@@ -831,9 +831,9 @@ class ConsumerService:
             home = self._host.config.broker_name
             pre = pre_online.start(home, pre_online.progress_of(state), frozenset(), ())
             for i, other in enumerate(replicas):
-                pre = pre_online.take_replica(pre, f"replica {i}", other)
-            for name, changes in escaped.items():
-                pre = pre_online.take_escaped(pre, name, changes)
+                pre = pre_online.take_replica(pre, f"replica {i}", pre_online.progress_of(other), other.timer)
+            for name, held in escaped.items():
+                pre = pre_online.take_escaped(pre, name, held)
             changes = pre_online.merge_changes(state, pre, _now_ms())
             appended = None
             if self.acting:
@@ -887,16 +887,18 @@ def _dead_letter_copy(store: MessageStore, handle: ReceiptHandle, group: str) ->
     return [dead_letter(m, handle.attempt, dlq_topic(group), _now_ms()) for o, m in found if o == handle.queue_offset]
 
 
-def _escaped_of(state: ConsumerState, group: str, topic: str) -> dict[tuple[str, QueueKey], int]:
-    """How many of `group`'s changes (of `topic`, "" for all) this master holds for each other set, per queue."""
-    counts: dict[tuple[str, QueueKey], int] = {}
+def _escaped_of(state: ConsumerState, group: str, topic: str) -> dict[tuple[str, str, int], int]:
+    """How many of `group`'s changes (of `topic`, "" for all) this master holds for each other set, per (home,
+    topic, queue id)."""
+    counts: dict[tuple[str, str, int], int] = {}
     for home, held in state.escaped.items():
         for e in held.values():
             if isinstance(e.change, TimerDelivered):
                 continue
             key = e.change.queue
             if key.group == group and topic in ("", key.topic):
-                counts[(home, key)] = counts.get((home, key), 0) + 1
+                at = (home, key.topic, key.queue_id)
+                counts[at] = counts.get(at, 0) + 1
     return counts
 
 

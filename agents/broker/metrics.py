@@ -14,6 +14,7 @@ from prometheus_client import Counter, Histogram
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from agents.broker.cleaner import Totals
+from agents.broker.consumers import Counters
 from agents.broker.manager import Status
 from agents.config import BrokerConfig
 from agents.consumer.snapshot import Snapshot
@@ -38,6 +39,17 @@ class Managed(Protocol):
     def snapshots(self) -> Snapshots: ...
     @property
     def queue_locks(self) -> QueueLocks: ...
+    @property
+    def consumers(self) -> Consumers: ...
+
+
+class Consumers(Protocol):
+    """RIP-32's figures of a broker's consumer service (``ConsumerService``)."""
+
+    @property
+    def counters(self) -> Counters: ...
+    @property
+    def pre_online(self) -> bool: ...
 
 
 class Cleaner(Protocol):

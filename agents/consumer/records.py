@@ -5,24 +5,24 @@ see ``wire``), carried as the body of a message of `SYSTEM_TOPIC`, queue 0, with
 several records share one message as a batch: ``to_message``)::
 
     version | kind | seq | group | topic | queueId | fields of the kind
-    kind 1 OffsetCommitted: offset, timestampMs [, epoch  (version 2 only)]
+    kind 1 OffsetCommitted: offset, timestampMs [, epoch  (version 3 only)]
     kind 2 Popped:          floor, scanned, n, skipped..., n, dead...,
                             n, (offset ticket deadlineMs attempt)..., attemptId
     kind 3 Acked:           offset, ticket
     kind 4 Changed:         offset, oldTicket, newTicket, deadlineMs
     version=1 | kind=5 | seq | group | topic   (Forgotten: every queue of the group on the topic; no queueId)
     version=1 | kind=6 | seq | n | offset...   (TimerDelivered: timer queue offsets, increasing; no names)
-    version=2 | kind=7 | seq | home | origin | episode | n | versionEpoch | versionSeq | innerKind | inner fields
+    version=3 | kind=7 | seq | home | origin | episode | n | versionEpoch | versionSeq | innerKind | inner fields
                                                (Escaped: the inner change's kind 1/2/3/4/6, then its
                                                fields as its own record has them after seq, names included)
-    version=2 | kind=8 | seq | home | n | (origin episode n)...   (EscapeReleased: keys increasing, at least one)
-    version=2 | kind=9 | seq | group | topic | queueId | versionEpoch | versionSeq | timestampMs | queue
+    version=3 | kind=8 | seq | home | n | (origin episode n)...   (EscapeReleased: keys increasing, at least one)
+    version=3 | kind=9 | seq | group | topic | queueId | versionEpoch | versionSeq | timestampMs | queue
                                                (QueueMerged; queue as in a snapshot: committed, scanned,
                                                nextTicket, attemptId, n (offset ticket deadlineMs attempt)...,
                                                n (offset ticket)...)
 
 A record is written as version 1 whenever version 1 can say it (kinds 1-6, an OffsetCommitted of epoch 0), so a
-set that never escapes or merges writes records an older broker reads; version 2 adds the commit's masterEpoch and
+set that never escapes or merges writes records an older broker reads; version 3 adds the commit's masterEpoch and
 kinds 7-9 (RIP-32's escaped changes and pre-online merge, ``agents.consumer.pre_online``), and a version 1
 OffsetCommitted reads as epoch 0.
 
@@ -46,7 +46,8 @@ from agents.pop.model import Inflight, QueueKey, QueueState
 from agents.store.record import Message
 from mqbase.metadata import GROUP_MAX_LENGTH, SYSTEM_TOPIC_PREFIX, TOPIC_MAX_LENGTH
 
-VERSION, ESCAPE_VERSION = 1, 2
+VERSION, ESCAPE_VERSION = 1, 3
+"""Record versions: 2 is skipped, as it is `BATCH_VERSION`, the first byte that tells a batch from a lone record."""
 SYSTEM_TOPIC = SYSTEM_TOPIC_PREFIX + "CONSUMER_STATE"
 """The one topic of a broker set's consumer-state records (queue 0); a system topic, so no operator creates it."""
 

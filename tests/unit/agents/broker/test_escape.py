@@ -10,7 +10,8 @@ import pytest
 
 from agents.broker.consumers import Refused
 from agents.broker.escape import EscapeLink, decode_escaped, decode_released, encode_escaped
-from agents.consumer.records import Acked, Escaped, EscapeKey, EscapeReleased, TimerDelivered, Version
+from agents.consumer.records import Escaped, EscapeKey, EscapeReleased, TimerDelivered, Version
+from agents.pop.events import Acked
 from agents.pop.model import QueueKey
 from agents.store.record import Message
 from mqbase.errors import MqError

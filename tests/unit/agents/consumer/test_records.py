@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from agents.consumer.errors import StateFormatError
 from agents.consumer.records import (
+    BATCH_VERSION,
     SYSTEM_TOPIC,
     Change,
     Escaped,
@@ -74,19 +75,19 @@ def test_every_kind_round_trips(record: StateRecord) -> None:
     assert decode(encode(record)) == record
 
 
-def test_only_what_version_1_cannot_say_is_written_as_version_2() -> None:
+def test_only_what_version_1_cannot_say_is_written_as_version_3() -> None:
     """A set that never escapes, merges or commits with an epoch keeps writing what an older broker reads."""
     assert [encode(r)[0] for r in RECORDS] == [1] * len(RECORDS)
-    assert [encode(r)[0] for r in ESCAPE_RECORDS] == [2] * len(ESCAPE_RECORDS)
+    assert [encode(r)[0] for r in ESCAPE_RECORDS] == [3] * len(ESCAPE_RECORDS)
     old = encode(StateRecord(1, OffsetCommitted(Q, 42, 7)))  # version 1: offset, timestampMs, no epoch
     assert old == bytes([1, 1, 1, 1, ord("G"), 1, ord("T"), 3, 42, 7])
-    assert encode(StateRecord(1, OffsetCommitted(Q, 42, 7, epoch=5))) == bytes([2]) + old[1:] + bytes([5])
+    assert encode(StateRecord(1, OffsetCommitted(Q, 42, 7, epoch=5))) == bytes([3]) + old[1:] + bytes([5])
 
 
 def test_an_escaped_ack_carries_its_home_key_version_and_the_ack() -> None:
     """version 2, kind 7, seq, home, origin, episode, n, versionEpoch, versionSeq, inner kind 3, the ack's fields."""
     body = encode(StateRecord(4, Escaped("b", EscapeKey(2, 9, 1), Version(3, 7), Acked(Q, 3, 1))))
-    assert body == bytes([2, 7, 4, 1, ord("b"), 2, 9, 1, 3, 7, 3, 1, ord("G"), 1, ord("T"), 3, 3, 1])
+    assert body == bytes([3, 7, 4, 1, ord("b"), 2, 9, 1, 3, 7, 3, 1, ord("G"), 1, ord("T"), 3, 3, 1])
 
 
 def test_a_timer_delivery_names_only_its_offsets() -> None:
@@ -157,7 +158,7 @@ MERGED_BODY = encode(StateRecord(1, QueueMerged(Q, Version(), QueueState(3, 4, {
         (b"", r"version is cut short \(at byte 0\)"),
         (bytes([1, 5, 1, 1, ord("G")]), r"topic length is cut short \(at byte 5\)"),
         (bytes([1, 5, 1, 1, ord("G"), 1, ord("T"), 0]), r"1 bytes follow the end \(at byte 7\)"),
-        (bytes([3]) + ACK[1:], r"version 3 is not 1 or 2 \(written by a newer broker\?\)"),
+        (bytes([4]) + ACK[1:], r"version 4 is not 1 or 3 \(written by a newer broker\?\)"),
         (bytes([1, 10]) + ACK[2:], r"kind 10 is unknown \(written by a newer broker\?\)"),
         (ACK[:-1], r"ticket is cut short \(at byte 9\)"),
         (ACK + b"\x00", r"1 bytes follow the end \(at byte 10\)"),
@@ -173,14 +174,14 @@ MERGED_BODY = encode(StateRecord(1, QueueMerged(Q, Version(), QueueState(3, 4, {
         (bytes([1, 6, 1, 0]), "a TimerDelivered record names at least one offset"),
         (bytes([1, 6, 1, 2, 5, 5]), r"timer offset 5 is outside 6\.\."),
         (bytes([1, 6, 1, 2, 5]), r"timer offset is cut short \(at byte 5\)"),
-        (bytes([1, 7]) + ESCAPED_ACK[2:], "kind 7 is a version 2 record"),
+        (bytes([1, 7]) + ESCAPED_ACK[2:], "kind 7 is a version 3 record"),
         (ESCAPED_ACK[:10] + bytes([5]) + ESCAPED_ACK[11:], "inner kind 5 is not a change that escapes"),
         (ESCAPED_ACK[:10] + bytes([7]) + ESCAPED_ACK[11:], "inner kind 7 is not a change that escapes"),
         (ESCAPED_ACK[:-1] + bytes([0]), "ticket 0 is outside 1.."),
-        (bytes([2]) + ACK[1:], "a Acked record is written as version 1"),
-        (bytes([2, 8, 1, 1, ord("b"), 0]), "an EscapeReleased record names at least one key"),
-        (bytes([2, 8, 1, 1, ord("b"), 2, 1, 1, 1, 1, 1, 1]), "an EscapeReleased record's keys are increasing"),
-        (bytes([2, 8, 1, 1, ord(" "), 1, 1, 1, 1]), "home ' ' must be"),
+        (bytes([3]) + ACK[1:], "a Acked record is written as version 1"),
+        (bytes([3, 8, 1, 1, ord("b"), 0]), "an EscapeReleased record names at least one key"),
+        (bytes([3, 8, 1, 1, ord("b"), 2, 1, 1, 1, 1, 1, 1]), "an EscapeReleased record's keys are increasing"),
+        (bytes([3, 8, 1, 1, ord(" "), 1, 1, 1, 1]), "home ' ' must be"),
         (MERGED_BODY[:-5] + bytes([3]) + MERGED_BODY[-4:], r"G/T/3 ticket 3 is outside 1\.\.2"),
         (MERGED_BODY[:12] + bytes([2]) + MERGED_BODY[13:], r"scanned 2 is outside 3\.\."),
     ],
@@ -207,6 +208,14 @@ def test_records_ride_the_system_topic_through_the_commit_log(count: int) -> Non
     assert stored is not None
     assert from_message(stored[0]) == tuple(records)
     assert from_message(Message("T", 0, message.body, {}, 0)) == ()
+
+
+@pytest.mark.parametrize("record", ESCAPE_RECORDS, ids=lambda r: type(r.change).__name__)
+def test_a_lone_record_of_the_newer_version_is_not_read_as_a_batch(record: StateRecord) -> None:
+    """A lone record is the message body itself, and a batch is told apart by its first byte: no record version may
+    be `BATCH_VERSION`, or a lone escaped change would read as a damaged batch and stop the set's rebuild."""
+    assert encode(record)[0] != BATCH_VERSION
+    assert from_message(to_message([record], 0)) == (record,)
 
 
 def test_a_damaged_batch_is_refused() -> None:
