@@ -177,11 +177,11 @@ class EscapeLink:
             with AgentClient(timeout=RPC_TIMEOUT_S, security=self._security) as client:
                 response = client.call(address, "GetEscaped", request)
             if response.code != ResponseCode.SUCCESS:
-                log.info("%s: %s holds escaped changes it cannot list now: %s", self._home, name, response.remark)
+                log.debug("%s: %s cannot list its escaped changes now: %s", self._home, name, response.remark)
                 return None
             return decode_escaped(response.records)
         except (MqError, Refused, ValueError) as exc:
-            log.info("%s: cannot list the changes escaped to %s: %s", self._home, name, exc)
+            log.debug("%s: cannot list the changes escaped to %s: %s", self._home, name, exc)
             return None
 
     def release(self, name: str, address: str, keys: Iterable[EscapeKey]) -> None:

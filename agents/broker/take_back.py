@@ -85,12 +85,20 @@ class TakeBack:
         self._config = config
         self._broker_name = config().broker_name
         self._security = security
+        self._waited = ""  # the source the pre-online last waited for, logged once
         self._learnt = 0.0  # when the cluster's masters were last asked while serving nothing (monotonic)
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"take-back-{self._broker_name}", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
+
+    def _waiting(self, source: str) -> None:
+        """Log, once per source in a row, what a pre-online waits for (the operator's next step)."""
+        if source != self._waited:
+            log.info("%s: pre-online waits for %s, which does not answer; asked again every %.1f s",
+                     self._broker_name, source, PRE_ONLINE_PASS_S)  # fmt: skip
+            self._waited = source
 
     def stop(self) -> None:
         self._stopped.set()
@@ -121,6 +129,7 @@ class TakeBack:
         for name, address in masters.items():
             held = self._link.held(name, address)
             if held is None and pre_online:
+                self._waiting(f"the master of {name} at {address}")
                 return PRE_ONLINE_PASS_S  # wait for every escape master
             if held:
                 escaped[name] = held
@@ -129,10 +138,12 @@ class TakeBack:
             for broker_id, address in self._peers().items():
                 state = replica_state(address, self._broker_name, broker_id, self._security)
                 if state is None:
+                    self._waiting(f"replica {broker_id} at {address}")
                     return PRE_ONLINE_PASS_S
                 replicas.append(state)
         elif not escaped:
             return SWEEP_S
+        self._waited = ""
         try:
             taken = self._consumers.take_back(key, replicas, escaped)
         except Refused as exc:

@@ -1,7 +1,10 @@
 """RIP-32's motivating case on real processes with the official client: two broker sets of two replicas, each
 replica its own agent (agent k hosts replica k of both sets), one controller, ``enableSlaveActingMaster`` on.
 
-broker-a's master and broker-b's master are placed on different agents. A group consumes and acks part of a
+broker-a's master and broker-b's master are placed on different agents, and masters acknowledge puts alone
+(``allAckInSyncStateSet=false``: the kill below also takes broker-b's slave, and the stopped controller cannot
+shrink its SyncStateSet, so an escape set that waited for every member could take no escape; the test waits for
+broker-a's slave to hold everything before the kill instead). A group consumes and acks part of a
 topic served by both sets; then the controller is stopped and broker-a's master's agent SIGKILLed: broker-a has no
 master and nobody to elect one. Its surviving replica acts as read-only master after ``brokerNotActiveTimeoutMillis``
 and the group keeps consuming from it: its acks, and the delayed messages falling due meanwhile, escape to
@@ -38,6 +41,7 @@ TOPIC, DELAY_TOPIC = "Rip32Orders", "Rip32Later"
 GROUP, DELAY_GROUP = "GID_rip32", "GID_rip32_later"
 NOT_ACTIVE_MS = 2000
 BROKER_CONF = {
+    "allAckInSyncStateSet": "false",
     "enableSlaveActingMaster": "true",
     "brokerNotActiveTimeoutMillis": str(NOT_ACTIVE_MS),
     "syncBrokerMetadataPeriod": "500",
@@ -113,6 +117,18 @@ def send(endpoints: str, topic: str, count: int, deliver_s: int | None = None) -
         producer.shutdown()
 
 
+def ha(address: str, broker_name: str) -> Any:
+    with AgentClient(timeout=5.0) as agents:
+        return agents.call(address, "GetHAStatus", apb.BrokerRef(broker_name=broker_name))
+
+
+def caught_up(master: str, slave: str) -> bool:
+    """Whether the slave holds and has confirmed everything the master has written."""
+    top = ha(master, HOME).max_offset
+    s = ha(slave, HOME)
+    return bool(s.max_offset >= top and s.confirm_offset >= top)
+
+
 def held(address: str) -> bool:
     """Whether broker-b's master at `address` holds changes escaped from broker-a."""
     request = apb.GetEscapedRequest(broker=apb.BrokerRef(broker_name=ESCAPE), home=HOME)
@@ -155,7 +171,8 @@ def test_consumers_go_on_through_the_acting_replica_and_nothing_rolls_back(box: 
         deliver_s = int(time.time()) + 20  # due during the episode
         delayed = send(endpoints, DELAY_TOPIC, 6, deliver_s)
 
-        # No master for broker-a and nobody to elect one.
+        # No master for broker-a and nobody to elect one, once its other replica holds (and has confirmed) all.
+        wait_until(lambda: caught_up(home.master_address, survivor.broker_address), 30, "broker-a's slave to catch up")
         for controller in box.controllers():
             box.stop(controller.id)
         box.signal(home_agent, signal.SIGKILL)
