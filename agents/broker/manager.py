@@ -696,7 +696,10 @@ class ReplicasManager:
             log.warning("%s: broker %d acts as the read-only master: %s (alive %s)",
                         self._name(), self.broker_id, verdict.why.value, sorted(self._alive))  # fmt: skip
         elif before.act and not verdict.act:
-            log.info("%s: broker %d stops acting as master: %s", self._name(), self.broker_id, verdict.why.value)
+            why = verdict.why.value
+            if verdict.expected is not None and verdict.expected != self.broker_id:
+                why = f"broker {verdict.expected} is the smallest alive id now"
+            log.info("%s: broker %d stops acting as master: %s", self._name(), self.broker_id, why)
 
     def _execute(self, decision: Decision, view: ControllerView) -> None:
         replica = self.replica

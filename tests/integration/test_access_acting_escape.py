@@ -80,13 +80,13 @@ def agent_of(box: Sandbox, broker_address: str) -> str:
     return next(a.id for a in box.agents() for b in a.brokers if b.brokerAddress == broker_address)
 
 
-def healthy(box: Sandbox) -> dict[str, Any]:
-    """Both sets with an alive master and both replicas in sync."""
+def healthy(box: Sandbox, replicas: int = 2) -> dict[str, Any]:
+    """Both sets with an alive master and every replica in sync."""
 
     def full() -> dict[str, Any] | None:
         found = sets(box)
         ok = all(
-            info.HasField("master_broker_id") and len([r for r in info.in_sync_replicas if r.alive]) == 2
+            info.HasField("master_broker_id") and len([r for r in info.in_sync_replicas if r.alive]) == replicas
             for info in found.values()
         )
         return found if ok and len(found) == 2 else None
