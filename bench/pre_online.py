@@ -16,25 +16,44 @@ Timed, each the median of `--repeat` runs:
 * the merge: ``start``, ``take_replica`` twice, ``take_escaped`` twice, until ``online``.
 
 The merged table is checked: every key at the larger committed offset of the three tables and the escaped changes,
-and the applied keys exactly this set's escaped ones. What is not in these figures: the RPCs that fetch the tables
-and escaped changes (not built yet), whose cost is that of moving the same bytes as a snapshot.
+and the applied keys exactly this set's escaped ones.
+End to end on a real store (once, in a temp directory): a ``ConsumerService`` over a real master ``Replica`` whose log
+holds the same committed offsets as consumer-state records (``OffsetCommitted`` messages of ``rmq_sys_CONSUMER_STATE``,
+256 records per message); timed: its first ``take_back_phase`` (the state rebuilt from the log), ``take_back`` with
+the two replicas' states and this set's escaped changes (the merge plus the ``QueueMerged`` records appended and
+settled), and ``state_page`` read page by page to the end (``GetConsumerState``'s encoding and paging), each against
+the baseline above. What is not in these figures: the RPCs that fetch the tables and escaped changes, whose cost is
+that of moving the same bytes as the pages.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
 from types import MappingProxyType
 from typing import TypeVar
 
 from _common import machine_note, parse_args, print_table
 
+from agents.broker.consumer_snapshots import MAX_PAGE_BYTES, SnapshotKeeper
+from agents.broker.consumers import ConsumerService, Refused
+from agents.config import BrokerConfig
 from agents.consumer import pre_online, snapshot
-from agents.consumer.records import OffsetCommitted
+from agents.consumer.records import Escaped, OffsetCommitted, StateRecord, to_message
 from agents.consumer.state import Committed, ConsumerState
+from agents.ha.config import HAConfig
+from agents.ha.master_service import Appended, PutResult
+from agents.ha.replica import Replica
+from agents.ha.sync_state import PutStatus
+from agents.metadata import MetadataTable
 from agents.pop.model import QueueKey
+from agents.store.record import Message
+from mqbase.codes import ResponseCode
 
 T = TypeVar("T")
 HOME, OTHER = "broker-a", "broker-b"
@@ -110,6 +129,93 @@ def check(pre: pre_online.PreOnline, tables: list[pre_online.Table], changes: li
         raise SystemExit("the applied keys are not exactly this set's escaped changes")
 
 
+RECORDS_PER_MESSAGE, MESSAGES_PER_PUT = 256, 16
+
+
+class Host:
+    """The service's broker: one master replica of a set of one, no escape (it is the returning master)."""
+
+    def __init__(self, root: Path) -> None:
+        config = BrokerConfig(broker_name=HOME, store_path_root_dir=str(root), enable_slave_acting_master=True)
+        self.config = replace(config, controller_addr=("x:1",))
+        self.replica: Replica | None = Replica(root, 1, HAConfig(), 1 << 30)
+        self.replica.change_to_master(1, frozenset({1}), 1, lambda _s: None)
+        self.metadata = MetadataTable()
+        self.broker_id = 1
+        self.acting_since_ms = 0
+
+    def append(self, messages: Sequence[Message]) -> Appended | PutResult:
+        assert self.replica is not None
+        return self.replica.append(messages)
+
+    def master_address(self) -> str:
+        return ""
+
+    def lock_queues(self, keys: Sequence[QueueKey]) -> frozenset[QueueKey]:
+        return frozenset(keys)
+
+    def escape(self, changes: Sequence[Escaped], copies: Sequence[Message], serving: Callable[[str], bool]) -> str:
+        raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, "a master escapes nothing")
+
+
+def write_offsets(replica: Replica, state: ConsumerState) -> None:
+    """`state`'s committed offsets as the consumer-state records a master's log holds."""
+    records = [
+        StateRecord(i, OffsetCommitted(k, c.offset, c.timestamp_ms))
+        for i, (k, c) in enumerate(state.offsets.items(), 1)
+    ]
+    messages = [
+        to_message(records[i : i + RECORDS_PER_MESSAGE], BASE_MS) for i in range(0, len(records), RECORDS_PER_MESSAGE)
+    ]
+    for i in range(0, len(messages), MESSAGES_PER_PUT):
+        assert replica.put(messages[i : i + MESSAGES_PER_PUT]).status is PutStatus.PUT_OK
+
+
+def end_to_end(
+    state: ConsumerState, replicas: list[ConsumerState], changes: list[pre_online.Escaped]
+) -> dict[str, float]:
+    """Seconds of the rebuild, the take-back and the paged state read on a real store, the take-back checked."""
+    with tempfile.TemporaryDirectory(prefix="bench-pre-online-") as tmp:
+        host = Host(Path(tmp))
+        assert host.replica is not None
+        try:
+            write_offsets(host.replica, state)
+            service = ConsumerService(host, SnapshotKeeper(lambda: host.replica, lambda: host.config))
+            started = time.perf_counter()
+            phase = service.take_back_phase()
+            rebuilt = time.perf_counter()
+            assert phase is not None and phase[1], "a new master starts in pre-online"
+            released = service.take_back(phase[0], replicas, {"escape": changes})
+            taken = time.perf_counter()
+            assert sorted(released["escape"]) == sorted(e.key for e in changes if e.home == HOME)
+            assert not service.pre_online
+            position, size, pages = 0, 1, 0
+            while position < size:
+                _, size, page = service.state_page(position, MAX_PAGE_BYTES)
+                position, pages = position + len(page), pages + 1
+            paged = time.perf_counter()
+            merged = service.state_now()
+            for table in replicas:
+                for k, c in table.offsets.items():
+                    if merged.offsets[k].offset < c.offset:
+                        raise SystemExit("the take-back lost a replica's committed offset")
+        finally:
+            host.replica.close()
+    return {
+        "rebuild": rebuilt - started,
+        "take_back": taken - rebuilt,
+        "pages": paged - taken,
+        "bytes": size,
+        "n": pages,
+    }
+
+
+def replica_state(state: ConsumerState, queue_keys: list[QueueKey], shift: int) -> ConsumerState:
+    """`state` with every tenth key (from `shift` on) further on, as a replica's ``GetConsumerState`` answers."""
+    ahead = {k: Committed(state.offsets[k].offset + 50, BASE_MS) for k in queue_keys[shift::10]}
+    return ConsumerState(state.seq, MappingProxyType({**state.offsets, **ahead}))
+
+
 def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--offsets", type=int, default=100_000, help="queue keys with a committed offset")
     parser.add_argument("--escaped", type=int, default=10_000, help="escaped offset commits of this set")
@@ -137,6 +243,22 @@ def main() -> None:
         ("merge: 2 replicas + escaped changes twice", f"{merge_s * 1000:.0f}", f"{merge_s / decode_s:.2f}×"),
     ]
     print_table("pre-online", ["step", "ms", "× baseline"], rows)
+    states = [replica_state(state, queue_keys, 0), replica_state(state, queue_keys, 5)]
+    e2e = end_to_end(state, states, changes)
+    print(f"end to end on a real store (once): {n} committed offsets as records, take_back of 2 replica states and "
+          f"{m} escaped changes; state_page: {e2e['bytes']:.0f} bytes in {e2e['n']:.0f} page(s)")  # fmt: skip
+    rows = [
+        ("baseline: snapshot decode of the own table", f"{decode_s * 1000:.0f}", "1.00×"),
+        *(
+            (what, f"{e2e[k] * 1000:.0f}", f"{e2e[k] / decode_s:.2f}×")
+            for what, k in (
+                ("first take_back_phase (state rebuilt from the log)", "rebuild"),
+                ("take_back (merge + QueueMerged records appended)", "take_back"),
+                ("state_page to the end (encode + pages)", "pages"),
+            )
+        ),
+    ]
+    print_table("pre-online end to end", ["step", "ms", "× baseline"], rows)
 
 
 if __name__ == "__main__":

@@ -83,9 +83,10 @@ def test_the_slave_ab_says_what_to_do_with_a_wrong_old_checkout(tmp_path: Path) 
 
 
 def test_the_pre_online_merge_runs_in_quick_mode_and_checks_its_merged_table() -> None:
-    """The script exits non-zero if the merged table or the applied keys are wrong."""
+    """The script exits non-zero if the merged table, the applied keys or the take-back on a real store are wrong."""
     out = run_quick("pre_online.py").stdout
     assert "| merge: 2 replicas + escaped changes twice" in out
+    assert "| take_back (merge + QueueMerged records appended)" in out
 
 
 def test_the_acting_master_takeover_runs_in_quick_mode() -> None:
