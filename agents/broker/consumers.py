@@ -829,12 +829,7 @@ class ConsumerService:
             if self._built_for != key:
                 raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, "the master changed during the take-back")
             home = self._host.config.broker_name
-            pre = pre_online.start(home, pre_online.progress_of(state), frozenset(), ())
-            for i, other in enumerate(replicas):
-                pre = pre_online.take_replica(pre, f"replica {i}", pre_online.progress_of(other), other.timer)
-            for name, held in escaped.items():
-                pre = pre_online.take_escaped(pre, name, held)
-            changes = pre_online.merge_changes(state, pre, _now_ms())
+            changes, pre = pre_online.merge_answers(state, home, replicas, escaped, _now_ms())
             appended = None
             if self.acting:
                 self._state = apply_all(state, [StateRecord(state.seq + i, c) for i, c in enumerate(changes, 1)])

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import assert_never
+from typing import TypeVar, assert_never
 
 from agents.consumer.records import Change, OffsetCommitted, QueueMerged, TimerDelivered
 from agents.consumer.records import Escaped as Escaped  # re-exported: callers of the merge may name them here
@@ -39,6 +39,8 @@ from agents.consumer.state import ConsumerState, queue_state
 from agents.delay.timer import NO_PROGRESS, TimerProgress
 from agents.pop.events import Acked, Changed, Popped
 from agents.pop.model import NO_TICKET, Inflight, QueueKey, QueueState
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,3 +261,43 @@ def merge_changes(own: ConsumerState, pre: PreOnline, now_ms: int) -> list[Chang
     if timer:
         out.append(TimerDelivered(tuple(timer)))
     return out
+
+
+def differing(own: ConsumerState, other: ConsumerState) -> set[QueueKey]:
+    """The queues of which `other` may show more than `own`: its POP state, committed offset or version is not
+    `own`'s. A queue only `own` has, or the same in both, joins to `own`'s own progress and needs no look."""
+    out: set[QueueKey] = set()
+    pairs = ((own.queues, other.queues), (own.offsets, other.offsets), (own.versions, other.versions))
+    for mine, theirs in pairs:
+        out.update(k for k, v in theirs.items() if (m := mine.get(k)) is not v and m != v)
+    return out
+
+
+def restricted(state: ConsumerState, keys: set[QueueKey]) -> ConsumerState:
+    """`state` with only the queues `keys` (its seq and delayed-message progress kept, no escaped changes)."""
+
+    def only(table: Mapping[QueueKey, T]) -> Mapping[QueueKey, T]:
+        return MappingProxyType({k: v for k, v in table.items() if k in keys})
+
+    return ConsumerState(state.seq, only(state.offsets), only(state.queues), state.timer, only(state.versions))
+
+
+def merge_answers(
+    own: ConsumerState, home: str, replicas: Iterable[ConsumerState], escaped: Mapping[str, Iterable[Escaped]],
+    now_ms: int,
+) -> tuple[list[Change], PreOnline]:  # fmt: skip
+    """A whole pre-online over the answers in hand: the records that make `own` the merged state, and the merge
+    (its `applied` keys are the ones to release). Only the queues some answer shows differently are joined, so a
+    master of 100 k queues whose replicas agree on most pays for the few that moved, with the same result as a
+    join of every queue (the join is idempotent: a queue equal on every side merges to itself)."""
+    others = list(replicas)
+    changes = {n: [e for e in es if e.home == home] for n, es in escaped.items()}
+    keys = set().union(*(differing(own, o) for o in others))
+    keys.update(e.change.queue for es in changes.values() for e in es if not isinstance(e.change, TimerDelivered))
+    mine = restricted(own, keys)
+    pre = start(home, progress_of(mine), frozenset(), ())
+    for i, other in enumerate(others):
+        pre = take_replica(pre, f"replica {i}", progress_of(restricted(other, keys)), other.timer)
+    for name, es in changes.items():
+        pre = take_escaped(pre, name, es)
+    return merge_changes(mine, pre, now_ms), pre

@@ -17,6 +17,7 @@ from agents.consumer.pre_online import (
     commit,
     join,
     join_tables,
+    merge_answers,
     merge_changes,
     online,
     progress_of,
@@ -308,6 +309,24 @@ def test_merge_changes_make_the_own_state_the_merged_one_and_once_is_enough(
         assert mine[key].committed == p.committed and mine[key].version == p.version
     assert all(after.timer.done(o) for o in pre.timer | set(range(floor)))
     assert merge_changes(after, pre, 6) == []  # applied once, nothing is left to write
+
+
+@fuzz(200)
+@given(STEPS, st.integers(0, 50), st.integers(0, 50), ESCAPES)
+def test_the_merge_of_the_queues_that_differ_is_the_merge_of_them_all(
+    steps: list[tuple[str, int, int]], cut: int, other_cut: int, escapes: list[Escaped]
+) -> None:
+    """`merge_answers` joins only the queues some answer shows differently: the same records and the same keys
+    taken back as the join of every queue of every answer."""
+    own, replicas = play(steps[:cut]).state, [play(steps).state, play(steps[:other_cut]).state]
+    pre = start(HOME, progress_of(own), frozenset(), [])
+    for i, other in enumerate(replicas):
+        pre = take_replica(pre, f"replica {i}", progress_of(other), other.timer)
+    pre = take_escaped(pre, "e", escapes)
+    changes, merged = merge_answers(own, HOME, replicas, {"e": escapes}, 5)
+    assert changes == merge_changes(own, pre, 5)
+    assert merged.applied == pre.applied
+    assert merge_answers(own, HOME, [own], {}, 5)[0] == []  # a replica that agrees joins nothing
 
 
 def test_a_merged_queue_keeps_the_own_ack_tickets_and_attempt_id() -> None:
