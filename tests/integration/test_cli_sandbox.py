@@ -129,8 +129,12 @@ def test_get_sync_state_set_in_three_forms_and_its_kebab_alias(cli: Cli) -> None
         "lastTransfer",
         "lastRefusal",
         "preferredMasterBlockedBy",
+        "actingMaster",
+        "actingSince",
+        "actingUnknown",
     }
     assert (doc["lastTransfer"], doc["lastRefusal"], doc["preferredMasterBlockedBy"]) == (None, None, None)
+    assert (doc["actingMaster"], doc["actingSince"], doc["actingUnknown"]) == (None, None, [])  # RIP-32: nobody acts
     assert set(doc["inSyncReplicas"][0]) == {"brokerId", "brokerAddress", "haAddress", "alive"}
     assert cli.json("get-sync-state-set", "-b", BROKER) == [doc]
     assert cli.json("getSyncStateSet", "-c", CLUSTER) == [doc]
