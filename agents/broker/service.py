@@ -344,19 +344,26 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
 
     # --- RIP-32: escape and pre-online --------------------------------------------------------------
 
-    def EscapeChanges(self, request: pb.EscapeChangesRequest, context: Any) -> pb.AgentResponse:
-        manager = self._manager(request.broker, pb.AgentResponse)
+    def _escape_side(self, ref: pb.BrokerRef, what: str, act: Callable[[ReplicasManager], None]) -> pb.AgentResponse:
+        """Run `act` on the escape master's side of an escape; malformed input is MESSAGE_ILLEGAL naming `what`."""
+        manager = self._manager(ref, pb.AgentResponse)
         if not isinstance(manager, ReplicasManager):
             return manager  # type: ignore[no-any-return]
         try:
-            changes = decode_escaped(request.records)
-            copies = [Message(m.topic, m.queue_id, m.body, dict(m.properties), 0) for m in request.copies]
-            manager.consumers.take_escaped(request.home, changes, copies)
+            act(manager)
         except (StateFormatError, ValueError, RecordError) as exc:
-            return pb.AgentResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=f"malformed escaped changes: {exc}")
+            return pb.AgentResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=f"malformed {what}: {exc}")
         except ConsumerRefused as exc:
             return pb.AgentResponse(code=exc.code, remark=str(exc))
         return pb.AgentResponse(code=ResponseCode.SUCCESS)
+
+    def EscapeChanges(self, request: pb.EscapeChangesRequest, context: Any) -> pb.AgentResponse:
+        def take(manager: ReplicasManager) -> None:
+            changes = decode_escaped(request.records)
+            copies = [Message(m.topic, m.queue_id, m.body, dict(m.properties), 0) for m in request.copies]
+            manager.consumers.take_escaped(request.home, changes, copies)
+
+        return self._escape_side(request.broker, "escaped changes", take)
 
     def GetEscaped(self, request: pb.GetEscapedRequest, context: Any) -> pb.GetEscapedResponse:
         manager = self._manager(request.broker, pb.GetEscapedResponse)
@@ -369,19 +376,13 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         return pb.GetEscapedResponse(code=ResponseCode.SUCCESS, records=encode_escaped(held))
 
     def ReleaseEscaped(self, request: pb.ReleaseEscapedRequest, context: Any) -> pb.AgentResponse:
-        manager = self._manager(request.broker, pb.AgentResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
-        try:
+        def release(manager: ReplicasManager) -> None:
             released = decode_released(request.records)
             if released.home != request.home:
                 raise ValueError(f"the record releases changes of {released.home}, the request names {request.home}")
             manager.consumers.release_escaped(released)
-        except (StateFormatError, ValueError) as exc:
-            return pb.AgentResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=f"malformed release: {exc}")
-        except ConsumerRefused as exc:
-            return pb.AgentResponse(code=exc.code, remark=str(exc))
-        return pb.AgentResponse(code=ResponseCode.SUCCESS)
+
+        return self._escape_side(request.broker, "release", release)
 
     def GetConsumerState(self, request: pb.GetConsumerStateRequest, context: Any) -> pb.GetConsumerStateResponse:
         manager = self._manager(request.broker, pb.GetConsumerStateResponse)

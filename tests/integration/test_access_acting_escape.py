@@ -25,6 +25,8 @@ from typing import Any
 import pytest
 from rocketmq import ClientConfiguration, Credentials, FilterExpression, Message, Producer, SimpleConsumer
 
+from agents.broker.escape import encode_escaped
+from agents.consumer.records import EscapeKey, EscapeReleased
 from mqadmin_py.sandbox import Sandbox
 from mqbase.client import AgentClient, ControllerClient
 from mqbase.codes import ResponseCode
@@ -40,6 +42,7 @@ HOME, ESCAPE = "broker-a", "broker-b"
 TOPIC, DELAY_TOPIC = "Rip32Orders", "Rip32Later"
 GROUP, DELAY_GROUP = "GID_rip32", "GID_rip32_later"
 NOT_ACTIVE_MS = 2000
+KEY = EscapeKey(2, 1, 1)  # who escaped a change: replica 2, in its episode started at 1 ms, its first change
 BROKER_CONF = {
     "allAckInSyncStateSet": "false",
     "enableSlaveActingMaster": "true",
@@ -136,6 +139,30 @@ def held(address: str) -> bool:
         answer = agents.call(address, "GetEscaped", request)
     assert answer.code == ResponseCode.SUCCESS, answer
     return bool(answer.records)
+
+
+def test_malformed_escape_calls_are_refused_with_a_reason_and_change_nothing(box: Sandbox) -> None:
+    escape_master = healthy(box)[ESCAPE].master_address
+    broker = apb.BrokerRef(broker_name=ESCAPE)
+    calls: list[tuple[str, Any, str]] = [
+        ("EscapeChanges", apb.EscapeChangesRequest(broker=broker, home=HOME, records=b"not records"),
+         "malformed escaped changes: "),
+        ("EscapeChanges", apb.EscapeChangesRequest(broker=broker, home=HOME,
+                                                   records=encode_escaped([EscapeReleased(HOME, (KEY,))])),
+         "malformed escaped changes: record 1 is not an escaped change"),
+        ("ReleaseEscaped", apb.ReleaseEscapedRequest(broker=broker, home=HOME,
+                                                     records=encode_escaped([EscapeReleased("broker-x", (KEY,))])),
+         "malformed release: the record releases changes of broker-x, the request names broker-a"),
+        ("ReleaseEscaped", apb.ReleaseEscapedRequest(broker=broker, home=HOME),
+         "malformed release: ReleaseEscaped carries exactly one EscapeReleased record"),
+        ("GetConsumerState", apb.GetConsumerStateRequest(broker=broker, position=-1, max_bytes=1024),
+         "position -1 and max_bytes 1024: need position >= 0, max_bytes > 0"),
+    ]  # fmt: skip
+    with AgentClient(timeout=5.0) as agents:
+        for method, request, remark in calls:
+            answer = agents.call(escape_master, method, request)
+            assert answer.code == ResponseCode.MESSAGE_ILLEGAL and answer.remark.startswith(remark), (method, answer)
+    assert not held(escape_master)
 
 
 def test_consumers_go_on_through_the_acting_replica_and_nothing_rolls_back(box: Sandbox) -> None:
