@@ -94,6 +94,12 @@ def learnt(cli: Cli, box: Sandbox, version: int) -> dict[str, Any] | None:
     return broker if (broker["metadataVersion"] or -1) >= version else None
 
 
+def all_learnt(cli: Cli, box: Sandbox, version: int) -> bool:
+    """Whether every broker of every agent has learnt metadata `version` (or a later one)."""
+    brokers = [b for a in box.agents() for b in cli.json("listBrokers", "-c", a.address)]
+    return all((b["metadataVersion"] or -1) >= version for b in brokers)
+
+
 @dataclass(frozen=True)
 class Master:
     broker_id: int

@@ -32,7 +32,7 @@ from mqbase.client import AgentClient, ControllerClient
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as apb
 from mqbase.proto import controller_pb2 as cpb
-from tests.harness.sandbox import Cli, serving_sandbox
+from tests.harness.sandbox import Cli, all_learnt, serving_sandbox
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -63,11 +63,11 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
         cli.json("updateSubGroup", "-c", CLUSTER, "-g", GROUP)
         made = cli.json("updateSubGroup", "-c", CLUSTER, "-g", DELAY_GROUP)
 
-        def learnt() -> bool:
-            brokers = [b for a in sandbox.agents() for b in cli.json("listBrokers", "-c", a.address)]
-            return all((b["metadataVersion"] or -1) >= made["metadataVersion"] for b in brokers)
-
-        wait_until(learnt, 60, "every broker to learn the topics and the groups")
+        wait_until(
+            lambda: all_learnt(cli, sandbox, made["metadataVersion"]),
+            60,
+            "every broker to learn the topics and the groups",
+        )
         yield sandbox
 
 

@@ -22,7 +22,7 @@ import pytest
 from rocketmq import ClientConfiguration, Credentials, FilterExpression, SimpleConsumer
 
 from mqadmin_py.sandbox import Sandbox
-from tests.harness.sandbox import Cli, serving_sandbox
+from tests.harness.sandbox import Cli, all_learnt, serving_sandbox
 from tests.harness.wait import wait_until
 from tests.integration.test_access_acting_escape import (
     CLUSTER,
@@ -53,11 +53,11 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
         cli.json("updateTopic", "-c", CLUSTER, "-t", TOPIC, "-r", "2", "-w", "2")
         made = cli.json("updateSubGroup", "-c", CLUSTER, "-g", GROUP)
 
-        def learnt() -> bool:
-            brokers = [b for a in sandbox.agents() for b in cli.json("listBrokers", "-c", a.address)]
-            return all((b["metadataVersion"] or -1) >= made["metadataVersion"] for b in brokers)
-
-        wait_until(learnt, 60, "every broker to learn the topic and the group")
+        wait_until(
+            lambda: all_learnt(cli, sandbox, made["metadataVersion"]),
+            60,
+            "every broker to learn the topic and the group",
+        )
         yield sandbox
 
 

@@ -29,7 +29,7 @@ from rocketmq import (
 )
 
 from mqadmin_py.sandbox import Sandbox
-from tests.harness.sandbox import BROKER, Cli, Cluster, Master, serving_sandbox
+from tests.harness.sandbox import BROKER, Cli, Cluster, Master, all_learnt, serving_sandbox
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -69,11 +69,11 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
         cli.json("updateSubGroup", "-c", CLUSTER, "-g", PUSH_GROUP)
         made = cli.json("updateSubGroup", "-c", CLUSTER, "-g", FIFO_GROUP, "--consume-orderly", "true")
 
-        def learnt() -> bool:
-            brokers = [b for a in sandbox.agents() for b in cli.json("listBrokers", "-c", a.address)]
-            return all((b["metadataVersion"] or -1) >= made["metadataVersion"] for b in brokers)
-
-        wait_until(learnt, 60, "every broker to learn the topics and the groups")
+        wait_until(
+            lambda: all_learnt(cli, sandbox, made["metadataVersion"]),
+            60,
+            "every broker to learn the topics and the groups",
+        )
         yield sandbox
 
 

@@ -36,7 +36,7 @@ from rocketmq.grpc_protocol import service_pb2_grpc as svc_grpc
 from mqadmin_py.sandbox import Sandbox
 from mqbase.client import AgentClient
 from mqbase.proto import agent_pb2 as apb
-from tests.harness.sandbox import Cli, serving_sandbox
+from tests.harness.sandbox import Cli, all_learnt, serving_sandbox
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -75,11 +75,7 @@ def cli(box: Sandbox) -> Cli:
     run.json("updateSubGroup", "-c", CLUSTER, "-g", PUSH_GROUP, "-r", str(RETRIES))
     made = run.json("updateSubGroup", "-c", CLUSTER, "-g", FIFO_GROUP, "--consume-orderly", "true", "-r", str(RETRIES))
 
-    def learnt() -> bool:
-        brokers = [b for a in box.agents() for b in run.json("listBrokers", "-c", a.address)]
-        return all((b["metadataVersion"] or -1) >= made["metadataVersion"] for b in brokers)
-
-    wait_until(learnt, 60, "every broker to learn the topics and groups")
+    wait_until(lambda: all_learnt(run, box, made["metadataVersion"]), 60, "every broker to learn the topics and groups")
     return run
 
 
