@@ -117,6 +117,7 @@ def everything_up(box: Sandbox) -> None:
     for process in box.processes():
         if not process.pid:
             box.start(process.id)
+    box.wait_for_leader(timeout=60)
 
 
 def acting_agent(box: Sandbox, agents: list[AgentProcess]) -> AgentProcess | None:
@@ -125,7 +126,7 @@ def acting_agent(box: Sandbox, agents: list[AgentProcess]) -> AgentProcess | Non
 
 def serving(box: Sandbox, survivors: list[AgentProcess]) -> int:
     """broker-a's master id once it serves the group alone: every replica in sync, nobody acting, its pre-online
-    over (the access points hold receives meanwhile, for less than the client's timeout)."""
+    over (until then the access points hold receives, and may answer PROXY_TIMEOUT)."""
     master = healthy(box, replicas=3)[HOME]
     wait_until(lambda: acting_agent(box, survivors) is None, 30, "acting to stop")
     address = next(a.address for a in box.agents() if a.id == agent_of(box, master.master_address))
