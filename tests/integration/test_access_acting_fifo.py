@@ -31,7 +31,7 @@ from rocketmq import ClientConfiguration, Credentials, FilterExpression, Message
 from rocketmq.v5.exception import ProxyTimeoutException
 
 from mqadmin_py.sandbox import AgentProcess, Sandbox
-from tests.harness.sandbox import Cli, serving_sandbox
+from tests.harness.sandbox import Cli, all_learnt, serving_sandbox
 from tests.harness.wait import wait_until
 from tests.integration.test_access_acting_escape import (
     CLUSTER,
@@ -144,11 +144,7 @@ def test_each_message_group_is_consumed_in_order_across_an_acting_master_episode
     cli.json("updateTopic", "-b", HOME, "-t", topic, "-r", "2", "-w", "2", "--attributes", "+message.type=FIFO")
     made = cli.json("updateSubGroup", "-c", CLUSTER, "-g", group, "--consume-orderly", "true")
 
-    def learnt() -> bool:
-        brokers = [b for a in box.agents() for b in cli.json("listBrokers", "-c", a.address)]
-        return all((b["metadataVersion"] or -1) >= made["metadataVersion"] for b in brokers)
-
-    wait_until(learnt, 60, "every broker to learn the topic and the orderly group")
+    wait_until(lambda: all_learnt(cli, box, made["metadataVersion"]), 60, "every broker to learn the orderly group")
     found = healthy(box, replicas=3)
     home_agent = agent_of(box, found[HOME].master_address)
     if agent_of(box, found[ESCAPE].master_address) == home_agent:  # the escape set's master must survive the kill
