@@ -51,6 +51,7 @@ from agents.consumer.snapshot import encode as snapshot_encode
 from agents.consumer.state import ConsumerState, apply_all, consumer_offset, queue_state
 from agents.delay.timer import TIMER_TOPIC, due, next_due, out_ms, re_put
 from agents.errors import AgentError
+from agents.ha.acting import may_have_been_replaced
 from agents.ha.master_service import PutResult
 from agents.ha.replica import Replica
 from agents.ha.role import Role
@@ -230,6 +231,8 @@ class ConsumerService:
         """(replica, masterEpoch, acting episode start or 0): a new master, or a new acting episode, rebuilds."""
         self._online_for: tuple[Replica, int, int] | None = None  # the master state pre-online finished for
         self._pre_online_since = 0.0  # monotonic; 0 while none waits
+        self._ticked = time.monotonic()  # when this process last ran a tick or a request (`_check_gap`)
+        self._sent_back = False  # a gap sent this master back to pre-online since the last tick
         self._escape_n = 0  # escaped changes, counted over the agent's life (their keys' n: unique per episode)
         self.counters = Counters()
         self._encoded: tuple[ConsumerState, bytes] | None = None  # the state last paged out (GetConsumerState)
@@ -261,11 +264,33 @@ class ConsumerService:
 
     # --- state -----------------------------------------------------------------------------------
 
+    def tick(self, now: float) -> bool:
+        """The ticker's heartbeat (monotonic `now`): a gap since the last one may send an online master back
+        through pre-online (`_check_gap`). Whether a gap did so since the last tick (the take-back is due now)."""
+        with self._lock:
+            self._check_gap(now)
+            sent_back, self._sent_back = self._sent_back, False
+            return sent_back
+
+    def _check_gap(self, now: float) -> None:
+        """After a gap in which this process ran nothing long enough for a slave to have acted (caller holds the
+        lock), an online master goes through pre-online again: the acting replica's escaped changes, which the
+        sweep would take back only later, are merged before it serves, so no acked message comes back."""
+        gap_ms, self._ticked = int((now - self._ticked) * 1000), max(self._ticked, now)
+        if self._online_for is None or self._online_for != self._built_for or self.acting:
+            return  # not online, or an acting replica (it escapes its writes: nothing to take back from others)
+        if may_have_been_replaced(gap_ms, self._host.config.acting_policy):
+            log.warning("%s: this master ran nothing for %.1f s (a process pause or a stalled host); a slave may "
+                        "have acted meanwhile: pre-online again before serving consumers",
+                        self._host.config.broker_name, gap_ms / 1000)  # fmt: skip
+            self._online_for, self._sent_back = None, True
+
     def _ready(self, *, pre_online: bool = False) -> tuple[Replica, ConsumerState]:
         """The serving replica and its state (caller holds the lock): the master's, or an acting replica's (its
         log's state with the changes it escaped), rebuilt for a new replica, epoch or acting episode. A new master
         with ``enableSlaveActingMaster`` serves only once pre-online took its set's state back (`pre_online`: the
         take-back itself, and the reads other masters' take-backs make, pass)."""
+        self._check_gap(time.monotonic())
         replica = self._host.replica
         role = replica.position.role if replica is not None else Role.FENCED
         acting_since = self._host.acting_since_ms if role is Role.SLAVE else 0

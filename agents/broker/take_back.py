@@ -9,6 +9,8 @@ isolated rather than serve a state that could roll a consumer back. Once online,
 masters again every `SWEEP_S` for changes escaped since (a set that had no master during the pre-online, an
 acting replica that had not learnt of the new master yet) and merges those the same way. Changes taken back are
 released at their escape master, best effort: the merge is a join, so one taken back twice changes nothing.
+A ticker thread lets the service see a master that ran nothing for a while (a process pause) and send it through
+pre-online again, since a slave may have acted meanwhile.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ PRE_ONLINE_PASS_S = 0.5
 """How soon a pre-online that lacks an answer asks again."""
 SWEEP_S = 5.0
 """How often an online master asks the cluster's masters for changes escaped since."""
+TICK_S = 0.1
+"""How often the ticker tells the service the process runs (a longer gap may send a master back to pre-online)."""
 RPC_TIMEOUT_S = 5.0
 
 
@@ -88,10 +92,13 @@ class TakeBack:
         self._waited = ""  # the source the pre-online last waited for, logged once
         self._learnt = 0.0  # when the cluster's masters were last asked while serving nothing (monotonic)
         self._stopped = threading.Event()
+        self._wake = threading.Event()  # a pass is due now (a gap sent the master back to pre-online, or stop)
         self._thread = threading.Thread(target=self._loop, name=f"take-back-{self._broker_name}", daemon=True)
+        self._ticker = threading.Thread(target=self._tick, name=f"ticker-{self._broker_name}", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
+        self._ticker.start()
 
     def _waiting(self, source: str) -> None:
         """Log, once per source in a row, what a pre-online waits for (the operator's next step)."""
@@ -102,17 +109,26 @@ class TakeBack:
 
     def stop(self) -> None:
         self._stopped.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=10)
+        self._wake.set()
+        for thread in (self._thread, self._ticker):
+            if thread.is_alive():
+                thread.join(timeout=10)
+
+    def _tick(self) -> None:
+        """Its own thread: a pass may wait seconds on an RPC, which must not look like a process pause."""
+        while not self._stopped.wait(TICK_S):
+            if self._consumers.tick(time.monotonic()):
+                self._wake.set()
 
     def _loop(self) -> None:
         while not self._stopped.is_set():
+            self._wake.clear()  # a wake during the pass ends the wait below at once
             pause = PRE_ONLINE_PASS_S
             try:
                 pause = self.run_once()
             except Exception:  # the thread must outlive any one pass; the next pass starts over
                 log.exception("%s: take-back pass failed", self._broker_name)
-            self._stopped.wait(pause)
+            self._wake.wait(pause)
 
     def run_once(self) -> float:
         """One pass; the seconds until the next."""

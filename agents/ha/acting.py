@@ -110,6 +110,13 @@ def decide(view: SetView, now_ms: int, policy: ActingPolicy) -> Verdict:
     return Verdict(act, expected, why)
 
 
+def may_have_been_replaced(gap_ms: int, policy: ActingPolicy) -> bool:
+    """Whether a master that ran nothing for `gap_ms` (a process pause, a stalled host) may have been unseen long
+    enough for a slave to act meanwhile, so that it must take its set's state back again before it serves: half of
+    ``brokerNotActiveTimeoutMillis``, since a slave's last sighting may predate the gap by a heartbeat or more."""
+    return policy.enable_slave_acting_master and gap_ms * 2 >= policy.broker_not_active_timeout_ms
+
+
 def escape_target(home: str, local: Iterable[str], serving: Iterable[str]) -> str | None:
     """The broker set an acting replica of `home` sends what it must write to: one whose master the same agent
     hosts (RIP-31's local escape, no RPC), else the smallest name among the cluster's sets that have a master, so

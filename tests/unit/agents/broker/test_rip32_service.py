@@ -8,6 +8,7 @@ log, as when the old master returns); the escape set is a master of its own. Bot
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -214,3 +215,50 @@ def test_escaped_changes_must_name_their_home(sets: tuple[Broker, Broker]) -> No
         escape.consumers.take_escaped(ESCAPE, [], [])
     with pytest.raises(Refused, match="no escaped change"):
         escape.consumers.take_escaped(HOME, [], [])
+
+
+def test_a_master_that_ran_nothing_for_long_takes_back_what_a_slave_acted_before_it_serves(
+    sets: tuple[Broker, Broker], tmp_path: Path
+) -> None:
+    """A master paused (SIGSTOP, a stalled host) while its set's slave acted: the changes the slave escaped must be
+    merged before it serves again, or it would deliver again what the group acked meanwhile."""
+    paused, escape = sets
+    online(paused.consumers)
+    send(paused, 4)
+    slave = Broker(tmp_path / "slave", HOME)  # the same log, acting while the master is paused
+    slave.escape_to = escape.consumers
+    send(slave, 4)
+    act(slave, 1_700_000_000_000)
+    online(slave.consumers)
+    assert ack(slave.consumers, receive(slave.consumers, 2).messages) == [20000, 20000]
+    held = escape.consumers.escaped_for(HOME)
+    assert held
+
+    now, half_bound_s = time.monotonic(), paused.config.broker_not_active_timeout_millis / 2000
+    assert not paused.consumers.tick(now + 0.1)  # a short gap: still online
+    assert not paused.consumers.pre_online
+    assert paused.consumers.tick(now + 0.1 + half_bound_s)
+    assert not paused.consumers.tick(now + 0.2 + half_bound_s)  # reported once
+    refused = receive(paused.consumers)
+    assert refused.code == ResponseCode.SERVICE_NOT_AVAILABLE and "pre-online" in refused.remark
+    assert paused.consumers.pre_online
+    online(paused.consumers, {ESCAPE: held})
+    assert inflight(paused.consumers) == 0  # the two acked are acked here too
+    assert len(receive(paused.consumers).messages) == 2  # only the two never delivered
+    assert slave.replica is not None
+    slave.replica.close()
+
+
+def test_an_acting_replica_or_a_master_with_the_key_off_ignores_a_gap(sets: tuple[Broker, Broker]) -> None:
+    home, _ = sets
+    online(home.consumers)
+    send(home, 2)
+    act(home, 1_700_000_000_000)
+    online(home.consumers)
+    assert not home.consumers.tick(time.monotonic() + 3600)  # acting: nothing to take back from others
+    assert len(receive(home.consumers).messages) == 2
+    promote(home, 3)
+    home.config = replace(home.config, enable_slave_acting_master=False)
+    assert receive(home.consumers, 1).code == ResponseCode.SUCCESS
+    assert not home.consumers.tick(time.monotonic() + 7200)
+    assert receive(home.consumers, 1).code == ResponseCode.SUCCESS  # served on: no pre-online with the key off

@@ -17,6 +17,7 @@ from agents.ha.acting import (
     decide,
     escape_target,
     master_missing,
+    may_have_been_replaced,
 )
 from agents.ha.role import Role
 from tests.harness.fuzzing import fuzz
@@ -192,3 +193,18 @@ def test_escape_never_goes_home_prefers_the_agent_s_own_masters_and_ignores_orde
         assert target in serving
     else:
         assert target is None
+
+
+# --- a master's own gap -----------------------------------------------------------------------
+
+
+def test_a_master_gap_of_half_the_bound_may_have_let_a_slave_act() -> None:
+    assert not may_have_been_replaced(BOUND // 2 - 1, ON)
+    assert may_have_been_replaced(BOUND // 2, ON)
+    assert may_have_been_replaced(10 * BOUND, ON)
+
+
+@given(st.integers(-(10**6), 10**7), st.integers(1, 10**6), st.booleans())
+def test_only_a_gap_of_half_the_bound_with_the_key_on_counts(gap_ms: int, bound_ms: int, enabled: bool) -> None:
+    policy = ActingPolicy(enabled, bound_ms)
+    assert may_have_been_replaced(gap_ms, policy) == (enabled and 2 * gap_ms >= bound_ms)
