@@ -277,8 +277,10 @@ class ConsumerService:
         lock), an online master goes through pre-online again: the acting replica's escaped changes, which the
         sweep would take back only later, are merged before it serves, so no acked message comes back."""
         gap_ms, self._ticked = int((now - self._ticked) * 1000), max(self._ticked, now)
-        if self._online_for is None or self._online_for != self._built_for or self.acting:
-            return  # not online, or an acting replica (it escapes its writes: nothing to take back from others)
+        replica = self._host.replica
+        online = self._online_for is not None and self._online_for == self._built_for
+        if replica is None or replica.position.role is not Role.MASTER or not online:
+            return  # not an online master: a slave, or an acting replica (it escapes its writes, takes nothing back)
         if may_have_been_replaced(gap_ms, self._host.config.acting_policy):
             log.warning("%s: this master ran nothing for %.1f s (a process pause or a stalled host); a slave may "
                         "have acted meanwhile: pre-online again before serving consumers",
