@@ -231,8 +231,9 @@ class ConsumerService:
         """(replica, masterEpoch, acting episode start or 0): a new master, or a new acting episode, rebuilds."""
         self._online_for: tuple[Replica, int, int] | None = None  # the master state pre-online finished for
         self._pre_online_since = 0.0  # monotonic; 0 while none waits
-        self._ticked = time.monotonic()  # when this process last ran a tick or a request (`_check_gap`)
-        self._sent_back = False  # a gap sent this master back to pre-online since the last tick
+        self._gap_lock = threading.Lock()  # guards the two below (the watchdog takes no other lock)
+        self._ticked = time.monotonic()  # when this process last ran a watchdog tick or a call
+        self._gap_ms = 0  # the longest gap noticed and not yet taken into account (0: none)
         self._escape_n = 0  # escaped changes, counted over the agent's life (their keys' n: unique per episode)
         self.counters = Counters()
         self._encoded: tuple[ConsumerState, bytes] | None = None  # the state last paged out (GetConsumerState)
@@ -265,34 +266,42 @@ class ConsumerService:
     # --- state -----------------------------------------------------------------------------------
 
     def tick(self, now: float) -> bool:
-        """The ticker's heartbeat (monotonic `now`): a gap since the last one may send an online master back
-        through pre-online (`_check_gap`). Whether a gap did so since the last tick (the take-back is due now)."""
-        with self._lock:
-            self._check_gap(now)
-            sent_back, self._sent_back = self._sent_back, False
-            return sent_back
+        """The agent's watchdog tick (monotonic `now`; it never waits for the service's lock, so a long rebuild
+        cannot stall the write gate's watchdog): whether the gap since the last tick or call may have let a slave
+        act (`acting.may_have_been_replaced`); the take-back is then due at once, and the next look at the state
+        sends an online master back to pre-online (`_take_gap`)."""
+        return self._note_gap(now)
 
-    def _check_gap(self, now: float) -> None:
+    def _note_gap(self, now: float) -> bool:
+        with self._gap_lock:
+            gap_ms, self._ticked = int((now - self._ticked) * 1000), max(self._ticked, now)
+            if not may_have_been_replaced(gap_ms, self._host.config.acting_policy):
+                return False
+            self._gap_ms = max(self._gap_ms, gap_ms)
+            return True
+
+    def _take_gap(self) -> None:
         """After a gap in which this process ran nothing long enough for a slave to have acted (caller holds the
         lock), an online master goes through pre-online again: the acting replica's escaped changes, which the
         sweep would take back only later, are merged before it serves, so no acked message comes back."""
-        gap_ms, self._ticked = int((now - self._ticked) * 1000), max(self._ticked, now)
+        self._note_gap(time.monotonic())  # a call may run before the watchdog after a pause
+        with self._gap_lock:
+            gap_ms, self._gap_ms = self._gap_ms, 0
         replica = self._host.replica
         online = self._online_for is not None and self._online_for == self._built_for
-        if replica is None or replica.position.role is not Role.MASTER or not online:
-            return  # not an online master: a slave, or an acting replica (it escapes its writes, takes nothing back)
-        if may_have_been_replaced(gap_ms, self._host.config.acting_policy):
-            log.warning("%s: this master ran nothing for %.1f s (a process pause or a stalled host); a slave may "
-                        "have acted meanwhile: pre-online again before serving consumers",
-                        self._host.config.broker_name, gap_ms / 1000)  # fmt: skip
-            self._online_for, self._sent_back = None, True
+        if not gap_ms or replica is None or replica.position.role is not Role.MASTER or not online:
+            return  # no gap, or not an online master: a slave, or an acting replica (it takes nothing back)
+        log.warning("%s: this master ran nothing for %.1f s (a process pause or a stalled host); a slave may have "
+                    "acted meanwhile: pre-online again before serving consumers",
+                    self._host.config.broker_name, gap_ms / 1000)  # fmt: skip
+        self._online_for = None
 
     def _ready(self, *, pre_online: bool = False) -> tuple[Replica, ConsumerState]:
         """The serving replica and its state (caller holds the lock): the master's, or an acting replica's (its
         log's state with the changes it escaped), rebuilt for a new replica, epoch or acting episode. A new master
         with ``enableSlaveActingMaster`` serves only once pre-online took its set's state back (`pre_online`: the
         take-back itself, and the reads other masters' take-backs make, pass)."""
-        self._check_gap(time.monotonic())
+        self._take_gap()
         replica = self._host.replica
         role = replica.position.role if replica is not None else Role.FENCED
         acting_since = self._host.acting_since_ms if role is Role.SLAVE else 0

@@ -316,6 +316,8 @@ class ReplicasManager:
     def _watch(self) -> None:
         while not self._stopped.wait(TICK_S):
             self._observe(tick=True)
+            if self.consumers.tick(time.monotonic()):
+                self.take_back.wake()  # a slave may have acted meanwhile: pre-online again, now
 
     # --- graceful transfer -----------------------------------------------------------------------
 

@@ -9,8 +9,8 @@ isolated rather than serve a state that could roll a consumer back. Once online,
 masters again every `SWEEP_S` for changes escaped since (a set that had no master during the pre-online, an
 acting replica that had not learnt of the new master yet) and merges those the same way. Changes taken back are
 released at their escape master, best effort: the merge is a join, so one taken back twice changes nothing.
-A ticker thread lets the service see a master that ran nothing for a while (a process pause) and send it through
-pre-online again, since a slave may have acted meanwhile.
+The agent's watchdog wakes it when the process ran nothing for a while (a process pause): the service sends an
+online master through pre-online again, since a slave may have acted meanwhile.
 """
 
 from __future__ import annotations
@@ -40,8 +40,6 @@ PRE_ONLINE_PASS_S = 0.5
 """How soon a pre-online that lacks an answer asks again."""
 SWEEP_S = 5.0
 """How often an online master asks the cluster's masters for changes escaped since."""
-TICK_S = 0.1
-"""How often the ticker tells the service the process runs (a longer gap may send a master back to pre-online)."""
 RPC_TIMEOUT_S = 5.0
 
 
@@ -94,11 +92,9 @@ class TakeBack:
         self._stopped = threading.Event()
         self._wake = threading.Event()  # a pass is due now (a gap sent the master back to pre-online, or stop)
         self._thread = threading.Thread(target=self._loop, name=f"take-back-{self._broker_name}", daemon=True)
-        self._ticker = threading.Thread(target=self._tick, name=f"ticker-{self._broker_name}", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
-        self._ticker.start()
 
     def _waiting(self, source: str) -> None:
         """Log, once per source in a row, what a pre-online waits for (the operator's next step)."""
@@ -110,15 +106,12 @@ class TakeBack:
     def stop(self) -> None:
         self._stopped.set()
         self._wake.set()
-        for thread in (self._thread, self._ticker):
-            if thread.is_alive():
-                thread.join(timeout=10)
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
 
-    def _tick(self) -> None:
-        """Its own thread: a pass may wait seconds on an RPC, which must not look like a process pause."""
-        while not self._stopped.wait(TICK_S):
-            if self._consumers.tick(time.monotonic()):
-                self._wake.set()
+    def wake(self) -> None:
+        """Start the next pass now (the watchdog saw a gap that may send the master back to pre-online)."""
+        self._wake.set()
 
     def _loop(self) -> None:
         while not self._stopped.is_set():
