@@ -168,7 +168,11 @@ def no_electable_master(box: Sandbox, cluster: Cluster, limit_s: float, heartbea
             box.signal(member, signal.SIGKILL)
     finally:
         box.signal(agent, signal.SIGCONT)
-    took = served(access_point, address, outsider, count, body, limit_s)
+    try:
+        took = served(access_point, address, outsider, count, body, limit_s)
+    except RuntimeError as exc:  # say whether the escape target survived the pause: a receive needs it
+        now = sets(box)[ESCAPE].master_address or "none"
+        raise RuntimeError(f"{exc}; broker-b's master: {now} (placed at {escape_master})") from exc
     set_heartbeat_timeout(escape_master, heartbeat_timeout_ms)
     if cluster.master() is not None:
         raise RuntimeError("the controller elected a master outside the SyncStateSet")
