@@ -90,6 +90,8 @@ def test_the_pre_online_merge_runs_in_quick_mode_and_checks_its_merged_table() -
 
 
 def test_the_acting_master_takeover_runs_in_quick_mode() -> None:
-    """The script fails if the acting replica is not routed read-only and serving within ten times its target."""
+    """The script fails if the acting replica is not routed read-only, serving a read and serving a consumer's POP
+    receive within ten times its target."""
     out = run_quick("acting_master.py").stdout
     assert "| no electable master" in out and "| controllers down" in out
+    assert "| no electable master: POP receive served" in out and "| controllers down: POP receive served" in out
