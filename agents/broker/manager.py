@@ -591,11 +591,14 @@ class ReplicasManager:
 
     def _coordination_changed(self) -> None:
         """After a role change or an acting verdict (worker thread): a replica that stopped coordinating releases
-        its queue locks, so the next coordinator need not wait for them to expire."""
+        its queue locks, so the next coordinator need not wait for them to expire; one that coordinates (a new
+        master, a replica that starts acting) takes its set's consumer state back now, not at the next pass."""
         now = self.coordinating
         if self._coordinated and not now:
             self.queue_locks.release(self.broker_id, self._peers)
         self._coordinated = now
+        if now:
+            self.take_back.wake()
 
     # --- RIP-32: slave acting master -------------------------------------------------------------
 
