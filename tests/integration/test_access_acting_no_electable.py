@@ -14,7 +14,6 @@ elected, takes the escaped changes back in its pre-online, and no acked message 
 from __future__ import annotations
 
 import signal
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from tests.integration.test_access_acting_escape import (
     HOME,
     TOPIC,
     agent_of,
+    consume,
     healthy,
     held,
     listed,
@@ -75,11 +75,7 @@ def test_the_left_out_replica_serves_the_group_through_the_escape_bridge(box: Sa
     consumer.startup()
     try:
         acked: dict[str, int] = {}
-        deadline = time.monotonic() + 30
-        while len(acked) < 8 and time.monotonic() < deadline:
-            for m in consumer.receive(2, 30):
-                acked[m.message_id] = acked.get(m.message_id, 0) + 1
-                consumer.ack(m)
+        consume(consumer, acked, lambda: len(acked) >= 8, batch=2, timeout_s=30)
         assert len(acked) >= 8
 
         # The outsider falls out of both SyncStateSets; then broker-a's members die; then the outsider goes on.
@@ -102,11 +98,7 @@ def test_the_left_out_replica_serves_the_group_through_the_escape_bridge(box: Sa
         )
         assert acting
 
-        deadline = time.monotonic() + 60
-        while not sent <= set(acked) and time.monotonic() < deadline:
-            for m in consumer.receive(8, 30):
-                acked[m.message_id] = acked.get(m.message_id, 0) + 1
-                consumer.ack(m)
+        consume(consumer, acked, lambda: sent <= set(acked))
         assert set(acked) == sent
         assert all(n == 1 for n in acked.values()), "a message acked was delivered again during the episode"
         escape_master = sets(box)[ESCAPE].master_address
