@@ -91,12 +91,13 @@ def test_a_replaced_slave_takes_the_masters_snapshot_and_serves_the_group_after_
         message = pb.Message(topic=TOPIC, queue_id=0, body=bytes([i]) * BODY)
         sent = master.stub(BROKER).SendMessage(pb.SendMessageRequest(message=message), timeout=10)
         assert sent.code == ResponseCode.SUCCESS, sent.remark
-    got = [*receive(master).messages, *receive(master).messages]  # a reply holds at most about 4 MiB of bodies
     # Retention runs at once and holds nothing for a group that has not consumed yet (as Java's): on a slow
-    # machine the first segments may be gone before this receive, so the group starts at the first one kept.
+    # machine the first segments may be gone before this receive, so the group starts at the first one kept. A
+    # second receive could find the next segment gone too, so the test keeps to one reply (at most about 4 MiB of
+    # bodies: three of these messages).
+    got = list(receive(master).messages)
     start = got[0].queue_offset
-    assert [m.queue_offset for m in got][:4] == [start, start + 1, start + 2, start + 3]
-    got = got[:4]
+    assert [m.queue_offset for m in got] == [start, start + 1, start + 2]
     acked = master.stub(BROKER).AckMessage(
         pb.AckMessageRequest(group=GROUP, topic=TOPIC, receipt_handles=[m.receipt_handle for m in got[:2]]), timeout=30
     )
