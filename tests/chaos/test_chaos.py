@@ -3,7 +3,8 @@
 Each run starts 3 controllers and 3 agents, produces and consumes under random faults drawn from the seed
 (kills, pauses, partitions through the proxies, a slow disk), heals, and checks the invariants
 (``invariants.py``). A failure prints the seed's report: rerun it with ``bench/chaos.py --seed N``. One more
-run follows a script instead of a seed: a controller leader cut off during a transfer (issue 23).
+runs follow a script instead of a seed: a controller leader cut off during a transfer (issue 23), and a broker set
+left with no electable master, served by its acting replica (issue 27, RIP-32).
 """
 
 from __future__ import annotations
@@ -14,9 +15,15 @@ from pathlib import Path
 import pytest
 
 from tests.harness.chaos.cluster import ChaosCluster
-from tests.harness.chaos.faults import STALE_LEADER_CONFIG, STALE_LEADER_HOLD_S, FaultScheduler
+from tests.harness.chaos.faults import (
+    ACTING_CONFIG,
+    ACTING_HOLD_S,
+    STALE_LEADER_CONFIG,
+    STALE_LEADER_HOLD_S,
+    FaultScheduler,
+)
 from tests.harness.chaos.history import Recorder
-from tests.harness.chaos.runner import run_chaos
+from tests.harness.chaos.runner import escaped_delayed, run_chaos
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -57,3 +64,26 @@ def test_a_deposed_controller_leader_gives_no_stale_answer_to_the_lease_question
     assert kinds["partition-controller-leader"] == 1 and kinds["transfer-master"] == 1, report.text()
     epochs = {a.master_epoch for a in h.lease_answers}
     assert len(epochs) > 1, f"the lease answers never saw the transfer's new masterEpoch: {epochs}"
+
+
+def _acting(cluster: ChaosCluster, recorder: Recorder, say: Callable[[str], None]) -> None:
+    FaultScheduler(cluster, recorder, 0, say).acting_episode()
+
+
+def test_a_set_without_an_electable_master_serves_its_group_through_the_acting_replica_and_rolls_nothing_back(
+    tmp_path: Path,
+) -> None:
+    """Every controller killed, then the first set's master broker removed: the set's acting replica serves the group
+    and delivers due delayed messages through escape; after healing, invariants 7 and 8 hold across the episode (no
+    ack undone, nothing lost, no delayed message twice) on whichever replica the controllers elect."""
+    report = run_chaos(tmp_path, 0, ACTING_HOLD_S, 2, broker_config=ACTING_CONFIG, scenario=_acting)
+    print(report.text())
+    h = report.history
+    assert not report.violations, report.text()
+    assert not h.notes, report.text()
+    kinds = report.faults_by_kind()
+    assert kinds["kill-controller"] == 3 and kinds["remove-master"] == 1 and kinds["acting-master"] == 1, report.text()
+    [episode] = h.acting
+    served = [a for a in h.groups[episode.broker_set].acks if episode.from_ms <= a.answered_ms <= episode.to_ms]
+    assert served, f"no ack was answered while the replica acted\n{report.text()}"
+    assert escaped_delayed(h, episode.broker_set), f"no delayed message was delivered through escape\n{report.text()}"

@@ -28,6 +28,7 @@ from tests.harness.chaos.invariants import (
     check_replicas_identical,
     check_seen_kept,
     check_single_writer,
+    delayed_copies,
 )
 from tests.harness.consumer_ledger import Acked, Delivered, Hidden, Ledger, Sent, check_fifo
 
@@ -387,6 +388,18 @@ def test_one_delivery_put_again_per_master_change_is_allowed_and_more_is_reporte
     assert f"{BATCH + 1} extra copies of delayed payloads, above {BATCH} per master change (1 master changes)" in v.text
     [v] = check_delayed(sends[:1], delayed_log({(0, 0): ("d0", 1_000), (1, 0): ("d0", 1_000)}), MASTERS[:1])
     assert "1 extra copies" in v.text and "(0 master changes), e.g. of ['d0']" in v.text
+
+
+def test_a_delayed_message_escaped_into_another_sets_topic_counts_there_and_is_held_to_its_due_time() -> None:
+    """RIP-32: an acting replica's due delivery is re-put into the topic on another set's master."""
+    home = delayed_log({(1, 0): ("d0", 1_000)})
+    escape = FinalLog("agent2", {(3, 7): "d1"}, {}, {(3, 7): 2_000})
+    assert check_delayed(DELAYED, home | {"set-b": escape}, []) == []
+    assert delayed_copies(DELAYED, home | {"set-b": escape})["d1"] == [("set-b", 3, 7)]
+    early = FinalLog("agent2", {(3, 7): "d1"}, {}, {(3, 7): 1_900})
+    [v] = check_delayed(DELAYED, home | {"set-b": early}, [])
+    assert (v.invariant, v.broker_set) == (8, SET)
+    assert "d1 (due at 2000) was stored at queue 3 offset 7 of agent2 (set-b) at 1900, 100 ms early" in v.text
 
 
 def test_a_delayed_message_without_a_final_master_is_reported() -> None:

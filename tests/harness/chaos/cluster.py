@@ -33,6 +33,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
+
 from agents.consumer import snapshot
 from agents.consumer.records import from_message
 from agents.consumer.state import ConsumerState
@@ -44,6 +46,7 @@ from controller.model import ControllerState
 from controller.state import apply_events
 from mqbase.client import ControllerClient
 from mqbase.errors import MqError
+from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import controller_pb2 as cpb
 from tests.harness.agents import FAST, AgentProcess
 from tests.harness.chaos.history import ControllerView, ReplicaFiles, RoleChange
@@ -118,6 +121,7 @@ class ChaosCluster:
         """`broker_config` and `controller_config` override keys of every broker / controller node."""
         self.dir = directory
         self.sets = broker_sets
+        self.acting_enabled = (broker_config or {}).get("enableSlaveActingMaster") == "true"
         self.hub = ProxyHub()
         self.controllers: dict[str, ControllerProc] = {}
         self.agents: list[AgentProcess] = []
@@ -234,6 +238,22 @@ class ChaosCluster:
         """The agent whose replica of `broker_set` has the broker address `address`."""
         for a in self.agents:
             if f"{AGENT_HOST}:{a.broker_ports[broker_set]}" == address:
+                return a
+        return None
+
+    def acting_replica(self, broker_set: str) -> AgentProcess | None:
+        """The agent whose replica of `broker_set` acts as its master (RIP-32), as the agents list it; None at once
+        when acting is off, so the random schedule's clients never wait on a paused agent here."""
+        if not self.acting_enabled:
+            return None
+        for a in self.agents:
+            if a.proc is None or a.proc.poll() is not None:
+                continue
+            try:
+                listed = a.stub().ListBrokers(pb.ListBrokersRequest(), timeout=0.5).brokers
+            except grpc.RpcError:
+                continue
+            if any(b.broker_name == broker_set and b.acting_master for b in listed):
                 return a
         return None
 

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 from mqbase.client import ControllerClient
 from mqbase.errors import MqError
+from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import controller_pb2 as cpb
 from tests.harness.agents import AgentProcess
 from tests.harness.chaos.cluster import CLUSTER, ChaosCluster
-from tests.harness.chaos.history import Fault, Recorder
+from tests.harness.chaos.history import ActingEpisode, Fault, Recorder
 from tests.harness.chaos.proxy import Mode
 from tests.harness.wait import wait_until
 
@@ -49,6 +50,13 @@ STALE_LEADER_HOLD_S = 4.0
 """How long the deposed leader stays cut off after the new leader's transfer (the poller keeps asking it)."""
 STALE_LEADER_CONFIG = {"raftLeaderFallbackTimeoutMs": "30000"}
 """Controller keys of the stale-leader scenario: the cut-off leader keeps its role for the whole scenario."""
+ACTING_CONFIG = {"enableSlaveActingMaster": "true", "brokerNotActiveTimeoutMillis": "2000"}
+"""Broker keys of the acting-master scenario (``allAckInSyncStateSet`` stays on, as in every chaos run)."""
+ACTING_WARMUP_S = 3.0
+"""How long the clients run with both masters before the controllers are killed (deliveries in flight, delayed
+messages due during the episode)."""
+ACTING_HOLD_S = 8.0
+"""How long the acting replica serves before the controllers and the killed agent come back."""
 
 
 @dataclass
@@ -136,12 +144,70 @@ class FaultScheduler:
         finally:
             self.heal_all()
 
+    def acting_episode(self) -> None:
+        """A scripted schedule (issue 27, RIP-32): the first two sets' masters are made to live in different agents
+        (a transfer when they share one); every controller is killed, then the first set's master broker is removed
+        from its agent (``RemoveBroker``: it stops, the agent's replicas of other sets run on). With
+        ``ACTING_CONFIG`` the smallest alive replica of that set acts as its read-only master: the consumer group
+        receives and acks through it, and its consumer changes and due delayed messages escape to the other set's
+        master. After ``ACTING_HOLD_S`` everything heals (the controllers start again, the broker is added back),
+        and the set's next master serves only once its pre-online has taken the escaped state back.
+
+        Why not SIGKILL the agent: it also hosts a replica of every other set, and with the controllers down no
+        SyncStateSet can shrink, so under ``allAckInSyncStateSet`` no set could acknowledge an escape until they
+        return (docs/decisions.md, RIP-32)."""
+        cluster = self.cluster
+        home, other = cluster.sets[0], cluster.sets[1]
+        removed: pb.HostedBroker | None = None
+        victim: AgentProcess | None = None
+        try:
+            masters = wait_until(lambda: self._masters_apart(home, other), 60.0, "the masters in two agents", 1.0)
+            time.sleep(ACTING_WARMUP_S)
+            for node, proc in cluster.controllers.items():
+                proc.kill()
+                self._record("kill-controller", f"controller {node}")
+            victim = masters[home]
+            hosted = victim.stub().ListBrokers(pb.ListBrokersRequest(), timeout=5).brokers
+            [broker] = [b for b in hosted if b.broker_name == home]
+            request = pb.RemoveBrokerRequest(cluster_name=CLUSTER, broker_name=home, broker_id=broker.broker_id)
+            answer = victim.stub().RemoveBroker(request, timeout=30)
+            assert answer.code == 0, f"RemoveBroker of {home} in {victim.name}: {answer.code} {answer.remark}"
+            removed = broker
+            self._record("remove-master", f"{victim.name} (master of {home})", f"broker {broker.broker_id}")
+            actor = wait_until(lambda: cluster.acting_replica(home), 30.0, f"a replica of {home} acting as master")
+            since = int(time.time() * 1000)
+            self._record("acting-master", f"{actor.name} ({home})")
+            time.sleep(ACTING_HOLD_S)
+            self.recorder.acting(ActingEpisode(home, actor.name, since, int(time.time() * 1000)))
+        finally:
+            self.heal_all()
+            if removed is not None and victim is not None:
+                back = victim.stub().AddBroker(pb.AddBrokerRequest(broker_config_path=removed.config_path), timeout=30)
+                self._record("add-broker", f"{victim.name} ({home})", f"code {back.code} {back.remark}".rstrip())
+
     # --- internals -------------------------------------------------------------------------------
 
     def _record(self, kind: str, target: str, detail: str = "") -> None:
         at = time.monotonic() - self.started
         self.recorder.fault(Fault(at, kind, target, detail))
         self.say(f"  t={at:6.1f}s {kind:<28} {target} {detail}".rstrip())
+
+    def _masters_apart(self, home: str, other: str) -> dict[str, AgentProcess] | None:
+        """Set → master agent once `home`'s and `other`'s masters run in different agents, else None after asking
+        the controllers to move `other`'s master to another in-sync replica."""
+        masters = self.cluster.masters()
+        if home not in masters or other not in masters:
+            return None
+        if masters[home] is not masters[other] and masters[other].role(other) == "master":
+            return masters
+        if masters[home] is masters[other]:
+            info = self.cluster.sync_state()[other]
+            target = min(r.broker_id for r in info.in_sync_replicas if r.broker_id != info.master_broker_id)
+            request = cpb.TransferMasterRequest(cluster_name=CLUSTER, broker_name=other, broker_id=target)
+            moved = self.cluster.client.call("TransferMaster", request)
+            detail = f"{other}: broker {info.master_broker_id} -> {target}, code {moved.code} {moved.remark}"
+            self._record("transfer-master", "controllers", detail.rstrip())
+        return None
 
     def _busy(self) -> set[str]:
         return {f.target for f in self.active}

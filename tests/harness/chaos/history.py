@@ -122,6 +122,17 @@ class ReplicaFiles:
 
 
 @dataclass(frozen=True, slots=True)
+class ActingEpisode:
+    """A scripted RIP-32 episode: while `broker_set` had no master, the replica in `node` acted for it from
+    `from_ms` until the scenario healed the faults at `to_ms` (epoch ms, the clock of the ledgers' answers)."""
+
+    broker_set: str
+    node: str
+    from_ms: int
+    to_ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class Fault:
     """One injected fault (or heal), as printed and counted."""
 
@@ -149,6 +160,8 @@ class History:
     consumer_states: dict[str, ConsumerState] = field(default_factory=dict)
     """broker set → the consumer state its final master's files rebuild to (snapshot and log, read offline)."""
     faults: list[Fault] = field(default_factory=list)
+    acting: list[ActingEpisode] = field(default_factory=list)
+    """The acting-master episodes a scripted run saw (the random schedule has none: acting is off there)."""
     send_attempts: int = 0
     send_failures: dict[str, int] = field(default_factory=dict)
     drain_s: float = 0.0
@@ -210,6 +223,10 @@ class Recorder:
     def fault(self, fault: Fault) -> None:
         with self._lock:
             self.history.faults.append(fault)
+
+    def acting(self, episode: ActingEpisode) -> None:
+        with self._lock:
+            self.history.acting.append(episode)
 
     def note(self, text: str) -> None:
         with self._lock:

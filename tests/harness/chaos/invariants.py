@@ -18,9 +18,10 @@ issue:
    again), every PUT_OK message is acked in the end (nothing lost), a delivery left unacked comes back with a
    higher attempt; and the consumer state the final master's files rebuild to agrees with every answer the
    group's client was told (``agents.consumer.invariant.violations``);
-8. delayed messages (docs/storage.md, "Delayed messages"): every PUT_OK delayed message is in the topic on the
-   final master, no copy is stored before its due time, and the copies beyond the first number at most one
-   delivery put (``timer.BATCH``) per master change of the set.
+8. delayed messages (docs/storage.md, "Delayed messages"): every PUT_OK delayed message is in the topic on a
+   final master (its own set's, or another set's where a replica acting for its set escaped it, RIP-32), no copy is
+   stored before its due time, and the copies beyond the first number at most one delivery put (``timer.BATCH``)
+   per master change of the set.
 """
 
 from __future__ import annotations
@@ -324,14 +325,16 @@ def check_consumer_groups(
     return out
 
 
-def delayed_copies(delayed: Iterable[DelayedSend], final_logs: dict[str, FinalLog]) -> dict[str, list[tuple[int, int]]]:
-    """Each delayed payload → the (queue id, queue offset) of its copies in its set's final master's topic."""
-    sets = {d.payload: d.broker_set for d in delayed}
-    out: dict[str, list[tuple[int, int]]] = {p: [] for p in sets}
-    for name, log in final_logs.items():
-        for at, payload in sorted(log.at_queue_offset.items()):
-            if sets.get(payload) == name:
-                out[payload].append(at)
+def delayed_copies(
+    delayed: Iterable[DelayedSend], final_logs: dict[str, FinalLog]
+) -> dict[str, list[tuple[str, int, int]]]:
+    """Each delayed payload → the (set, queue id, queue offset) of its copies in the topic on the final masters: in
+    its own set, or in another where an acting replica of its set escaped its delivery (docs/decisions.md, RIP-32)."""
+    out: dict[str, list[tuple[str, int, int]]] = {d.payload: [] for d in delayed}
+    for name, log in sorted(final_logs.items()):
+        for (queue_id, offset), payload in sorted(log.at_queue_offset.items()):
+            if payload in out:
+                out[payload].append((name, queue_id, offset))
     return out
 
 
@@ -348,9 +351,10 @@ def master_changes(role_changes: Iterable[RoleChange]) -> Counter[str]:
 def check_delayed(
     delayed: Iterable[DelayedSend], final_logs: dict[str, FinalLog], role_changes: Iterable[RoleChange]
 ) -> list[Violation]:
-    """Invariant 8: every PUT_OK delayed payload is in its set's topic on the final master; no copy of a delayed
-    payload (acknowledged or not) was stored before its due time; per set, the copies beyond each payload's first
-    are at most ``timer.BATCH`` × its master changes (a failover repeats at most the one delivery put it cut).
+    """Invariant 8: every PUT_OK delayed payload is in the topic on a final master (its set's, or the escape
+    master's set); no copy of a delayed payload (acknowledged or not) was stored before its due time; per set, the
+    copies beyond each payload's first are at most ``timer.BATCH`` × its master changes (a failover repeats at most
+    the one delivery put it cut; an escaped delivery is taken back by the set's next master, never repeated).
 
     No tolerance on the time: the master reads its clock once per delivery pass, picks what is due at that
     reading and stores the copies with it as their store timestamp (``ConsumerService.deliver_due``, ``re_put``);
@@ -377,16 +381,18 @@ def check_delayed(
                     f"{final.master_node}",
                 )
             )
-        for queue_id, offset in found:
-            stored = final.stored_ms.get((queue_id, offset))
+        for where, queue_id, offset in found:
+            log = final_logs[where]
+            stored = log.stored_ms.get((queue_id, offset))
             if stored is None or stored < d.due_ms:
                 when = "with no store timestamp" if stored is None else f"at {stored}, {d.due_ms - stored} ms early"
+                of = log.master_node if where == d.broker_set else f"{log.master_node} ({where})"
                 out.append(
                     Violation(
                         8,
                         d.broker_set,
                         f"delayed payload {d.payload} (due at {d.due_ms}) was stored at queue {queue_id} offset "
-                        f"{offset} of {final.master_node} {when}",
+                        f"{offset} of {of} {when}",
                     )
                 )
         extra[d.broker_set] += [d.payload for _ in found[1:]]

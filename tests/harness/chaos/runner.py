@@ -33,7 +33,7 @@ from mqbase.proto import agent_pb2 as pb
 from tests.harness.agents import AgentProcess, create_topic
 from tests.harness.chaos.cluster import AGENT_HOST, ChaosCluster, consumer_state, records, views_of
 from tests.harness.chaos.faults import FaultScheduler
-from tests.harness.chaos.history import FinalLog, History, Recorder
+from tests.harness.chaos.history import ActingEpisode, FinalLog, History, Recorder
 from tests.harness.chaos.invariants import Violation, check_all, delayed_copies, master_changes
 from tests.harness.chaos.workload import (
     QUEUES,
@@ -104,6 +104,7 @@ class Report:
                 for name, group in sorted(h.replicas.items())
             )
             + f"; controller states of {len(h.controller_states)} nodes rebuilt from their journals",
+            *(self._acting_text(e) for e in h.acting),
             "connections through the proxies: " + ", ".join(f"{k} {n}" for k, n in sorted(self.proxied.items())),
             *(f"note: {n}" for n in h.notes),
             f"violations: {len(self.violations)}"
@@ -122,6 +123,18 @@ class Report:
             if n > SHOW_PER_INVARIANT
         ]
         return "\n".join(lines)
+
+    def _acting_text(self, episode: ActingEpisode) -> str:
+        """What a RIP-32 episode served: the group's acks answered while the replica acted, and the set's delayed
+        messages found in another set's topic (delivered through escape)."""
+        h = self.history
+        ledger = h.groups.get(episode.broker_set)
+        acks = [a for a in ledger.acks if episode.from_ms <= a.answered_ms <= episode.to_ms] if ledger else []
+        return (
+            f"acting master: {episode.broker_set} served by {episode.node} for "
+            f"{(episode.to_ms - episode.from_ms) / 1000:.1f} s, {len(acks)} acks answered meanwhile, "
+            f"{len(escaped_delayed(h, episode.broker_set))} of its delayed messages delivered through escape"
+        )
 
     def _delayed_text(self) -> str:
         """Invariant 8's figures: delayed sends, those found delivered on the final masters, their extra copies."""
@@ -200,6 +213,17 @@ def run_chaos(
     for link in cluster.hub.links.values():
         proxied[link.name.split()[0]] += link.accepted
     return Report(seed, duration_s, sets, history, check_all(history), time.monotonic() - started, dict(proxied))
+
+
+def escaped_delayed(history: History, broker_set: str) -> list[str]:
+    """The payloads of `broker_set`'s delayed messages found in another set's topic on the final masters (RIP-32
+    escape: an acting replica's due delivery re-put on the escape master)."""
+    copies = delayed_copies(history.delayed, history.final_logs)
+    return [
+        d.payload
+        for d in history.delayed
+        if d.broker_set == broker_set and any(where != broker_set for where, _, _ in copies[d.payload])
+    ]
 
 
 def _wait_ready(cluster: ChaosCluster, timeout: float) -> None:

@@ -10,7 +10,8 @@
 * ``Consumer``: every ``CONSUME_EVERY_S`` pulls, from a randomly chosen replica of each set (master or
   slave), whatever follows the offsets it has read so far, and records each message (invariant 5).
 * ``GroupConsumer``: consumes the topic as the group ``GROUP`` (POP: receive, ack) on every set's master, found
-  through the controllers and followed through failovers (tests/harness/consumer_clients.py); some first deliveries
+  through the controllers (or, while they name none, the replica acting as master: ``ChaosCluster.acting_replica``)
+  and followed through failovers (tests/harness/consumer_clients.py); some first deliveries
   are left unacked (they come back after ``GROUP_INVISIBLE_MS``) or made invisible for ``SHORT_INVISIBLE_MS`` only,
   and every answer goes to the set's ``Ledger`` (invariant 7). An ack that got no answer in time may have
   been done, so it is asked again (acks are idempotent). After healing, ``drain`` acks what is left.
@@ -180,8 +181,16 @@ class Consumer(threading.Thread):
 
 
 def _master_of(cluster: ChaosCluster, name: str) -> str | None:
-    info = cluster.sync_state().get(name)
-    return info.master_address if info is not None and info.HasField("master_address") else None
+    """The set's master as the controllers name it; while they name none or none answers, the replica acting as
+    its master (RIP-32), which the agents' routes show to clients as broker id 0."""
+    try:
+        info = cluster.sync_state().get(name)
+    except MqError:
+        info = None
+    if info is not None and info.HasField("master_address"):
+        return info.master_address
+    acting = cluster.acting_replica(name)
+    return f"{AGENT_HOST}:{acting.broker_ports[name]}" if acting is not None else None
 
 
 class GroupConsumer(threading.Thread):
