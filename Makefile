@@ -1,6 +1,7 @@
 # Two entry points: `make demo` runs the product's main job, `make test` runs the whole suite.
 # Both create .venv and install the project into it first (Python 3.11+ as python3).
 # `make check` is the developer's edit loop: lint, types, unit and fuzz tests (no multi-process tests).
+# `make test` runs two pytest-xdist workers (each test file whole on one): see docs/benchmarks.md.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -18,7 +19,7 @@ demo: $(STAMP)
 	MQADMIN=$(VENV)/bin/mqadmin ./demo.sh
 
 test: lint
-	GRPC_VERBOSITY=ERROR $(PY) -m pytest --durations=15
+	GRPC_VERBOSITY=ERROR $(PY) -m pytest -n 2 --dist loadfile --durations=15
 
 check: lint
 	GRPC_VERBOSITY=ERROR $(PY) -m pytest -q tests/unit tests/fuzz

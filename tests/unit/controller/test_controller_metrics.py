@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import platform
 import socket
 import urllib.error
@@ -26,6 +25,7 @@ from mqbase import __version__
 from mqbase.codes import ResponseCode as C
 from mqbase.metrics import MetricsEndpoint
 from mqbase.proto import controller_pb2 as pb
+from tests.harness import aio
 
 BASE = {"controllerPeers": "n0-127.0.0.1:9878:9876", "controllerSelfId": "n0"}
 
@@ -189,7 +189,7 @@ def intercept(method: str, behaviour: Any) -> tuple[list[tuple[str, str, float]]
         return grpc.unary_unary_rpc_method_handler(behaviour)
 
     interceptor = RequestMetrics(lambda m, c, s: seen.append((m, c, s)))
-    handler = asyncio.run(interceptor.intercept_service(continuation, SimpleNamespace(method=method)))
+    handler = aio.run(interceptor.intercept_service(continuation, SimpleNamespace(method=method)))
     return seen, handler
 
 
@@ -198,7 +198,7 @@ def test_interceptor_reports_the_method_and_the_rocketmq_code_of_the_reply() -> 
         return pb.ElectMasterResponse(code=C.CONTROLLER_MASTER_STILL_EXIST)
 
     seen, handler = intercept(f"/{SERVICE_NAME}/ElectMaster", elect)
-    reply = asyncio.run(handler.unary_unary(pb.ElectMasterRequest(), None))
+    reply = aio.run(handler.unary_unary(pb.ElectMasterRequest(), None))
     assert reply.code == C.CONTROLLER_MASTER_STILL_EXIST
     assert [(m, c) for m, c, _s in seen] == [("ElectMaster", "2011")]
     assert seen[0][2] >= 0.0
@@ -210,7 +210,7 @@ def test_interceptor_reports_a_raising_handler_as_error() -> None:
 
     seen, handler = intercept(f"/{SERVICE_NAME}/GetReplicaInfo", broken)
     with pytest.raises(RuntimeError, match="boom"):
-        asyncio.run(handler.unary_unary(pb.GetReplicaInfoRequest(), None))
+        aio.run(handler.unary_unary(pb.GetReplicaInfoRequest(), None))
     assert [(m, c) for m, c, _s in seen] == [("GetReplicaInfo", "error")]
 
 

@@ -11,6 +11,7 @@ import pytest
 from agents.access import timing
 from agents.access.renewals import Renewer
 from mqbase.proto import agent_pb2 as apb
+from tests.harness import aio
 
 
 class Master:
@@ -41,7 +42,7 @@ def renew_once(monkeypatch: pytest.MonkeyPatch, master: Master, deadline_ms: int
         task.cancel()
         return renewer, current
 
-    return asyncio.run(scenario())
+    return aio.run(scenario())
 
 
 def test_a_delivery_near_its_deadline_is_renewed_once_and_taken_by_its_current_handle(
@@ -50,7 +51,7 @@ def test_a_delivery_near_its_deadline_is_renewed_once_and_taken_by_its_current_h
     master = Master()
     renewer, current = renew_once(monkeypatch, master, int(time.time() * 1000) + 5_000)
     assert master.changed == ["h"] and current == "h+"  # renewed to 10**13: not due again
-    assert asyncio.run(renewer.take("h")) == "h"  # taken: no longer renewed
+    assert aio.run(renewer.take("h")) == "h"  # taken: no longer renewed
 
 
 def test_a_delivery_far_from_its_deadline_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,4 +71,4 @@ def test_a_terminated_clients_deliveries_are_forgotten() -> None:
     renewer.track("c1", "broker-a", "G", "T", "h1", 0)
     renewer.track("c2", "broker-a", "G", "T", "h2", 0)
     renewer.forget("c1")
-    assert asyncio.run(renewer.take("h1")) == "h1"
+    assert aio.run(renewer.take("h1")) == "h1"
