@@ -89,6 +89,9 @@ class Host:
         """One master, no peers: every orderly queue is its own (non-strict)."""
         return frozenset(keys)
 
+    def dead_letters_stored(self, topics: frozenset[str]) -> None:
+        raise AssertionError("this profile makes no dead letter")
+
 
 def pull_all(replica: Replica, per_queue: list[int]) -> tuple[float, int]:
     """What the PullMessage handler does for every 32 messages of every queue: (seconds, messages)."""

@@ -1,7 +1,6 @@
 """The broker sets of the agent's cluster as the access point sees them: each set's current master (from the
-controllers) and the access points of the agents hosting its replicas (each replica's agent answers ListBrokers
-with its ``proxy_address``), refreshed on a thread of its own every ``REFRESH_S`` and at once when a held request
-asks (``nudge``). Topics and groups come from the hosted brokers' tables, which the controllers keep current.
+controllers), refreshed on a thread of its own every ``REFRESH_S`` and at once when a held request asks
+(``nudge``). Topics and groups come from the hosted brokers' tables, which the controllers keep current.
 
 A set with no master, or every set while the controllers do not answer, is also asked of its replicas' agents:
 which one is master, which one acts as master (RIP-32, ``routes.from_reports``).
@@ -12,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Protocol
 
 from agents.access.routes import BrokerSet, ReplicaReport, from_reports
@@ -41,16 +40,12 @@ class Managers(Protocol):
 class Cluster:
     """See the module docstring."""
 
-    def __init__(self, host: Managers, security: ClientSecurity, own_address: Callable[[], str]) -> None:
+    def __init__(self, host: Managers, security: ClientSecurity) -> None:
         self._host = host
         self._security = security
-        self._own = own_address
         self._sets: tuple[BrokerSet, ...] = ()
         self._replicas: dict[str, tuple[str, ...]] = {}
         """A set's name → its replicas' agent API addresses, as the controllers last listed them."""
-        self._proxy_of: dict[str, str] = {}
-        """A broker address → the access point of the agent hosting it (learnt once, kept: a dead host's entry
-        stays listed, which a client's channel skips; "" is asked again, the agent may be starting its own)."""
         self._wanted = threading.Event()
         self._stopped = threading.Event()
         self._last = 0.0
@@ -141,10 +136,7 @@ class Cluster:
             return
         acting = {m.config.broker_name: m.config.broker_address for m in managers if m.acting}
         if acting:  # known here without asking: its route changes now, not after the controllers' call times out
-            own = self._own()
-            self._sets = tuple(
-                BrokerSet(s.name, "", s.endpoints, own, acting[s.name]) if s.name in acting else s for s in self._sets
-            )
+            self._sets = tuple(BrokerSet(s.name, "", acting[s.name]) if s.name in acting else s for s in self._sets)
         addresses = sorted({a for m in managers for a in m.config.controller_addr})
         if self._controllers is None or self._controllers.addresses != addresses:
             self._controllers = ControllerClient(addresses, RPC_TIMEOUT_S, self._security)
@@ -162,12 +154,8 @@ class Cluster:
         for info in sorted(response.replicas_info, key=lambda i: i.broker_name):
             replicas = [r.broker_address for r in (*info.in_sync_replicas, *info.not_in_sync_replicas)]
             self._replicas[info.broker_name] = tuple(a for a in replicas if a)
-            for address in replicas:
-                if address and not self._proxy_of.get(address):
-                    self._list(address)
-            proxies = tuple(sorted({self._proxy_of[a] for a in replicas if self._proxy_of.get(a)}))
             master = info.master_address if info.HasField("master_address") else ""
-            known = BrokerSet(info.broker_name, master, proxies)
+            known = BrokerSet(info.broker_name, master)
             sets.append(known if master else from_reports(known, self._reports(known.name), controller_answered=True))
         self._sets = tuple(sets)
 
@@ -179,18 +167,16 @@ class Cluster:
             if answer is None:
                 continue
             out.extend(
-                ReplicaReport(address, answer.proxy_address, b.role, b.acting_master)
+                ReplicaReport(address, b.role, b.acting_master)
                 for b in answer.brokers
                 if b.broker_name == broker_name and b.broker_address == address
             )
         return out
 
     def _list(self, broker_address: str) -> apb.ListBrokersResponse | None:
-        """The agent's ListBrokers (its access point learnt on the way); None when it is down (asked again at the
-        next refresh)."""
+        """The agent's ListBrokers; None when it is down (asked again at the next refresh)."""
         try:
             answer: apb.ListBrokersResponse = self._agents.call(broker_address, "ListBrokers", apb.ListBrokersRequest())
         except MqError:
             return None
-        self._proxy_of[broker_address] = answer.proxy_address
         return answer

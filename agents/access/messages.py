@@ -3,7 +3,7 @@
 A sent message's system properties become the RocketMQ properties our brokers store (``UNIQ_KEY``, ``TAGS``,
 ``KEYS``, ``__SHARDINGKEY``, ``BORN_HOST``, ``BORN_TIMESTAMP``, and ``TIMER_DELIVER_MS`` for a delayed message's
 ``delivery_timestamp``); a delivered message gets them back as system properties plus what the clients check:
-``body_encoding`` IDENTITY, the CRC32 body digest, the delivery attempt (≥ 1), the receipt handle and where it was
+``body_encoding`` IDENTITY, the MD5 body digest, the delivery attempt (≥ 1), the receipt handle and where it was
 stored. Pure.
 """
 
@@ -92,7 +92,7 @@ def delivered(received: apb.ReceivedMessage, namespace: str = "") -> Any:
     group = props.get(MESSAGE_GROUP)
     system = v2.SystemProperties(
         message_id=props.get(UNIQ_KEY, ""),
-        body_digest=v2.Digest(type=v2.CRC32, checksum=received.body_digest),
+        body_digest=v2.Digest(type=v2.MD5, checksum=received.body_digest),
         body_encoding=v2.IDENTITY,
         message_type=v2.DELAY if TIMER_DELIVER_MS in props else v2.FIFO if group else v2.NORMAL,
         born_host=props.get(BORN_HOST, ""),

@@ -1,24 +1,24 @@
 """Routes and assignments: which broker sets serve a topic, their queues, and where clients send for each set.
 
-Every queue entry has ``broker.id`` 0 (clients use no other) and its set's endpoints: the access points of every
-agent hosting a replica of the set, so a client's channel (gRPC ``pick_first`` over the addresses) reconnects to a
-surviving host when one dies; whichever access point it reaches forwards to the set's current master. A set with
-no master whose replica acts as master (RIP-32) is listed with that replica's access point only and read-only
-queues, so producers route around it and consumers read from it. Pure.
+Every queue entry has ``broker.id`` 0 (clients use no other) and, as its endpoints, the endpoints the client asked
+on, as Java's proxy answers in cluster mode: every official client handles its own configuration back, while a
+list it was not given can break it (the Node.js client joins a list into one gRPC target and fails to resolve
+it). Whichever access point the client reaches forwards to the set's current master, so a failover changes no
+route. A set with no master whose replica acts as master (RIP-32) has read-only queues, so producers route
+around it; its consumer calls are forwarded to the acting replica. Pure.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agents.access.protocol import v2
 from agents.metadata import Topic
-from mqbase.metadata import PERM_WRITE
+from mqbase.metadata import PERM_READ, PERM_WRITE
 
-PERM_READ = 4
 ACCEPTED_TYPES = {"NORMAL": v2.NORMAL, "FIFO": v2.FIFO, "DELAY": v2.DELAY, "TRANSACTION": v2.TRANSACTION}
 """A topic's ``message.type`` attribute → the one message type its queues accept (Java's ``TopicMessageType``)."""
 
@@ -26,15 +26,13 @@ ACCEPTED_TYPES = {"NORMAL": v2.NORMAL, "FIFO": v2.FIFO, "DELAY": v2.DELAY, "TRAN
 @dataclass(frozen=True, slots=True)
 class BrokerSet:
     """One broker set as the access point sees it: its current master's agent API address ("" while it has
-    none) and the access points of the agents hosting its replicas."""
+    none)."""
 
     name: str
     master_address: str
-    endpoints: tuple[str, ...]
-    acting_endpoint: str = ""
-    """RIP-32: the access point of the replica acting as the set's read-only master ("" when none acts)."""
     acting_address: str = ""
-    """RIP-32: that replica's agent API address, where consumer calls go while it acts."""
+    """RIP-32: the agent API address of the replica acting as the set's read-only master ("" when none acts),
+    where consumer calls go while it acts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,22 +40,19 @@ class ReplicaReport:
     """What one replica's agent says of it (ListBrokers): where it is, its role, whether it acts as master."""
 
     broker_address: str
-    proxy_address: str
     role: str
     acting: bool
 
 
 def from_reports(s: BrokerSet, reports: Sequence[ReplicaReport], controller_answered: bool) -> BrokerSet:
-    """`s` with what its replicas' agents report: the acting replica's access point (only while the set has no
-    master), and, when the controllers did not answer, the master an agent reports (the last one known is dead
-    or cut off otherwise; none reported: none)."""
+    """`s` with what its replicas' agents report: the acting replica (only while the set has no master), and,
+    when the controllers did not answer, the master an agent reports (the last one known is dead or cut off
+    otherwise; none reported: none)."""
     master = s.master_address
     if not controller_answered:
         master = next((r.broker_address for r in reports if r.role == "master"), "")
-    actor = None if master else next((r for r in reports if r.acting and r.proxy_address), None)
-    if actor is None:
-        return BrokerSet(s.name, master, s.endpoints)
-    return BrokerSet(s.name, master, s.endpoints, actor.proxy_address, actor.broker_address)
+    actor = None if master else next((r for r in reports if r.acting), None)
+    return BrokerSet(s.name, master, actor.broker_address if actor else "")
 
 
 def split_address(address: str) -> tuple[str, int]:
@@ -66,23 +61,17 @@ def split_address(address: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def _scheme(host: str) -> int:
+def endpoints(asked: Any, own: str) -> Any:
+    """The endpoints a route lists: `asked` (the request's ``v2.Endpoints``) as the client gave them, or this
+    access point's address `own` when the request names none."""
+    if asked.addresses:
+        return asked
+    host, port = split_address(own)
     try:
-        return int(v2.IPv4 if ipaddress.ip_address(host).version == 4 else v2.IPv6)
+        scheme = v2.IPv4 if ipaddress.ip_address(host).version == 4 else v2.IPv6
     except ValueError:
-        return int(v2.DOMAIN_NAME)
-
-
-def endpoints(addresses: Iterable[str], fallback: str) -> Any:
-    """``v2.Endpoints`` for access points (sorted, deduplicated; `fallback`, this access point, when none is
-    known). IP addresses of one family are listed all; with a host name only the first address is, since the
-    Python client refuses a DOMAIN_NAME endpoint with several addresses (reference trap 23)."""
-    pairs = [split_address(a) for a in sorted(set(addresses) or {fallback})]
-    schemes = {_scheme(host) for host, _ in pairs}
-    scheme = schemes.pop() if len(schemes) == 1 else v2.DOMAIN_NAME
-    if scheme == v2.DOMAIN_NAME:
-        pairs = pairs[:1]
-    return v2.Endpoints(scheme=scheme, addresses=[v2.Address(host=h, port=p) for h, p in pairs])
+        scheme = v2.DOMAIN_NAME
+    return v2.Endpoints(scheme=scheme, addresses=[v2.Address(host=host, port=port)])
 
 
 def permissions(read_queue_nums: int, write_queue_nums: int, perm: int) -> list[int]:
@@ -97,18 +86,17 @@ def permissions(read_queue_nums: int, write_queue_nums: int, perm: int) -> list[
     return [v2.READ] * r + [v2.WRITE] * w + [v2.READ_WRITE] * both
 
 
-def message_queues(topic: Topic, sets: Sequence[BrokerSet], own: str, namespace: str = "") -> list[Any]:
+def message_queues(topic: Topic, sets: Sequence[BrokerSet], listed: Any, namespace: str = "") -> list[Any]:
     """The route of `topic`: every queue of every broker set serving it that the access point knows, in set
-    order (`own`: this access point's address, the endpoints of a set with none known)."""
+    order, each listing the ``v2.Endpoints`` `listed` (see `endpoints`)."""
     accepted = ACCEPTED_TYPES.get(topic.message_type, v2.NORMAL)
     out = []
     for s in sets:
         if s.name not in topic.broker_names:
             continue
-        acting = not s.master_address and s.acting_endpoint
-        listed = (s.acting_endpoint,) if acting else s.endpoints
+        acting = not s.master_address and s.acting_address
         perm = topic.perm & ~PERM_WRITE if acting else topic.perm  # Java's acting master: read-only
-        broker = v2.Broker(name=s.name, id=0, endpoints=endpoints(listed, own))
+        broker = v2.Broker(name=s.name, id=0, endpoints=listed)
         for queue_id, permission in enumerate(permissions(topic.read_queue_nums, topic.write_queue_nums, perm)):
             out.append(
                 v2.MessageQueue(

@@ -216,8 +216,10 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
             await asyncio.sleep(timing.POLL_S)
         return [s for s in self._cluster.sets() if s.name in topic.broker_names]
 
-    async def _route(self, topic: Topic, namespace: str) -> list[Any]:
-        return routes.message_queues(topic, await self._sets(topic), self._own(), namespace)
+    async def _route(self, topic: Topic, request: Any) -> list[Any]:
+        """The route of `topic` for a QueryRoute or QueryAssignment `request` (its endpoints and namespace)."""
+        listed = routes.endpoints(request.endpoints, self._own())
+        return routes.message_queues(topic, await self._sets(topic), listed, request.topic.resource_namespace)
 
     # --- route, settings, liveness --------------------------------------------------------------------
 
@@ -227,7 +229,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         topic = await self._topic(request.topic.name)
         if isinstance(topic, Problem):
             return service.QueryRouteResponse(status=status(topic.code, topic.message))
-        queues = await self._route(topic, request.topic.resource_namespace)
+        queues = await self._route(topic, request)
         if not queues:
             return service.QueryRouteResponse(
                 status=status(Code.TOPIC_NOT_FOUND, f"topic {topic.name} is served by no broker set known yet; retry")
@@ -241,9 +243,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         if isinstance(topic, Problem):
             return service.QueryAssignmentResponse(status=status(topic.code, topic.message))
         group = self._cluster.metadata().groups.get(request.group.name)
-        assigned = routes.assignments(
-            await self._route(topic, request.topic.resource_namespace), bool(group and group.consume_orderly)
-        )
+        assigned = routes.assignments(await self._route(topic, request), bool(group and group.consume_orderly))
         if not assigned:
             return service.QueryAssignmentResponse(status=status(Code.FORBIDDEN, "no readable queue"))
         return service.QueryAssignmentResponse(status=status(Code.OK, "OK"), assignments=assigned)
@@ -521,7 +521,7 @@ class AccessPoint:
         client = security.client()
         self.port = 0
         self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="access")
-        self.cluster = Cluster(host, client, lambda: host.proxy_address)
+        self.cluster = Cluster(host, client)
         self._forwarder = Forwarder(self.cluster, host, client, self._pool)
         secrets = {ak: secret for ak, (secret, _role) in accounts(security).items()} if security.acl_enable else None
         forward = self._forwarder

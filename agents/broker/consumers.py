@@ -20,11 +20,11 @@ for an invisibility to end, re-deciding at least every ``POLL_S``.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import logging
 import threading
 import time
-import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -117,6 +117,10 @@ class Host(Protocol):
     def lock_queues(self, keys: Sequence[QueueKey]) -> frozenset[QueueKey]:
         """The orderly queues the set's coordinator holds a lock for (``agents.broker.queue_locks``)."""
 
+    def dead_letters_stored(self, topics: frozenset[str]) -> None:
+        """The set now holds dead letters in these topics, which it does not serve yet: have them created
+        (Java's broker creates ``%DLQ%<group>`` at its first dead letter, readable like any topic)."""
+
 
 @dataclass(frozen=True, slots=True)
 class _Escaped:
@@ -164,9 +168,18 @@ def dead_letter(message: Message, attempt: int, dlq_topic: str, now_ms: int) -> 
     return Message(dlq_topic, 0, message.body, properties, now_ms)
 
 
+def unserved_dead_letter_topics(names: Iterable[str], table: MetadataTable, broker_name: str) -> frozenset[str]:
+    """The dead-letter topics among `names` that set `broker_name` does not serve in `table`."""
+    topics = table.topics
+    return frozenset(
+        n for n in names if n.startswith(DLQ_PREFIX) and (n not in topics or broker_name not in topics[n].broker_names)
+    )
+
+
 def body_digest(body: bytes) -> str:
-    """RocketMQ 5's CRC32 body digest: 8 upper-case hex digits (a client fails a message whose digest differs)."""
-    return f"{zlib.crc32(body):08X}"
+    """The body's MD5 in upper-case hex, the digest Java's proxy sends and every official client checks alike (a
+    client fails a message whose digest differs; their CRC32 checks disagree on leading zeros and case)."""
+    return hashlib.md5(body, usedforsecurity=False).hexdigest().upper()
 
 
 def fitting(sizes: dict[int, int], room: int, *, first: bool) -> list[int]:
@@ -367,6 +380,9 @@ class ConsumerService:
         if isinstance(appended, PutResult):
             raise Refused(STATUS_CODES[appended.status], REMARKS[appended.status])
         self._state = apply_all(state, records)
+        topics = (m.topic for m in extra)
+        if unserved := unserved_dead_letter_topics(topics, self._host.metadata, self._host.config.broker_name):
+            self._host.dead_letters_stored(unserved)
         return appended
 
     def _escape(self, state: ConsumerState, records: Sequence[StateRecord], extra: Sequence[Message]) -> Appended:

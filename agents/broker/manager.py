@@ -26,7 +26,7 @@ from typing import Any
 from agents.broker import write_gate
 from agents.broker.cleaner import CommitLogCleaner
 from agents.broker.consumer_snapshots import MAX_PAGE_BYTES, SnapshotKeeper
-from agents.broker.consumers import ConsumerService
+from agents.broker.consumers import ConsumerService, unserved_dead_letter_topics
 from agents.broker.controller_link import ControllerLink
 from agents.broker.delays import TimerDelivery
 from agents.broker.escape import EscapeLink, Neighbour
@@ -243,22 +243,33 @@ class ReplicasManager:
         self._read_metadata()
         return True
 
-    def create_topic(self, topic: str) -> pb.MetadataChangeResponse:
-        """autoCreateTopicEnable: ask the controller to create `topic` served by this broker set (Java's default
-        queue numbers, perm RW, NORMAL), then learn the metadata it answers. Raises MqError when unreachable."""
+    def create_topic(
+        self, topic: str, queues: int = DEFAULT_QUEUE_NUMS, why: str = "autoCreateTopicEnable"
+    ) -> pb.MetadataChangeResponse:
+        """Ask the controller to create `topic` served by this broker set (or to add this set to it): `queues`
+        read and write queues (Java's default), perm RW, NORMAL; then learn the metadata it answers. Raises MqError
+        when unreachable."""
         request = pb.UpdateTopicRequest(
             broker_name=self.config.broker_name,
             topic_name=topic,
-            read_queue_nums=DEFAULT_QUEUE_NUMS,
-            write_queue_nums=DEFAULT_QUEUE_NUMS,
+            read_queue_nums=queues,
+            write_queue_nums=queues,
             perm=PERM_READ | PERM_WRITE,
             attributes=[f"+{MESSAGE_TYPE}=NORMAL"],
         )
         response: pb.MetadataChangeResponse = self._link.call("UpdateTopic", request)
         if response.code == ResponseCode.SUCCESS:
-            log.info("%s: created topic %s (autoCreateTopicEnable)", self._name(), topic)
+            log.info("%s: created topic %s (%s)", self._name(), topic, why)
             self._read_metadata()
+        else:
+            log.warning("%s: creating topic %s (%s) failed: %d %s", self._name(), topic, why, response.code,
+                        response.remark)  # fmt: skip
         return response
+
+    def dead_letters_stored(self, topics: frozenset[str]) -> None:
+        """See ``consumers.Host``: created by the worker (a controller call), one queue each as Java's
+        ``DLQ_NUMS_PER_GROUP``; a topic still missing is asked for again at the set's next dead letter."""
+        self._events.put(("dead_letters", topics))
 
     def update_config(self, config: BrokerConfig) -> None:
         """Runtime keys take effect for the next heartbeat and poll; the HA keys from the next role change."""
@@ -407,6 +418,9 @@ class ReplicasManager:
                     self._learn_members()
                 elif kind == "metadata":
                     self._read_metadata()
+                elif kind == "dead_letters":
+                    for topic in sorted(unserved_dead_letter_topics(payload, self.metadata, self.config.broker_name)):
+                        self.create_topic(topic, queues=1, why="its first dead letter")
             except MqError as exc:
                 log.info("%s: controller unavailable for %s: %s", self._name(), kind, exc)
             except StaleEpoch as exc:

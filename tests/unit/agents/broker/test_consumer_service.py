@@ -40,6 +40,7 @@ class Broker:
         self.metadata: MetadataTable = learn(MetadataTable(), 1, [Topic(TOPIC, frozenset({"b"}), 2, 2, 6)], [])
         self.refuse: PutStatus | None = None
         self.locked: frozenset[QueueKey] | None = None  # the orderly queues the coordinator holds (None: all)
+        self.dead_letter_topics: list[frozenset[str]] = []  # what the service asked to have created
 
     def append(self, messages: Sequence[Message]) -> Appended | PutResult:
         assert self.replica is not None
@@ -56,6 +57,9 @@ class Broker:
 
     def lock_queues(self, keys: Sequence[QueueKey]) -> frozenset[QueueKey]:
         return frozenset(keys) if self.locked is None else self.locked & frozenset(keys)
+
+    def dead_letters_stored(self, topics: frozenset[str]) -> None:
+        self.dead_letter_topics.append(topics)
 
 
 @pytest.fixture
@@ -98,6 +102,28 @@ def test_acks_hold_in_a_table_rebuilt_from_the_log_and_from_a_snapshot(broker: B
     fresh, fresh_keeper = service(broker)
     assert fresh_keeper.latest(broker.replica) == cut  # type: ignore[arg-type]
     assert receive(fresh).code == ResponseCode.PULL_NOT_FOUND  # the two unacked are still invisible
+
+
+def test_the_first_dead_letter_of_a_group_asks_for_its_topic_once_the_set_serves_it_nothing_more(
+    broker: Broker,
+) -> None:
+    send(broker, 3)
+    s, _ = service(broker)
+    handles = [m.receipt_handle for m in receive(s).messages]
+
+    def forward(handle: str) -> None:
+        dead = s.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[handle], dead_letter=True))
+        assert [r.pop_code for r in dead.results] == [20000]
+
+    forward(handles[0])
+    assert broker.dead_letter_topics == [frozenset({"%DLQ%G"})]
+    assert [m.topic for _, m in broker.replica.store.consume("%DLQ%G", 0, 0, 8)] == ["%DLQ%G"]  # type: ignore[union-attr]
+    forward(handles[1])  # not created yet (the controller was slow or unreachable): asked again
+    assert len(broker.dead_letter_topics) == 2
+    dlq = Topic("%DLQ%G", frozenset({"b"}), 1, 1, 6)
+    broker.metadata = learn(broker.metadata, 2, [*broker.metadata.topics.values(), dlq], [])
+    forward(handles[2])
+    assert len(broker.dead_letter_topics) == 2
 
 
 def test_a_refused_put_answers_its_code_and_the_log_decides_afterwards(broker: Broker) -> None:

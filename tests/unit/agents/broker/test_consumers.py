@@ -16,8 +16,11 @@ def test_a_dead_letter_names_its_source_and_last_attempt_under_the_same_id() -> 
     assert copy == Message("%DLQ%GID", 0, b"body", {**kept, **added}, 900)
 
 
-@pytest.mark.parametrize(("body", "digest"), [(b"", "00000000"), (b"hello", "3610A686"), (b"\x00" * 4, "2144DF1C")])
-def test_the_body_digest_is_crc32_in_eight_upper_case_hex_digits(body: bytes, digest: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "digest"),
+    [(b"", "D41D8CD98F00B204E9800998ECF8427E"), (b"hello", "5D41402ABC4B2A76B9719D911017C592")],
+)
+def test_the_body_digest_is_md5_in_upper_case_hex_as_javas_proxy_sends(body: bytes, digest: str) -> None:
     assert body_digest(body) == digest
 
 
