@@ -2,12 +2,13 @@
 # Both create .venv and install the project into it first (Python 3.11+ as python3).
 # `make check` is the developer's edit loop: lint, types, unit and fuzz tests (no multi-process tests).
 # `make test` runs two pytest-xdist workers (each test file whole on one): see docs/benchmarks.md.
+# `make clients` builds the official RocketMQ 5 clients' drivers (tests/clients/README.md); `make test` does it first.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test check lint stubs completions clean
+.PHONY: demo test check lint clients stubs completions clean
 
 $(STAMP): pyproject.toml setup.py agents/store/_fastscan.c
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +19,7 @@ $(STAMP): pyproject.toml setup.py agents/store/_fastscan.c
 demo: $(STAMP)
 	MQADMIN=$(VENV)/bin/mqadmin ./demo.sh
 
-test: lint
+test: lint clients
 	GRPC_VERBOSITY=ERROR $(PY) -m pytest -n 2 --dist loadfile --durations=15
 
 check: lint
@@ -26,6 +27,9 @@ check: lint
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy
+
+clients: $(STAMP)
+	$(PY) -m tests.clients.build
 
 stubs: $(STAMP)
 	$(PY) -m mqbase.proto.generate

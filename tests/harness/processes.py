@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,7 @@ def unused_port() -> int:
     return port
 
 
-def stop_process(proc: subprocess.Popen[bytes]) -> None:
+def stop_process(proc: subprocess.Popen[Any]) -> None:
     """SIGCONT (it may be stopped), SIGTERM, then SIGKILL if it does not exit within 15 s."""
     if proc.poll() is not None:
         return

@@ -218,6 +218,14 @@ class Cluster:
         self.healthy()
 
 
+def all_up(box: Sandbox, cluster: Cluster) -> Master:
+    """Restart the agents an earlier test killed; the master once every replica is back in sync."""
+    for agent in box.agents():
+        if not agent.pid:
+            box.start(agent.id)
+    return cluster.healthy()
+
+
 def replicas(info: Any) -> list[Any]:
     """Every registered replica of a ReplicasInfo, in sync or not."""
     return [*info.in_sync_replicas, *info.not_in_sync_replicas]

@@ -29,7 +29,7 @@ from rocketmq import (
 )
 
 from mqadmin_py.sandbox import Sandbox
-from tests.harness.sandbox import BROKER, Cli, Cluster, Master, all_learnt, serving_sandbox
+from tests.harness.sandbox import BROKER, Cli, Cluster, Master, all_learnt, all_up, serving_sandbox
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -217,14 +217,6 @@ def test_deliveries_are_acked_on_the_new_master_after_a_failover(box: Sandbox, c
         assert not sent & set(again)
     finally:
         consumer.shutdown()
-
-
-def all_up(box: Sandbox, cluster: Cluster) -> Master:
-    """Restart the agents an earlier test killed; the master once every replica is back in sync."""
-    for agent in box.agents():
-        if not agent.pid:
-            box.start(agent.id)
-    return cluster.healthy()
 
 
 def send_bodies(endpoints: str, topic: str, bodies: list[str], group: str | None = None) -> dict[str, str]:
