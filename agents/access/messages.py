@@ -52,14 +52,22 @@ def outgoing_problem(message: Any, max_body_size: int = MAX_BODY_SIZE) -> Proble
     )
 
 
+def message_type(message: Any) -> str:
+    """What a sent message is, from what it carries, as Java's ``TopicMessageType.parseFromMessageProperty``: a
+    delivery time makes it DELAY, a message group FIFO, anything else NORMAL (transactions are refused before)."""
+    system = message.system_properties
+    return "DELAY" if system.HasField("delivery_timestamp") else "FIFO" if _group(system) is not None else "NORMAL"
+
+
 def type_problem(message: Any, topic: Topic) -> Problem | None:
-    """Why a delayed message may not go to `topic`, or None: its ``message.type`` must be DELAY, as Java's proxy
-    validates (``DefaultTopicMessageTypeValidator``). Other types are not checked here (the clients check the
-    route's accepted types before sending)."""
-    if message.system_properties.HasField("delivery_timestamp") and topic.message_type != "DELAY":
+    """Why `message` may not go to `topic`, or None: what it is must be the topic's ``message.type``, as Java's
+    proxy validates (``DefaultTopicMessageTypeValidator``), whatever the client checked (the Rust client checks
+    nothing)."""
+    actual = message_type(message)
+    if actual != topic.message_type:
         return Problem(
             Code.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE,
-            f"TopicMessageType validate failed, the expected type is {topic.message_type}, but actual type is DELAY",
+            f"TopicMessageType validate failed, the expected type is {topic.message_type}, but actual type is {actual}",
         )
     return None
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from agents.access.codes import Code
 from agents.access.messages import delivered, outgoing_problem, to_agent, type_problem
 from agents.access.protocol import v2
@@ -58,14 +60,24 @@ def test_a_delayed_message_carries_its_delivery_time_as_timer_deliver_ms() -> No
     assert to_agent(_delayed()).properties["TIMER_DELIVER_MS"] == "1700000060000"
 
 
-def test_a_delayed_message_goes_only_to_a_delay_topic() -> None:
-    """Java's proxy checks a message's type against the topic's ``message.type`` (``enableTopicMessageTypeCheck``)."""
-    delay, normal = (Topic("Orders", frozenset({"b"}), 4, 4, 6, kind) for kind in ("DELAY", "NORMAL"))
-    assert type_problem(_delayed(), delay) is None
-    assert type_problem(sent(), normal) is None
-    problem = type_problem(_delayed(), normal)
-    assert problem is not None and problem.code is Code.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE
-    assert problem.message == "TopicMessageType validate failed, the expected type is NORMAL, but actual type is DELAY"
+def _grouped() -> Any:
+    message = sent(message_type=v2.FIFO)
+    message.system_properties.message_group = "g1"
+    return message
+
+
+@pytest.mark.parametrize("topic_type", ["NORMAL", "FIFO", "DELAY"])
+@pytest.mark.parametrize(("make", "actual"), [(sent, "NORMAL"), (_grouped, "FIFO"), (_delayed, "DELAY")])
+def test_a_message_goes_only_to_a_topic_of_its_type(topic_type: str, make: Any, actual: str) -> None:
+    """Java's proxy checks what a message is against the topic's ``message.type`` (``enableTopicMessageTypeCheck``),
+    from the properties it carries, not from the type the client claims."""
+    problem = type_problem(make(), Topic("Orders", frozenset({"b"}), 4, 4, 6, topic_type))
+    if actual == topic_type:
+        assert problem is None
+    else:
+        assert problem is not None and problem.code is Code.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE
+        expected = f"TopicMessageType validate failed, the expected type is {topic_type}, but actual type is {actual}"
+        assert problem.message == expected
 
 
 def test_a_delivered_delayed_message_is_delay_typed_with_its_delivery_time() -> None:
