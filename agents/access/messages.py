@@ -24,6 +24,9 @@ SYSTEM_KEYS = frozenset(
     {UNIQ_KEY, TAGS, KEYS, MESSAGE_GROUP, BORN_HOST, BORN_TIMESTAMP, TIMER_DELIVER_MS, TIMER_OUT_MS}
 )
 UNSUPPORTED_TYPES = {v2.TRANSACTION: "transaction"}
+MAX_DELAY_MS = 24 * 3600 * 1000
+"""Java's proxy ``maxDelayTimeMills``: a delivery time further ahead is refused (the broker takes up to
+``timerMaxDelaySec`` through the agent API, as Java's broker through remoting)."""
 
 
 def _tag(system: Any) -> str | None:
@@ -34,12 +37,14 @@ def _group(system: Any) -> str | None:
     return system.message_group if system.HasField("message_group") else None
 
 
-def outgoing_problem(message: Any, max_body_size: int = MAX_BODY_SIZE) -> Problem | None:
-    """Why one sent ``v2.Message`` may not be forwarded, or None."""
+def outgoing_problem(message: Any, now_ms: int, max_body_size: int = MAX_BODY_SIZE) -> Problem | None:
+    """Why one sent ``v2.Message`` may not be forwarded at `now_ms`, or None."""
     system = message.system_properties
     if system.message_type in UNSUPPORTED_TYPES:
         kind = UNSUPPORTED_TYPES[system.message_type]
         return Problem(Code.UNSUPPORTED, f"{kind} messages are not supported by this access point")
+    if system.HasField("delivery_timestamp") and system.delivery_timestamp.ToMilliseconds() - now_ms > MAX_DELAY_MS:
+        return Problem(Code.ILLEGAL_DELIVERY_TIME, "message delay time too large (24 h at most)")
     return send_problem(
         message.topic.name,
         system.message_id,

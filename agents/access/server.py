@@ -307,7 +307,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         if len({m.topic.name for m in request.messages}) > 1:
             return refused(Code.BAD_REQUEST, "the messages of one request must have one topic")
         for m in request.messages:
-            if problem := outgoing_problem(m):
+            if problem := outgoing_problem(m, _now_ms()):
                 return refused(problem.code, problem.message)
         topic = await self._topic(request.messages[0].topic.name)
         if isinstance(topic, Problem):

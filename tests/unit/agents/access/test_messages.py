@@ -12,6 +12,8 @@ from agents.access.protocol import v2
 from agents.metadata import Topic
 from mqbase.proto import agent_pb2 as apb
 
+NOW = 1_700_000_000_000
+
 
 def sent(**system: Any) -> Any:
     m = v2.Message(topic=v2.Resource(name="Orders"), body=b"hello", user_properties={"color": "red"})
@@ -29,7 +31,7 @@ def sent(**system: Any) -> Any:
 
 def test_a_sent_message_becomes_our_properties() -> None:
     message = sent(tag="TagA", keys=["k1", "k2"], message_group="g1")
-    assert outgoing_problem(message) is None
+    assert outgoing_problem(message, NOW) is None
     out = to_agent(message)
     assert (out.topic, out.queue_id, out.body) == ("Orders", -1, b"hello")
     assert dict(out.properties) == {
@@ -44,7 +46,7 @@ def test_a_sent_message_becomes_our_properties() -> None:
 
 
 def test_transaction_messages_are_refused() -> None:
-    problem = outgoing_problem(sent(message_type=v2.TRANSACTION))
+    problem = outgoing_problem(sent(message_type=v2.TRANSACTION), NOW)
     assert problem is not None and problem.code is Code.UNSUPPORTED
     assert problem.message == "transaction messages are not supported by this access point"
 
@@ -55,8 +57,15 @@ def _delayed() -> Any:
     return message
 
 
+def test_a_delivery_time_more_than_a_day_ahead_is_refused_as_javas_proxy_does() -> None:
+    day = 24 * 3600 * 1000
+    assert outgoing_problem(_delayed(), NOW + 60_000 - day) is None  # exactly a day ahead
+    problem = outgoing_problem(_delayed(), NOW + 60_000 - day - 1)
+    assert problem is not None and problem.code is Code.ILLEGAL_DELIVERY_TIME
+
+
 def test_a_delayed_message_carries_its_delivery_time_as_timer_deliver_ms() -> None:
-    assert outgoing_problem(_delayed()) is None
+    assert outgoing_problem(_delayed(), NOW) is None
     assert to_agent(_delayed()).properties["TIMER_DELIVER_MS"] == "1700000060000"
 
 
@@ -89,11 +98,11 @@ def test_a_delivered_delayed_message_is_delay_typed_with_its_delivery_time() -> 
 
 
 def test_a_sent_message_is_validated() -> None:
-    problem = outgoing_problem(sent(tag="A|B"))
+    problem = outgoing_problem(sent(tag="A|B"), NOW)
     assert problem is not None and problem.code is Code.ILLEGAL_MESSAGE_TAG
     empty = sent()
     empty.body = b""
-    problem = outgoing_problem(empty)
+    problem = outgoing_problem(empty, NOW)
     assert problem is not None and problem.code is Code.MESSAGE_BODY_EMPTY
 
 
