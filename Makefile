@@ -29,7 +29,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy
 
 clients: $(STAMP)
-	$(PY) -m tests.clients.build
+	$(PY) -m tests.harness.client_build
 
 stubs: $(STAMP)
 	$(PY) -m mqbase.proto.generate

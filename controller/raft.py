@@ -29,8 +29,10 @@ import json
 import logging
 import os
 import pickle
+import socket
 import struct
 import zlib
+from _socket import inet_ntop
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +49,10 @@ from controller.errors import ControllerError
 from controller.events import Event
 from controller.model import ControllerState
 from controller.state import apply_events
+
+socket.inet_ntop = inet_ntop
+"""pysyncobj 0.3.x's ``win_inet_pton`` replaces ``socket.inet_ntop`` on every platform, for the whole process,
+with a Windows-only one that raises TypeError (``not_windows()``): the standard one is put back."""
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from mqadmin_py.sandbox import Sandbox
 from mqbase.client import AgentClient, ControllerClient
 from mqbase.proto import agent_pb2 as apb
 from mqbase.proto import controller_pb2 as cpb
-from tests.clients.build import build, missing_tools, required
+from tests.harness.client_build import build, missing_tools, required
 from tests.harness.processes import stop_process
 from tests.harness.sandbox import CLUSTER, Cluster, all_up, serving_sandbox
 from tests.harness.wait import wait_until

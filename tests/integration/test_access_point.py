@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from mqadmin_py.sandbox import Sandbox
 from mqbase.client import AgentClient
 from mqbase.proto import agent_pb2 as apb
 from tests.harness.sandbox import Cli, all_learnt, serving_sandbox
+from tests.harness.v2_messages import raw_message
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -266,13 +266,6 @@ def stub(endpoints: str) -> Iterator[Any]:
 
 
 HEADERS = (("x-mq-client-id", "bad-input-test"),)
-
-
-def raw_message(topic: str, body: bytes) -> Any:
-    m = v2.Message(topic=v2.Resource(name=topic), body=body)
-    m.system_properties.message_id = uuid.uuid4().hex.upper()
-    m.system_properties.message_type = v2.NORMAL
-    return m
 
 
 def raw_receive(stub: Any, topic: str) -> tuple[int, list[Any]]:

@@ -1,1 +1,1 @@
-"""The reference: the real Java RocketMQ 5 on loopback (java_cluster.py), and the differential test against it."""
+"""The reference: the differential test against the real Java RocketMQ 5 (tests/harness/java_cluster.py)."""

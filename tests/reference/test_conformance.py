@@ -1,6 +1,6 @@
 """Differential conformance with the real Java RocketMQ 5: one recorded sequence of raw ``apache.rocketmq.v2`` gRPC
 calls, replayed against the Java proxy (CLUSTER mode, over a namesrv with the controller embedded and a broker set
-of two in controller mode: tests/reference/java_cluster.py) and against ours (one controller, a broker set of two,
+of two in controller mode: tests/harness/java_cluster.py) and against ours (one controller, a broker set of two,
 the agents' access points), each answer reduced to what the official clients read of it (status code, route shape
 and permissions, endpoints relative to the address asked, accepted message types, settings, digest type,
 delivery attempt, whether a receipt handle acks, retry and dead-letter topics). The two observations are compared
@@ -43,10 +43,10 @@ import grpc  # noqa: E402
 
 from agents.access.protocol import service, stubs, v2  # noqa: E402
 from mqadmin_py.sandbox import Sandbox  # noqa: E402
+from tests.harness.java_cluster import JavaCluster, classpath  # noqa: E402
 from tests.harness.sandbox import CLUSTER, Cli, all_learnt, serving_sandbox  # noqa: E402
+from tests.harness.v2_messages import raw_message  # noqa: E402
 from tests.harness.wait import wait_until  # noqa: E402
-from tests.integration.test_access_point import raw_message  # noqa: E402
-from tests.reference.java_cluster import JavaCluster, classpath  # noqa: E402
 
 pytestmark = [pytest.mark.reference, pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(900)]
 

@@ -190,12 +190,17 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 def test_test_support_code_lives_in_the_harness() -> None:
     """Outside ``tests/harness/`` a test folder holds test modules, conftest fixtures and package markers only, so
-    no test imports helpers from another test module (decisions.md, "One test harness")."""
+    no test imports helpers from another test module (decisions.md, "One test harness"); the official clients'
+    driver programs (``tests/clients/<language>/``, run as processes, imported by nothing) are no helpers."""
     tests = ROOT / "tests"
     allowed = {"conftest.py", "__init__.py"}
+    drivers = [p for p in (tests / "clients").iterdir() if p.is_dir()]
     stray = sorted(
         str(p.relative_to(ROOT))
         for p in tests.rglob("*.py")
-        if tests / "harness" not in p.parents and not p.name.startswith("test_") and p.name not in allowed
+        if tests / "harness" not in p.parents
+        and not any(d in p.parents for d in drivers)
+        and not p.name.startswith("test_")
+        and p.name not in allowed
     )
     assert stray == []

@@ -122,3 +122,13 @@ def test_every_flipped_bit_of_a_sealed_meta_is_refused_or_reads_the_same() -> No
             assert pickle.loads(bytes(flipped)) == VOTE, f"bit {bit} changed the term or vote and was not refused"
             same += 1
     assert refused > same
+
+
+def test_importing_the_raft_module_leaves_the_standard_inet_ntop() -> None:
+    """pysyncobj replaces ``socket.inet_ntop`` with a Windows-only one on import; controller/raft.py puts it back."""
+    import socket
+
+    import controller.raft  # noqa: F401 - imported for its effect on socket
+
+    assert socket.inet_ntop(socket.AF_INET, b"\x7f\x00\x00\x01") == "127.0.0.1"
+    assert socket.inet_ntop(socket.AF_INET6, b"\x00" * 15 + b"\x01") == "::1"

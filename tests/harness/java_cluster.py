@@ -10,8 +10,8 @@ stops every JVM it started, by pid.
 
 ``classpath()`` runs ``java/fetch.sh`` (the pinned version, from Maven Central into ~/.m2). By hand::
 
-    python -m tests.reference.java_cluster up --dir D      # prints the proxy endpoint, leaves the JVMs running
-    python -m tests.reference.java_cluster down --dir D    # stops them (by the pids in D/cluster.json)
+    python -m tests.harness.java_cluster up --dir D      # prints the proxy endpoint, leaves the JVMs running
+    python -m tests.harness.java_cluster down --dir D    # stops them (by the pids in D/cluster.json)
 """
 
 from __future__ import annotations
@@ -40,8 +40,7 @@ from typing import Any, TypeVar
 
 from mqadmin_py.sandbox import BROKER_DEFAULTS, CONTROLLER_DEFAULTS
 
-HERE = Path(__file__).resolve().parent
-JAVA_DIR = HERE / "java"
+JAVA_DIR = Path(__file__).resolve().parents[1] / "reference" / "java"
 CLUSTER = "DefaultCluster"
 BROKER = "broker-a"
 MESSAGE_TYPES = ("NORMAL", "FIFO", "DELAY", "TRANSACTION")
@@ -782,7 +781,7 @@ def _properties(path: Path, values: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m tests.reference.java_cluster",
+        prog="python -m tests.harness.java_cluster",
         description="Start or stop the Java RocketMQ 5 reference cluster on loopback.",
     )
     sub = parser.add_subparsers(dest="command", required=True)

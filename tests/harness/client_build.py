@@ -1,4 +1,4 @@
-"""Build the official clients' drivers (tests/clients/README.md): ``python -m tests.clients.build [LANGUAGE ...]``.
+"""Build the official clients' drivers (tests/clients/README.md): ``python -m tests.harness.client_build [LANG ...]``.
 
 Each driver is built by its folder's ``build.sh`` into ``$XDG_CACHE_HOME/mqadmin-py/clients/<language>``, outside
 the clone, so a fresh clone reuses the registries' caches and the build outputs. A language whose toolchain is
@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "clients"
 TOOLCHAINS = {"java": ("java", "mvn"), "go": ("go",), "node": ("node", "npm"), "python": (), "rust": ("cargo",)}
 """Each driver's language → the commands its build needs."""
 
