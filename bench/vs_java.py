@@ -40,9 +40,9 @@ every replica is in sync again. The window: the longest gap between successful c
 before the kill until the restart; failed sends (``send`` raised, after the client's own retries) are counted.
 
 Prints the tables and, last, ``name: value`` per headline ratio (ours / Java; < 1 is ours faster for latencies
-and windows, > 1 ours faster for throughputs). ``--json FILE`` writes the raw figures. The Java JVMs take ~1 min
-to start on this machine, so ``--quick`` takes ~3 min rather than 30 s. Everything started is stopped by pid on
-exit, also on Ctrl-C or SIGTERM.
+and windows, > 1 ours faster for throughputs). ``--json FILE`` writes the raw figures. The Java JVMs take 20 s
+to start on a quiet machine and 2-4 min under load, so ``--quick`` takes a few minutes rather than 30 s; the full
+run ~25 min. Everything started is stopped by pid on exit, also on Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ import argparse
 import contextlib
 import itertools
 import json
+import math
 import signal
 import statistics
 import sys
@@ -577,6 +578,17 @@ def ratios(rounds: dict[str, dict[str, float]], kills: dict[str, dict[str, float
     return out
 
 
+def finite(value: Any) -> Any:
+    """`value` with every NaN as None: strict JSON (a receive has no latency percentiles)."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [finite(v) for v in value]
+    return value
+
+
 def interrupted(*_: object) -> None:
     """SIGTERM as Ctrl-C: every context manager below stops what it started."""
     raise KeyboardInterrupt
@@ -636,7 +648,7 @@ def main() -> None:
                kills=[asdict(k) for k in kills], summary={"rounds": rounds_summary, "kills": kills_summary},
                ratios=headline)  # fmt: skip
     if args.json:
-        args.json.write_text(json.dumps(raw, indent=1) + "\n")
+        args.json.write_text(json.dumps(finite(raw), indent=1) + "\n")
     print(f"\nmachine after: {machine_note()}")
     print(f"java: RocketMQ {java_cluster.version()}; settings: {raw['settings']}")
     for name, value in headline.items():
