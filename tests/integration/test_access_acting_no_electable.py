@@ -109,8 +109,11 @@ def test_the_left_out_replica_serves_the_group_through_the_escape_bridge(box: Sa
         for agent in others:
             config = next(b.configFile for b in agent.brokers if b.brokerName == HOME)
             cli.json("addBroker", "-c", agent.address, "-b", config)
-        wait_until(lambda: sets(box)[HOME].HasField("master_broker_id") or None, 60, "broker-a's new master")
+        elected = wait_until(lambda: sets(box)[HOME].master_address or None, 60, "broker-a's new master")
         wait_until(lambda: not listed(outsider.address, HOME).acting_master, 30, "acting to stop")
+        # Until its pre-online ends the new master serves no consumer: a receive is held, then PROXY_TIMEOUT.
+        host = next(a.address for a in box.agents() if a.id == agent_of(box, elected))
+        wait_until(lambda: not listed(host, HOME).pre_online, 60, "the new master's pre-online to end")
         for _ in range(4):  # each receive asks one set: ask both, twice
             assert consumer.receive(32, 30) == [], "a message acked during the episode came back"
         wait_until(lambda: not held(escape_master), 30, "the escape master to release what was taken back")
