@@ -26,6 +26,9 @@ from mqbase.security import ClientSecurity
 log = logging.getLogger(__name__)
 
 REFRESH_S = 2.0
+EPISODE_REFRESH_S = 0.5
+"""While a set has no master (RIP-32, a failover), the sets are read this often: its master's return makes its
+queues writable again, and producers that start then see read-only queues until the next read."""
 NUDGE_MIN_S = 0.2
 """A held request asks for a refresh at most this often, whichever request asks."""
 RPC_TIMEOUT_S = 2.0
@@ -113,8 +116,14 @@ class Cluster:
                 log.warning("access point: cannot read the broker sets: %s", exc)
             except Exception:
                 log.exception("access point: reading the broker sets failed")
-            self._pause(REFRESH_S if self._sets else NUDGE_MIN_S)  # soon while nothing is known (start-up)
+            self._pause(self._period())
             self._wanted.clear()
+
+    def _period(self) -> float:
+        """How long until the next read: soon while nothing is known (start-up), sooner while a set has no master."""
+        if not self._sets:
+            return NUDGE_MIN_S
+        return REFRESH_S if all(s.master_address for s in self._sets) else EPISODE_REFRESH_S
 
     def _pause(self, seconds: float) -> None:
         """Wait for a nudge, `seconds` at most; a hosted replica starting or stopping to act ends it sooner (its

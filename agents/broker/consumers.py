@@ -317,7 +317,7 @@ class ConsumerService:
         self._take_gap()
         replica = self._host.replica
         role = replica.position.role if replica is not None else Role.FENCED
-        acting_since = self._host.acting_since_ms if role is Role.SLAVE else 0
+        acting_since = self._host.acting_since_ms if role is not Role.MASTER else 0  # a slave, or fenced
         if replica is None or not (acting_since or (role is Role.MASTER and replica.master is not None)):
             if role is Role.SLAVE:
                 raise Refused(ResponseCode.SLAVE_NOT_AVAILABLE, "this broker is a slave; ask the master")

@@ -5,8 +5,12 @@ change (deliveries, acks, invisibility, forward offset commits) and the delayed 
 the master of another set of the cluster, which stores them as ``Escaped`` records of its own log naming their home
 set (``ConsumerService.take_escaped``), replicated like any record of that set. ``acting.escape_target`` picks it:
 a master the same agent hosts first (RIP-31's local escape, a direct call), else one of the cluster's (the escape
-bridge, over the agent API). The home set's next master asks every master of the cluster for them before it
-serves (``agents.broker.take_back``), and releases them once merged.
+bridge, over the agent API). When no other set has a master, or the one picked does not store them (unreachable, or
+its SyncStateSet cannot acknowledge: a lost member with the controllers down), changes without
+delayed copies go to the replica's own journal (``agents.broker.escape_journal``; a copy must be stored by a set
+that serves its topic, so the delivery waits). The home set's next master asks every master of the cluster, and
+every alive replica of its set for its journal, before it serves (``agents.broker.take_back``), and releases them
+once merged.
 
 The cluster's masters come from the controllers (GetSyncStateData of the cluster); while they do not answer, the
 last list known is used, as the acting replica exists precisely when the controllers may be gone.
@@ -43,6 +47,18 @@ class EscapeMaster(Protocol):
     def take_escaped(self, home: str, changes: Sequence[Escaped], copies: Sequence[Message]) -> None: ...
     def escaped_for(self, home: str) -> list[Escaped]: ...
     def release_escaped(self, released: EscapeReleased) -> None: ...
+
+
+class Journal(Protocol):
+    """Where changes go when no other set has a master (``agents.broker.escape_journal``)."""
+
+    def append(self, changes: Sequence[Escaped]) -> None: ...
+    def held(self) -> list[Escaped]: ...
+    def release(self, keys: Iterable[EscapeKey]) -> int: ...
+
+
+JOURNAL = "the escape journal"
+"""`EscapeLink.send`'s answer when the changes went to this replica's own journal."""
 
 
 class Neighbour(Protocol):
@@ -100,8 +116,10 @@ class EscapeLink:
         neighbours: Callable[[], Iterable[Neighbour]],
         controller: Callable[[str, Any], Any],
         security: ClientSecurity,
+        journal: Journal,
     ) -> None:
         self._cluster = cluster
+        self.journal = journal
         self._home = home
         self._neighbours = neighbours
         self._controller = controller
@@ -138,16 +156,19 @@ class EscapeLink:
 
     def send(self, changes: Sequence[Escaped], copies: Sequence[Message], serving: Callable[[str], bool]) -> str:
         """Store the changes (and copies) at an escape master in one put; the set that took them. `serving`:
-        whether a set may take the copies (it serves their topics). `Refused` when none can be reached or it
+        whether a set may take the copies (it serves their topics). With no other master in the cluster, changes
+        without copies go to this replica's own journal (`JOURNAL`). `Refused` when none can be reached or it
         refuses: nothing is known written then, and the caller's client retries."""
         local = {name: c for name, (_, c) in self._local().items() if serving(name)}
         remote = {name: a for name, a in self.masters().items() if serving(name)} if not local else {}
         target = acting.escape_target(self._home, local, remote)
+        if target is None and not copies:  # every set may take changes without copies: none has a master
+            return self._journal(changes)
         if target is None:
             raise Refused(
                 ResponseCode.SERVICE_NOT_AVAILABLE,
-                f"broker set {self._home} has no master and no other set of cluster {self._cluster} has one to "
-                "escape to; retry",
+                f"broker set {self._home} has no master and no other set of cluster {self._cluster} that serves "
+                "the topics has one to escape to; retry",
             )
         if target in local:
             local[target].take_escaped(self._home, changes, copies)
@@ -162,10 +183,29 @@ class EscapeLink:
             with AgentClient(timeout=RPC_TIMEOUT_S, security=self._security) as client:
                 response = client.call(remote[target], "EscapeChanges", request)
         except MqError as exc:
-            raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, f"escape to {target} failed: {exc}; retry") from exc
-        if response.code != ResponseCode.SUCCESS:
-            raise Refused(response.code, f"escape to {target} refused: {response.remark}")
-        return target
+            failed = f"{exc}"
+        else:
+            if response.code == ResponseCode.SUCCESS:
+                return target
+            failed = f"{response.code}: {response.remark}"
+        if not copies:  # it may hold them already if only the answer was lost: a take-back merges both once
+            log.info("%s: escape to %s failed (%s); the changes go to the escape journal", self._home, target, failed)
+            return self._journal(changes)
+        raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, f"escape to {target} failed ({failed}); retry")
+
+    def _journal(self, changes: Sequence[Escaped]) -> str:
+        try:
+            self.journal.append(changes)
+        except OSError as exc:
+            raise Refused(
+                ResponseCode.SYSTEM_ERROR, f"the escape journal cannot write ({exc.strerror or exc}); retry later"
+            ) from exc
+        return JOURNAL
+
+    def journal_of(self, address: str) -> list[Escaped] | None:
+        """The journal of the set's replica at `address` (this set's changes it holds); None when it does not
+        answer (or refuses)."""
+        return self.held(self._home, address)
 
     def held(self, name: str, address: str) -> list[Escaped] | None:
         """The changes set `name`'s master holds for this set; None when it does not answer (or refuses)."""

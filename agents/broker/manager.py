@@ -30,6 +30,7 @@ from agents.broker.consumers import ConsumerService, unserved_dead_letter_topics
 from agents.broker.controller_link import ControllerLink
 from agents.broker.delays import TimerDelivery
 from agents.broker.escape import EscapeLink, Neighbour
+from agents.broker.escape_journal import EscapeJournal
 from agents.broker.queue_locks import QueueLocks
 from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Stay, TakeSyncStateSet, decide
 from agents.broker.roles import View as ControllerView
@@ -123,6 +124,7 @@ class ReplicasManager:
         self._answer: ControllerAnswer | None = None
         self._peers: dict[int, str] = {}
         self._alive: frozenset[int] = frozenset()
+        self._alive_for: tuple[Position, bool] | None = None  # the role and acting verdict `_alive` was learnt in
         self._agent_sighting_ms: int | None = None
         self._verdict = Verdict(False, None, Why.DISABLED)
         self._acting_since_ms = 0
@@ -146,8 +148,9 @@ class ReplicasManager:
         self.consumers = ConsumerService(self, self.snapshots)
         self.timer = TimerDelivery(self.consumers, config.broker_name)
         self.escapes = EscapeLink(
-            config.broker_cluster_name, config.broker_name, neighbours, self._link.call, self._client_security
-        )
+            config.broker_cluster_name, config.broker_name, neighbours, self._link.call, self._client_security,
+            EscapeJournal(config.store_root),
+        )  # fmt: skip
         self.take_back = TakeBack(
             self.consumers, self.escapes, self._alive_peers, lambda: self.config, self._client_security
         )
@@ -298,8 +301,9 @@ class ReplicasManager:
         return replica.append(messages)
 
     def readable(self) -> bool:
-        """Reads are refused while fenced (the role is not known yet)."""
-        return self._position().role is not Role.FENCED
+        """Reads are refused while fenced (the role is not known yet), unless the replica acts as master (RIP-32: a
+        replica restarted while its set had no master is fenced)."""
+        return self._position().role is not Role.FENCED or self.acting
 
     def _observe(self, *, tick: bool, now: float | None = None) -> Gate:
         """Look at the write gate now (``write_gate.observe``) and carry out its step; the gate after it.
@@ -397,10 +401,17 @@ class ReplicasManager:
         self._events.put(("metadata", None))  # learn the topics and groups at once, not a period later
         next_poll = time.monotonic() + self.config.sync_broker_metadata_period / 1000
         while not self._stopped.is_set():
+            wait = next_poll - time.monotonic()
+            if self.config.enable_slave_acting_master:
+                wait = min(wait, acting.CHECK_S)  # a master may be gone: look at the HA stream this often
             try:
-                kind, payload = self._events.get(timeout=max(0.0, next_poll - time.monotonic()))
+                kind, payload = self._events.get(timeout=max(0.0, wait))
             except queue.Empty:
                 kind, payload = "poll", None
+                if time.monotonic() < next_poll:
+                    if not self._watching():
+                        continue
+                    kind = "check"
             try:
                 if kind == "stop":
                     return
@@ -414,6 +425,8 @@ class ReplicasManager:
                 elif kind == "poll":
                     next_poll = time.monotonic() + self.config.sync_broker_metadata_period / 1000
                     self._poll_cycle()
+                elif kind == "check":
+                    self._poll_cycle(full=False)
                 elif kind == "members":
                     self._learn_members()
                 elif kind == "metadata":
@@ -517,13 +530,15 @@ class ReplicasManager:
             ha_address=c.ha_address,
         )
 
-    def _poll_cycle(self) -> None:
+    def _poll_cycle(self, *, full: bool = True) -> None:
         """GetReplicaInfo and GetMetadata, then RIP-32's check, whatever they raised: the controllers count as
-        reachable only if one of them gave this cycle an answer on the set."""
+        reachable only if one of them gave this cycle an answer on the set. Not `full` (RIP-32's check between
+        polls): no election and no metadata read, so a set without a master costs the controllers no more."""
         started = _now_ms()
         try:
-            self._poll()
-            self._read_metadata()
+            self._poll(may_elect=full)
+            if full:
+                self._read_metadata()
         except MqError as exc:
             log.info("%s: controller unavailable for poll: %s", self._name(), exc)
         finally:
@@ -533,7 +548,7 @@ class ReplicasManager:
             if reachable and self.config.lock_in_strict_mode and not self.config.enable_slave_acting_master:
                 self._learn_replicas()  # the acting check learnt them otherwise
 
-    def _poll(self) -> None:
+    def _poll(self, *, may_elect: bool = True) -> None:
         c = self.config
         asked_at = time.monotonic()
         response = self._link.call("GetReplicaInfo", pb.GetReplicaInfoRequest(broker_name=c.broker_name))
@@ -546,7 +561,7 @@ class ReplicasManager:
         if response.code != ResponseCode.SUCCESS:
             log.info("%s: controller answered %d: %s", self._name(), response.code, response.remark)
             return
-        self._apply(self._view_of(response), may_elect=True)
+        self._apply(self._view_of(response), may_elect=may_elect)
         with self._gate_lock:
             before, self._gate = self._gate, write_gate.answered(self._gate, asked_at)
             reopened = before.waits_for_controller and not self._gate.waits_for_controller
@@ -641,10 +656,22 @@ class ReplicasManager:
     def is_master(self) -> bool:
         return self._position().role is Role.MASTER
 
-    def _alive_peers(self) -> Mapping[int, str]:
-        """The set's other replicas known alive, id → agent address (what a pre-online asks)."""
+    def _alive_peers(self) -> Mapping[int, str] | None:
+        """The set's other replicas known alive, id → agent address (what a pre-online asks); None until they were
+        learnt in the current role and acting verdict (a replica that started or stopped since may hold changes)."""
         peers, alive = self._peers, self._alive
+        if self._alive_for != (self._position(), self.acting):
+            return None
         return {i: a for i, a in peers.items() if i in alive and i != self.broker_id}
+
+    def _watching(self) -> bool:
+        """Whether RIP-32's check runs now rather than at the next metadata poll (``acting.watches``)."""
+        replica = self.replica
+        if replica is None:
+            return False
+        slave = replica.slave
+        up = slave is not None and slave.connected
+        return acting.watches(self.config.acting_policy, self._position().role, up, self.acting)
 
     def _check_acting(self, *, reachable: bool) -> None:
         """Learn who of the set is alive (the controller's alive flags, else the peers' agents), then decide."""
@@ -657,10 +684,12 @@ class ReplicasManager:
     def _learn_alive(self, reachable: bool) -> None:
         """The set's alive ids: the controller's flags (and the replicas' addresses, for when it is gone), else the
         peers whose agents answer now (one that reports master is a sighting)."""
+        learnt_for = (self._position(), self.acting)
         info = self._learn_replicas() if reachable else None
         if info is not None:
             replicas = [*info.in_sync_replicas, *info.not_in_sync_replicas]
             self._alive = frozenset(r.broker_id for r in replicas if r.alive) | {self.broker_id}
+            self._alive_for = learnt_for
             return
         alive = {self.broker_id}
         for broker_id, address in self._peers.items():
@@ -672,6 +701,7 @@ class ReplicasManager:
             if role is Role.MASTER:
                 self._agent_sighting_ms = _now_ms()
         self._alive = frozenset(alive)
+        self._alive_for = learnt_for
 
     def _learn_replicas(self) -> pb.ReplicasInfo | None:
         """Ask the controller for the set's registered replicas and keep their agent addresses (`_peers`: the acting
@@ -682,15 +712,16 @@ class ReplicasManager:
         return info
 
     def _peer_role(self, broker_id: int, address: str) -> Role | None:
-        """The role a peer replica's agent reports for it; None when the agent does not answer or hosts it not."""
+        """The role a peer replica's agent reports for it; None when the agent does not answer or hosts it not
+        (a broker that failed to start is listed with id -1)."""
         try:
             with AgentClient(timeout=PEER_TIMEOUT_S, security=self._client_security) as client:
                 response = client.call(address, "ListBrokers", agent_pb2.ListBrokersRequest())
         except MqError:
             return None
         for b in response.brokers:
-            if b.broker_name == self.config.broker_name and b.broker_id == broker_id and b.role != Role.FENCED.value:
-                return Role(b.role)
+            if b.broker_name == self.config.broker_name and b.broker_id == broker_id:
+                return Role(b.role)  # fenced counts: alive, restarted while the set had no master
         return None
 
     def _decide_acting(self, *, reachable: bool) -> None:
@@ -710,6 +741,8 @@ class ReplicasManager:
                 self._acting_episodes += 1
             elif before.act and not verdict.act:
                 self._acting_since_ms = 0
+        if verdict.act != before.act and self.config.enable_slave_acting_master:
+            self._learn_alive(reachable)  # for the pre-online of the coordinator that takes over
         self._coordination_changed()
         if verdict.act and not before.act:
             log.warning("%s: broker %d acts as the read-only master: %s (alive %s)",
@@ -843,6 +876,8 @@ class ReplicasManager:
         position = self._position()
         log.info("%s: broker %d is %s in epoch %d (master %s)",
                  self._name(), self.broker_id, position.role.value, position.master_epoch, view.master_id)  # fmt: skip
+        if self.config.enable_slave_acting_master:
+            self._learn_alive(reachable=True)  # the new master's pre-online asks every alive replica
         self._coordination_changed()
         if self._on_role_change is not None:
             self._on_role_change(self)

@@ -370,7 +370,8 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         if not isinstance(manager, ReplicasManager):
             return manager  # type: ignore[no-any-return]
         try:
-            held = manager.consumers.escaped_for(request.home)
+            own = request.home == manager.config.broker_name  # its own set's: the replica's escape journal
+            held = manager.escapes.journal.held() if own else manager.consumers.escaped_for(request.home)
         except ConsumerRefused as exc:
             return pb.GetEscapedResponse(code=exc.code, remark=str(exc))
         return pb.GetEscapedResponse(code=ResponseCode.SUCCESS, records=encode_escaped(held))
@@ -380,7 +381,10 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             released = decode_released(request.records)
             if released.home != request.home:
                 raise ValueError(f"the record releases changes of {released.home}, the request names {request.home}")
-            manager.consumers.release_escaped(released)
+            if released.home == manager.config.broker_name:
+                manager.escapes.journal.release(released.keys)
+            else:
+                manager.consumers.release_escaped(released)
 
         return self._escape_side(request.broker, "release", release)
 

@@ -3,7 +3,8 @@
 With ``enableSlaveActingMaster``, a replica that becomes master serves no consumer (``ConsumerService`` refuses
 with SERVICE_NOT_AVAILABLE, ``ListBrokers`` reports ``pre_online``, the access points route nothing to it) until
 this thread has fetched the consumer state of every alive replica of its set (``GetConsumerState``) and the
-changes escaped for its set at every master of the cluster (``GetEscaped``), and the service has merged them
+changes escaped for its set at every master of the cluster and in every such replica's escape journal
+(``GetEscaped``), and the service has merged them
 (``ConsumerService.take_back``). A source that does not answer is asked again at the next pass: the master stays
 isolated rather than serve a state that could roll a consumer back. Once online, the thread asks the cluster's
 masters again every `SWEEP_S` for changes escaped since (a set that had no master during the pre-online, an
@@ -22,7 +23,7 @@ from collections.abc import Callable, Mapping
 
 from agents.broker.consumer_snapshots import MAX_PAGE_BYTES
 from agents.broker.consumers import ConsumerService, Refused
-from agents.broker.escape import EscapeLink
+from agents.broker.escape import JOURNAL, EscapeLink
 from agents.config import BrokerConfig
 from agents.consumer.errors import StateFormatError
 from agents.consumer.records import Escaped
@@ -76,11 +77,12 @@ class TakeBack:
         self,
         consumers: ConsumerService,
         link: EscapeLink,
-        peers: Callable[[], Mapping[int, str]],
+        peers: Callable[[], Mapping[int, str] | None],
         config: Callable[[], BrokerConfig],
         security: ClientSecurity,
     ) -> None:
-        """`peers`: the set's other replicas known alive, id → agent address."""
+        """`peers`: the set's other replicas known alive, id → agent address; None until learnt for the current
+        role (a pre-online waits for them)."""
         self._consumers = consumers
         self._link = link
         self._peers = peers
@@ -133,6 +135,11 @@ class TakeBack:
                 self._link.masters()  # learnt while the controllers answer: an acting replica may need the list
             return PRE_ONLINE_PASS_S
         key, pre_online = phase
+        peers = self._peers()
+        if peers is None and pre_online:
+            self._waiting("the set's alive replicas to be learnt for the new role")
+            return PRE_ONLINE_PASS_S
+        peers = peers or {}
         masters = self._link.masters()
         escaped: dict[str, list[Escaped]] = {}
         for name, address in masters.items():
@@ -142,9 +149,18 @@ class TakeBack:
                 return PRE_ONLINE_PASS_S  # wait for every escape master
             if held:
                 escaped[name] = held
+        for broker_id, address in peers.items():
+            held = self._link.journal_of(address)
+            if held is None and pre_online:
+                self._waiting(f"the escape journal of replica {broker_id} at {address}")
+                return PRE_ONLINE_PASS_S
+            if held:
+                escaped[f"{JOURNAL} of replica {broker_id}"] = held
+        if own := self._link.journal.held():
+            escaped[JOURNAL] = own
         replicas: list[ConsumerState] = []
         if pre_online:
-            for broker_id, address in self._peers().items():
+            for broker_id, address in peers.items():
                 state = replica_state(address, self._broker_name, broker_id, self._security)
                 if state is None:
                     self._waiting(f"replica {broker_id} at {address}")
@@ -158,6 +174,12 @@ class TakeBack:
         except Refused as exc:
             log.info("%s: take-back not done now: %s", self._broker_name, exc)
             return PRE_ONLINE_PASS_S
+        journals = {f"{JOURNAL} of replica {i}": address for i, address in peers.items()}
         for name, keys in taken.items():
-            self._link.release(name, masters[name], keys)
+            if name == JOURNAL:
+                self._link.journal.release(keys)
+            elif name in journals:
+                self._link.release(self._broker_name, journals[name], keys)
+            else:
+                self._link.release(name, masters[name], keys)
         return PRE_ONLINE_PASS_S if pre_online else SWEEP_S

@@ -99,15 +99,33 @@ def master_missing(view: SetView, now_ms: int, policy: ActingPolicy) -> Why:
 
 
 def decide(view: SetView, now_ms: int, policy: ActingPolicy) -> Verdict:
-    """Act iff enabled, the view holds no master, this replica is an alive slave and it has the smallest alive id."""
+    """Act iff enabled, the view holds no master, this replica is not master and it has the smallest alive id.
+
+    A replica that is not master is a slave, or one fenced since it started: it registered while the set had no
+    master to follow (a restart during the episode) and holds its log as it was, with the confirmOffset its
+    checkpoint kept. It serves no more than that confirmOffset, what its last master had confirmed: with
+    ``allAckInSyncStateSet`` every SyncStateSet member held it, so any master elected later holds it too and
+    nothing it serves is cut later (without, a master confirms alone and a later one may lack its tail, as it
+    may lack any message acknowledged in that mode)."""
     if not policy.enable_slave_acting_master:
         return Verdict(False, None, Why.DISABLED)
     why = master_missing(view, now_ms, policy)
     if why in (Why.MASTER_REPORTED, Why.MASTER_SEEN):
         return Verdict(False, None, why)
     expected = min(view.alive_replicas, default=None)
-    act = expected == view.broker_id and view.role is Role.SLAVE
+    act = expected == view.broker_id and view.role is not Role.MASTER
     return Verdict(act, expected, why)
+
+
+def watches(policy: ActingPolicy, role: Role, master_stream_up: bool, acting: bool) -> bool:
+    """Whether a replica checks for acting every ``CHECK_S`` rather than at the metadata period: the feature is on
+    and it is not master, and its master's HA stream is down (the master may be gone: a verdict is due within a
+    second of the bound) or it acts (it stops within a second of a new master)."""
+    return policy.enable_slave_acting_master and role is not Role.MASTER and (not master_stream_up or acting)
+
+
+CHECK_S = 0.5
+"""How often a watching replica (`watches`) checks."""
 
 
 def may_have_been_replaced(gap_ms: int, policy: ActingPolicy) -> bool:

@@ -1,15 +1,18 @@
 """The escape shell's own choices: the wire of escaped changes, and which master an escape goes to (a master the
-same agent hosts before the cluster's, the controllers' last list while they do not answer)."""
+same agent hosts before the cluster's, the controllers' last list while they do not answer, the replica's own
+journal when none can take them)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agents.broker.consumers import Refused
-from agents.broker.escape import EscapeLink, decode_escaped, decode_released, encode_escaped
+from agents.broker.escape import JOURNAL, EscapeLink, decode_escaped, decode_released, encode_escaped
+from agents.broker.escape_journal import EscapeJournal
 from agents.consumer.records import Escaped, EscapeKey, EscapeReleased, TimerDelivered, Version
 from agents.pop.events import Acked
 from agents.pop.model import QueueKey
@@ -20,6 +23,7 @@ from mqbase.security import PLAINTEXT
 
 HOME = "broker-a"
 KEY = QueueKey("g", "t", 1)
+COPY = Message("t", 0, b"due", {}, 0)
 
 
 def escaped(n: int) -> Escaped:
@@ -76,8 +80,9 @@ class Controller:
         return reply
 
 
-def link(neighbours: list[Neighbour], controller: Controller) -> EscapeLink:
-    return EscapeLink("c", HOME, lambda: neighbours, controller, PLAINTEXT)
+def link(neighbours: list[Neighbour], controller: Controller, journal: Path | None = None) -> EscapeLink:
+    """`journal`: the folder of the replica's escape journal (one that cannot be written when None)."""
+    return EscapeLink("c", HOME, lambda: neighbours, controller, PLAINTEXT, EscapeJournal(journal or Path("/proc")))
 
 
 def test_escaped_changes_cross_the_wire_unchanged() -> None:
@@ -115,7 +120,7 @@ def test_a_local_master_that_cannot_take_the_copies_is_passed_over() -> None:
     b = Neighbour("broker-b", True)
     escape = link([b], Controller())
     with pytest.raises(Refused, match="no other set"):
-        escape.send([escaped(1)], [], lambda name: name != "broker-b")
+        escape.send([escaped(1)], [COPY], lambda name: name != "broker-b")
     assert b.consumers.taken == []
 
 
@@ -130,10 +135,30 @@ def test_the_masters_are_the_controllers_last_list_and_the_local_ones() -> None:
     assert escape.masters() == {"broker-b": "127.0.0.1:98"}
 
 
-def test_no_master_anywhere_refuses_and_stores_nothing() -> None:
+def test_with_no_master_anywhere_changes_go_to_the_journal_and_copies_are_refused(tmp_path: Path) -> None:
     idle = Neighbour("broker-b", False)
     controller = Controller()
     controller.up = False
+    escape = link([idle], controller, tmp_path)
     with pytest.raises(Refused, match="retry"):
-        link([idle], controller).send([escaped(1)], [], lambda _name: True)
-    assert idle.consumers.taken == []
+        escape.send([escaped(1)], [COPY], lambda _name: True)  # a copy needs a set that serves its topic
+    assert escape.journal.held() == [] and idle.consumers.taken == []
+    assert escape.send([escaped(2)], [], lambda _name: True) == JOURNAL
+    assert escape.journal.held() == [escaped(2)] and idle.consumers.taken == []
+    assert EscapeJournal(tmp_path).held() == [escaped(2)]  # on disk
+
+
+def test_an_unreachable_escape_master_sends_the_changes_to_the_journal(tmp_path: Path) -> None:
+    controller = Controller()
+    controller.masters = {"broker-b": "127.0.0.1:1"}  # nothing listens there
+    escape = link([], controller, tmp_path)
+    assert escape.send([escaped(1)], [], lambda _name: True) == JOURNAL
+    assert escape.journal.held() == [escaped(1)]
+    with pytest.raises(Refused, match="escape to broker-b failed"):
+        escape.send([escaped(2)], [COPY], lambda _name: True)
+    assert escape.journal.held() == [escaped(1)]
+
+
+def test_a_journal_that_cannot_be_written_refuses_with_a_reason() -> None:
+    with pytest.raises(Refused, match="the escape journal cannot write"):
+        link([], Controller()).send([escaped(1)], [], lambda _name: True)

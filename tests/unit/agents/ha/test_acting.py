@@ -18,6 +18,7 @@ from agents.ha.acting import (
     escape_target,
     master_missing,
     may_have_been_replaced,
+    watches,
 )
 from agents.ha.role import Role
 from tests.harness.fuzzing import fuzz
@@ -79,10 +80,22 @@ def test_a_replica_that_never_heard_of_a_master_or_a_controller_counts_it_lost()
     assert decide(view(2, answered=None, reachable=False, seen=None), 0, ON) == Verdict(True, 2, Why.MASTER_LOST)
 
 
-def test_only_a_slave_acts_and_the_others_defer_to_the_smallest_id_whatever_its_role() -> None:
-    for role in (Role.FENCED, Role.MASTER):
-        assert decide(view(2, role=role), 1, ON) == Verdict(False, 2, Why.CONTROLLER_REPORTS_NONE)
+def test_a_master_never_acts_and_the_others_defer_to_the_smallest_id_whatever_its_role() -> None:
+    assert decide(view(2, role=Role.MASTER), 1, ON) == Verdict(False, 2, Why.CONTROLLER_REPORTS_NONE)
     assert not decide(view(3), 1, ON).act  # 2 is expected, even while it cannot act
+
+
+def test_a_replica_restarted_during_the_episode_acts_though_it_never_learnt_a_role() -> None:
+    """Fenced: it registered while the set had no master to follow (issue 34's rack restart)."""
+    assert decide(view(2, role=Role.FENCED), 1, ON) == Verdict(True, 2, Why.CONTROLLER_REPORTS_NONE)
+    unreachable = view(2, role=Role.FENCED, answered=None, reachable=False, seen=None)
+    assert decide(unreachable, 0, ON) == Verdict(True, 2, Why.MASTER_LOST)
+
+
+def test_a_replica_watches_only_while_its_master_stream_is_down_or_it_acts() -> None:
+    for role, up, acts in itertools.product(Role, (True, False), (True, False)):
+        assert not watches(ActingPolicy(), role, up, acts)
+        assert watches(ON, role, up, acts) == (role is not Role.MASTER and (not up or acts))
 
 
 def test_nobody_alive_nobody_expected() -> None:
@@ -114,7 +127,7 @@ def test_every_combination_obeys_the_rules() -> None:
             assert decide(v, now, ActingPolicy()) == Verdict(False, None, Why.DISABLED)
             assert verdict.why is master_missing(v, now, ON)
             if verdict.act:
-                assert role is Role.SLAVE and broker_id == min(alive) == verdict.expected
+                assert role is not Role.MASTER and broker_id == min(alive) == verdict.expected
                 actors.append(broker_id)
             if reachable and answer is not None and answer.master_id is not None:
                 assert verdict == Verdict(False, None, Why.MASTER_REPORTED)
@@ -123,7 +136,7 @@ def test_every_combination_obeys_the_rules() -> None:
             if verdict.why is Why.MASTER_LOST:
                 assert not (reachable and answer is not None)
                 assert seen is None or now - seen >= BOUND
-        assert len(actors) <= 1
+        assert len(set(actors)) <= 1  # one id, whichever role it has
 
 
 # --- properties --------------------------------------------------------------------------------
