@@ -16,6 +16,16 @@ Two ways a set loses its master, each `--runs` times in the same run:
 * *controllers down*: the controller is stopped, then the master's agent SIGKILLed; the clock starts at the kill.
   The smallest slave acts once the master is unseen for ``brokerNotActiveTimeoutMillis``. Target: that + 1 s.
 
+Then, in a second sandbox of one broker set with the sandbox's settings and only ``enableSlaveActingMaster`` on
+(issue 34: what a user meets; ``brokerNotActiveTimeoutMillis`` at Java's 10 s), through the access point of the
+slave that does not act:
+
+* *restarted slaves, no electable master*: the slaves' agents are stopped until the SyncStateSet shrinks to the
+  master, the master's agent SIGKILLed, the slaves' agents started again; the clock starts once both are started.
+  They register fenced (no master to follow) and the smaller acts. Target: ``controllerHeartBeatTimeoutMills``
+  + 1 s (the sandbox's 3 s).
+* *controllers down*, as above. Target: ``brokerNotActiveTimeoutMillis`` + 1 s.
+
 Three clocks from the same start: when the replica started acting (its ``actingSince``, wall clock, same
 machine); when its access point routes the topic read-only at itself (QueryRoute, polled every 20 ms) and a
 PullMessage on the replica then returns the messages sent (and confirmed) before; and, from then on, when a POP
@@ -37,6 +47,7 @@ from pathlib import Path
 from _common import MqError, grpc, log_summary, machine_note, ms, parse_args, percentile, print_table, sandbox
 
 from agents.access.protocol import stubs, v2
+from agents.ha.acting import BROKER_NOT_ACTIVE_TIMEOUT_MS
 from mqadmin_py.commands.controller import acting_since
 from mqadmin_py.sandbox import Sandbox
 from mqbase.client import AgentClient
@@ -49,6 +60,8 @@ from tests.integration.test_access_point import GROUP, raw_receive_from
 from tests.integration.test_slave_acting_master import TOPIC, pull, route
 
 POLL_S = 0.02
+SANDBOX_HEARTBEAT_TIMEOUT_S = 3.0
+"""The sandbox's controllerHeartBeatTimeoutMills (docs/cli.md), in force in the defaults phase."""
 MARGIN_S = 1.0
 PAUSED_HEARTBEAT_TIMEOUT_MS = 60_000
 """broker-b's master's controllerHeartBeatTimeoutMills while its agent is SIGSTOPped (no electable master)."""
@@ -120,7 +133,8 @@ def in_sync(cluster: Cluster, ids: list[int]) -> bool:
 def prepared(cluster: Cluster) -> tuple[Master, int, bytes]:
     """Healthy sets and one more confirmed message on every replica of broker-a: its master, the messages in the
     queue and the new one's body."""
-    healthy(cluster.box, replicas=3)
+    if len(cluster.box.broker_sets()) > 1:
+        healthy(cluster.box, replicas=3)
     master = cluster.healthy(timeout=120)
     body = f"before {time.time_ns()}"
     if send(master.address, TOPIC, body).code != ResponseCode.SUCCESS:
@@ -194,10 +208,44 @@ def controllers_down(box: Sandbox, cluster: Cluster, limit_s: float) -> Took:
     return served(access_point, address, actor, count, body, limit_s)
 
 
+def restarted_slaves(box: Sandbox, cluster: Cluster, limit_s: float) -> Took:
+    """Issue 34's rack restart, measured through the access point of the slave that does not act."""
+    master, count, body = prepared(cluster)
+    actor, other = sorted(master.slaves())
+    slave_agents = [cluster.agent_of(i) for i in (actor, other)]
+    address, access_point = cluster.address_of(actor), proxy_of(box, cluster.agent_of(other))
+    for agent in slave_agents:
+        box.stop(agent)
+    wait_until(partial(in_sync, cluster, [master.broker_id]), 60, "the SyncStateSet to shrink to the master")
+    box.signal(cluster.agent_of(master.broker_id), signal.SIGKILL)
+    for agent in slave_agents:
+        box.start(agent)
+    return served(access_point, address, actor, count, body, limit_s)
+
+
+def controllers_down_elsewhere(box: Sandbox, cluster: Cluster, limit_s: float) -> Took:
+    """The controllers-down case through the access point of the slave that does not act."""
+    master, count, body = prepared(cluster)
+    actor, other = sorted(master.slaves())
+    address, access_point = cluster.address_of(actor), proxy_of(box, cluster.agent_of(other))
+    master_agent = cluster.agent_of(master.broker_id)
+    for controller in box.controllers():
+        box.stop(controller.id)
+    box.signal(master_agent, signal.SIGKILL)
+    return served(access_point, address, actor, count, body, limit_s)
+
+
+def proxy_of(box: Sandbox, agent: str) -> str:
+    return next(a.proxyAddress for a in box.agents() if a.id == agent)
+
+
 def restarted(box: Sandbox) -> None:
     for process in box.processes():
         box.start(process.id)
-    healthy(box, replicas=3)
+    if len(box.broker_sets()) > 1:
+        healthy(box, replicas=3)
+    else:
+        box.wait_for_brokers(timeout=120)
 
 
 def learnt(box: Sandbox, cli: Cli, version: int) -> bool:
@@ -230,32 +278,43 @@ def main() -> None:
         "no electable master": partial(no_electable_master, heartbeat_timeout_ms=args.heartbeat_timeout_ms),
         "controllers down": controllers_down,
     }
-    times: dict[str, list[Took]] = {name: [] for name in cases}
-    with sandbox(1, broker_sets=2, replicas=3, broker_config=config) as box:
-        box.wait_for_brokers(timeout=60.0)
-        cluster = Cluster(Cli(Path(box.dir), box.addresses()), box.addresses())
-        try:
-            cluster.create_topic(TOPIC, 1)
-            made = cluster.cli.json("updateSubGroup", "-c", CLUSTER, "-g", GROUP)
-            wait_until(partial(learnt, box, cluster.cli, made["metadataVersion"]), 60,
-                       "every broker to learn the topic and the group")  # fmt: skip
-            for run in range(runs):
-                for name, case in cases.items():
-                    times[name].append(case(box, cluster, 10 * targets[name]))
-                    acting, took, popped = times[name][-1]
-                    print(f"  run {run + 1}, {name}: acting after {ms(acting)} ms, serving after {ms(took)} ms, "
-                          f"POP receive after {ms(popped)} ms", flush=True)  # fmt: skip
-                    restarted(box)
-        finally:
-            cluster.close()
-        logs = log_summary(box)
+    defaults: dict[str, Callable[[Sandbox, Cluster, float], Took]] = {
+        "defaults, restarted slaves": restarted_slaves,
+        "defaults, controllers down": controllers_down_elsewhere,
+    }
+    targets |= {"defaults, restarted slaves": SANDBOX_HEARTBEAT_TIMEOUT_S + MARGIN_S,
+                "defaults, controllers down": BROKER_NOT_ACTIVE_TIMEOUT_MS / 1000 + MARGIN_S}  # fmt: skip
+    times: dict[str, list[Took]] = {name: [] for name in (*cases, *defaults)}
+    logs = ""
+    for set_count, broker_config, phase in ((2, config, cases), (1, {"enableSlaveActingMaster": "true"}, defaults)):
+        with sandbox(1, broker_sets=set_count, replicas=3, broker_config=broker_config) as box:
+            box.wait_for_brokers(timeout=60.0)
+            cluster = Cluster(Cli(Path(box.dir), box.addresses()), box.addresses())
+            try:
+                cluster.create_topic(TOPIC, 1)
+                made = cluster.cli.json("updateSubGroup", "-c", CLUSTER, "-g", GROUP)
+                wait_until(partial(learnt, box, cluster.cli, made["metadataVersion"]), 60,
+                           "every broker to learn the topic and the group")  # fmt: skip
+                for run in range(runs):
+                    for name, case in phase.items():
+                        times[name].append(case(box, cluster, 10 * targets[name]))
+                        acting, took, popped = times[name][-1]
+                        print(f"  run {run + 1}, {name}: acting after {ms(acting)} ms, serving after {ms(took)} ms, "
+                              f"POP receive after {ms(popped)} ms", flush=True)  # fmt: skip
+                        restarted(box)
+            finally:
+                cluster.close()
+            logs += log_summary(box) + "\n"
     print(f"\nmachine: {machine_note()}; 1 controller, 3 agents, 2 sets, controllerHeartBeatTimeoutMills="
-          f"{args.heartbeat_timeout_ms}, brokerNotActiveTimeoutMillis={args.not_active_ms}")  # fmt: skip
+          f"{args.heartbeat_timeout_ms}, brokerNotActiveTimeoutMillis={args.not_active_ms}; then (defaults) 1 set, "
+          f"the sandbox's settings, brokerNotActiveTimeoutMillis={BROKER_NOT_ACTIVE_TIMEOUT_MS}")  # fmt: skip
     print_table(
         "Acting master takeover: no master → acting replica routed read-only, serving a read, serving consumers (ms)",
         ["case", "runs", "median", "max", "target", "met (max)"],
         [row for name, what in (("no electable master", "last SyncStateSet member SIGKILLed"),
-                                 ("controllers down", "controller stopped, then master SIGKILLed"))
+                                 ("controllers down", "controller stopped, then master SIGKILLed"),
+                                 ("defaults, restarted slaves", "slaves restarted after the master's SIGKILL"),
+                                 ("defaults, controllers down", "through the other slave's access point"))
          for row in (summary(f"{name} ({what}): acting starts", [a for a, _, _ in times[name]], None),
                      summary(f"{name}: routed read-only and serving a read", [t for _, t, _ in times[name]],
                              targets[name]),
