@@ -325,8 +325,16 @@ class _ClientCallDetails(_CallDetails, grpc.ClientCallDetails):  # type: ignore[
     """grpc wants an instance of its ABC; the named tuple carries the fields."""
 
 
+RECONNECT_OPTIONS = (("grpc.initial_reconnect_backoff_ms", 250), ("grpc.max_reconnect_backoff_ms", 1000))
+"""gRPC's reconnect backoff grows to 120 s, and every channel of the process to one address shares it (the global
+subchannel pool): a peer that was down for a minute stayed unreachable for up to as long again after it came back,
+to a new channel too. Capped at 1 s, a restarted agent or controller is reached within a second."""
+
+
 def open_channel(address: str, security: ClientSecurity, options: Sequence[tuple[str, Any]] = ()) -> grpc.Channel:
-    """A channel to `address`: TLS or plaintext as `security` says, signing every call when it has a credential."""
+    """A channel to `address`: TLS or plaintext as `security` says, signing every call when it has a credential,
+    retrying a lost connection at least every second (`RECONNECT_OPTIONS`; `options` may override them)."""
+    options = list((dict(RECONNECT_OPTIONS) | dict(options)).items())
     if security.tls:
         credentials = grpc.ssl_channel_credentials(
             root_certificates=_read(security.ca_file),

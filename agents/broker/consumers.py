@@ -355,8 +355,14 @@ class ConsumerService:
 
     @property
     def pre_online(self) -> bool:
-        """Whether this master waits for pre-online (serving no consumer)."""
-        return self._pre_online_since > 0 and not self.acting
+        """Whether this master serves no consumer until its pre-online is done: with ``enableSlaveActingMaster``,
+        from the role change on (before any request or take-back pass looked at the new epoch), not only once a
+        pass started it."""
+        replica = self._host.replica
+        if replica is None or not self._host.config.enable_slave_acting_master:
+            return False
+        position = replica.position
+        return position.role is Role.MASTER and self._online_for != (replica, position.master_epoch, 0)
 
     @property
     def acting(self) -> bool:

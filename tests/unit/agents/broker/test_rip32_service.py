@@ -130,6 +130,7 @@ def promote(b: Broker, epoch: int) -> None:
 
 def test_a_new_master_serves_no_consumer_before_its_pre_online(sets: tuple[Broker, Broker]) -> None:
     home, _ = sets
+    assert home.consumers.pre_online  # from the role change on, before any request looked (ListBrokers, metrics)
     send(home, 2)
     refused = receive(home.consumers)
     assert refused.code == ResponseCode.SERVICE_NOT_AVAILABLE and "pre-online" in refused.remark
