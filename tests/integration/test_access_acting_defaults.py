@@ -177,6 +177,18 @@ def writable(access_point: str) -> bool:
     return any(q.broker.name == HOME and q.permission in (v2.WRITE, v2.READ_WRITE) for q in queues)
 
 
+def served_by(actor: AgentProcess, c: Group, acked: dict[str, int], sent: set[str]) -> dict[str, int]:
+    """The group takes the rest of `sent` from the acting replica, each once, and the replica keeps the changes in
+    its escape journal without writing its commit log; what was taken."""
+    written = ha(actor).max_offset
+    during = c.take(len(sent - set(acked)))
+    assert not set(during) & set(acked) and set(during) | set(acked) == sent
+    assert all(n == 1 for n in during.values())
+    assert journal(actor), "the acting replica kept no change in its escape journal"
+    assert ha(actor).max_offset == written, "the acting replica wrote its commit log"
+    return during
+
+
 def the_rest_once(c: Group, acked: dict[str, int], expected: set[str]) -> None:
     """Receive and ack until `expected` is in; no message acked before may come back, none may come twice, and
     nothing else is left."""
@@ -208,16 +220,9 @@ def test_restarted_replicas_of_a_set_with_no_electable_master_serve_it(one_set: 
     actor, other = slaves
     wait_until(lambda: listed(actor).acting_master, 60, "the smaller restarted replica to act")
     assert not listed(other).acting_master
-    written = ha(actor).max_offset
-
     c = Group(client, other.proxyAddress)  # the host whose replica does not act
     try:
-        during = c.take(len(before - set(acked)))
-        assert not set(during) & set(acked) and set(during) | set(acked) == before
-        assert all(n == 1 for n in during.values())
-        acked |= during
-        assert journal(actor), "the acting replica kept no change in its escape journal"
-        assert ha(actor).max_offset == written, "the acting replica wrote its commit log"
+        acked |= served_by(actor, c, acked, before)
 
         box.start(master.id)  # the only SyncStateSet member: elected, it takes the episode's changes back
         back_online(box, actor, other.proxyAddress)
@@ -242,13 +247,7 @@ def test_with_the_controllers_down_the_slaves_serve_a_set_whose_master_died(one_
         box.signal(master.id, signal.SIGKILL)
         wait_until(lambda: listed(actor).acting_master, 60, "the slave with the smallest id to act")
         assert not listed(other).acting_master
-        written = ha(actor).max_offset
-        during = c.take(len(sent - set(acked)))
-        assert not set(during) & set(acked) and set(during) | set(acked) == sent
-        assert all(n == 1 for n in during.values())
-        acked |= during
-        assert journal(actor), "the acting replica kept no change in its escape journal"
-        assert ha(actor).max_offset == written, "the acting replica wrote its commit log"
+        acked |= served_by(actor, c, acked, sent)
 
         for controller in box.controllers():
             box.start(controller.id)
