@@ -202,3 +202,43 @@ def log_summary(sb: Sandbox) -> str:
     errors, critical = counts[" ERROR "], counts[" CRITICAL "]
     text = f"controller logs: {errors} ERROR, {critical} CRITICAL lines; terms served: {sorted(terms)}"
     return text + "".join(f"\n  first{level.rstrip()}: {line}" for level, line in firsts.items())
+
+
+SEND_PAUSE_S = 0.01
+"""The failover benchmarks' producer pause between sends."""
+
+
+class SendLoop:
+    """A producer on a thread: `send(i)`, pause `SEND_PAUSE_S`, `send(i + 1)` ... until stopped; each send's
+    (monotonic start, end, the error it raised or None). What the client raises is the outcome measured."""
+
+    def __init__(self, send: Callable[[int], object], close: Callable[[], object], name: str) -> None:
+        self._send, self._close = send, close
+        self._sends: list[tuple[float, float, str | None]] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        i = 0
+        while not self._stop.is_set():
+            began = time.monotonic()
+            error = None
+            try:
+                self._send(i)
+            except Exception as exc:  # the outcome measured, whatever the client raises
+                error = f"{type(exc).__name__}: {exc}"
+            with self._lock:
+                self._sends.append((began, time.monotonic(), error))
+            i += 1
+            self._stop.wait(SEND_PAUSE_S)
+
+    def sends(self) -> list[tuple[float, float, str | None]]:
+        with self._lock:
+            return list(self._sends)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(60)
+        self._close()

@@ -43,14 +43,25 @@ import contextlib
 import os
 import signal
 import statistics
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from _common import cpu_seconds, grpc, log_summary, machine_note, ms, parse_args, percentile, print_table, sandbox
+from _common import (
+    SEND_PAUSE_S,
+    SendLoop,
+    cpu_seconds,
+    grpc,
+    log_summary,
+    machine_note,
+    ms,
+    parse_args,
+    percentile,
+    print_table,
+    sandbox,
+)
 from rocketmq import ClientConfiguration, Credentials, Message, Producer
 from rocketmq.grpc_protocol import definition_pb2 as v2
 from rocketmq.grpc_protocol import service_pb2 as svc
@@ -66,7 +77,6 @@ from tests.harness.wait import wait_until
 TOPIC = "BenchAccess"
 QUEUES = 8
 BODY = 1024
-PAUSE_S = 0.01
 """The failover producer's pause between sends."""
 ROUND_S = 120.0
 """Every timed loop stops after this long, whatever it still lacks."""
@@ -269,50 +279,35 @@ def send_part(sb: Sandbox, cluster: Cluster, count: int, rounds: int) -> None:
 
 
 class Sender:
-    """The official producer on a thread: send, pause 10 ms, send ...; each outcome with its end time."""
+    """The official producer (`SendLoop`): each successful send's start and end, each failure's end and error."""
 
     def __init__(self, endpoints: str) -> None:
-        self._producer = producer(endpoints)
-        self.receipts: list[tuple[float, float]] = []
-        """(monotonic time each successful send() began, when it returned)"""
-        self.failed: list[tuple[float, str]] = []
-        self.lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="failover-sender", daemon=True)
-        self._thread.start()
+        made = producer(endpoints)
+        self._loop = SendLoop(lambda i: made.send(client_message(body(i))), made.shutdown, "failover-sender")
 
-    def _run(self) -> None:
-        i = 0
-        while not self._stop.is_set():
-            began = time.monotonic()
-            try:
-                self._producer.send(client_message(body(i)))
-            except Exception as exc:  # what the client raises is the outcome measured
-                with self.lock:
-                    self.failed.append((time.monotonic(), f"{type(exc).__name__}: {exc}"))
-            else:
-                with self.lock:
-                    self.receipts.append((began, time.monotonic()))
-            i += 1
-            time.sleep(PAUSE_S)
+    @property
+    def receipts(self) -> list[tuple[float, float]]:
+        """(monotonic time each successful send() began, when it returned)"""
+        return [(began, ended) for began, ended, error in self._loop.sends() if error is None]
+
+    @property
+    def failed(self) -> list[tuple[float, str]]:
+        return [(ended, error) for _, ended, error in self._loop.sends() if error is not None]
 
     def count(self) -> int:
-        with self.lock:
-            return len(self.receipts)
+        return len(self.receipts)
 
     def around(self, t: float) -> tuple[float | None, float | None, float | None]:
         """The last receipt returned at or before `t`, the first returned after it, and the first of a send that
         began after it."""
-        with self.lock:
-            before = [end for _, end in self.receipts if end <= t]
-            after = [end for _, end in self.receipts if end > t]
-            later = [end for began, end in self.receipts if began > t]
+        receipts = self.receipts
+        before = [end for _, end in receipts if end <= t]
+        after = [end for _, end in receipts if end > t]
+        later = [end for began, end in receipts if began > t]
         return (before[-1] if before else None, after[0] if after else None, later[0] if later else None)
 
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(30)
-        self._producer.shutdown()
+        self._loop.stop()
 
 
 @dataclass
@@ -400,7 +395,8 @@ def failover_part(sb: Sandbox, cluster: Cluster, kills: int) -> int:
             rows.append([label if subset == "all" else f"  {subset}", str(len(values)), ms(percentile(values, 50)),
                          ms(percentile(values, 99)), ms(max(values))])  # fmt: skip
     print_table(
-        f"SIGKILL of the master's agent while the official producer sends (1 KiB, {PAUSE_S * 1000:.0f} ms pause), ms",
+        f"SIGKILL of the master's agent while the official producer sends (1 KiB, {SEND_PAUSE_S * 1000:.0f} ms "
+        "pause), ms",
         ["", "kills", "p50", "p99", "max"],
         rows,
     )

@@ -63,7 +63,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from _common import machine_note, ms, parse_args, percentile, print_table, sandbox
+from _common import SEND_PAUSE_S, SendLoop, machine_note, ms, parse_args, percentile, print_table, sandbox
 from _vs_java_sides import Java, Ours, Side
 from rocketmq import ClientConfiguration, Credentials, FilterExpression, Message, Producer, SimpleConsumer  # noqa: TID251
 
@@ -81,7 +81,6 @@ SETTINGS_S = 1.0
 settings) until the client's telemetry stream has delivered its settings."""
 IDLE_S = 10.0
 """How long each side's idle CPU is measured, after the warm-up."""
-PAUSE_S = 0.01
 """The failover producer's pause between sends."""
 LOOP_S = 300.0
 """Every timed loop stops after this long, whatever it still lacks."""
@@ -356,45 +355,24 @@ def rounds_tables(runs: list[Timed], threads: int) -> dict[str, dict[str, float]
 
 
 class Sender:
-    """The failover producer on a thread: send, pause 10 ms, send ...; every send's start, end and outcome."""
+    """The failover producer (`SendLoop`): every send's start, end and whether it succeeded."""
 
     def __init__(self, endpoints: str) -> None:
-        self._producer = producer(endpoints, (KILL_TOPIC,))
-        self.sends: list[tuple[float, float, bool]] = []
-        """(monotonic start, end, succeeded)"""
-        self.failures: list[str] = []
-        self.lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="kill-sender", daemon=True)
-        self._thread.start()
+        made = producer(endpoints, (KILL_TOPIC,))
+        self._loop = SendLoop(lambda i: made.send(message(KILL_TOPIC, i)), made.shutdown, "kill-sender")
 
-    def _run(self) -> None:
-        i = 0
-        while not self._stop.is_set():
-            began = time.monotonic()
-            try:
-                self._producer.send(message(KILL_TOPIC, i))
-                ok = True
-            except Exception as exc:  # what the client raises is the outcome measured
-                ok = False
-                with self.lock:
-                    self.failures.append(f"{type(exc).__name__}: {exc}"[:200])
-            with self.lock:
-                self.sends.append((began, time.monotonic(), ok))
-            i += 1
-            self._stop.wait(PAUSE_S)
+    @property
+    def failures(self) -> list[str]:
+        return [error[:200] for _, _, error in self._loop.sends() if error is not None]
 
     def snapshot(self) -> list[tuple[float, float, bool]]:
-        with self.lock:
-            return list(self.sends)
+        return [(began, ended, error is None) for began, ended, error in self._loop.sends()]
 
     def successes_since(self, t: float, began_after: bool = False) -> int:
         return sum(ok and (s if began_after else e) > t for s, e, ok in self.snapshot())
 
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(60)
-        self._producer.shutdown()
+        self._loop.stop()
 
 
 @dataclass
@@ -487,7 +465,7 @@ def kill_table(kills: list[Kill]) -> dict[str, dict[str, float]]:
                      ms(s["elected_median"]), ms(s["first_success_median"]), ms(s["longest_send_max"]),
                      ms(s["recovery_median"])])  # fmt: skip
     print_table(
-        f"SIGKILL of the master while the official producer sends every {PAUSE_S * 1000:.0f} ms (1 KiB), ms",
+        f"SIGKILL of the master while the official producer sends every {SEND_PAUSE_S * 1000:.0f} ms (1 KiB), ms",
         ["side", "kills", "window median", "window max", "failed sends", "kill → new master named (median)",
          "kill → first success (median)", "longest send (max)", "restart → in sync (median)"],
         rows,
