@@ -20,7 +20,7 @@ demo: $(STAMP)
 	MQADMIN=$(VENV)/bin/mqadmin ./demo.sh
 
 test: lint clients
-	GRPC_VERBOSITY=ERROR $(PY) -m pytest -n 2 --dist loadfile --durations=15
+	GRPC_VERBOSITY=ERROR $(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=15 $(PYTEST_ARGS)
 
 check: lint
 	GRPC_VERBOSITY=ERROR $(PY) -m pytest -q tests/unit tests/fuzz

@@ -1,0 +1,27 @@
+"""Suite-wide hooks: test files start longest first (tests/harness/schedule.py says why and how it is measured)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.harness.schedule import ModuleSeconds, file_of, longest_first, recorded
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--module-seconds-out", metavar="PATH", default="",
+                     help="merge each test file's seconds (set-up + call + tear-down) into PATH (JSON)")  # fmt: skip
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    out = str(config.getoption("--module-seconds-out"))
+    if out and not hasattr(config, "workerinput"):  # the xdist controller, or a run without xdist
+        config.pluginmanager.register(ModuleSeconds(Path(out)), "module-seconds")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    by_file: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        by_file.setdefault(file_of(item.nodeid), []).append(item)
+    items[:] = [item for f in longest_first(list(by_file), recorded()) for item in by_file[f]]
