@@ -5,6 +5,7 @@ Layout under ``root``::
     commitlog/<20-digit offset>                  segments (commitlog.py)
     commitlog/truncate.intent                    only while a truncation is in progress
     consumequeue/<topic>/<queueId>/<20 digits>   consume queues (consume_queue.py)
+    index/<20 digits>                            the message index of keys and unique keys (index.py)
     checkpoint                                   flushed offset, confirmOffset, consume-queue offset
 
 Messages reach the consume queues only up to the confirmOffset (reference §3.6: Java's ``ReputMessageService``
@@ -25,6 +26,11 @@ Ordering rules that make restarts safe:
   recovery never starts scanning past the cut, and never keeps queue entries of cut records;
 * restart: clamp the confirmOffset to ``[min_offset, last_message_boundary()]`` (#6609), drop queue entries
   past the checkpointed consume-queue offset, dispatch again up to the confirmOffset.
+
+The message index is built by the same dispatch, after the queue entries, from the records' properties; it keeps
+its own durable point (``MessageIndex.covered_to``) and is caught up from there when the store opens. A flush syncs
+it with the consume queues, a truncation cuts it (durably) after them, and retention deletes its files with the
+segments they point into.
 
 All public methods hold one lock, so HA threads, consumers and the flusher can share a store. ``flush`` holds it
 only to take and record what it syncs, not during the fsyncs (a slave receives and applies while its flusher
@@ -47,6 +53,7 @@ from pathlib import Path
 from agents.store.checkpoint import Checkpoint, CheckpointData
 from agents.store.commitlog import CommitLog, CommitLogError, OffsetTooSmall
 from agents.store.consume_queue import ConsumeQueue, ConsumeQueueError
+from agents.store.index import DEFAULT_LAYOUT, Layout, MessageIndex, matches
 from agents.store.record import (
     ENTRY,
     TOPICS,
@@ -87,8 +94,14 @@ class MessageStore:
     """The store under `root`; see the module docstring."""
 
     def __init__(
-        self, root: Path, segment_size: int, *, cq_entries_per_file: int = DEFAULT_CQ_ENTRIES_PER_FILE
+        self,
+        root: Path,
+        segment_size: int,
+        *,
+        cq_entries_per_file: int = DEFAULT_CQ_ENTRIES_PER_FILE,
+        index: Layout | None = DEFAULT_LAYOUT,
     ) -> None:
+        """`index`: the message index's file layout, or None for a store without one (a benchmark's baseline)."""
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
@@ -118,7 +131,15 @@ class MessageStore:
         self._scanned = bytearray()  # packed entries (record.ENTRY) of the replicated records from dispatched on ...
         self._scanned_to: int | None = None  # ... up to this boundary; None: not kept, dispatch reads the log
         self._truncations: list[int] = []  # the boundaries ``truncate`` cut back to, in order, since opening
+        self._index = (
+            MessageIndex(
+                self.root / "index", index, log_min=self._log.min_offset, log_boundary=self._log.last_message_boundary()
+            )
+            if index is not None
+            else None
+        )
         self._reset_counters()
+        self._index_up_to(self._dispatched)
         self._dispatch()
         self._closed = False
 
@@ -211,6 +232,8 @@ class MessageStore:
             self._log.start_at(offset)
             for queue in self._queues.values():
                 queue.delete_before(offset)
+            if self._index is not None:
+                self._index.reset(self._log.min_offset)
             self._confirm = self._dispatched = self._log.min_offset
             self._reset_counters()
             self._forget_scanned()
@@ -246,6 +269,7 @@ class MessageStore:
             with self._lock:
                 log_part = self._log.flush_begin()
                 queue_parts = [(queue, queue.flush_begin()) for queue in self._queues.values()] if full else []
+                index_part = self._index.flush_begin() if full and self._index is not None else None
                 data = CheckpointData(self._log.last_message_boundary(), self._confirm, self._dispatched)
             try:
                 if FSYNC_DELAY_S:
@@ -253,13 +277,18 @@ class MessageStore:
                 log_part.sync()
                 for queue, pending in queue_parts:
                     queue.flush_write(pending)
-                for directory in set().union(*(pending.dirs for _, pending in queue_parts)):  # shared parents once
+                if index_part is not None and self._index is not None:
+                    self._index.flush_write(index_part)
+                index_dirs = index_part.dirs if index_part is not None else set()
+                for directory in index_dirs.union(*(pending.dirs for _, pending in queue_parts)):  # shared parents once
                     fsync_dir(directory)
             except OSError:
                 log_part.close()  # the commit log's flushed offset stays where it was
                 with self._lock:
                     for queue, pending in queue_parts:
                         queue.mark_dirty(pending)
+                    if index_part is not None and self._index is not None:
+                        self._index.mark_dirty(index_part)
                 raise
             log_part.close()
             with self._lock:
@@ -291,6 +320,8 @@ class MessageStore:
             self._log.truncate(offset)
             for queue in self._queues.values():
                 queue.truncate_from(dispatched)
+            if self._index is not None:
+                self._index.truncate(dispatched)
             self._confirm, self._dispatched = confirm, dispatched
             self._truncations.append(boundary)
             self._reset_counters()
@@ -306,6 +337,8 @@ class MessageStore:
                 new_min = self._log.delete_segments_before(min(offset, self._dispatched))
                 for queue in self._queues.values():
                     queue.delete_before(new_min)
+                if self._index is not None:
+                    self._index.delete_before(new_min)
                 return new_min
 
     def segment_times(self) -> list[tuple[int, int]]:
@@ -322,6 +355,8 @@ class MessageStore:
             self._closed = True
             for queue in self._queues.values():
                 queue.close()
+            if self._index is not None:
+                self._index.close()
             self._log.close()
 
     def __enter__(self) -> MessageStore:
@@ -376,6 +411,47 @@ class MessageStore:
                             break
             return out
 
+    def find_by_key(
+        self, topic: str, key: str, *, unique: bool, begin_ms: int, end_ms: int, limit: int
+    ) -> list[tuple[int, int, Message]]:
+        """Up to `limit` dispatched messages of `topic` with `key` among their KEYS (or as their UNIQ_KEY with
+        `unique`) stored within ``[begin_ms, end_ms]``, newest first, as (commit-log offset, size, message); empty
+        without an index."""
+        with self._lock:
+            if self._index is None or limit <= 0:
+                return []
+            out = []
+            for offset in self._index.lookup(topic, key, begin_ms, end_ms, 4 * limit + 16):  # room for collisions
+                found = self.message_at(offset)
+                if found is not None and matches(topic, key, unique, found[1], begin_ms, end_ms):
+                    out.append((offset, *found))
+                    if len(out) == limit:
+                        break
+            return out
+
+    def message_at(self, offset: int) -> tuple[int, Message] | None:
+        """(size, message) of the dispatched record starting at commit-log offset `offset`, or None (no record
+        starts there, it is not confirmed yet, or retention deleted it)."""
+        with self._lock:
+            if not self._log.min_offset <= offset < self._dispatched:
+                return None
+            head = self._log.read(offset, 4)
+            size = int.from_bytes(head, "big", signed=True) if len(head) == 4 else 0
+            if not 0 < size <= self._dispatched - offset:
+                return None
+            found = decode_at(self._log.read(offset, size), 0)
+            return (size, found[0]) if found is not None and found[1] == size else None
+
+    def queue_entries(self, topic: str, queue_id: int, queue_offset: int, count: int) -> list[tuple[int, int, int]]:
+        """Up to `count` consume-queue entries of a queue from `queue_offset` (clamped to its first readable one), as
+        (queue offset, commit-log offset, size)."""
+        with self._lock:
+            queue = self._queues.get((topic, queue_id))
+            if queue is None or count <= 0:
+                return []
+            first = max(queue_offset, queue.min_offset)
+            return [(first + i, offset, size) for i, (offset, size) in enumerate(queue.read(first, count))]
+
     def _record(self, offset: int, size: int, where: str) -> Message:
         found = decode_at(self._log.read(offset, size), 0)
         if found is None or found[1] != size:
@@ -387,6 +463,11 @@ class MessageStore:
         with self._lock:
             queue = self._queues.get((topic, queue_id))
             return (queue.min_offset, queue.max_offset) if queue else (0, 0)
+
+    def queue_ids(self, topic: str) -> list[int]:
+        """The ids of the queues of `topic` this store holds (any that ever had a message dispatched), sorted."""
+        with self._lock:
+            return sorted(q for t, q in self._queues if t == topic)
 
     def read(self, offset: int, size: int) -> bytes:
         """Raw commit-log bytes (replica comparisons, raw pulls); OffsetTooSmall below the minimum."""
@@ -420,6 +501,19 @@ class MessageStore:
         return queue
 
     def _dispatch(self) -> None:
+        """Dispatch up to the confirmOffset: the queue entries, then the message index of what they reached."""
+        try:
+            self._dispatch_queues()
+        finally:
+            self._index_up_to(self._dispatched)
+
+    def _index_up_to(self, boundary: int) -> None:
+        """Index the records from where the message index stands up to `boundary` (read from the log)."""
+        index = self._index
+        if index is not None and index.covered_to < boundary:
+            index.add(self._log.iter_properties(max(index.covered_to, self._log.min_offset), boundary), boundary)
+
+    def _dispatch_queues(self) -> None:
         """Add the queue entries of the messages between ``dispatched`` and the confirmOffset: those the
         replication scan kept, else read from the log; one write per queue."""
         entries: Iterable[Entry]

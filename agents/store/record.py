@@ -260,6 +260,30 @@ def header_at(buf: bytes | bytearray | memoryview, pos: int, *, verify_crc: bool
     return RecordHeader(found.total, topic, found.queue_id, found.queue_offset)
 
 
+class RecordProperties(NamedTuple):
+    """What the message index takes from a record (``index.py``): no body, no CRC check."""
+
+    size: int
+    topic: str
+    store_timestamp: int
+    properties: dict[str, str]
+
+
+def properties_at(buf: bytes | bytearray | memoryview, pos: int) -> RecordProperties | None:
+    """The topic, store time and properties of the record at ``buf[pos:]``, checking only the framing (bytes below
+    the validated record boundary, as ``header_at`` without ``verify_crc``); None where there is no record."""
+    view = memoryview(buf).cast("B")
+    found = _layout(view, pos, verify_crc=False)
+    if found is None:
+        return None
+    try:
+        topic = bytes(view[pos + _FIXED.size : found.props_at]).decode()
+        props = _decode_properties(bytes(view[found.props_at + _LEN.size : found.body_len_at]))
+    except (UnicodeDecodeError, RecordError):
+        return None
+    return RecordProperties(found.total, topic, found.timestamp, props)
+
+
 def _message(view: memoryview, pos: int, at: _Layout) -> Message:
     """Build the Message of a CRC-valid record, enforcing the rules ``encode`` does."""
     try:
