@@ -189,7 +189,7 @@ def test_a_file_of_another_layout_is_refused_in_one_line(tmp_path: Path) -> None
     index.add([props(0, "k")], 10)
     index.flush_write(index.flush_begin())
     index.close()
-    with pytest.raises(ValueError, match="not the .* of an index with 8 slots"):
+    with pytest.raises(ValueError, match=r"not the .* of an index with 8 slots"):
         MessageIndex(tmp_path / "index", Layout(8, 6), log_min=0, log_boundary=100)
 
 
