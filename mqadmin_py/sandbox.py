@@ -28,8 +28,9 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from mqadmin_py.sandbox_state import DamagedState, pid_file_configs, read_state
 from mqbase.client import ControllerClient
-from mqbase.errors import ControllerUnavailable, MqError, TimedOut, UsageError
+from mqbase.errors import ControllerUnavailable, Interrupted, MqError, TimedOut, UsageError
 from mqbase.files import directory_problem
 from mqbase.ports import free_ports
 from mqbase.properties import write_properties_atomic
@@ -177,16 +178,10 @@ class Sandbox:
         return self.dir / STATE_FILE
 
     def _state(self) -> dict[str, Any]:
-        """The state file as ``up`` wrote it: not a CLI document, and its items go straight into the process
-        dataclasses, whose constructors check the keys (so it stays a plain dict here)."""
-        path = self._state_path()
-        if not path.exists():
-            return {"controllers": [], "agents": []}
-        try:
-            doc: dict[str, Any] = json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"{path} is unreadable ({exc}); remove the sandbox directory and run 'up' again") from exc
-        return doc
+        """The state file as ``up`` wrote it, checked (``sandbox_state``): not a CLI document, its items go straight
+        into the process dataclasses. DamagedState (one line) when it cannot be used."""
+        shapes = {"controllers": ControllerProcess, "agents": AgentProcess}
+        return read_state(self._state_path(), shapes, {"brokers": BrokerReplica})
 
     def controllers(self) -> list[ControllerProcess]:
         """The controller nodes this sandbox defines, with the pid of each one that runs now."""
@@ -196,7 +191,7 @@ class Sandbox:
     def agents(self) -> list[AgentProcess]:
         """The agents this sandbox defines, with the pid of each one that runs now."""
         agents = []
-        for item in self._state().get("agents", []):
+        for item in self._state()["agents"]:
             brokers = tuple(BrokerReplica(**b) for b in item["brokers"])
             agent = AgentProcess(**{**item, "brokers": brokers, "pid": None})
             agents.append(replace(agent, pid=self._read_pid(agent)))
@@ -227,6 +222,22 @@ class Sandbox:
 
     def broker_sets(self) -> list[str]:
         return sorted({b.brokerName for a in self.agents() for b in a.brokers})
+
+    def pid_file_processes(self) -> list[Process]:
+        """The processes ``run/*.pid`` names that still run with their node's config (``pid_file_configs``), for
+        when the state file cannot say: only ids, pids and config paths are known of them."""
+        found: list[Process] = []
+        for path in sorted((self.dir / "run").glob("*.pid")):
+            try:
+                pid = int(path.read_text().strip())
+            except (OSError, ValueError):
+                continue
+            controller_conf, agent_conf = pid_file_configs(self.dir, path.stem)
+            if _pid_alive(pid, str(controller_conf)):
+                found.append(ControllerProcess(path.stem, "", "", str(controller_conf), "", pid))
+            elif _pid_alive(pid, str(agent_conf)):
+                found.append(AgentProcess(path.stem, "", str(agent_conf), "", pid=pid))
+        return found
 
     def _pid_file(self, node_id: str) -> Path:
         return self.dir / "run" / f"{node_id}.pid"
@@ -272,28 +283,46 @@ class Sandbox:
         and an encrypted Raft, with material made under the directory.
         """
         say = progress or (lambda _text: None)
+        creating = not self._state_path().exists()
+        if creating and controllers not in (1, 3, 5):  # checked before anything is written: nothing left behind
+            raise UsageError("a controller group has 1, 3 or 5 nodes")
+        if creating and (broker_sets < 0 or not 1 <= replicas <= 9):
+            raise UsageError("broker sets must be 0 or more, and replicas per set 1 to 9")
         if problem := directory_problem(self.dir):
             raise UsageError(f"sandbox directory: {problem}")
-        if not self._state_path().exists():
-            if controllers not in (1, 3, 5):
-                raise UsageError("a controller group has 1, 3 or 5 nodes")
-            if broker_sets < 0 or not 1 <= replicas <= 9:
-                raise UsageError("broker sets must be 0 or more, and replicas per set 1 to 9")
+        if creating:
             self._create(controllers, dict(extra_config or {}), broker_sets, replicas, cluster_name,
                          dict(broker_config or {}), secure)  # fmt: skip
         say(f"starting {len(self.controllers())} controller(s) in {self.dir}")
         watch = [node.id for node in self.controllers() if not node.pid]
-        for node_id in watch:
-            self.start(node_id)
-        say("waiting for a controller leader")
-        self.wait_for_leader(timeout, watch)
-        agents = self.agents()
-        if agents:
-            say(f"starting {len(agents)} agent(s)")
-            watch += [agent.id for agent in agents if not agent.pid]
-            for agent in agents:
-                self.start(agent.id)
-            self.wait_for_brokers(timeout, say, watch)
+        try:
+            for node_id in watch:
+                self.start(node_id)
+            say("waiting for a controller leader")
+            self.wait_for_leader(timeout, watch)
+            agents = self.agents()
+            if agents:
+                say(f"starting {len(agents)} agent(s)")
+                watch += [agent.id for agent in agents if not agent.pid]
+                for agent in agents:
+                    self.start(agent.id)
+                self.wait_for_brokers(timeout, say, watch)
+        except KeyboardInterrupt:
+            raise self._undo_start(watch) from None
+
+    def _undo_start(self, watch: list[str]) -> Interrupted:
+        """Ctrl-C during ``up``: stop the processes it started (`watch`; the others ran before it, and go on), with
+        a second Ctrl-C ignored until they are gone. Returns the error saying so."""
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            started = [node_id for node_id in watch if node_id in self._started]
+            for node_id in reversed(started):  # agents first: they leave while the controllers can hear them
+                self.stop(node_id, timeout=5.0)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        what = f"stopped {', '.join(started)}, which it had started" if started else "nothing was started yet"
+        return Interrupted(f"interrupted 'sandbox up' in {self.dir}: {what}; its files stay ('sandbox up' starts it "
+                           "again, 'sandbox down --purge' removes it)")  # fmt: skip
 
     def _create(self, count: int, extra: dict[str, str], sets: int, replicas: int, cluster: str,
                 broker_extra: dict[str, str], secure: bool) -> None:  # fmt: skip
@@ -430,10 +459,15 @@ class Sandbox:
     def down(self, timeout: float = 15.0, purge: bool = False) -> list[Process]:
         """Stop every process this sandbox started (agents first); returns the ones that were running.
 
-        `purge` then deletes the sandbox directory (only one that holds a sandbox state file).
+        With a damaged state file, the processes its pid files name (``pid_file_processes``). `purge` then deletes
+        the sandbox directory (only one that holds a sandbox state file).
         """
-        agents = [a for a in self.agents() if a.pid]
-        controllers = [c for c in self.controllers() if c.pid]
+        try:
+            known: list[Process] = self.processes()
+        except DamagedState:
+            known = self.pid_file_processes()
+        agents = [a for a in known if isinstance(a, AgentProcess) and a.pid]
+        controllers = [c for c in known if isinstance(c, ControllerProcess) and c.pid]
         for group in (agents, controllers):  # brokers leave while the controllers can still hear them
             for proc in group:
                 assert proc.pid is not None
@@ -443,7 +477,7 @@ class Sandbox:
             for proc in group:
                 assert proc.pid is not None
                 _terminate(proc.pid, proc.configFile, timeout)
-        for proc in self.processes():
+        for proc in known:
             self._pid_file(proc.id).unlink(missing_ok=True)
         for child in self._children.values():
             with contextlib.suppress(subprocess.TimeoutExpired):

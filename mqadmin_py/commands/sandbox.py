@@ -198,8 +198,19 @@ def down(
     purge: Annotated[bool, typer.Option("--purge", help="Also delete the sandbox directory (data, logs).")] = False,
     output: OutputOpt = Output.table,
 ) -> None:
-    """Stop exactly the processes the sandbox started (by pid); files stay for a later 'up' unless --purge."""
-    stopped = _sandbox(directory).down(purge=purge)
+    """Stop exactly the processes the sandbox started (by pid); files stay for a later 'up' unless --purge.
+
+    With a damaged sandbox.json, the processes its run/*.pid files name are stopped (each only while its pid runs
+    the node's config), and a line on stderr says so.
+    """
+    from mqadmin_py.sandbox_state import DamagedState
+
+    sandbox = _sandbox(directory)
+    try:
+        sandbox.processes()
+    except DamagedState as exc:
+        typer.echo(f"mqadmin: {exc.problem}; stopping what its run/*.pid files name", err=True)
+    stopped = sandbox.down(purge=purge)
     doc: DownDoc = {"stopped": [{"id": p.id, "pid": p.pid} for p in stopped], "purged": purge}
     emit(doc, output, lambda d: typer.echo(f"stopped {len(d['stopped'])} process(es)" + (", purged" if purge else "")))
 
