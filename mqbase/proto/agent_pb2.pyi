@@ -141,20 +141,22 @@ class PulledMessage(_message.Message):
     def __init__(self, queue_offset: _Optional[int] = ..., message: _Optional[_Union[Message, _Mapping]] = ..., store_timestamp: _Optional[int] = ...) -> None: ...
 
 class PullMessageResponse(_message.Message):
-    __slots__ = ("code", "remark", "messages", "min_offset", "max_offset", "next_offset")
+    __slots__ = ("code", "remark", "messages", "min_offset", "max_offset", "next_offset", "queue_nums")
     CODE_FIELD_NUMBER: _ClassVar[int]
     REMARK_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     MIN_OFFSET_FIELD_NUMBER: _ClassVar[int]
     MAX_OFFSET_FIELD_NUMBER: _ClassVar[int]
     NEXT_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_NUMS_FIELD_NUMBER: _ClassVar[int]
     code: int
     remark: str
     messages: _containers.RepeatedCompositeFieldContainer[PulledMessage]
     min_offset: int
     max_offset: int
     next_offset: int
-    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[PulledMessage, _Mapping]]] = ..., min_offset: _Optional[int] = ..., max_offset: _Optional[int] = ..., next_offset: _Optional[int] = ...) -> None: ...
+    queue_nums: int
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[PulledMessage, _Mapping]]] = ..., min_offset: _Optional[int] = ..., max_offset: _Optional[int] = ..., next_offset: _Optional[int] = ..., queue_nums: _Optional[int] = ...) -> None: ...
 
 class HASlaveConnection(_message.Message):
     __slots__ = ("broker_id", "address", "ack_offset", "diff", "in_sync", "last_caught_up_millis_ago")
@@ -707,3 +709,231 @@ class LockBatchMQResponse(_message.Message):
     remark: str
     locked_queue_ids: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., locked_queue_ids: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class TrafficStats(_message.Message):
+    __slots__ = ("topic", "group", "put_messages", "put_bytes", "get_messages", "get_bytes", "put_tps", "get_tps")
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    PUT_MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    PUT_BYTES_FIELD_NUMBER: _ClassVar[int]
+    GET_MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    GET_BYTES_FIELD_NUMBER: _ClassVar[int]
+    PUT_TPS_FIELD_NUMBER: _ClassVar[int]
+    GET_TPS_FIELD_NUMBER: _ClassVar[int]
+    topic: str
+    group: str
+    put_messages: int
+    put_bytes: int
+    get_messages: int
+    get_bytes: int
+    put_tps: float
+    get_tps: float
+    def __init__(self, topic: _Optional[str] = ..., group: _Optional[str] = ..., put_messages: _Optional[int] = ..., put_bytes: _Optional[int] = ..., get_messages: _Optional[int] = ..., get_bytes: _Optional[int] = ..., put_tps: _Optional[float] = ..., get_tps: _Optional[float] = ...) -> None: ...
+
+class GetBrokerStatsResponse(_message.Message):
+    __slots__ = ("code", "remark", "version", "boot_timestamp_millis", "total", "rows", "cluster_name", "broker_name", "broker_id", "role", "master_epoch", "min_offset", "max_offset", "confirm_offset", "acting_master")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    BOOT_TIMESTAMP_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
+    BROKER_ID_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    MASTER_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    MIN_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    MAX_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    CONFIRM_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    ACTING_MASTER_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    version: str
+    boot_timestamp_millis: int
+    total: TrafficStats
+    rows: _containers.RepeatedCompositeFieldContainer[TrafficStats]
+    cluster_name: str
+    broker_name: str
+    broker_id: int
+    role: str
+    master_epoch: int
+    min_offset: int
+    max_offset: int
+    confirm_offset: int
+    acting_master: bool
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., version: _Optional[str] = ..., boot_timestamp_millis: _Optional[int] = ..., total: _Optional[_Union[TrafficStats, _Mapping]] = ..., rows: _Optional[_Iterable[_Union[TrafficStats, _Mapping]]] = ..., cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., broker_id: _Optional[int] = ..., role: _Optional[str] = ..., master_epoch: _Optional[int] = ..., min_offset: _Optional[int] = ..., max_offset: _Optional[int] = ..., confirm_offset: _Optional[int] = ..., acting_master: _Optional[bool] = ...) -> None: ...
+
+class DeleteExpiredCommitLogResponse(_message.Message):
+    __slots__ = ("code", "remark", "deleted_segments", "deleted_bytes", "min_offset", "held_by")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    DELETED_SEGMENTS_FIELD_NUMBER: _ClassVar[int]
+    DELETED_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MIN_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    HELD_BY_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    deleted_segments: int
+    deleted_bytes: int
+    min_offset: int
+    held_by: str
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., deleted_segments: _Optional[int] = ..., deleted_bytes: _Optional[int] = ..., min_offset: _Optional[int] = ..., held_by: _Optional[str] = ...) -> None: ...
+
+class GetClientConnectionsRequest(_message.Message):
+    __slots__ = ("group", "topic")
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    group: str
+    topic: str
+    def __init__(self, group: _Optional[str] = ..., topic: _Optional[str] = ...) -> None: ...
+
+class ClientConnection(_message.Message):
+    __slots__ = ("client_id", "address", "language", "version", "client_type", "group", "subscriptions", "last_seen_millis", "access_point")
+    class SubscriptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    SUBSCRIPTIONS_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEEN_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    ACCESS_POINT_FIELD_NUMBER: _ClassVar[int]
+    client_id: str
+    address: str
+    language: str
+    version: str
+    client_type: str
+    group: str
+    subscriptions: _containers.ScalarMap[str, str]
+    last_seen_millis: int
+    access_point: str
+    def __init__(self, client_id: _Optional[str] = ..., address: _Optional[str] = ..., language: _Optional[str] = ..., version: _Optional[str] = ..., client_type: _Optional[str] = ..., group: _Optional[str] = ..., subscriptions: _Optional[_Mapping[str, str]] = ..., last_seen_millis: _Optional[int] = ..., access_point: _Optional[str] = ...) -> None: ...
+
+class GetClientConnectionsResponse(_message.Message):
+    __slots__ = ("code", "remark", "connections")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    CONNECTIONS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    connections: _containers.RepeatedCompositeFieldContainer[ClientConnection]
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., connections: _Optional[_Iterable[_Union[ClientConnection, _Mapping]]] = ...) -> None: ...
+
+class StoredMessage(_message.Message):
+    __slots__ = ("topic", "queue_id", "queue_offset", "commit_log_offset", "size", "store_timestamp", "body", "properties")
+    class PropertiesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_ID_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_LOG_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    STORE_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    PROPERTIES_FIELD_NUMBER: _ClassVar[int]
+    topic: str
+    queue_id: int
+    queue_offset: int
+    commit_log_offset: int
+    size: int
+    store_timestamp: int
+    body: bytes
+    properties: _containers.ScalarMap[str, str]
+    def __init__(self, topic: _Optional[str] = ..., queue_id: _Optional[int] = ..., queue_offset: _Optional[int] = ..., commit_log_offset: _Optional[int] = ..., size: _Optional[int] = ..., store_timestamp: _Optional[int] = ..., body: _Optional[bytes] = ..., properties: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class QueryMessageRequest(_message.Message):
+    __slots__ = ("broker", "topic", "key", "unique", "begin_timestamp", "end_timestamp", "max_num")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    UNIQUE_FIELD_NUMBER: _ClassVar[int]
+    BEGIN_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    END_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    MAX_NUM_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    topic: str
+    key: str
+    unique: bool
+    begin_timestamp: int
+    end_timestamp: int
+    max_num: int
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., topic: _Optional[str] = ..., key: _Optional[str] = ..., unique: _Optional[bool] = ..., begin_timestamp: _Optional[int] = ..., end_timestamp: _Optional[int] = ..., max_num: _Optional[int] = ...) -> None: ...
+
+class ViewMessageRequest(_message.Message):
+    __slots__ = ("broker", "commit_log_offset")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_LOG_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    commit_log_offset: int
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., commit_log_offset: _Optional[int] = ...) -> None: ...
+
+class QueryMessageResponse(_message.Message):
+    __slots__ = ("code", "remark", "messages")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    messages: _containers.RepeatedCompositeFieldContainer[StoredMessage]
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[StoredMessage, _Mapping]]] = ...) -> None: ...
+
+class QueryConsumeQueueRequest(_message.Message):
+    __slots__ = ("broker", "topic", "queue_id", "index", "count", "with_messages", "begin_timestamp", "end_timestamp")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_ID_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    WITH_MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    BEGIN_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    END_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    topic: str
+    queue_id: int
+    index: int
+    count: int
+    with_messages: bool
+    begin_timestamp: int
+    end_timestamp: int
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., topic: _Optional[str] = ..., queue_id: _Optional[int] = ..., index: _Optional[int] = ..., count: _Optional[int] = ..., with_messages: _Optional[bool] = ..., begin_timestamp: _Optional[int] = ..., end_timestamp: _Optional[int] = ...) -> None: ...
+
+class ConsumeQueueEntry(_message.Message):
+    __slots__ = ("queue_offset", "commit_log_offset", "size", "message")
+    QUEUE_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_LOG_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    queue_offset: int
+    commit_log_offset: int
+    size: int
+    message: StoredMessage
+    def __init__(self, queue_offset: _Optional[int] = ..., commit_log_offset: _Optional[int] = ..., size: _Optional[int] = ..., message: _Optional[_Union[StoredMessage, _Mapping]] = ...) -> None: ...
+
+class QueryConsumeQueueResponse(_message.Message):
+    __slots__ = ("code", "remark", "min_offset", "max_offset", "entries", "queue_ids")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    MIN_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    MAX_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_IDS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    min_offset: int
+    max_offset: int
+    entries: _containers.RepeatedCompositeFieldContainer[ConsumeQueueEntry]
+    queue_ids: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., min_offset: _Optional[int] = ..., max_offset: _Optional[int] = ..., entries: _Optional[_Iterable[_Union[ConsumeQueueEntry, _Mapping]]] = ..., queue_ids: _Optional[_Iterable[int]] = ...) -> None: ...

@@ -170,6 +170,36 @@ class AgentServiceStub:
                 request_serializer=mqbase_dot_proto_dot_agent__pb2.UnlockBatchMQRequest.SerializeToString,
                 response_deserializer=mqbase_dot_proto_dot_agent__pb2.LockBatchMQResponse.FromString,
                 _registered_method=True)
+        self.GetBrokerStats = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/GetBrokerStats',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.GetBrokerStatsResponse.FromString,
+                _registered_method=True)
+        self.DeleteExpiredCommitLog = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/DeleteExpiredCommitLog',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.DeleteExpiredCommitLogResponse.FromString,
+                _registered_method=True)
+        self.GetClientConnections = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/GetClientConnections',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.GetClientConnectionsRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.GetClientConnectionsResponse.FromString,
+                _registered_method=True)
+        self.QueryMessage = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/QueryMessage',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.QueryMessageRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.QueryMessageResponse.FromString,
+                _registered_method=True)
+        self.ViewMessage = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/ViewMessage',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.ViewMessageRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.QueryMessageResponse.FromString,
+                _registered_method=True)
+        self.QueryConsumeQueue = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/QueryConsumeQueue',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.QueryConsumeQueueRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.QueryConsumeQueueResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -362,6 +392,50 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetBrokerStats(self, request, context):
+        """Issue 35 (Java's brokerStatus / statsAll / clusterList TPS): the broker's put and get counts since it started
+        and their rates over the last minute, in all and per topic (gets also per group).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteExpiredCommitLog(self, request, context):
+        """Java's DELETE_EXPIRED_COMMITLOG (`mqadmin deleteExpiredCommitLog`): run retention now, as at a deleteWhen hour.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetClientConnections(self, request, context):
+        """Java's GET_CONSUMER_CONNECTION_LIST / GET_PRODUCER_CONNECTION_LIST: the RocketMQ 5 clients connected through
+        this agent's access point (the agent's, whichever of its ports is asked).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def QueryMessage(self, request, context):
+        """Issue 35 §2, message query (Java's QUERY_MESSAGE, VIEW_MESSAGE_BY_ID, QUERY_CONSUME_QUEUE): by key or unique
+        key through this replica's message index, by commit-log offset, and a queue's entries. Any replica answers,
+        from what it has dispatched (confirmed).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ViewMessage(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def QueryConsumeQueue(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -499,6 +573,36 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.UnlockBatchMQ,
                     request_deserializer=mqbase_dot_proto_dot_agent__pb2.UnlockBatchMQRequest.FromString,
                     response_serializer=mqbase_dot_proto_dot_agent__pb2.LockBatchMQResponse.SerializeToString,
+            ),
+            'GetBrokerStats': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBrokerStats,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.BrokerRef.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.GetBrokerStatsResponse.SerializeToString,
+            ),
+            'DeleteExpiredCommitLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteExpiredCommitLog,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.BrokerRef.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.DeleteExpiredCommitLogResponse.SerializeToString,
+            ),
+            'GetClientConnections': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetClientConnections,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.GetClientConnectionsRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.GetClientConnectionsResponse.SerializeToString,
+            ),
+            'QueryMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.QueryMessage,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.QueryMessageRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.QueryMessageResponse.SerializeToString,
+            ),
+            'ViewMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.ViewMessage,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.ViewMessageRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.QueryMessageResponse.SerializeToString,
+            ),
+            'QueryConsumeQueue': grpc.unary_unary_rpc_method_handler(
+                    servicer.QueryConsumeQueue,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.QueryConsumeQueueRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.QueryConsumeQueueResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1230,6 +1334,168 @@ class AgentService:
             '/mqadmin.agent.v1.AgentService/UnlockBatchMQ',
             mqbase_dot_proto_dot_agent__pb2.UnlockBatchMQRequest.SerializeToString,
             mqbase_dot_proto_dot_agent__pb2.LockBatchMQResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBrokerStats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/GetBrokerStats',
+            mqbase_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.GetBrokerStatsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteExpiredCommitLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/DeleteExpiredCommitLog',
+            mqbase_dot_proto_dot_agent__pb2.BrokerRef.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.DeleteExpiredCommitLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetClientConnections(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/GetClientConnections',
+            mqbase_dot_proto_dot_agent__pb2.GetClientConnectionsRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.GetClientConnectionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def QueryMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/QueryMessage',
+            mqbase_dot_proto_dot_agent__pb2.QueryMessageRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.QueryMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ViewMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/ViewMessage',
+            mqbase_dot_proto_dot_agent__pb2.ViewMessageRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.QueryMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def QueryConsumeQueue(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/QueryConsumeQueue',
+            mqbase_dot_proto_dot_agent__pb2.QueryConsumeQueueRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.QueryConsumeQueueResponse.FromString,
             options,
             channel_credentials,
             insecure,
