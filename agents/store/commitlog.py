@@ -49,14 +49,14 @@ from agents.store.record import (
     Message,
     RecordError,
     RecordHeader,
-    RecordProperties,
+    RecordKeys,
     Scan,
     blank_size_at,
     bytes_needed,
     decode_at,
     encode_blank,
     header_at,
-    properties_at,
+    keys_at,
     record_sizes,
     scan_replicated,
 )
@@ -123,14 +123,12 @@ def next_header(buf: bytes | memoryview, pos: int, segment_remaining: int) -> tu
     return header, header.size
 
 
-def next_properties(
-    buf: bytes | memoryview, pos: int, segment_remaining: int
-) -> tuple[RecordProperties | None, int] | None:
-    """Like ``next_header`` but with the record's properties and store time (the message index's dispatch)."""
+def next_keys(buf: bytes | memoryview, pos: int, segment_remaining: int) -> tuple[RecordKeys | None, int] | None:
+    """Like ``next_header`` but with what the message index takes (``record.keys_at``)."""
     blank = blank_size_at(buf, pos)
     if blank is not None:
         return (None, blank) if blank == segment_remaining else None
-    found = properties_at(buf, pos)
+    found = keys_at(buf, pos)
     if found is None or found.size + BLANK_SIZE > segment_remaining:
         return None
     return found, found.size
@@ -497,12 +495,12 @@ class CommitLog:
         limit = min(to_offset, self._boundary)
         return ((pos, h, size) for pos, h, size in self._scan(from_offset, limit, next_header) if h is not None)
 
-    def iter_properties(self, from_offset: int, to_offset: int) -> Iterator[tuple[int, RecordProperties]]:
-        """(offset, topic/time/properties) of each message record between two validated boundaries."""
+    def iter_keys(self, from_offset: int, to_offset: int) -> Iterator[tuple[int, RecordKeys]]:
+        """(offset, the index's fields) of each message record between two validated boundaries."""
         if from_offset < self.min_offset:
             raise OffsetTooSmall(from_offset, self.min_offset)
         limit = min(to_offset, self._boundary)
-        return ((pos, p) for pos, p, _ in self._scan(from_offset, limit, next_properties) if p is not None)
+        return ((pos, p) for pos, p, _ in self._scan(from_offset, limit, next_keys) if p is not None)
 
     def boundary_at_or_below(self, offset: int) -> int:
         """The end of the last complete record at or below `offset` (scans at most one segment)."""

@@ -11,10 +11,10 @@ from which the file indexes, each created at its full size (sparse) and used thr
       keyHash i32 | phyOffset i64 | timeDiff i32 (s after beginTimestamp) | prevIndex i32 (older entry, 0: none)
 
 ``endPhyOffset`` is the commit-log boundary up to which every record has been indexed (Java: the last entry's
-offset), and ``indexCount`` the number of entries (Java counts one more). A key is indexed under Java's hash of
-``topic#key`` (``String.hashCode``, made non-negative), each word of the ``KEYS`` property (space separated) and
-the ``UNIQ_KEY``; a lookup walks the slot's chain newest first and the caller reads each record to drop hash
-collisions (``matches``), as Java's query client does.
+offset), and ``indexCount`` the number of entries (Java counts one more). Each word of the ``KEYS`` property
+(space separated) and the ``UNIQ_KEY`` is filed under the hash of ``topic#key`` (``key_hash``); a lookup walks the
+slot's chain newest first and the caller reads each record to drop hash collisions (``matches``), as Java's query
+client does.
 
 Durability: entries and slots are written into the mapping at dispatch; a flush syncs the mapping, then writes the
 header and syncs it again, so the header never claims entries the disk may not hold. Recovery trusts the header:
@@ -38,16 +38,15 @@ import struct
 import sys
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agents.errors import AgentError
-from agents.store.record import Message, RecordProperties
+from agents.store.crc import crc32
+from agents.store.record import KEYS, UNIQ_KEY, Message, RecordKeys
 from mqbase.files import fsync_dir
 
-KEYS, UNIQ_KEY = "KEYS", "UNIQ_KEY"
-"""The properties indexed (``agents.metadata``'s names: the store imports nothing above it)."""
 DEFAULT_SLOTS = 500_000
 DEFAULT_ENTRIES = 2_000_000
 """A file's hash slots and entries (Java: maxHashSlotNum 5 M, maxIndexNum 20 M): 42 MB, sparse, per file."""
@@ -66,28 +65,18 @@ class IndexFileError(AgentError, ValueError):
 # --- pure core -------------------------------------------------------------------------------------
 
 
-def java_hash(text: str) -> int:
-    """Java's ``String.hashCode`` (over UTF-16 code units, int32 arithmetic)."""
-    h = 0
-    data = text.encode("utf-16-be", "surrogatepass")
-    for i in range(0, len(data), 2):
-        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFF_FFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
+def key_hash(topic: bytes, key: bytes) -> int:
+    """The non-negative hash a key is filed under: CRC-32 of ``topic#key`` (utf-8), 31 bits. Java hashes the same
+    string with ``String.hashCode``, a loop per character here, the dearest step of a slave's dispatch."""
+    return crc32(key, crc32(b"#", crc32(topic))) & _INT32_MAX
 
 
-def key_hash(topic: str, key: str) -> int:
-    """The non-negative hash a key is filed under (Java's ``indexKeyHashMethod`` of ``topic#key``)."""
-    h = abs(java_hash(f"{topic}#{key}"))
-    return h if h <= _INT32_MAX else 0  # abs(Integer.MIN_VALUE) stays negative in Java, which files it under 0
-
-
-def index_keys(properties: Mapping[str, str]) -> list[str]:
+def index_keys(keys: bytes, unique_key: bytes) -> list[bytes]:
     """The keys a message is found by: each word of KEYS, then UNIQ_KEY, each once."""
-    words = [*properties.get(KEYS, "").split(" "), properties.get(UNIQ_KEY, "")]
-    return [k for k in dict.fromkeys(words) if k]
+    return [k for k in dict.fromkeys([*keys.split(b" "), unique_key]) if k]
 
 
-def matches(topic: str, key: str, unique: bool, found: Message | RecordProperties, begin_ms: int, end_ms: int) -> bool:
+def matches(topic: str, key: str, unique: bool, found: Message, begin_ms: int, end_ms: int) -> bool:
     """Whether a record a lookup led to is one that was asked for (a hash collision, another topic, a time outside
     the range, or a key that is only the other kind, are not)."""
     if found.topic != topic or not begin_ms <= found.store_timestamp <= end_ms:
@@ -141,27 +130,32 @@ class Layout:
 DEFAULT_LAYOUT = Layout(DEFAULT_SLOTS, DEFAULT_ENTRIES)
 
 
-def add_entry(buf: bytearray | mmap.mmap, layout: Layout, header: Header, h: int, phy: int, ts: int) -> Header:
-    """File key hash `h` of the record at `phy` stored at `ts` (ms) in `buf` (not full); returns the new header."""
-    number = header.count + 1
-    if number > layout.entries:
+def add_entries(
+    buf: bytearray | mmap.mmap, layout: Layout, header: Header, entries: Sequence[tuple[int, int, int]]
+) -> Header:
+    """File each (key hash, commit-log offset, store time in ms) of `entries` in `buf`, which has room for them,
+    each chained in front of its slot's newest entry; returns the new header."""
+    count, used = header.count, header.used_slots
+    if count + len(entries) > layout.entries:
         raise ValueError("the index file is full")
-    first = header.count == 0
-    begin_ts = ts if first else header.begin_ts
-    (prev,) = SLOT.unpack_from(buf, layout.slot_pos(h))
-    if not 0 < prev <= header.count:  # a slot pointing past the count is stale (a rebuilt file's)
-        prev = 0
-    diff = min(max(0, (ts - begin_ts) // 1000), _INT32_MAX)
-    ENTRY.pack_into(buf, layout.entry_pos(number), h, phy, diff, prev)
-    SLOT.pack_into(buf, layout.slot_pos(h), number)
-    return Header(
-        begin_ts,
-        max(ts, header.end_ts),
-        phy if first else header.begin_phy,
-        header.end_phy,
-        header.used_slots + (prev == 0),
-        number,
-    )
+    if not entries:
+        return header
+    begin_ts = header.begin_ts if count else entries[0][2]
+    slots, base = HEADER.size, layout.entry_pos(1)
+    for h, phy, ts in entries:
+        at = slots + (h % layout.slots) * SLOT.size
+        (prev,) = SLOT.unpack_from(buf, at)
+        if not 0 < prev <= count:  # a slot pointing past the count is stale (a crashed file's)
+            prev = 0
+            used += 1
+        count += 1
+        ENTRY.pack_into(
+            buf, base + (count - 1) * ENTRY.size, h, phy, min(max(0, (ts - begin_ts) // 1000), _INT32_MAX), prev
+        )
+        SLOT.pack_into(buf, at, count)
+    end_ts = max(header.end_ts, max(ts for _, _, ts in entries))
+    begin_phy = header.begin_phy if header.count else entries[0][1]
+    return Header(begin_ts, end_ts, begin_phy, header.end_phy, used, count)
 
 
 def candidates(
@@ -252,8 +246,8 @@ class IndexFile:
     def room(self) -> int:
         return self.layout.entries - self.header.count
 
-    def add(self, h: int, phy: int, ts: int) -> None:
-        self.header = add_entry(self.mm, self.layout, self.header, h, phy, ts)
+    def add(self, entries: Sequence[tuple[int, int, int]]) -> None:
+        self.header = add_entries(self.mm, self.layout, self.header, entries)
 
     def lookup(self, h: int, begin_ms: int, end_ms: int, limit: int) -> list[int]:
         if self.header.count == 0 or self.header.end_ts + 999 < begin_ms or self.header.begin_ts > end_ms:
@@ -328,14 +322,23 @@ class MessageIndex:
         """Every record below this commit-log boundary is indexed."""
         return self._covered
 
-    def add(self, records: Iterable[tuple[int, RecordProperties]], to_offset: int) -> None:
+    def add(self, records: Iterable[tuple[int, RecordKeys]], to_offset: int) -> None:
         """Index `records` (offset, fields) of the log from ``covered_to`` up to the boundary `to_offset`."""
+        pending: list[tuple[int, int, int]] = []  # for the last file, added in one call
+        room = self._files[-1].room if self._files else 0
         for offset, found in records:
-            keys = index_keys(found.properties)[: self.layout.entries]
-            if keys:
-                file = self._writable(offset, len(keys))  # a record's entries stay in one file (retention)
-                for key in keys:
-                    file.add(key_hash(found.topic, key), offset, found.store_timestamp)
+            keys = index_keys(found.keys, found.unique_key)[: self.layout.entries]
+            if not keys:
+                continue
+            if len(pending) + len(keys) > room:  # a record's entries stay in one file (retention)
+                if pending:
+                    self._files[-1].add(pending)
+                    pending = []
+                room = self._roll(offset).room
+            ts, topic = found.store_timestamp, found.topic
+            pending += [(key_hash(topic, key), offset, ts) for key in keys]
+        if pending:
+            self._files[-1].add(pending)
         self._covered = max(self._covered, to_offset)
         if self._files:
             last = self._files[-1]
@@ -344,7 +347,7 @@ class MessageIndex:
     def lookup(self, topic: str, key: str, begin_ms: int, end_ms: int, limit: int) -> list[int]:
         """Commit-log offsets of up to `limit` records that may hold `key` (newest first, each once); the caller
         reads them and keeps those that ``matches``."""
-        h, out = key_hash(topic, key), dict[int, None]()
+        h, out = key_hash(topic.encode(), key.encode()), dict[int, None]()
         for file in reversed(self._files):
             for phy in file.lookup(h, begin_ms, end_ms, limit - len(out)):
                 out[phy] = None
@@ -402,15 +405,13 @@ class MessageIndex:
             file.close()
         self._files = []
 
-    def _writable(self, offset: int, needed: int) -> IndexFile:
-        """The file that takes the `needed` entries of the record at `offset`: the last, or a new one when they do
-        not fit."""
-        if not self._files or self._files[-1].room < needed:
-            if self._files:
-                last = self._files[-1]
-                last.header = replace(last.header, end_phy=offset)
-            self._files.append(IndexFile(self.directory / f"{offset:020d}", self.layout, create_at=offset))
-            self._dirty_dirs.add(self.directory)
+    def _roll(self, offset: int) -> IndexFile:
+        """A new last file, from the record at `offset` on (the one before it covers the records below)."""
+        if self._files:
+            last = self._files[-1]
+            last.header = replace(last.header, end_phy=offset)
+        self._files.append(IndexFile(self.directory / f"{offset:020d}", self.layout, create_at=offset))
+        self._dirty_dirs.add(self.directory)
         return self._files[-1]
 
     def _sync_dirs(self) -> None:

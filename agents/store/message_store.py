@@ -511,7 +511,7 @@ class MessageStore:
         """Index the records from where the message index stands up to `boundary` (read from the log)."""
         index = self._index
         if index is not None and index.covered_to < boundary:
-            index.add(self._log.iter_properties(max(index.covered_to, self._log.min_offset), boundary), boundary)
+            index.add(self._log.iter_keys(max(index.covered_to, self._log.min_offset), boundary), boundary)
 
     def _dispatch_queues(self) -> None:
         """Add the queue entries of the messages between ``dispatched`` and the confirmOffset: those the

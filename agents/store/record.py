@@ -260,28 +260,45 @@ def header_at(buf: bytes | bytearray | memoryview, pos: int, *, verify_crc: bool
     return RecordHeader(found.total, topic, found.queue_id, found.queue_offset)
 
 
-class RecordProperties(NamedTuple):
-    """What the message index takes from a record (``index.py``): no body, no CRC check."""
+class RecordKeys(NamedTuple):
+    """What the message index takes from a record (``index.py``): its topic and store time and the raw (utf-8) values
+    of its KEYS and UNIQ_KEY properties, b"" when absent; read without a Message, the body or the CRCs."""
 
     size: int
-    topic: str
+    topic: bytes
     store_timestamp: int
-    properties: dict[str, str]
+    keys: bytes
+    unique_key: bytes
 
 
-def properties_at(buf: bytes | bytearray | memoryview, pos: int) -> RecordProperties | None:
-    """The topic, store time and properties of the record at ``buf[pos:]``, checking only the framing (bytes below
-    the validated record boundary, as ``header_at`` without ``verify_crc``); None where there is no record."""
+KEYS, UNIQ_KEY = "KEYS", "UNIQ_KEY"
+"""The properties the message index files records under (``agents.metadata``'s names)."""
+_KEYS_AT, _UNIQ_KEY_AT = f"{KEYS}{_NAME_SEP}".encode(), f"{UNIQ_KEY}{_NAME_SEP}".encode()
+
+
+def _raw_property(raw: bytes, name: bytes) -> bytes:
+    """The value of the property whose name and separator are `name` in raw properties; b"" when absent."""
+    at = raw.find(name)
+    while at > 0 and raw[at - 1] != 2:  # a longer name ending in it ("MYKEYS"): only a pair's start counts
+        at = raw.find(name, at + 1)
+    if at < 0:
+        return b""
+    end = raw.find(b"\x02", at + len(name))
+    return raw[at + len(name) : end] if end >= 0 else b""
+
+
+def keys_at(buf: bytes | bytearray | memoryview, pos: int) -> RecordKeys | None:
+    """The index's fields of the record at ``buf[pos:]``, checking only the framing (bytes below the validated record
+    boundary, as ``header_at`` without ``verify_crc``); None where there is no record."""
     view = memoryview(buf).cast("B")
     found = _layout(view, pos, verify_crc=False)
     if found is None:
         return None
-    try:
-        topic = bytes(view[pos + _FIXED.size : found.props_at]).decode()
-        props = _decode_properties(bytes(view[found.props_at + _LEN.size : found.body_len_at]))
-    except (UnicodeDecodeError, RecordError):
-        return None
-    return RecordProperties(found.total, topic, found.timestamp, props)
+    raw = bytes(view[found.props_at + _LEN.size : found.body_len_at])
+    topic = bytes(view[pos + _FIXED.size : found.props_at])
+    return RecordKeys(
+        found.total, topic, found.timestamp, _raw_property(raw, _KEYS_AT), _raw_property(raw, _UNIQ_KEY_AT)
+    )
 
 
 def _message(view: memoryview, pos: int, at: _Layout) -> Message:

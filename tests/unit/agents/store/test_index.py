@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import pytest
@@ -12,18 +13,17 @@ from agents.store.index import (
     Header,
     Layout,
     MessageIndex,
-    add_entry,
+    add_entries,
     candidates,
     entries_below,
     index_keys,
-    java_hash,
     key_hash,
     matches,
     max_slot,
     rebuild_slots,
 )
 from agents.store.message_store import MessageStore
-from agents.store.record import Message, RecordProperties
+from agents.store.record import Message, RecordKeys, encode, keys_at
 
 SEG = 4096
 SMALL = Layout(slots=4, entries=6)  # few slots: collisions in every chain; few entries: files roll over
@@ -32,24 +32,26 @@ SMALL = Layout(slots=4, entries=6)  # few slots: collisions in every chain; few 
 # --- pure core -------------------------------------------------------------------------------------
 
 
-def test_java_hash_is_string_hashcode() -> None:
-    # Java's values; a character outside the BMP counts as its two UTF-16 code units.
-    assert java_hash("") == 0
-    assert java_hash("a") == 97
-    assert java_hash("hello") == 99162322
-    assert java_hash("polygenelubricants") == -(2**31)  # the classic Integer.MIN_VALUE string
-    assert java_hash("\U0001f600") == 0xD83D * 31 + 0xDE00
-
-
-def test_key_hash_is_non_negative_and_min_value_files_under_zero() -> None:
-    assert key_hash("T", "k") == abs(java_hash("T#k"))
-    assert all(key_hash("T", f"k{i}") >= 0 for i in range(1000))
+def test_key_hash_is_31_bits_of_the_crc_of_topic_hash_key() -> None:
+    assert key_hash(b"T", b"k") == zlib.crc32(b"T#k") & 0x7FFF_FFFF
+    assert all(0 <= key_hash(b"T", f"k{i}".encode()) < 2**31 for i in range(1000))
+    assert key_hash(b"T", b"k") != key_hash(b"U", b"k")
 
 
 def test_index_keys_split_keys_on_spaces_and_add_the_unique_key_once() -> None:
-    assert index_keys({"KEYS": "a b  a", "UNIQ_KEY": "U1"}) == ["a", "b", "U1"]
-    assert index_keys({"UNIQ_KEY": "a", "KEYS": "a"}) == ["a"]
-    assert index_keys({"TAGS": "t"}) == []
+    assert index_keys(b"a b  a", b"U1") == [b"a", b"b", b"U1"]
+    assert index_keys(b"a", b"a") == [b"a"]
+    assert index_keys(b"", b"") == []
+
+
+def test_keys_at_reads_the_two_properties_from_the_raw_record() -> None:
+    props = {"MYKEYS": "decoy", "KEYS": "k1 k2", "X": "y", "UNIQ_KEY": "U"}
+    found = keys_at(encode(Message("T", 1, b"body", props, 42)), 0)
+    assert found is not None
+    assert (found.topic, found.store_timestamp, found.keys, found.unique_key) == (b"T", 42, b"k1 k2", b"U")
+    plain = keys_at(encode(Message("T", 1, b"body", {"MYKEYS": "decoy"}, 42)), 0)
+    assert plain is not None and (plain.keys, plain.unique_key) == (b"", b"")
+    assert keys_at(b"\0" * 64, 0) is None
 
 
 def _file(layout: Layout) -> bytearray:
@@ -60,7 +62,7 @@ def test_entries_chain_per_slot_newest_first_and_collisions_are_skipped() -> Non
     buf, header = _file(SMALL), Header()
     hashes = [1, 5, 9, 1, 2]  # 1, 5 and 9 share slot 1 of 4
     for i, h in enumerate(hashes):
-        header = add_entry(buf, SMALL, header, h, 100 * i, 10_000 + 1000 * i)
+        header = add_entries(buf, SMALL, header, [(h, 100 * i, 10_000 + 1000 * i)])
     assert header.count == 5 and header.begin_ts == 10_000 and header.end_ts == 14_000 and header.begin_phy == 0
     assert header.used_slots == 2
     assert candidates(buf, SMALL, header, 1, 0, 2**62, 10) == [300, 0]
@@ -69,10 +71,23 @@ def test_entries_chain_per_slot_newest_first_and_collisions_are_skipped() -> Non
     assert candidates(buf, SMALL, header, 3, 0, 2**62, 10) == []
 
 
+def test_entries_added_together_chain_like_entries_added_one_by_one() -> None:
+    together, apart = _file(SMALL), _file(SMALL)
+    entries = [(1, 0, 1_000), (5, 0, 1_000), (2, 30, 2_000)]  # a record's keys, then the next record's
+    h_together = add_entries(together, SMALL, Header(), entries)
+    h_apart = Header()
+    for entry in entries:
+        h_apart = add_entries(apart, SMALL, h_apart, [entry])
+    assert together == apart and h_together == h_apart
+    assert h_together == Header(begin_ts=1_000, end_ts=2_000, begin_phy=0, end_phy=0, used_slots=2, count=3)
+    with pytest.raises(ValueError, match="full"):
+        add_entries(together, SMALL, h_together, [(0, 40, 0)] * 4)
+
+
 def test_lookup_filters_by_the_time_range_in_whole_seconds() -> None:
     buf, header = _file(SMALL), Header()
     for i, ts in enumerate([1_000, 2_500, 4_000]):
-        header = add_entry(buf, SMALL, header, 7, i, ts)
+        header = add_entries(buf, SMALL, header, [(7, i, ts)])
     assert candidates(buf, SMALL, header, 7, 2_000, 3_000, 10) == [1]  # 2 500 is kept as second 2 (2 000..2 999)
     assert candidates(buf, SMALL, header, 7, 2_600, 2_700, 10) == [1]  # the caller checks the exact time
     assert candidates(buf, SMALL, header, 7, 4_001, 9_000, 10) == [2]
@@ -83,35 +98,35 @@ def test_lookup_filters_by_the_time_range_in_whole_seconds() -> None:
 def test_a_slot_pointing_past_the_count_is_ignored_and_rebuilt() -> None:
     buf, header = _file(SMALL), Header()
     for i in range(4):
-        header = add_entry(buf, SMALL, header, i, i * 10, 0)
+        header = add_entries(buf, SMALL, header, [(i, i * 10, 0)])
     durable = header
-    header = add_entry(buf, SMALL, header, 1, 40, 0)  # entry 5, not claimed by `durable`
+    header = add_entries(buf, SMALL, header, [(1, 40, 0)])  # entry 5, not claimed by `durable`
     assert max_slot(buf, SMALL) == 5
     assert candidates(buf, SMALL, durable, 1, 0, 2**62, 10) == []  # the walk stops at a number past the count
     assert rebuild_slots(buf, SMALL, durable.count) == 4
     assert max_slot(buf, SMALL) == 4
     assert candidates(buf, SMALL, durable, 1, 0, 2**62, 10) == [10]
-    again = add_entry(buf, SMALL, durable, 1, 40, 0)  # numbered 5 again, chained to the rebuilt slot
+    again = add_entries(buf, SMALL, durable, [(1, 40, 0)])  # numbered 5 again, chained to the rebuilt slot
     assert candidates(buf, SMALL, again, 1, 0, 2**62, 10) == [40, 10]
 
 
 def test_entries_below_bisects_the_entries_in_log_order() -> None:
     buf, header = _file(SMALL), Header()
     for phy in [0, 0, 50, 90, 90]:
-        header = add_entry(buf, SMALL, header, 3, phy, 0)
+        header = add_entries(buf, SMALL, header, [(3, phy, 0)])
     assert [entries_below(buf, SMALL, 5, p) for p in (0, 1, 50, 90, 91)] == [0, 2, 2, 3, 5]
 
 
 def test_a_damaged_chain_never_loops() -> None:
     buf, header = _file(SMALL), Header()
-    header = add_entry(buf, SMALL, header, 2, 7, 0)
-    header = add_entry(buf, SMALL, header, 2, 8, 0)
+    header = add_entries(buf, SMALL, header, [(2, 7, 0)])
+    header = add_entries(buf, SMALL, header, [(2, 8, 0)])
     ENTRY.pack_into(buf, SMALL.entry_pos(1), 2, 7, 0, 2)  # entry 1 points forward to entry 2
     assert candidates(buf, SMALL, header, 2, 0, 2**62, 10) == [8, 7]
 
 
 def test_matches_drops_collisions_other_topics_times_and_the_other_key_kind() -> None:
-    found = RecordProperties(100, "T", 5_000, {"KEYS": "a b", "UNIQ_KEY": "U"})
+    found = Message("T", 0, b"", {"KEYS": "a b", "UNIQ_KEY": "U"}, 5_000)
     assert matches("T", "a", False, found, 0, 9_999)
     assert matches("T", "b", False, found, 5_000, 5_000)
     assert matches("T", "U", True, found, 0, 9_999)
@@ -130,8 +145,8 @@ def test_header_codec_is_forty_bytes() -> None:
 # --- files -----------------------------------------------------------------------------------------
 
 
-def props(offset: int, key: str, ts: int = 1_000, topic: str = "T") -> tuple[int, RecordProperties]:
-    return offset, RecordProperties(10, topic, ts, {"KEYS": key, "UNIQ_KEY": f"U{offset}"})
+def props(offset: int, key: str, ts: int = 1_000, topic: str = "T") -> tuple[int, RecordKeys]:
+    return offset, RecordKeys(10, topic.encode(), ts, key.encode(), f"U{offset}".encode())
 
 
 def test_files_roll_over_keep_a_records_entries_together_and_survive_reopening(tmp_path: Path) -> None:
