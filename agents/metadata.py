@@ -19,11 +19,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from mqbase.codes import ResponseCode
-from mqbase.metadata import PERM_WRITE, SYSTEM_TOPICS, send_problem, topic_problem
+from mqbase.metadata import DEFAULT_QUEUE_NUMS, PERM_WRITE, SYSTEM_TOPICS, send_problem, topic_problem
 from mqbase.retry import DEFAULT_RETRY_POLICY, RetryPolicy
 
-DEFAULT_QUEUE_NUMS = 4
-"""The queues of a topic the broker has not learnt (Java's ``defaultTopicQueueNums``)."""
 MESSAGE_GROUP = "__SHARDINGKEY"
 """The property that carries a message's message group (RocketMQ's ``PROPERTY_SHARDING_KEY``)."""
 UNIQ_KEY, TAGS, KEYS = "UNIQ_KEY", "TAGS", "KEYS"
@@ -64,11 +62,13 @@ class Group:
 
 @dataclass(frozen=True, slots=True)
 class MetadataTable:
-    """The topics and groups of one cluster, as of the controller's ``version`` (-1: nothing learnt yet)."""
+    """The topics and groups of one cluster, as of the controller's ``version`` (-1: nothing learnt yet), and the
+    broker sets whose write permission is wiped (``wipeWritePerm``)."""
 
     version: int = -1
     topics: Mapping[str, Topic] = field(default_factory=lambda: MappingProxyType({}))
     groups: Mapping[str, Group] = field(default_factory=lambda: MappingProxyType({}))
+    write_wiped: frozenset[str] = frozenset()
 
     def served_by(self, broker_name: str) -> tuple[str, ...]:
         """The topics that broker set serves, by name."""
@@ -84,7 +84,10 @@ def stale(table: MetadataTable, announced: int) -> bool:
     return announced > table.version
 
 
-def learn(table: MetadataTable, version: int, topics: Iterable[Topic], groups: Iterable[Group]) -> MetadataTable:
+def learn(
+    table: MetadataTable, version: int, topics: Iterable[Topic], groups: Iterable[Group],
+    write_wiped: Iterable[str] = (),
+) -> MetadataTable:  # fmt: skip
     """The table after reading `version`; an answer older than what is held (a slow poll) changes nothing."""
     if version < table.version:
         return table
@@ -92,6 +95,7 @@ def learn(table: MetadataTable, version: int, topics: Iterable[Topic], groups: I
         version,
         MappingProxyType({t.name: t for t in topics}),
         MappingProxyType({g.name: g for g in groups}),
+        frozenset(write_wiped),
     )
 
 
@@ -105,6 +109,28 @@ def read_queue_nums(table: MetadataTable, topic: str) -> int:
     """How many queues a reader of `topic` reads: its ``readQueueNums``, or DEFAULT_QUEUE_NUMS if unknown."""
     known = table.topics.get(topic)
     return known.read_queue_nums if known is not None and known.read_queue_nums > 0 else DEFAULT_QUEUE_NUMS
+
+
+def reader_queue_nums(table: MetadataTable, topic: str, stored: Iterable[int]) -> int:
+    """How many queues a reader of `topic` should read on a replica that learnt `table` and stores the queues
+    `stored`: the learnt ``readQueueNums``, or past it up to the highest queue stored (a table not learnt since a
+    restart with every controller down is empty, and the store still holds the queues); 0 for a topic it neither
+    knows nor stores."""
+    known = table.topics.get(topic)
+    return max([known.read_queue_nums if known is not None else 0, *(q + 1 for q in stored)])
+
+
+def queue_id_problem(topic: str, requested: int, write_queues: int) -> str | None:
+    """Why a send may not name queue `requested` of `topic` (None: it may, or it names none). A queue past the
+    topic's `write_queues` is one no reader of the topic reads, so a message put there would be acknowledged and
+    never delivered; the broker refuses it as Java's ``msgCheck`` does (SYSTEM_ERROR). Java also admits a queue
+    below ``readQueueNums``; we keep to the write queues, which are the ones a send may use."""
+    if requested < write_queues:
+        return None
+    return (
+        f"request queueId[{requested}] is illegal, topic:[{topic}] topicConfig.writeQueueNums:[{write_queues}]: "
+        f"send to a queue 0-{write_queues - 1}, or name none"
+    )
 
 
 def queue_for_send(requested: int, properties: Mapping[str, str], queues: int, turn: int) -> int:
@@ -183,6 +209,12 @@ def send_verdict(
             ResponseCode.NO_PERMISSION,
             f"topic[{topic}] is not served by broker set {broker_name} (served by: {serving}); send to those, or "
             f"add this set: mqadmin updateTopic -t {topic} -b {broker_name}",
+        )
+    if broker_name in table.write_wiped:
+        return Refused(
+            ResponseCode.NO_PERMISSION,
+            f"the broker[{broker_name}] sending message is forbidden (its write permission is wiped); allow writes: "
+            f"mqadmin addWritePerm -b {broker_name}",
         )
     if not known.perm & PERM_WRITE:
         return Refused(

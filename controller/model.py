@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-from mqbase.metadata import MESSAGE_TYPE, PERM_READ, PERM_WRITE
+from mqbase.metadata import DEFAULT_QUEUE_NUMS, MESSAGE_TYPE, PERM_READ, PERM_WRITE
 from mqbase.retry import DEFAULT_RETRY_POLICY, RetryPolicy
 
 FIRST_BROKER_ID = 1
@@ -90,8 +90,6 @@ class BrokerSet:
         return replace(self, replicas=replicas)
 
 
-DEFAULT_QUEUE_NUMS = 8
-"""Read and write queue numbers of a new topic (Java's ``updateTopic`` defaults)."""
 DEFAULT_RETRY_MAX_TIMES = 16
 """A subscription group's ``retryMaxTimes`` unless set (Java's ``SubscriptionGroupConfig`` default)."""
 
@@ -151,6 +149,8 @@ class ControllerState:
     topics: Mapping[str, TopicConfig] = field(default_factory=lambda: MappingProxyType({}))
     groups: Mapping[str, SubscriptionGroup] = field(default_factory=lambda: MappingProxyType({}))
     metadata_version: int = 0
+    write_wiped: frozenset[str] = frozenset()
+    """Broker sets whose write permission is wiped (Java's ``wipeWritePerm``): part of the metadata."""
 
     def get(self, broker_name: str) -> BrokerSet | None:
         """The broker set with this name, or None."""

@@ -49,6 +49,9 @@ PERM_WRITE, PERM_READ = 2, 4
 PERMS = (PERM_WRITE, PERM_READ, PERM_READ | PERM_WRITE)
 MAX_QUEUE_NUMS = 1024
 """Our bound on a topic's read or write queue numbers (Java sets none; a typo of 80000 would allocate that many)."""
+DEFAULT_QUEUE_NUMS = 8
+"""The read and write queues of a topic created without numbers (Java's ``updateTopic`` and broker
+``defaultTopicQueueNums``), and of one a broker has not learnt: one value for the controller and the agents."""
 MAX_RETRY_TIMES = 1000
 """Our bound on ``retryMaxTimes`` (Java's delay levels top out after 16 retries; more adds the last delay)."""
 

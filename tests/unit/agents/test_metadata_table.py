@@ -7,7 +7,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents.metadata import (
-    DEFAULT_QUEUE_NUMS,
     MESSAGE_GROUP,
     Group,
     MetadataTable,
@@ -18,6 +17,7 @@ from agents.metadata import (
     stale,
     write_queue_nums,
 )
+from mqbase.metadata import DEFAULT_QUEUE_NUMS
 
 ORDERS = Topic("Orders", frozenset({"broker-a", "broker-b"}), 8, 8, 6, "FIFO")
 AUDIT = Topic("Audit", frozenset({"broker-b"}), 4, 4, 4)

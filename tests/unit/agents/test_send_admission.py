@@ -10,7 +10,6 @@ from agents.metadata import (
     BORN_HOST,
     BORN_TIMESTAMP,
     CREATE,
-    DEFAULT_QUEUE_NUMS,
     REREAD_INTERVAL_S,
     Allowed,
     MetadataTable,
@@ -22,6 +21,7 @@ from agents.metadata import (
     send_verdict,
 )
 from mqbase.codes import ResponseCode as C
+from mqbase.metadata import DEFAULT_QUEUE_NUMS
 
 TABLE = learn(
     MetadataTable(),
