@@ -6,6 +6,8 @@ the client access point after them, take their guards, health and reflection and
 
 from __future__ import annotations
 
+import errno
+import socket
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -43,8 +45,32 @@ def add_health_and_reflection(server: Any, service_name: str, checker: Any) -> N
     reflection.enable_server_reflection((service_name, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
 
 
+def in_use(address: str) -> bool:
+    """Whether another socket listens on `address` (host:port, port > 0) now: asked before gRPC binds, whose own
+    failure is a vague "Failed to bind" plus a C-core log line on stderr. SO_REUSEADDR as gRPC binds, so a port
+    left in TIME_WAIT is free; an address that cannot be resolved or bound for another reason is left to gRPC."""
+    host, _, port = address.rpartition(":")
+    if not port.isdigit() or int(port) == 0:
+        return False
+    try:
+        infos = socket.getaddrinfo(host.strip("[]") or None, int(port), type=socket.SOCK_STREAM)
+    except OSError:
+        return False
+    for family, kind, proto, _, where in infos:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(where)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    return True
+    return False
+
+
 def bind(server: Any, address: str, security: SecurityConfig) -> int:
     """Listen on `address` (TLS as `security` says); the bound port, BindError when it cannot."""
+    if in_use(address):
+        raise BindError("address already in use (another process listens on it)")
     try:
         port = add_port(server, address, security)
     except (RuntimeError, SecurityError) as exc:

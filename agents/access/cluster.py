@@ -60,9 +60,11 @@ class Cluster:
         self._thread.start()
 
     def stop(self) -> None:
+        """Also after a start that never came (the access point could not bind its port)."""
         self._stopped.set()
         self._wanted.set()
-        self._thread.join(RPC_TIMEOUT_S * 3)
+        if self._thread.ident is not None:
+            self._thread.join(RPC_TIMEOUT_S * 3)
         self._agents.close()
         if self._controllers is not None:
             self._controllers.close()
