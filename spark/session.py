@@ -12,6 +12,7 @@ everywhere.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib
 import os
 import re
@@ -19,7 +20,7 @@ import shutil
 import sys
 import tempfile
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from pyspark import SparkConf, SparkContext
@@ -60,8 +61,12 @@ def build_session(
     app_name: str = DEFAULT_APP_NAME,
     conf: Mapping[str, str] | None = None,
     remote: str | None = None,
+    jvm_log: Path | None = None,
 ) -> SparkSession:
     """A SparkSession for the report; `conf` entries win over the defaults chosen here.
+
+    `jvm_log`: when this process starts the JVM, the JVM's stdout and stderr (log4j, its warnings, the Python
+    workers' tracebacks) go to this file for good instead of the terminal (``jvm_output_to``).
 
     `master` defaults to the one spark-submit was given, else ``local[*]``. Static settings (driver host, JVM
     options) only take effect if no session is running yet in this process.
@@ -86,11 +91,31 @@ def build_session(
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in settings.items():
         builder = builder.config(key, value)
-    session: SparkSession = builder.getOrCreate()
+    launches = jvm_log is not None and SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ
+    with jvm_output_to(jvm_log) if launches and jvm_log is not None else contextlib.nullcontext():
+        session: SparkSession = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     if not local:
         ship_packages(session)
     return session
+
+
+@contextlib.contextmanager
+def jvm_output_to(log: Path) -> Iterator[None]:
+    """Point file descriptors 1 and 2 at `log` while the block starts the JVM, which inherits them and keeps
+    writing there; this process's own stdout and stderr are back once the block ends."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    try:
+        with open(log, "ab") as out:
+            os.dup2(out.fileno(), 1)
+            os.dup2(out.fileno(), 2)
+        yield
+    finally:
+        for fd, copy in zip((1, 2), saved, strict=True):
+            os.dup2(copy, fd)
+            os.close(copy)
 
 
 def _remote_session(url: str, app_name: str, conf: Mapping[str, str]) -> SparkSession:

@@ -22,7 +22,7 @@ import typer
 from mqadmin_py.commands.common import key_values, seconds_option
 from mqadmin_py.options import OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table
-from mqbase.errors import MqError, OperationFailed, SparkUnavailable, UsageError
+from mqbase.errors import Interrupted, MqError, OperationFailed, SparkUnavailable, UsageError
 
 app = typer.Typer(help="Fleet analytics: collect epoch caches across clusters, report on them with PySpark.")
 
@@ -164,9 +164,12 @@ def collect(
         add_stores(snap, stores)
     else:
         clusters = _read_fleet(fleet) if fleet is not None else {str(cluster_name): str(controllers)}
-        with _progress(len(clusters), "collecting") as advance, ThreadPoolExecutor(min(8, len(clusters))) as pool:
-            for f in [pool.submit(_collect_cluster, snap, c, a, timeout, advance) for c, a in clusters.items()]:
-                f.result()
+        try:
+            with _progress(len(clusters), "collecting") as advance, ThreadPoolExecutor(min(8, len(clusters))) as pool:
+                for f in [pool.submit(_collect_cluster, snap, c, a, timeout, advance) for c, a in clusters.items()]:
+                    f.result()
+        except KeyboardInterrupt:  # the pool has let its calls end (each within --timeout)
+            raise Interrupted(f"interrupted while collecting: nothing was written to {out}") from None
     files = write_snapshot(out, {name: rows_table(name, rows) for name, rows in snap.tables.items()}, snap.ts)
     doc = _collect_doc(out, snap, files)
     emit(doc, output, _collect_table)
@@ -307,20 +310,44 @@ def report(
         _need_java(master or "local[*]")
     else:
         _need_connect()
+    with _jvm_log(remote is None) as log:
+        doc = _run_report(input_dir, master, remote, settings, when, top, details, out, log)
+    emit(doc, output, _report_table)
+
+
+def _run_report(
+    input_dir: Path, master: str | None, remote: str | None, settings: dict[str, str], when: datetime | None,
+    top: int, details: bool, out: Path | None, log: Path | None,
+) -> dict[str, Any]:  # fmt: skip
+    """The report's document, built on a session of its own (stopped after), with stage progress on a terminal
+    and Ctrl-C cancelling its jobs (Interrupted, once they have stopped)."""
     from pyspark.errors import PythonException
 
+    from spark.dataset import DatasetError
+    from spark.progress import SparkWatch
     from spark.report import run_report
     from spark.session import build_session
 
-    session = _connected(lambda: build_session(master, conf=settings, remote=remote), remote)
+    session = _connected(lambda: build_session(master, conf=settings, remote=remote, jvm_log=log), remote)
     try:
-        result = run_report(session, input_dir, since=when, top=top)
-        try:
-            doc = result.summary(details=details)
-            if out is not None:
-                result.write(out)
-        finally:
-            result.unpersist()  # a Connect server outlives this client: leave nothing cached on it
+        with _stage_progress() as show, SparkWatch(session, show, _stopping) as watch:
+            try:
+                result = run_report(session, input_dir, since=when, top=top)
+                try:
+                    doc = result.summary(details=details)
+                    if out is not None:
+                        result.write(out)
+                finally:
+                    result.unpersist()  # a Connect server outlives this client: leave nothing cached on it
+            except Exception:
+                if not watch.interrupted.is_set():
+                    raise
+            if watch.interrupted.is_set():  # the job failed as cancelled, or finished before the cancel reached it
+                written = f"; {out} may hold part of the tables" if out is not None else ""
+                kept = f"; Spark's output is in {log}" if log is not None else ""
+                raise Interrupted(
+                    f"interrupted: the report's Spark jobs were cancelled, nothing printed{written}{kept}"
+                )
     except DatasetError as exc:
         raise UsageError(str(exc)) from exc
     except PythonException as exc:  # its message is the worker's whole traceback: its last line says what
@@ -328,7 +355,56 @@ def report(
         raise ExecutorFailed(f"the report's Python step failed on an executor: {why}; {EXECUTOR_PYTHON}") from exc
     finally:
         session.stop()
-    emit(doc, output, _report_table)
+    return doc
+
+
+@contextmanager
+def _jvm_log(local: bool) -> Iterator[Path | None]:
+    """The file a JVM this process starts writes its output to (Spark's log4j lines, Python workers' tracebacks):
+    kept, and named on stderr, when the report fails or is interrupted; removed when it succeeds. None (nothing
+    to keep) for a report on a Spark Connect server, whose JVM is the server's."""
+    if not local:
+        yield None
+        return
+    import logging
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix="mqadmin-epochs-report-", suffix=".log")
+    os.close(fd)
+    log = Path(name)
+    handler = logging.FileHandler(log)  # py4j logs its connection errors on the root logger: to the log too
+    logging.getLogger().addHandler(handler)
+    try:
+        yield log
+    except BaseException as exc:
+        if not isinstance(exc, Interrupted):  # that one names the log itself
+            print(f"mqadmin: Spark's output (JVM, log4j, Python workers) is in {log}", file=sys.stderr)
+        raise
+    finally:
+        logging.getLogger().removeHandler(handler)
+        handler.close()
+    log.unlink(missing_ok=True)
+
+
+def _stopping() -> None:
+    print("mqadmin: stopping the report: cancelling its Spark jobs (Ctrl-C again to quit at once)", file=sys.stderr,
+          flush=True)  # fmt: skip
+
+
+@contextmanager
+def _stage_progress() -> Iterator[Callable[[int, int], None]]:
+    """A progress bar of the report's Spark stages (done / known so far: later jobs add stages) on stderr when it
+    is a terminal; yields show(done, known)."""
+    if not sys.stderr.isatty():
+        yield lambda _done, _known: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("Spark stages", total=None)
+        yield lambda done, known: bar.update(task, completed=done, total=known,
+                                             description=f"Spark stages {done}/{known}")  # fmt: skip
 
 
 def _last_line(exc: BaseException) -> str:

@@ -13,7 +13,7 @@ from mqadmin_py.commands.common import broker_id_option, broker_name_option, con
 from mqadmin_py.commands.controller import SyncStateDoc, fetch_sync_state
 from mqadmin_py.options import ControllerOpt, OutputOpt
 from mqadmin_py.output import Output, emit, emit_table
-from mqbase.errors import MqError, TimedOut
+from mqbase.errors import Interrupted, MqError, TimedOut
 
 app = typer.Typer(help="Block until a broker set has a master, a full SyncStateSet, or the controllers a quorum.")
 
@@ -73,6 +73,8 @@ def poll(what: str, probe: Callable[[float], tuple[Reached | None, str]], timeou
             if status is not None:
                 status.update(f"waiting for {what} ({seen})")
             time.sleep(min(POLL_INTERVAL, max(0.0, deadline - time.monotonic())))
+    except KeyboardInterrupt:
+        raise Interrupted(f"interrupted while waiting for {what} (last seen: {seen})") from None
     finally:
         if status is not None:
             status.stop()
