@@ -9,11 +9,13 @@ raise ``CodecError`` with a message naming the bad field. A field added after
 release (it has a default) may be missing, so older entries and snapshots
 still decode (``ha_address``; ``preferredBrokerId``, which reads as null; the group config, which reads as
 none set at version 0; topics and subscription groups, which read as none at metadata version 0; a group's
-``groupRetryPolicy``, Java's JSON document, which reads as Java's customized levels).
+``groupRetryPolicy``, Java's JSON document, which reads as Java's customized levels; ``writeWipedSets``, which
+reads as none wiped).
 
 Log entry:  0x01 | CRC-32 of the JSON (u32 BE) | {"v": 1, "events": [{"type": "ElectMaster", ...}, ...]}
 Snapshot:   {"v": 1, "brokerSets": [{"clusterName": ..., "replicas": [...], ...}], "config": {...}, "configVersion": 0,
-             "topics": [{"topicName": ..., ...}], "subscriptionGroups": [{"groupName": ..., ...}], "metadataVersion": 0}
+             "topics": [{"topicName": ..., ...}], "subscriptionGroups": [{"groupName": ..., ...}], "metadataVersion": 0,
+             "writeWipedSets": ["broker-a"]}
 A topic or group inside an event (``UpdateTopic.topic``) is the same document as in the snapshot.
 
 The log entry's first byte says how it is framed: 0x01, checksummed (a bit flipped in a journal is refused
@@ -259,6 +261,7 @@ def encode_state(state: ControllerState) -> bytes:
         "topics": [topic_doc(state.topics[name]) for name in sorted(state.topics)],
         "subscriptionGroups": [group_doc(state.groups[name]) for name in sorted(state.groups)],
         "metadataVersion": state.metadata_version,
+        "writeWipedSets": sorted(state.write_wiped),
     }
     return json.dumps(doc, separators=(",", ":")).encode()
 
@@ -299,4 +302,11 @@ def decode_state(blob: bytes) -> ControllerState:
         topics=MappingProxyType({t.topic_name: t for t in map(topic_of, topics)}),
         groups=MappingProxyType({g.group_name: g for g in map(group_of, groups)}),
         metadata_version=_version(doc, "metadataVersion"),
+        write_wiped=_wiped(doc.get("writeWipedSets", [])),
     )
+
+
+def _wiped(value: Any) -> frozenset[str]:
+    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+        raise CodecError("snapshot field 'writeWipedSets' must be a list of strings")
+    return frozenset(value)

@@ -34,6 +34,7 @@ from controller.requests import (
     ReplicaInfoReply,
     ReplicasInfo,
     Result,
+    SetBrokerPermissionRequest,
     SyncStateDataReply,
     UpdateSubscriptionGroupRequest,
     UpdateTopicRequest,
@@ -242,6 +243,11 @@ def get_metadata(_m: pb.GetMetadataRequest) -> GetMetadataRequest:
     return GetMetadataRequest()
 
 
+def set_broker_permission(m: pb.SetBrokerPermissionRequest) -> SetBrokerPermissionRequest:
+    cluster = _name(m.cluster_name, "clusterName") if m.cluster_name else ""
+    return SetBrokerPermissionRequest(cluster, _name(m.broker_name, "brokerName"), m.writable)
+
+
 def heartbeat(m: pb.BrokerHeartbeatRequest) -> Heartbeat:
     if not m.HasField("broker_id"):
         raise InvalidRequest("Heart beat with empty brokerId")
@@ -429,6 +435,7 @@ def metadata_reply(r: Result[MetadataReply]) -> dict[str, Any]:
         "metadata_version": x.metadata_version,
         "topics": [topic_message(t) for t in x.topics],
         "groups": [group_message(g) for g in x.groups],
+        "write_wiped_broker_names": list(x.write_wiped),
     }
 
 

@@ -133,8 +133,18 @@ class DeleteSubscriptionGroup:
     expected_metadata_version: int
 
 
-MetadataEvent = UpdateTopic | DeleteTopic | UpdateSubscriptionGroup | DeleteSubscriptionGroup
-"""The events that change the cluster metadata (topics and subscription groups)."""
+@dataclass(frozen=True, slots=True)
+class SetBrokerWritePerm:
+    """Ours (issue 35): wipe (`writable` false) or give back a broker set's write permission; fenced as
+    ``UpdateTopic``."""
+
+    broker_name: str
+    writable: bool
+    expected_metadata_version: int
+
+
+MetadataEvent = UpdateTopic | DeleteTopic | UpdateSubscriptionGroup | DeleteSubscriptionGroup | SetBrokerWritePerm
+"""The events that change the cluster metadata (topics, subscription groups, broker sets' write permission)."""
 BrokerSetEvent = (
     ApplyBrokerId | UpdateBrokerAddress | ElectMaster | AlterSyncStateSet | CleanBrokerData | AssignPreferredMaster
 )

@@ -15,7 +15,14 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, assert_never
 
-from controller.events import DeleteSubscriptionGroup, DeleteTopic, MetadataEvent, UpdateSubscriptionGroup, UpdateTopic
+from controller.events import (
+    DeleteSubscriptionGroup,
+    DeleteTopic,
+    MetadataEvent,
+    SetBrokerWritePerm,
+    UpdateSubscriptionGroup,
+    UpdateTopic,
+)
 from controller.model import ControllerState, SubscriptionGroup, TopicConfig
 from controller.requests import (
     DeleteSubscriptionGroupRequest,
@@ -25,6 +32,7 @@ from controller.requests import (
     MetadataReply,
     MetadataRequest,
     Result,
+    SetBrokerPermissionRequest,
     UpdateSubscriptionGroupRequest,
     UpdateTopicRequest,
 )
@@ -124,7 +132,25 @@ def delete_group(state: ControllerState, req: DeleteSubscriptionGroupRequest) ->
 def get_metadata(state: ControllerState) -> Result[MetadataReply]:
     topics = tuple(state.topics[name] for name in sorted(state.topics))
     groups = tuple(state.groups[name] for name in sorted(state.groups))
-    return Result(C.SUCCESS, reply=MetadataReply(state.metadata_version, topics, groups))
+    reply = MetadataReply(state.metadata_version, topics, groups, tuple(sorted(state.write_wiped)))
+    return Result(C.SUCCESS, reply=reply)
+
+
+def set_broker_permission(state: ControllerState, req: SetBrokerPermissionRequest) -> Result[MetadataChangeReply]:
+    """Wipe or give back a broker set's write permission (Java's ``wipeWritePerm`` / ``addWritePerm``); the set
+    must be registered, and of `cluster_name` when one is given. Asking for what holds already is a no-op."""
+    bs = state.get(req.broker_name)
+    if bs is None:
+        return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST,
+                      f"Broker-set: {req.broker_name} hasn't been registered in controller")  # fmt: skip
+    if req.cluster_name and bs.cluster_name != req.cluster_name:
+        return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST,
+                      f"Broker-set: {req.broker_name} hasn't been registered in cluster {req.cluster_name}, it "
+                      f"belongs to cluster {bs.cluster_name}")  # fmt: skip
+    if (req.broker_name not in state.write_wiped) == req.writable:
+        return Result(C.SUCCESS, reply=MetadataChangeReply(state.metadata_version, False))
+    event = SetBrokerWritePerm(req.broker_name, req.writable, state.metadata_version)
+    return Result(C.SUCCESS, reply=MetadataChangeReply(state.metadata_version + 1, True), events=(event,))
 
 
 def compute_metadata(state: ControllerState, request: MetadataRequest) -> Result[Any]:
@@ -140,6 +166,8 @@ def compute_metadata(state: ControllerState, request: MetadataRequest) -> Result
             return delete_group(state, request)
         case GetMetadataRequest():
             return get_metadata(state)
+        case SetBrokerPermissionRequest():
+            return set_broker_permission(state, request)
         case _:
             assert_never(request)
 
@@ -148,7 +176,7 @@ def apply_metadata(state: ControllerState, event: MetadataEvent) -> ControllerSt
     """Apply a committed metadata event; one decided on another version is a no-op."""
     if event.expected_metadata_version != state.metadata_version:
         return state
-    topics, groups = state.topics, state.groups
+    topics, groups, wiped = state.topics, state.groups, state.write_wiped
     match event:
         case UpdateTopic():
             topics = MappingProxyType({**topics, event.topic.topic_name: event.topic})
@@ -158,6 +186,8 @@ def apply_metadata(state: ControllerState, event: MetadataEvent) -> ControllerSt
             groups = MappingProxyType({**groups, event.group.group_name: event.group})
         case DeleteSubscriptionGroup():
             groups = MappingProxyType({k: v for k, v in groups.items() if k != event.group_name})
+        case SetBrokerWritePerm():
+            wiped = wiped - {event.broker_name} if event.writable else wiped | {event.broker_name}
         case _:
             assert_never(event)
-    return replace(state, topics=topics, groups=groups, metadata_version=state.metadata_version + 1)
+    return replace(state, topics=topics, groups=groups, write_wiped=wiped, metadata_version=state.metadata_version + 1)

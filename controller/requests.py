@@ -183,12 +183,23 @@ class GetMetadataRequest:
     """Ours (issue 25): every topic and subscription group with the metadata version (agents act on it)."""
 
 
+@dataclass(frozen=True, slots=True)
+class SetBrokerPermissionRequest:
+    """Ours (issue 35): ``wipeWritePerm`` (`writable` false) / ``addWritePerm`` of a broker set, which must belong
+    to `cluster_name` when one is given."""
+
+    cluster_name: str
+    broker_name: str
+    writable: bool
+
+
 MetadataRequest = (
     UpdateTopicRequest
     | DeleteTopicRequest
     | UpdateSubscriptionGroupRequest
     | DeleteSubscriptionGroupRequest
     | GetMetadataRequest
+    | SetBrokerPermissionRequest
 )
 
 Request = (
@@ -333,6 +344,7 @@ class MetadataReply:
     metadata_version: int
     topics: tuple[TopicConfig, ...]
     groups: tuple[SubscriptionGroup, ...]
+    write_wiped: tuple[str, ...] = ()
 
 
 R = TypeVar("R")

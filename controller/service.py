@@ -50,6 +50,7 @@ POLICY: dict[str, frozenset[Role]] = {
     "UpdateControllerConfig": _ADMIN,
     "UpdateTopic": _ADMIN,
     "DeleteTopic": _ADMIN,
+    "SetBrokerPermission": _ADMIN,
     "UpdateSubscriptionGroup": _ADMIN,
     "DeleteSubscriptionGroup": _ADMIN,
 }
@@ -328,6 +329,12 @@ class ControllerServicer(pb_grpc.ControllerServiceServicer):
         return await self._decide(
             request, convert.delete_subscription_group, convert.metadata_change_reply, pb.MetadataChangeResponse
         )
+
+    async def SetBrokerPermission(
+        self, request: pb.SetBrokerPermissionRequest, context: Any
+    ) -> pb.MetadataChangeResponse:
+        return await self._decide(request, convert.set_broker_permission, convert.metadata_change_reply,
+                                  pb.MetadataChangeResponse)  # fmt: skip
 
     async def GetMetadata(self, request: pb.GetMetadataRequest, context: Any) -> pb.GetMetadataResponse:
         return await self._decide(request, convert.get_metadata, convert.metadata_reply, pb.GetMetadataResponse)

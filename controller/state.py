@@ -58,6 +58,7 @@ from controller.requests import (
     ReplicasInfo,
     Request,
     Result,
+    SetBrokerPermissionRequest,
     SetGroupConfigReply,
     SetGroupConfigRequest,
     SyncStateDataReply,
@@ -549,6 +550,7 @@ def compute(
             | UpdateSubscriptionGroupRequest()
             | DeleteSubscriptionGroupRequest()
             | GetMetadataRequest()
+            | SetBrokerPermissionRequest()
         ):
             return compute_metadata(state, request)
         case _:

@@ -86,16 +86,20 @@ def permissions(read_queue_nums: int, write_queue_nums: int, perm: int) -> list[
     return [v2.READ] * r + [v2.WRITE] * w + [v2.READ_WRITE] * both
 
 
-def message_queues(topic: Topic, sets: Sequence[BrokerSet], listed: Any, namespace: str = "") -> list[Any]:
+def message_queues(
+    topic: Topic, sets: Sequence[BrokerSet], listed: Any, namespace: str = "", read_only: frozenset[str] = frozenset()
+) -> list[Any]:
     """The route of `topic`: every queue of every broker set serving it that the access point knows, in set
-    order, each listing the ``v2.Endpoints`` `listed` (see `endpoints`)."""
+    order, each listing the ``v2.Endpoints`` `listed` (see `endpoints`). The sets in `read_only` (their write
+    permission wiped: ``wipeWritePerm``) get read-only queues, so producers move to the other sets."""
     accepted = ACCEPTED_TYPES.get(topic.message_type, v2.NORMAL)
     out = []
     for s in sets:
         if s.name not in topic.broker_names:
             continue
         acting = not s.master_address and s.acting_address
-        perm = topic.perm & ~PERM_WRITE if acting else topic.perm  # Java's acting master: read-only
+        # Java's acting master, and a set whose write permission is wiped: read-only
+        perm = topic.perm & ~PERM_WRITE if acting or s.name in read_only else topic.perm
         broker = v2.Broker(name=s.name, id=0, endpoints=listed)
         for queue_id, permission in enumerate(permissions(topic.read_queue_nums, topic.write_queue_nums, perm)):
             out.append(

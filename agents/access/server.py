@@ -28,13 +28,14 @@ from grpc_health.v1 import health, health_pb2
 from agents.access import auth, routes, settings, timing
 from agents.access.cluster import Cluster
 from agents.access.codes import Code, consumer_code, send_code
+from agents.access.connections import Connection, Connections
 from agents.access.messages import delivered, outgoing_problem, to_agent, type_problem
 from agents.access.protocol import SERVICE_NAME, service, stubs, v2
 from agents.access.renewals import Renewer
 from agents.access.routes import BrokerSet
 from agents.access.validation import Problem, group_problem, topic_problem
 from agents.broker.manager import ReplicasManager
-from agents.broker.service import AgentServicer, Host
+from agents.broker.service import AgentServicer, Host, peer_address
 from agents.metadata import Topic
 from agents.pop.handle import ReceiptHandle
 from mqbase import serving
@@ -76,6 +77,28 @@ def _fixed(request: Any) -> Callable[[float], Any]:
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def _connection(client: Any, headers: dict[str, str], context: Any) -> Connection:
+    """The registry's view of a client from its Telemetry settings and call headers (issue 35)."""
+    agent = client.user_agent
+    if client.WhichOneof("pub_sub") == "subscription":
+        group = client.subscription.group.name
+        topics = {s.topic.name: s.expression.expression for s in client.subscription.subscriptions}
+    else:
+        group, topics = "", {t.name: "" for t in client.publishing.topics}
+    language = v2.Language.Name(agent.language) if agent.language else headers.get("x-mq-language", "")
+    return Connection(
+        client_id=headers[auth.CLIENT_ID],
+        address=peer_address(context.peer()) or "",
+        language=language,
+        version=agent.version or headers.get("x-mq-client-version", ""),
+        client_type=v2.ClientType.Name(client.client_type),
+        group=group,
+        subscriptions=topics,
+        last_seen=time.monotonic(),
+        last_seen_ms=_now_ms(),
+    )
 
 
 class Forwarder:
@@ -167,8 +190,10 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         renewer: Renewer,
         secrets: dict[str, str] | None,
         own: Callable[[], str],
+        connections: Connections | None = None,
     ):
         self._cluster = cluster
+        self.connections = connections or Connections()
         self._forward = forwarder
         self._renewer = renewer
         self._secrets = secrets
@@ -219,7 +244,8 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
     async def _route(self, topic: Topic, request: Any) -> list[Any]:
         """The route of `topic` for a QueryRoute or QueryAssignment `request` (its endpoints and namespace)."""
         listed = routes.endpoints(request.endpoints, self._own())
-        return routes.message_queues(topic, await self._sets(topic), listed, request.topic.resource_namespace)
+        return routes.message_queues(topic, await self._sets(topic), listed, request.topic.resource_namespace,
+                                     self._cluster.metadata().write_wiped)  # fmt: skip
 
     # --- route, settings, liveness --------------------------------------------------------------------
 
@@ -250,6 +276,9 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
 
     async def Heartbeat(self, request: Any, context: Any) -> Any:
         problem = self._refused(context)
+        if problem is None:
+            self.connections.heard(self._headers(context)[auth.CLIENT_ID], peer_address(context.peer()) or "",
+                                   time.monotonic(), _now_ms())  # fmt: skip
         return service.HeartbeatResponse(
             status=status(problem.code, problem.message) if problem else status(Code.OK, "OK")
         )
@@ -258,6 +287,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         problem = self._refused(context)
         if problem is None:
             self._renewer.forget(self._headers(context)[auth.CLIENT_ID])
+            self.connections.forget(self._headers(context)[auth.CLIENT_ID])
         ok = status(Code.OK, "OK")
         return service.NotifyClientTerminationResponse(status=status(problem.code, problem.message) if problem else ok)
 
@@ -277,6 +307,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
                 await context.abort(
                     grpc.StatusCode.INVALID_ARGUMENT, "settings hold neither publishing nor subscription"
                 )
+            self.connections.announce(_connection(client, self._headers(context), context))
             yield service.TelemetryCommand(status=status(Code.OK, "OK"), settings=answer)
 
     # --- sending ------------------------------------------------------------------------------------
@@ -287,6 +318,8 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         names = sorted(s.name for s in await self._sets(topic))
         if not names:
             return None
+        wiped = self._cluster.metadata().write_wiped  # draining sets (wipeWritePerm): only if no other set is left
+        names = [n for n in names if n not in wiped] or names
         turn = zlib.crc32(message_group.encode()) if message_group else next(self._turn)
         return names[turn % len(names)]
 
@@ -534,6 +567,10 @@ class AccessPoint:
         self._ready = threading.Event()
         self._error: Exception | None = None
         self._thread = threading.Thread(target=self._run, name="access-point", daemon=True)
+
+    def connections(self, group: str = "", topic: str = "") -> list[Connection]:
+        """The clients connected through this access point now (``Connections.alive``)."""
+        return self._servicer.connections.alive(time.monotonic(), group=group, topic=topic)
 
     def start(self) -> int:
         """Serve; returns the bound port (``serving.BindError`` when the address cannot be bound)."""

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import grpc
 from grpc_health.v1 import health, health_pb2
 
+from agents.access.connections import Connection
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
 from agents.broker.service import POLICY, SERVICE, AgentServicer, AgentStartError, BrokerNotFound
@@ -285,6 +286,9 @@ class Agent:
 
     def update_broker_config(self, manager: ReplicasManager, values: dict[str, str]) -> None:
         manager.update_config(with_overrides(manager.config, values))
+
+    def client_connections(self, group: str, topic: str) -> list[Connection]:
+        return self._access.connections(group, topic) if self._access is not None else []
 
     # --- internals -------------------------------------------------------------------------------
 

@@ -33,6 +33,15 @@ class Totals:
     bytes: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class ManualRun:
+    """What a ``run_now`` deleted, and the floor that kept expired segments (None when none did)."""
+
+    segments: int
+    bytes: int
+    held_by: str | None
+
+
 class CommitLogCleaner(Periodic):
     """The retention thread of one broker; `replica` and `config` are read afresh at every run (the replica is
     opened after registration, the config changes with updateBrokerConfig)."""
@@ -54,6 +63,7 @@ class CommitLogCleaner(Periodic):
         self._retained_floor = retained_floor
         self._clock = clock
         self._lock = threading.Lock()
+        self._running = threading.Lock()  # the schedule's run and an operator's never overlap
         self._totals = Totals()
 
     @property
@@ -63,13 +73,25 @@ class CommitLogCleaner(Periodic):
 
     def run_once(self) -> Plan:
         """One evaluation, and the deletions it decides; returns the plan (empty for a fenced replica)."""
+        with self._running:
+            return self._run(manual=False)[0]
+
+    def run_now(self) -> ManualRun:
+        """Java's ``deleteExpiredCommitLog``: one run now, as at a ``deleteWhen`` hour (segments older than
+        ``fileReservedTime`` go whatever the hour; the floors hold as always)."""
+        with self._running:
+            decided, deleted = self._run(manual=True)
+        return ManualRun(deleted.segments, deleted.bytes, decided.held_by)
+
+    def _run(self, *, manual: bool) -> tuple[Plan, Totals]:
+        """The plan of one run and what it deleted."""
         replica, config = self._replica(), self._config()
         if replica is None:
-            return Plan()
+            return Plan(), Totals()
         position = replica.position
         floors = self._floors(replica, position.role)
         if floors is None:
-            return Plan()
+            return Plan(), Totals()
         now = self._clock()
         usage = shutil.disk_usage(config.store_root)
         size = replica.store.segment_size
@@ -81,10 +103,12 @@ class CommitLogCleaner(Periodic):
             disk_used=usage.used / usage.total if usage.total else 0.0,
             policy=config.retention_policy(),
             floors=floors,
+            manual=manual,
         )
         if decided.held_by is not None:
             log.info("broker %s: retention (%s) held at offset %d by the %s",
                      config.broker_name, _word(decided.reason), floors.lowest()[0], decided.held_by)  # fmt: skip
+        deleted = Totals()
         for i, segment in enumerate(decided.segments):
             if i and self._stopped.wait(config.delete_commit_log_files_interval / 1000):
                 break
@@ -94,13 +118,14 @@ class CommitLogCleaner(Periodic):
             new_min = replica.delete_before(segment.end)
             if new_min < segment.end:
                 break  # not yet dispatched into the consume queues: the next run deletes it
+            deleted = Totals(deleted.segments + 1, deleted.bytes + segment.end - segment.start)
             with self._lock:
                 self._totals = Totals(self._totals.segments + 1, self._totals.bytes + segment.end - segment.start)
             written = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(segment.modified_ms / 1000))
             log.info("broker %s: retention (%s) deleted commit-log segment %d-%d, last written %s; min offset %d",
                      config.broker_name, _word(decided.reason), segment.start, segment.end, written,
                      new_min)  # fmt: skip
-        return decided
+        return decided, deleted
 
     def _floors(self, replica: Replica, role: Role) -> Floors | None:
         """The offsets this role must keep; None when the replica is fenced."""

@@ -34,6 +34,7 @@ from agents.broker.escape_journal import EscapeJournal
 from agents.broker.queue_locks import QueueLocks
 from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Stay, TakeSyncStateSet, decide
 from agents.broker.roles import View as ControllerView
+from agents.broker.stats import BrokerStats
 from agents.broker.take_back import TakeBack
 from agents.broker.write_gate import Gate, Step, TransferReady, WritePause
 from agents.config import BrokerConfig
@@ -161,6 +162,8 @@ class ReplicasManager:
         self.cleaner = CommitLogCleaner(
             lambda: self.replica, lambda: self.config, retained_floor=self.snapshots.retained_floor
         )
+        self.stats = BrokerStats(time.monotonic())  # brokerStatus / statsAll (issue 35)
+        self.started_ms = int(time.time() * 1000)
 
     # --- life cycle ------------------------------------------------------------------------------
 
@@ -588,7 +591,8 @@ class ReplicasManager:
         ]  # fmt: skip
         with self._lock:
             before = self._metadata
-            self._metadata = after = learn(before, response.metadata_version, topics, groups)
+            wiped = response.write_wiped_broker_names
+            self._metadata = after = learn(before, response.metadata_version, topics, groups, wiped)
             learnt = after is not before and after.version != before.version
         if learnt:
             log.info("%s: learnt metadata version %d", self._name(), response.metadata_version)

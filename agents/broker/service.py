@@ -14,12 +14,15 @@ import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
+from agents.access.connections import Connection
+from agents.broker import query
 from agents.broker.answers import REMARKS, STATUS_CODES
 from agents.broker.consumers import Refused as ConsumerRefused
 from agents.broker.escape import decode_escaped, decode_released, encode_escaped
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
 from agents.broker.queue_locks import Batch, batch_problem, keys_of
+from agents.broker.stats import Figures
 from agents.broker.write_gate import request_problem
 from agents.consumer.errors import StateFormatError
 from agents.delay.timer import TIMER_TOPIC, Refusal, to_timer
@@ -38,7 +41,9 @@ from agents.metadata import (
 )
 from agents.store.commitlog import OffsetTooSmall
 from agents.store.epochs import MAX_OFFSET
+from agents.store.message_store import MessageStore
 from agents.store.record import Message, RecordError, blank_size_at, header_at
+from mqbase import __version__
 from mqbase.codes import ResponseCode
 from mqbase.configkeys import address_problem
 from mqbase.errors import MqError
@@ -69,6 +74,7 @@ POLICY: dict[str, frozenset[CallerRole]] = {
     "ReleaseEscaped": _MEMBER,
     "LockBatchMQ": _MEMBER,  # the set's coordinator asks (RIP-32's lock quorum)
     "UnlockBatchMQ": _MEMBER,
+    "DeleteExpiredCommitLog": _ADMIN,
 }
 """With aclEnable=true, the calls that need a credential of these roles. Reads stay open, and so does the data
 plane (SendMessage, SendMessages, PullMessage): who may connect at all is TLS client authentication's job."""
@@ -108,6 +114,9 @@ class Host(Protocol):
     def add_broker(self, config_path: str) -> ReplicasManager: ...
     def remove_broker(self, cluster_name: str, broker_name: str, broker_id: int) -> None: ...
     def update_broker_config(self, manager: ReplicasManager, values: dict[str, str]) -> None: ...
+    def client_connections(self, group: str, topic: str) -> list[Connection]:
+        """The clients connected through the agent's access point now; [] when it serves none."""
+        ...
 
 
 def _failure(response_type: Callable[..., Any], code: int, remark: str) -> Any:
@@ -228,6 +237,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         if self._host.metrics is not None:
             self._host.metrics.observe_put(manager, time.monotonic() - started, result.status.value)
         if result.status is PutStatus.PUT_OK:
+            manager.stats.put(((m.topic, len(m.body)) for m in messages), time.monotonic())
             manager.consumers.wake()
             if any(m.topic == TIMER_TOPIC for m in batch):
                 manager.timer.wake()
@@ -279,6 +289,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             max_offset=end,
             next_offset=found[-1][0] + 1 if found else max(request.queue_offset, first),
         )
+        manager.stats.got(request.topic, "", len(found), sum(len(m.body) for _, m in found), time.monotonic())
         for queue_offset, m in found:
             response.messages.add(
                 queue_offset=queue_offset,
@@ -293,7 +304,10 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         manager = self._manager(request.broker, pb.ReceiveMessageResponse)
         if not isinstance(manager, ReplicasManager):
             return manager  # type: ignore[no-any-return]
-        return manager.consumers.receive(request)
+        response = manager.consumers.receive(request)
+        size = sum(len(m.message.body) for m in response.messages)
+        manager.stats.got(request.topic, request.group, len(response.messages), size, time.monotonic())
+        return response
 
     def AckMessage(self, request: pb.AckMessageRequest, context: Any) -> pb.AckMessageResponse:
         manager = self._manager(request.broker, pb.AckMessageResponse)
@@ -423,6 +437,71 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         table = manager.queue_locks
         done = table.unlock_batch(batch) if unlock else table.lock_batch(batch)
         return pb.LockBatchMQResponse(code=ResponseCode.SUCCESS, locked_queue_ids=sorted(k.queue_id for k in done))
+
+    # --- issue 35: figures, retention now, client connections ----------------------------------------
+
+    def GetBrokerStats(self, request: pb.BrokerRef, context: Any) -> pb.GetBrokerStatsResponse:
+        manager = self._manager(request, pb.GetBrokerStatsResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        total, rows = manager.stats.figures(time.monotonic())
+        status, replica, c = manager.status(), manager.replica, manager.config
+        store = replica.store if replica is not None else None
+        return pb.GetBrokerStatsResponse(
+            code=ResponseCode.SUCCESS, version=__version__, boot_timestamp_millis=manager.started_ms,
+            total=_traffic(total), rows=[_traffic(f) for f in rows], cluster_name=c.broker_cluster_name,
+            broker_name=c.broker_name, broker_id=status.broker_id, role=status.role.value,
+            master_epoch=status.master_epoch, min_offset=store.min_offset if store else 0,
+            max_offset=store.max_offset if store else 0, confirm_offset=store.confirm_offset if store else 0,
+            acting_master=status.acting_since_ms > 0,
+        )  # fmt: skip
+
+    def DeleteExpiredCommitLog(self, request: pb.BrokerRef, context: Any) -> pb.DeleteExpiredCommitLogResponse:
+        manager = self._manager(request, pb.DeleteExpiredCommitLogResponse)
+        if not isinstance(manager, ReplicasManager):
+            return manager  # type: ignore[no-any-return]
+        if manager.replica is None or not manager.readable():
+            return pb.DeleteExpiredCommitLogResponse(
+                code=ResponseCode.SERVICE_NOT_AVAILABLE, remark="the broker is fenced until its role is known; retry"
+            )
+        done = manager.cleaner.run_now()
+        replica = manager.replica
+        return pb.DeleteExpiredCommitLogResponse(
+            code=ResponseCode.SUCCESS, deleted_segments=done.segments, deleted_bytes=done.bytes,
+            min_offset=replica.store.min_offset if replica is not None else 0, held_by=done.held_by or "",
+        )  # fmt: skip
+
+    def GetClientConnections(
+        self, request: pb.GetClientConnectionsRequest, context: Any
+    ) -> pb.GetClientConnectionsResponse:
+        access_point = self._host.proxy_address
+        connections = [_client(c, access_point) for c in self._host.client_connections(request.group, request.topic)]
+        return pb.GetClientConnectionsResponse(code=ResponseCode.SUCCESS, connections=connections)
+
+    # --- issue 35 §2: message query (agents/broker/query.py) ---------------------------------------
+
+    def _store(self, ref: pb.BrokerRef, response_type: Callable[..., Any]) -> MessageStore | Any:
+        """The store of a replica that may answer reads, or the failure to return."""
+        manager = self._manager(ref, response_type)
+        if not isinstance(manager, ReplicasManager):
+            return manager
+        replica = manager.replica
+        if replica is None or not manager.readable():
+            return _failure(response_type, ResponseCode.SERVICE_NOT_AVAILABLE, "the broker is fenced until its role "
+                            "is known; retry")  # fmt: skip
+        return replica.store
+
+    def QueryMessage(self, request: pb.QueryMessageRequest, context: Any) -> pb.QueryMessageResponse:
+        store = self._store(request.broker, pb.QueryMessageResponse)
+        return query.query_message(store, request) if isinstance(store, MessageStore) else store
+
+    def ViewMessage(self, request: pb.ViewMessageRequest, context: Any) -> pb.QueryMessageResponse:
+        store = self._store(request.broker, pb.QueryMessageResponse)
+        return query.view_message(store, request) if isinstance(store, MessageStore) else store
+
+    def QueryConsumeQueue(self, request: pb.QueryConsumeQueueRequest, context: Any) -> pb.QueryConsumeQueueResponse:
+        store = self._store(request.broker, pb.QueryConsumeQueueResponse)
+        return query.query_consume_queue(store, request) if isinstance(store, MessageStore) else store
 
     # --- replication state -----------------------------------------------------------------------
 
@@ -621,6 +700,18 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
                 broker_id=-1, role=Role.FENCED.value, config_path=failed.config_path, error=error, metadata_version=-1
             )
         return response
+
+
+def _client(c: Connection, access_point: str) -> pb.ClientConnection:
+    return pb.ClientConnection(client_id=c.client_id, address=c.address, language=c.language, version=c.version,
+                               client_type=c.client_type, group=c.group, subscriptions=dict(c.subscriptions),
+                               last_seen_millis=c.last_seen_ms, access_point=access_point)  # fmt: skip
+
+
+def _traffic(f: Figures) -> pb.TrafficStats:
+    return pb.TrafficStats(topic=f.topic, group=f.group, put_messages=f.put_messages, put_bytes=f.put_bytes,
+                           get_messages=f.get_messages, get_bytes=f.get_bytes, put_tps=f.put_tps,
+                           get_tps=f.get_tps)  # fmt: skip
 
 
 def notification_problem(note: common_pb2.RoleChangeNotification, cluster_name: str) -> str | None:

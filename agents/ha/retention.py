@@ -111,26 +111,28 @@ def slave_floor(members: frozenset[int], self_id: int, acks: Mapping[int, int]) 
     return min(max(acks.get(member, 0), 0) for member in slaves)
 
 
-def reason_for(policy: Policy, hour: int, disk_used: float) -> tuple[Reason | None, bool]:
+def reason_for(policy: Policy, hour: int, disk_used: float, manual: bool = False) -> tuple[Reason | None, bool]:
     """Why this run deletes, and whether it deletes whatever the age (Java's ``cleanImmediately`` with forcing on).
 
-    `disk_used` is the fraction of the store's disk in use (0-1)."""
+    `disk_used` is the fraction of the store's disk in use (0-1); `manual`: an operator asked for the run
+    (``deleteExpiredCommitLog``, Java's ``executeDeleteFilesManually``), which counts as a deleteWhen hour."""
     immediately = disk_used * 100 > min(policy.disk_space_warning_level_ratio, policy.disk_space_clean_forcibly_ratio)
     if immediately and policy.clean_file_forcibly_enable:
         return Reason.FORCED, True
     if immediately or disk_used * 100 > policy.disk_max_used_space_ratio:
         return Reason.DISK_FULL, False
-    if hour in policy.delete_when:
+    if hour in policy.delete_when or manual:
         return Reason.EXPIRED, False
     return None, False
 
 
 def plan(
-    segments: Sequence[Segment], *, now_ms: int, hour: int, disk_used: float, policy: Policy, floors: Floors
-) -> Plan:
+    segments: Sequence[Segment], *, now_ms: int, hour: int, disk_used: float, policy: Policy, floors: Floors,
+    manual: bool = False,
+) -> Plan:  # fmt: skip
     """The segments to delete now (oldest first, a prefix of `segments`), for a clock reading `now_ms` whose local
-    hour of the day is `hour`."""
-    reason, any_age = reason_for(policy, hour, disk_used)
+    hour of the day is `hour`; `manual` as in `reason_for`."""
+    reason, any_age = reason_for(policy, hour, disk_used, manual)
     if reason is None:
         return Plan()
     floor, floor_name = floors.lowest()

@@ -693,17 +693,29 @@ class GetMetadataRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetMetadataResponse(_message.Message):
-    __slots__ = ("code", "remark", "leader_address", "metadata_version", "topics", "groups")
+    __slots__ = ("code", "remark", "leader_address", "metadata_version", "topics", "groups", "write_wiped_broker_names")
     CODE_FIELD_NUMBER: _ClassVar[int]
     REMARK_FIELD_NUMBER: _ClassVar[int]
     LEADER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     METADATA_VERSION_FIELD_NUMBER: _ClassVar[int]
     TOPICS_FIELD_NUMBER: _ClassVar[int]
     GROUPS_FIELD_NUMBER: _ClassVar[int]
+    WRITE_WIPED_BROKER_NAMES_FIELD_NUMBER: _ClassVar[int]
     code: int
     remark: str
     leader_address: str
     metadata_version: int
     topics: _containers.RepeatedCompositeFieldContainer[TopicConfig]
     groups: _containers.RepeatedCompositeFieldContainer[SubscriptionGroupConfig]
-    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., metadata_version: _Optional[int] = ..., topics: _Optional[_Iterable[_Union[TopicConfig, _Mapping]]] = ..., groups: _Optional[_Iterable[_Union[SubscriptionGroupConfig, _Mapping]]] = ...) -> None: ...
+    write_wiped_broker_names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., leader_address: _Optional[str] = ..., metadata_version: _Optional[int] = ..., topics: _Optional[_Iterable[_Union[TopicConfig, _Mapping]]] = ..., groups: _Optional[_Iterable[_Union[SubscriptionGroupConfig, _Mapping]]] = ..., write_wiped_broker_names: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SetBrokerPermissionRequest(_message.Message):
+    __slots__ = ("cluster_name", "broker_name", "writable")
+    CLUSTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    BROKER_NAME_FIELD_NUMBER: _ClassVar[int]
+    WRITABLE_FIELD_NUMBER: _ClassVar[int]
+    cluster_name: str
+    broker_name: str
+    writable: bool
+    def __init__(self, cluster_name: _Optional[str] = ..., broker_name: _Optional[str] = ..., writable: _Optional[bool] = ...) -> None: ...

@@ -135,6 +135,11 @@ class ControllerServiceStub:
                 request_serializer=mqbase_dot_proto_dot_controller__pb2.GetMetadataRequest.SerializeToString,
                 response_deserializer=mqbase_dot_proto_dot_controller__pb2.GetMetadataResponse.FromString,
                 _registered_method=True)
+        self.SetBrokerPermission = channel.unary_unary(
+                '/mqadmin.controller.v1.ControllerService/SetBrokerPermission',
+                request_serializer=mqbase_dot_proto_dot_controller__pb2.SetBrokerPermissionRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.FromString,
+                _registered_method=True)
 
 
 class ControllerServiceServicer:
@@ -285,6 +290,14 @@ class ControllerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetBrokerPermission(self, request, context):
+        """Ours (issue 35, Java's wipeWritePerm / addWritePerm): take a broker set's write permission away or give it
+        back, for every topic it serves; kept with the topics (a metadata change, so agents learn it the same way).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ControllerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -387,6 +400,11 @@ def add_ControllerServiceServicer_to_server(servicer, server):
                     servicer.GetMetadata,
                     request_deserializer=mqbase_dot_proto_dot_controller__pb2.GetMetadataRequest.FromString,
                     response_serializer=mqbase_dot_proto_dot_controller__pb2.GetMetadataResponse.SerializeToString,
+            ),
+            'SetBrokerPermission': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetBrokerPermission,
+                    request_deserializer=mqbase_dot_proto_dot_controller__pb2.SetBrokerPermissionRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -929,6 +947,33 @@ class ControllerService:
             '/mqadmin.controller.v1.ControllerService/GetMetadata',
             mqbase_dot_proto_dot_controller__pb2.GetMetadataRequest.SerializeToString,
             mqbase_dot_proto_dot_controller__pb2.GetMetadataResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetBrokerPermission(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.controller.v1.ControllerService/SetBrokerPermission',
+            mqbase_dot_proto_dot_controller__pb2.SetBrokerPermissionRequest.SerializeToString,
+            mqbase_dot_proto_dot_controller__pb2.MetadataChangeResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -80,6 +80,20 @@ def test_outside_the_delete_when_hours_nothing_goes(master: Replica) -> None:
     assert master.store.min_offset == 0
 
 
+def test_an_operators_run_deletes_expired_segments_outside_the_delete_when_hours(master: Replica) -> None:
+    """Issue 35, deleteExpiredCommitLog: Java's manual run counts as a deleteWhen hour; the floors still hold."""
+    fill(master, 5)
+    age(master, [100, 100, 100, 0.5, 0])
+    hour = time.localtime(NOW).tm_hour
+    other = config(master.root, delete_when=str((hour + 1) % 24))
+    cleaner = CommitLogCleaner(lambda: master, lambda: other, retained_floor=lambda: 2 * SEG, clock=lambda: NOW)
+    assert cleaner.run_once().segments == ()  # the schedule would not
+    done = cleaner.run_now()
+    # The third segment has expired too, but consumers still need it: the retained floor holds it.
+    assert (done.segments, done.bytes, done.held_by) == (2, 2 * SEG, "retained floor")
+    assert master.store.min_offset == 2 * SEG and cleaner.totals == Totals(segments=2, bytes=2 * SEG)
+
+
 def test_the_retained_floor_is_never_crossed(master: Replica) -> None:
     fill(master, 5)
     age(master, [9, 9, 9, 9, 9])
