@@ -83,10 +83,17 @@ def send_problem(topic: str) -> str | None:
     return None
 
 
+TOPIC_START_GROUP = "%TOPIC_START%"
+"""A name no subscription group may have: the agents keep where a topic created again starts as this pseudo-group's
+offsets (``agents.consumer.offsets.TOPIC_START``)."""
+
+
 def group_problem(name: str) -> str | None:
     """Why `name` cannot be a subscription group (Java's remark), or None."""
     if not name.strip():
         return "the specified group is blank"
+    if name == TOPIC_START_GROUP:
+        return f"the specified group[{name}] is reserved by the broker"
     if len(name) > GROUP_MAX_LENGTH:
         return f"the specified group is longer than group max length {GROUP_MAX_LENGTH}."
     if not _VALID.fullmatch(name):

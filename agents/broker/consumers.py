@@ -34,7 +34,16 @@ from agents.broker.consumer_snapshots import MAX_PAGE_BYTES, ConsumerStateUnavai
 from agents.config import BrokerConfig
 from agents.consumer import pre_online
 from agents.consumer.errors import SequenceGap, StateFormatError
-from agents.consumer.offsets import clamp_offset, forgotten, offset_at_time, progress, remoting_code
+from agents.consumer.offsets import (
+    TOPIC_START,
+    clamp_offset,
+    forgotten,
+    offset_at_time,
+    progress,
+    readable_range,
+    remoting_code,
+    topic_starts,
+)
 from agents.consumer.records import (
     Change,
     Escaped,
@@ -68,7 +77,7 @@ from agents.store.commitlog import CommitLogError, OffsetTooSmall
 from agents.store.message_store import MessageStore
 from agents.store.record import Message
 from mqbase.codes import ResponseCode
-from mqbase.metadata import GROUP_MAX_LENGTH, TOPIC_MAX_LENGTH
+from mqbase.metadata import GROUP_MAX_LENGTH, TOPIC_MAX_LENGTH, group_problem
 from mqbase.proto import agent_pb2 as pb
 
 log = logging.getLogger(__name__)
@@ -260,16 +269,21 @@ class ConsumerService:
             self._arrived.notify_all()
 
     def forget(self, before: MetadataTable, after: MetadataTable) -> None:
-        """Drop the state of the topics and groups the metadata change deleted (on the master; a slave has none)."""
+        """Drop the state of the topics and groups the metadata change deleted (on the master; a slave has none),
+        and commit where each deleted topic starts if created again (``offsets.TOPIC_START``): its queues' ends."""
         if before.version < 0 or after.version <= before.version or self._host.acting_since_ms:
             return  # an acting replica writes no deletion: the set's next master forgets at its first change
         try:
             with self._lock:
-                _, state = self._ready()
-                changes = forgotten(
-                    state, frozenset(before.topics), frozenset(after.topics), frozenset(before.groups),
-                    frozenset(after.groups),
-                )  # fmt: skip
+                replica, state = self._ready()
+                store, gone = replica.store, sorted(frozenset(before.topics) - frozenset(after.topics))
+                ends = {(t, q): store.queue_range(t, q)[1] for t in gone for q in store.queue_ids(t)}
+                now, epoch = _now_ms(), replica.position.master_epoch
+                changes: list[Change] = [
+                    *forgotten(state, frozenset(before.topics), frozenset(after.topics), frozenset(before.groups),
+                               frozenset(after.groups)),
+                    *(OffsetCommitted(key, end, now, epoch) for key, end in topic_starts(state, ends)),
+                ]  # fmt: skip
                 appended = self._append(state, changes) if changes else None
             self._settle(appended)
         except Refused as exc:
@@ -503,7 +517,7 @@ class ConsumerService:
     def _group(self, name: str) -> GroupPolicy:
         """The group's POP policy: a group the controller does not know is consumed with Java's defaults (as
         Java's ``autoCreateSubscriptionGroup=true`` creates it); a disabled one is refused."""
-        if problem := _name_problem("group", name, GROUP_MAX_LENGTH):
+        if problem := _name_problem("group", name, GROUP_MAX_LENGTH) or (name == TOPIC_START and group_problem(name)):
             raise Refused(ResponseCode.MESSAGE_ILLEGAL, problem)
         group: Group | None = self._host.metadata.groups.get(name)
         if group is None:
@@ -572,7 +586,7 @@ class ConsumerService:
                 break
             key = QueueKey(req.group, req.topic, queue_id)
             current = queue_state(state, key)
-            min_offset, max_offset = store.queue_range(req.topic, queue_id)
+            min_offset, max_offset = readable_range(state, req.topic, queue_id, *store.queue_range(req.topic, queue_id))
             self._read(store, read, key, current, min_offset, wanted, now, tag_filter)
             sizes = {o: _size(m) for (q, o), (m, _) in read.messages.items() if q == queue_id}
             room = MAX_REPLY_BYTES - sum(_size(read.messages[(h.queue_id, h.queue_offset)][0]) for h in handles)
@@ -703,7 +717,9 @@ class ConsumerService:
                 raise Refused(ResponseCode.MESSAGE_ILLEGAL, f"offset {req.offset} is negative")
             with self._lock:
                 replica, state = self._ready()
-                low, high = replica.store.queue_range(req.topic, req.queue_id)
+                low, high = readable_range(
+                    state, req.topic, req.queue_id, *replica.store.queue_range(req.topic, req.queue_id)
+                )
                 offset = clamp_offset(req.offset, low, high)
                 key = QueueKey(req.group, req.topic, req.queue_id)
                 if self.acting and offset < (consumer_offset(state, key) or 0):
@@ -729,7 +745,7 @@ class ConsumerService:
                 store, now, epoch = replica.store, _now_ms(), replica.position.master_epoch
                 changes: list[Change] = []
                 for queue_id in range(max(topic.read_queue_nums, topic.write_queue_nums)):
-                    low, high = store.queue_range(req.topic, queue_id)
+                    low, high = readable_range(state, req.topic, queue_id, *store.queue_range(req.topic, queue_id))
 
                     def stored_at(offset: int, queue_id: int = queue_id) -> int:
                         return store.consume(req.topic, queue_id, offset, 1)[0][1].store_timestamp
@@ -762,7 +778,7 @@ class ConsumerService:
             response = pb.GetConsumerProgressResponse(code=ResponseCode.SUCCESS)
             for name, queue_count in topics:
                 for queue_id in range(queue_count):
-                    low, high = store.queue_range(name, queue_id)
+                    low, high = readable_range(state, name, queue_id, *store.queue_range(name, queue_id))
                     p = progress(state, QueueKey(req.group, name, queue_id), low)
                     response.queues.add(
                         topic=name, queue_id=queue_id, broker_offset=high, min_offset=low,

@@ -6,14 +6,15 @@ Kept apart from the broker's threads so that each answer is tested with a table,
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from agents.consumer.records import Forgotten
-from agents.consumer.state import ConsumerState, queue_state
+from agents.consumer.state import ConsumerState, consumer_offset, queue_state
 from agents.pop.errors import PopCode
 from agents.pop.model import QueueKey
 from mqbase.codes import ResponseCode
+from mqbase.metadata import TOPIC_START_GROUP
 
 
 def offset_at_time(min_offset: int, max_offset: int, timestamp_ms: int, stored_at: Callable[[int], int]) -> int:
@@ -55,9 +56,36 @@ def forgotten(
 ) -> list[Forgotten]:
     """What a change of the metadata deletes: the state on every topic that was known and is gone, and of every
     group that was configured and is gone (a group never configured is consumed with defaults and kept)."""
-    keys = {(k.group, k.topic) for k in (*state.offsets, *state.queues)}
+    keys = {(k.group, k.topic) for k in (*state.offsets, *state.queues) if k.group != TOPIC_START}
     gone_topics, gone_groups = topics_before - topics_after, groups_before - groups_after
     return [Forgotten(g, t) for g, t in sorted(keys) if t in gone_topics or g in gone_groups]
+
+
+TOPIC_START = TOPIC_START_GROUP
+"""The reserved pseudo-group whose committed offset on a queue is where the topic of that name starts now. When a
+topic is deleted, the master commits each of its queues' end for it (`topic_starts`), so a topic created again
+under the name starts after the old one for every group, old or new, as Java's deleteTopic (which destroys the
+consume queues) has it; no group replays what it acked. Kept as an offset, it is replicated with the log,
+snapshotted and rebuilt as every offset is, and a replica of an older version reads it. No group may be named so
+(``mqbase.metadata.group_problem``), and `forgotten` never drops it."""
+
+
+def topic_starts(state: ConsumerState, ends: Mapping[tuple[str, int], int]) -> list[tuple[QueueKey, int]]:
+    """The starts to commit for the queues of deleted topics, `ends` ((topic, queueId) → the queue's next offset
+    now): each queue's end, where that is past the start it already has."""
+    out: list[tuple[QueueKey, int]] = []
+    for (topic, queue_id), end in sorted(ends.items()):
+        key = QueueKey(TOPIC_START, topic, queue_id)
+        if end > (consumer_offset(state, key) or 0):
+            out.append((key, end))
+    return out
+
+
+def readable_range(state: ConsumerState, topic: str, queue_id: int, low: int, high: int) -> tuple[int, int]:
+    """A queue's range for its groups: the store's (`low`, `high`), from the topic's start on. A start not yet
+    confirmed on this replica (past `high`) leaves the queue empty until it is, never open below it."""
+    start = max(low, consumer_offset(state, QueueKey(TOPIC_START, topic, queue_id)) or 0)
+    return start, max(high, start)
 
 
 REMOTING_CODES = {

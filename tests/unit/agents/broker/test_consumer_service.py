@@ -350,3 +350,23 @@ def test_an_orderly_group_is_served_only_from_the_queues_the_coordinator_holds_a
     assert receive(s, "FIFO").code == ResponseCode.PULL_NOT_FOUND
     broker.locked = None
     assert {m.message.queue_id for m in receive(s, "FIFO").messages} == {0}
+
+
+def test_a_topic_deleted_and_created_again_replays_nothing_to_its_groups_old_or_new(broker: Broker) -> None:
+    """Issue 35 §1.3: the group received every acked message again, a new group the old ones too."""
+    send(broker, 6)
+    s, _ = service(broker)
+    got = receive(s)
+    s.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[m.receipt_handle for m in got.messages]))
+    with_topic = broker.metadata
+    without = learn(with_topic, 2, [], [])
+    s.forget(with_topic, without)  # deleteTopic, as the master learns it
+    broker.metadata = learn(without, 3, [Topic(TOPIC, frozenset({"b"}), 2, 2, 6)], [])  # updateTopic again
+    assert broker.replica is not None
+    assert broker.replica.put([Message(TOPIC, q, f"new{q}".encode(), {}, 0) for q in (0, 1)]).status is PutStatus.PUT_OK
+    for group in ("G", "H"):
+        assert sorted(m.message.body for m in receive(s, group).messages) == [b"new0", b"new1"], group
+    rebuilt, _ = service(broker)  # the starts come back with the state rebuilt from the log
+    assert sorted(m.message.body for m in receive(rebuilt, "K").messages) == [b"new0", b"new1"]
+    progress = rebuilt.progress(pb.GetConsumerProgressRequest(group="L", topic=TOPIC))
+    assert [(q.min_offset, q.consumer_offset, q.broker_offset) for q in progress.queues] == [(3, 3, 4), (3, 3, 4)]

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import pytest
 
-from agents.consumer.offsets import Progress, clamp_offset, forgotten, offset_at_time, progress, remoting_code
+from agents.consumer.offsets import (
+    TOPIC_START,
+    Progress,
+    clamp_offset,
+    forgotten,
+    offset_at_time,
+    progress,
+    readable_range,
+    remoting_code,
+    topic_starts,
+)
 from agents.consumer.records import Forgotten, OffsetCommitted, StateRecord
 from agents.consumer.state import ConsumerState, apply_all
 from agents.pop.errors import PopCode
 from agents.pop.events import Acked, Delivery, Popped
 from agents.pop.model import QueueKey
 from mqbase.codes import ResponseCode
+from mqbase.metadata import group_problem
 
 TIMES = {10: 100, 11: 100, 12: 200, 13: 300, 14: 300}
 """Store times of a queue holding offsets 10..14 (equal times: two messages stored in one millisecond)."""
@@ -90,3 +101,47 @@ def test_a_metadata_change_forgets_deleted_topics_and_groups(
     state = _state_of(GA_T, GA_U, GB_T)
     got = forgotten(state, frozenset(topics[0]), frozenset(topics[1]), frozenset(groups[0]), frozenset(groups[1]))
     assert got == expected
+
+
+# --- a topic deleted and created again starts after the old one (issue 35 §1.3) ---------------------------
+
+
+def _starts(*starts: tuple[str, int, int]) -> ConsumerState:
+    records = [OffsetCommitted(QueueKey(TOPIC_START, t, q), o, 0) for t, q, o in starts]
+    return apply_all(None, [StateRecord(i, r) for i, r in enumerate(records, 1)])
+
+
+def test_a_deleted_topic_starts_at_each_queues_end_and_a_start_never_moves_back() -> None:
+    state = _starts(("T", 0, 5), ("T", 1, 9))
+    got = topic_starts(state, {("T", 0): 7, ("T", 1): 9, ("T", 2): 3, ("T", 3): 0})
+    assert got == [(QueueKey(TOPIC_START, "T", 0), 7), (QueueKey(TOPIC_START, "T", 2), 3)]
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "expected"),
+    [
+        pytest.param(0, 12, (7, 12), id="the_topics_start_is_above_the_stores_first_offset"),
+        pytest.param(9, 12, (9, 12), id="retention_passed_the_start"),
+        pytest.param(0, 4, (7, 7), id="a_start_not_yet_confirmed_here_leaves_the_queue_empty"),
+    ],
+)
+def test_a_queue_is_read_from_its_topics_start(low: int, high: int, expected: tuple[int, int]) -> None:
+    assert readable_range(_starts(("T", 0, 7)), "T", 0, low, high) == expected
+    assert readable_range(_starts(("T", 0, 7)), "T", 1, low, high) == (low, high)  # another queue: no start
+
+
+def test_a_group_new_to_a_created_again_topic_starts_after_the_old_messages() -> None:
+    state = _starts(("T", 0, 7))
+    low, _ = readable_range(state, "T", 0, 0, 10)
+    assert progress(state, QueueKey("G", "T", 0), low) == Progress(7, 0)
+
+
+def test_the_starts_are_never_forgotten_with_the_topic() -> None:
+    state = apply_all(_starts(("T", 0, 7)), [StateRecord(2, OffsetCommitted(GA_T, 1, 0))])
+    assert forgotten(state, frozenset({"T"}), frozenset(), frozenset({"GA"}), frozenset({"GA"})) == [
+        Forgotten("GA", "T")
+    ]
+
+
+def test_no_group_may_take_the_reserved_name() -> None:
+    assert group_problem(TOPIC_START) == f"the specified group[{TOPIC_START}] is reserved by the broker"
