@@ -11,10 +11,10 @@ from typing import Any, Self
 
 from mqbase.channels import Channels
 from mqbase.codes import ResponseCode
-from mqbase.errors import BrokerUnavailable, ControllerUnavailable, TimedOut
+from mqbase.errors import BrokerUnavailable, ControllerUnavailable, MqError, TimedOut, WrongPeer
 from mqbase.proto import controller_pb2 as pb
 from mqbase.proto import controller_pb2_grpc as pb_grpc
-from mqbase.security import PLAINTEXT, ClientSecurity
+from mqbase.security import PLAINTEXT, ClientSecurity, transport_hint
 
 MAX_REDIRECTS = 3
 
@@ -40,7 +40,8 @@ class ControllerClient:
         self.addresses = parse_addresses(addresses)
         if not self.addresses:
             raise ControllerUnavailable("no controller address given (use -a host:port;host:port)")
-        self._channels = Channels(timeout, ControllerUnavailable, "controller", security)
+        self._channels = Channels(timeout, ControllerUnavailable, "controller", security, hint=False)
+        self._security = security
         self._leader: str | None = None
 
     @property
@@ -70,11 +71,11 @@ class ControllerClient:
 
         A node that times out (hung, SIGSTOPped, partitioned) is skipped like an unreachable one: the request
         goes on to the next node, whose answer or redirect finds the healthy leader. Every write is safe to
-        retry (epoch-fenced, or a no-op when already done). TimedOut only when every node timed out.
+        retry (epoch-fenced, or a no-op when already done). TimedOut only when every node timed out, WrongPeer
+        when every address serves another API; the failures are summed up in one line, with the TLS hint once.
         """
         order = ([self._leader] if self._leader else []) + [a for a in self.addresses if a != self._leader]
-        errors: list[str] = []
-        timeouts = 0
+        errors: list[MqError] = []
         for address in order:
             target: str | None = address
             for _ in range(MAX_REDIRECTS + 1):
@@ -82,25 +83,43 @@ class ControllerClient:
                     break
                 try:
                     response = self.call_at(target, method, request)
-                except (ControllerUnavailable, TimedOut) as exc:
-                    timeouts += isinstance(exc, TimedOut)
-                    errors.append(str(exc))
+                except (ControllerUnavailable, TimedOut, WrongPeer) as exc:
+                    errors.append(exc)
                     break
                 if getattr(response, "code", 0) != ResponseCode.CONTROLLER_NOT_LEADER:
                     self._leader = target
                     return response
                 redirect = response.leader_address or None
-                errors.append(f"{target} is not the leader" + (f" (leader: {redirect})" if redirect else ""))
+                errors.append(
+                    ControllerUnavailable(
+                        f"{target} is not the leader" + (f" (leader: {redirect})" if redirect else "")
+                    )
+                )
                 target = redirect if redirect != target else None
-        if timeouts == len(errors):
-            raise TimedOut("no controller answered in time: " + "; ".join(errors))
-        raise ControllerUnavailable("no controller leader reachable: " + "; ".join(errors))
+        text = _summary([str(e) for e in errors])
+        if all(isinstance(e, TimedOut) for e in errors):
+            raise TimedOut(f"no controller answered in time: {text}")
+        if all(isinstance(e, WrongPeer) for e in errors):
+            raise WrongPeer(text)
+        hint = f"; {transport_hint(self._security)}" if "(UNAVAILABLE)" in text else ""
+        raise ControllerUnavailable(f"no controller leader reachable: {text}{hint}")
 
     def metadata(self, address: str) -> pb.GetControllerMetadataResponse:
         response: pb.GetControllerMetadataResponse = self.call_at(
             address, "GetControllerMetadata", pb.GetControllerMetadataRequest()
         )
         return response
+
+
+def _summary(errors: list[str]) -> str:
+    """The nodes' failures in one line, each reason once with the addresses it applies to: ``controller A
+    unreachable (UNAVAILABLE)`` and ``... to controller B timed out after 3 s`` → ``A, B unreachable (...)``."""
+    reasons: dict[str, list[str]] = {}
+    for error in errors:
+        short = error.partition(" to controller ")[2] or error.removeprefix("controller ")
+        address, _, reason = short.partition(" ")
+        reasons.setdefault(reason, []).append(address)
+    return "; ".join(f"{', '.join(dict.fromkeys(addresses))} {reason}" for reason, addresses in reasons.items())
 
 
 class AgentClient:
