@@ -20,7 +20,7 @@ never candidates.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from controller.model import LiveInfo
 
@@ -91,3 +91,32 @@ def elect(
     if elected is None and all_replicas is not None:
         elected = _try_elect(all_replicas, alive, old_master, designated, None)
     return elected
+
+
+def designated_refusal(
+    designated: int,
+    registered: Collection[int],
+    sync_state_set: Collection[int],
+    alive: Mapping[int, LiveInfo],
+    *,
+    allow_unclean: bool,
+) -> str:
+    """Why an admin-designated election (``electMaster -b``) elected nobody, and which ids it could elect: Java's
+    bare "Failed to elect a new master" leaves the operator guessing (issue 35)."""
+    eligible = set(_candidates(sync_state_set, alive)) | set(_candidates(registered, alive) if allow_unclean else ())
+    if designated not in registered:
+        why = f"broker {designated} is not registered in the set (registered ids: {_ids(registered)})"
+    elif designated not in alive:
+        why = f"broker {designated} is not alive (no heartbeat within its timeout)"
+    elif alive[designated].async_learner:
+        why = f"broker {designated} is an async learner, which never becomes master"
+    else:
+        why = (
+            f"broker {designated} is not in the SyncStateSet ({_ids(sync_state_set)}); "
+            "enableElectUncleanMaster=true allows any alive replica, and may lose acknowledged messages"
+        )
+    return f"Failed to elect a new master: {why}; eligible ids: {_ids(eligible)}"
+
+
+def _ids(ids: Iterable[int]) -> str:
+    return ", ".join(map(str, sorted(ids))) or "none"

@@ -19,7 +19,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, assert_never
 
-from controller.election import elect, preferred_of
+from controller.election import designated_refusal, elect, preferred_of
 from controller.events import (
     AlterSyncStateSet,
     ApplyBrokerId,
@@ -127,6 +127,8 @@ def apply_broker_id(
             f"Broker-set: {req.broker_name} hasn't been registered in controller, "
             f"but broker try to apply brokerId: {req.broker_id}",
         )
+    if bs.cluster_name != req.cluster_name:  # a set's name is unique across clusters: never join another's
+        return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST, not_registered(req.cluster_name, req.broker_name, bs))
     existing = bs.replica(req.broker_id)
     if existing is not None and (taken := address_taken(bs, req.broker_id, address, alive)) is not None:
         return taken
@@ -150,6 +152,8 @@ def register_broker(
             C.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED,
             f"Broker-set: {req.broker_name} hasn't been registered in controller",
         )
+    if bs.cluster_name != req.cluster_name:
+        return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST, not_registered(req.cluster_name, req.broker_name, bs))
     replica = bs.replica(req.broker_id)
     if replica is None:
         return Result(
@@ -218,7 +222,7 @@ def elect_master(
     bs = state.get(req.broker_name)
     if bs is None:
         return Result(C.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED, "Broker hasn't been registered")
-    if req.designate_elect and bs.cluster_name != req.cluster_name:  # the admin's -c, checked as Java does not
+    if (req.designate_elect or req.cluster_name) and bs.cluster_name != req.cluster_name:  # a -c Java leaves unchecked
         return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST, not_registered(req.cluster_name, req.broker_name, bs))
     old_master = bs.master_id
     in_set = alive_in_set(alive, bs)
@@ -249,6 +253,11 @@ def elect_master(
             "Old master has down and failed to elect a new broker master",
             events=events,
         )
+    if req.designate_elect and req.broker_id is not None:
+        reason = designated_refusal(
+            req.broker_id, bs.broker_ids, bs.sync_state_set, in_set, allow_unclean=allow_unclean
+        )
+        return Result(C.CONTROLLER_ELECT_MASTER_FAILED, reason)
     return Result(C.CONTROLLER_ELECT_MASTER_FAILED, "Failed to elect a new master")
 
 
@@ -439,6 +448,8 @@ def clean_broker_data(state: ControllerState, req: CleanBrokerDataRequest, alive
         )  # fmt: skip
         return Result(bad, remark)
     bs = state.get(req.broker_name)
+    if bs is not None and req.cluster_name and bs.cluster_name != req.cluster_name:  # Java leaves -c unchecked
+        return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST, not_registered(req.cluster_name, req.broker_name, bs))
     if not req.clean_living_broker:
         if ids is None and bs is not None and bs.master_id is not None:
             return Result(bad, f"Broker {req.broker_name} is still alive, clean up failure")

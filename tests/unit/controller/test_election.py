@@ -204,9 +204,31 @@ def test_broker_or_admin_trigger_with_nobody_gives_2012_and_no_event(request_: E
     state = with_master(1, sync_state_set=(1, 3))
     after, result = run(state, request_, alive_of(2))
     assert result.code == ResponseCode.CONTROLLER_ELECT_MASTER_FAILED
-    assert result.remark == "Failed to elect a new master"
+    assert result.remark.startswith("Failed to elect a new master")
     assert result.events == ()
     assert result.reply is None
+    assert after == state
+
+
+@pytest.mark.parametrize(
+    ("designated", "alive", "allow_unclean", "why"),
+    [
+        (99, (1, 2, 3), False, "broker 99 is not registered in the set (registered ids: 1, 2, 3); eligible ids: 1, 3"),
+        (3, (1, 2), False, "broker 3 is not alive (no heartbeat within its timeout); eligible ids: 1"),
+        (2, (2,), False, "broker 2 is not in the SyncStateSet (1, 3); enableElectUncleanMaster=true allows any alive "
+         "replica, and may lose acknowledged messages; eligible ids: none"),
+        (99, (2,), True, "broker 99 is not registered in the set (registered ids: 1, 2, 3); eligible ids: 2"),
+    ],
+)  # fmt: skip
+def test_a_refused_designated_election_says_why_and_which_ids_are_eligible(
+    designated: int, alive: tuple[int, ...], allow_unclean: bool, why: str
+) -> None:
+    """Issue 35: ``electMaster -b 99`` or a dead broker answered a bare "Failed to elect a new master"."""
+    state = with_master(1, sync_state_set=(1, 3))
+    request = ElectMasterRequest(CLUSTER, BROKER, designated, designate_elect=True)
+    after, result = run(state, request, alive_of(*alive), allow_unclean=allow_unclean)
+    assert (result.code, result.remark) == (ResponseCode.CONTROLLER_ELECT_MASTER_FAILED,
+                                            f"Failed to elect a new master: {why}")  # fmt: skip
     assert after == state
 
 
