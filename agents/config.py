@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import controller.config as controller_config
 from agents.consumer.locks import REBALANCE_LOCK_MAX_LIVE_TIME_MS
@@ -309,11 +310,9 @@ def _validate_broker(c: BrokerConfig) -> BrokerConfig:
     _check_port("haListenPort", c.ha_listen_port)
     if c.listen_port and c.listen_port == c.ha_listen_port:
         raise ConfigError(f"haListenPort must differ from listenPort (both {c.listen_port})")
-    if c.broker_election_priority > INT32_MAX:
-        raise ConfigError(f"brokerElectionPriority must be at most {INT32_MAX}, got {c.broker_election_priority}")
-    for name in _POSITIVE:
-        if getattr(c, name) == 0:
-            raise ConfigError(f"{camel(name)} must be positive")
+    for name in (*_POSITIVE, *_RATIO_RANGES, "broker_election_priority"):
+        if problem := _value_problem(name, getattr(c, name)):
+            raise ConfigError(problem)
     for key, count in (("inSyncReplicas", c.in_sync_replicas), ("minInSyncReplicas", c.min_in_sync_replicas)):
         if count > c.total_replicas:
             raise ConfigError(f"{key} ({count}) must not exceed totalReplicas ({c.total_replicas})")
@@ -333,14 +332,36 @@ def _validate_broker(c: BrokerConfig) -> BrokerConfig:
             f"mappedFileSizeCommitLog must be {MIN_COMMIT_LOG_FILE_SIZE}-{MAX_SEGMENT_SIZE} bytes (a file holds at "
             f"least one maximum-size message), got {c.mapped_file_size_commit_log}"
         )
-    for name, (low, high) in _RATIO_RANGES.items():
-        if not low <= getattr(c, name) <= high:
-            raise ConfigError(f"{camel(name)} must be {low}-{high} (percent of the disk), got {getattr(c, name)}")
     try:
         parse_delete_when(c.delete_when)
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
     return c
+
+
+def _value_problem(name: str, value: Any) -> str | None:
+    """Why field `name` cannot hold `value` whatever the other keys say, or None."""
+    if name in _POSITIVE and value == 0:
+        return f"{camel(name)} must be positive"
+    if name in _RATIO_RANGES and not _RATIO_RANGES[name][0] <= value <= _RATIO_RANGES[name][1]:
+        low, high = _RATIO_RANGES[name]
+        return f"{camel(name)} must be {low}-{high} (percent of the disk), got {value}"
+    if name == "broker_election_priority" and value > INT32_MAX:
+        return f"brokerElectionPriority must be at most {INT32_MAX}, got {value}"
+    return None
+
+
+def check_value(key: str, text: str) -> None:
+    """ConfigError when `text` can never be broker key `key`'s value (an unknown key, a value of the wrong type,
+    out of its range): what ``mqadmin updateBrokerConfig`` checks before it sends anything. Whether the key may
+    change at run time, and the rules between keys, are each broker's to check against its own config."""
+    if key in IGNORED_KEYS:
+        return  # the broker refuses it: the controller assigns it
+    if key not in BROKER_KEYS:
+        raise unknown_key(key, BROKER_KEYS)
+    [(name, value)] = parse_fields(BrokerConfig, {key: text}, _BROKER_PARSERS).items()
+    if problem := _value_problem(name, value):
+        raise ConfigError(problem)
 
 
 def parse_broker(values: Mapping[str, str], base_dir: Path | None = None) -> BrokerConfig:

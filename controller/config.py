@@ -195,6 +195,35 @@ def with_overrides(config: ControllerConfig, values: Mapping[str, str]) -> Contr
     return replace(config, **changes)
 
 
+_POSITIVE = (
+    "scan_not_active_broker_interval",
+    "scan_inactive_master_interval",
+    "scan_preferred_master_interval",
+    "raft_log_compaction_min_time_ms",
+    "preferred_master_transfer_max_per_scan",
+)
+
+
+def _value_problem(name: str, value: Any) -> str | None:
+    """Why field `name` cannot hold `value` whatever the other keys say, or None."""
+    if name in _POSITIVE and value == 0:
+        return f"{_camel(name)} must be positive"
+    if name == "transfer_master_timeout_ms" and not 100 <= value <= 60_000:
+        return f"transferMasterTimeoutMs must be 100..60000 (writes pause up to this long), got {value}"
+    return None
+
+
+def check_value(key: str, text: str) -> None:
+    """ConfigError when `text` can never be key `key`'s value (an unknown key, a value of the wrong type, out of
+    its range): what ``mqadmin updateControllerConfig`` checks before it sends anything. Whether the key may change
+    at run time, and the rules between keys, are the controllers' to check."""
+    if key in SECURITY_KEYS:
+        return  # the controllers refuse them at run time
+    changed = with_overrides(ControllerConfig(), {key: text})
+    if problem := _value_problem(KEYS[key], getattr(changed, KEYS[key])):
+        raise ConfigError(problem)
+
+
 def validate(config: ControllerConfig) -> ControllerConfig:
     """Check cross-field rules (the ones pysyncobj would only assert on); return `config`."""
     if not config.controller_peers:
@@ -209,20 +238,9 @@ def validate(config: ControllerConfig) -> ControllerConfig:
         raise ConfigError("raftLeaderFallbackTimeoutMs must be more than raftAppendEntriesPeriodMs")
     if c.raft_append_entries_period_ms == 0 or c.raft_log_compaction_min_entries < 2:
         raise ConfigError("raftAppendEntriesPeriodMs must be positive and raftLogCompactionMinEntries at least 2")
-    for key in (
-        "scan_not_active_broker_interval",
-        "scan_inactive_master_interval",
-        "scan_preferred_master_interval",
-        "raft_log_compaction_min_time_ms",
-        "preferred_master_transfer_max_per_scan",
-    ):
-        if getattr(c, key) == 0:
-            raise ConfigError(f"{_camel(key)} must be positive")
-    if not 100 <= c.transfer_master_timeout_ms <= 60_000:
-        raise ConfigError(
-            "transferMasterTimeoutMs must be 100..60000 (writes pause up to this long), "
-            f"got {c.transfer_master_timeout_ms}"
-        )
+    for name in (*_POSITIVE, "transfer_master_timeout_ms"):
+        if problem := _value_problem(name, getattr(c, name)):
+            raise ConfigError(problem)
     if c.metrics_exporter_type not in METRICS_EXPORTER_TYPES:
         raise ConfigError(
             f"metricsExporterType must be one of {', '.join(METRICS_EXPORTER_TYPES)}, got {c.metrics_exporter_type!r}"

@@ -18,6 +18,7 @@ from mqadmin_py.commands.common import (
     broker_name_option,
     check,
     cluster_name_option,
+    code_name,
     controller_client,
     each_concurrently,
     local_time,
@@ -27,7 +28,8 @@ from mqadmin_py.commands.common import (
 from mqadmin_py.commands.transfer import TransferDoc, transfer_doc, transfer_summary
 from mqadmin_py.options import BrokerNamesOpt, ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table, null
-from mqbase.errors import ControllerUnavailable, MqError, OperationFailed, TimedOut, UsageError
+from mqbase.codes import ResponseCode
+from mqbase.errors import ControllerUnavailable, MqError, OperationFailed, OperationRefused, TimedOut, UsageError
 
 
 def register(app: typer.Typer) -> None:
@@ -356,7 +358,8 @@ def elect_master(
 ) -> None:
     """Make a broker master (admin-designated election; it must be alive and in the SyncStateSet).
 
-    "Already master" is a no-op with exit 0. The set must belong to cluster -c (exit 1, 2008 otherwise). With
+    "Already master" is a no-op with exit 0; a broker that is not eligible is refused (exit 4, the remark says why
+    and which ids are). The set must belong to cluster -c (exit 1, 2008 otherwise). With
     enablePreferredMaster, a note on stderr says when the controller will move the role back to the preferred one.
     """
     from mqbase.proto import controller_pb2 as pb
@@ -613,11 +616,20 @@ def update_controller_config(
     Exit 0 once every listed node holds the value; 5 when a node is unreachable and 3 when one has not applied it
     within --timeout (the group holds the value all the same: such a node takes it when it catches up).
     """
+    from controller.config import RUNTIME_KEYS, check_value
     from mqbase.proto import controller_pb2 as pb
 
+    try:
+        check_value(key, value)
+    except ValueError as exc:
+        raise UsageError(f"-k {key} -v {value}: {exc}") from exc
     request = pb.UpdateControllerConfigRequest(properties={key: value})
     with controller_client(controller, timeout) as client:
-        r = check(client.call("UpdateControllerConfig", request))
+        r = client.call("UpdateControllerConfig", request)
+        if r.code == ResponseCode.CONTROLLER_INVALID_REQUEST and key not in RUNTIME_KEYS:
+            # a key that needs a restart is refused (exit 4), as a broker refuses one; not a bad value (exit 2)
+            raise OperationRefused(r.code, code_name(r.code), r.remark)
+        check(r)
         docs = _wait_applied(client, r.config_version, timeout)
     held = [d for d in docs if d["reachable"] and d["configVersion"] >= r.config_version]
     group_value = held[0]["config"][key] if held else value
