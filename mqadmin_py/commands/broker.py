@@ -379,12 +379,12 @@ def reset_master_flush_offset(
     """Raise a master's flush offset, i.e. its confirmOffset (RESET_MASTER_FLUSH_OFFSET); it never moves back.
 
     For recovery when the SyncStateSet cannot ack (e.g. every slave lost): consumers then see messages up to the
-    new offset.
+    new offset. An offset past the end of the log is exit 2 (2005) and changes nothing; a lower one is a no-op.
     """
     from mqbase.proto import agent_pb2 as pb
 
     with agent_client(timeout) as agents:
         r = check(agents.call(broker_addr, "ResetMasterFlushOffset", pb.ResetMasterFlushOffsetRequest(offset=offset)))
     doc: ResetFlushDoc = {"brokerAddress": broker_addr, "offset": offset, "remark": r.remark}
-    message = f"reset master flush offset to {offset} success\n"
-    emit(doc, output, lambda d: typer.echo(f"{message.rstrip()} ({d['remark']})"), lambda _d: message)
+    emit(doc, output, lambda d: typer.echo(f"reset master flush offset to {offset}: {d['remark']}"),
+         lambda _d: f"reset master flush offset to {offset} success\n")  # fmt: skip

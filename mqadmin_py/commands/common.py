@@ -18,7 +18,7 @@ from typer.core import TyperGroup, TyperOption
 from mqadmin_py.output import Doc, Output, emit
 from mqadmin_py.typer_private import Command, Context, get_current_context
 from mqbase.codes import ResponseCode
-from mqbase.errors import MqError, OperationFailed, OperationRefused, UsageError
+from mqbase.errors import MqError, OperationFailed, OperationRefused, RequestInvalid, UsageError
 
 INT64_MAX = 2**63 - 1
 """Broker ids and offsets are int64 on the wire (Java's long): larger is a usage error, not a protobuf traceback."""
@@ -55,6 +55,12 @@ def optional_controller_addresses(text: str) -> str:
     return controller_addresses(text) if text else text
 
 
+MAX_SECONDS = 1e9
+"""The longest wait a timeout or interval option gives (~31 years): larger ones are clamped to it, since a gRPC
+deadline of now + 1e10 s overflows (the call then fails at once as "timed out") and ``time.sleep`` refuses more
+than ~9.2e9 s."""
+
+
 def finite_seconds(value: float | None) -> float | None:
     """A duration option's value, refused when NaN or infinite (click's range check lets both through)."""
     if value is not None and not math.isfinite(value):
@@ -62,10 +68,24 @@ def finite_seconds(value: float | None) -> float | None:
     return value
 
 
+def wait_seconds(value: float | None) -> float | None:
+    """A timeout's or interval's value: finite, and at most MAX_SECONDS (``--timeout 1e20`` means "no limit",
+    never "fail at once")."""
+    finite = finite_seconds(value)
+    return finite if finite is None else min(finite, MAX_SECONDS)
+
+
 def not_empty(value: str | None, what: str) -> str | None:
     """`value`, refused when empty or blank (an unset shell variable): no empty name may select "everything"."""
     if value is not None and not value.strip():
         raise ValueError(f"a {what} cannot be empty, got {value!r}")
+    return value
+
+
+def message_body(value: str) -> str:
+    """A message body, refused when empty: Java's producer refuses one ("the message body length is zero")."""
+    if not value:
+        raise ValueError("the message body is empty (Java's producer refuses an empty body too)")
     return value
 
 
@@ -120,9 +140,13 @@ def checked(validate: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return callback
 
 
-def seconds_option(*names: str, help: str, minimum: float = 0.1, maximum: float | None = None) -> Any:
-    """A duration option: at least `minimum` (and at most `maximum`), finite."""
-    return typer.Option(*names, help=help, min=minimum, max=maximum, callback=checked(finite_seconds))
+def seconds_option(
+    *names: str, help: str, minimum: float = 0.1, maximum: float | None = None, clamp: bool = True
+) -> Any:
+    """A duration option: at least `minimum` (and at most `maximum`), finite; with `clamp` (a wait) a huge value
+    is MAX_SECONDS (`wait_seconds`), without (a time to come, ``--delay``) the command checks its range."""
+    validate = wait_seconds if clamp else finite_seconds
+    return typer.Option(*names, help=help, min=minimum, max=maximum, callback=checked(validate))
 
 
 def broker_name_option(*names: str, help: str) -> Any:
@@ -275,13 +299,30 @@ def code_name(code: int) -> str:
         return "UNKNOWN"
 
 
+REFUSALS = frozenset(
+    {
+        ResponseCode.NO_PERMISSION,
+        ResponseCode.CONTROLLER_ELECT_MASTER_FAILED,  # electMaster -b: the broker is not eligible (the remark: why)
+        ResponseCode.CONTROLLER_INVALID_CLEAN_BROKER_METADATA,  # cleanBrokerMetadata: alive, or nothing to clean
+    }
+)
+"""The codes by which a server declines a well-formed request: exit 4 (docs/cli.md, "Exit codes")."""
+
+
 def check(response: Any, allow: tuple[int, ...] = ()) -> Any:
     """Return `response` when its code is SUCCESS (or allowed); otherwise raise OperationFailed (exit 1).
 
-    NO_PERMISSION raises OperationRefused (exit 4): retrying cannot help.
+    A refusal (REFUSALS) raises OperationRefused (exit 4): retrying cannot help; CONTROLLER_INVALID_REQUEST
+    raises RequestInvalid (exit 2): an argument is wrong.
     """
     if response.code != 0 and response.code not in allow:
-        error = OperationRefused if response.code == ResponseCode.NO_PERMISSION else OperationFailed
+        error = (
+            OperationRefused
+            if response.code in REFUSALS
+            else RequestInvalid
+            if response.code == ResponseCode.CONTROLLER_INVALID_REQUEST
+            else OperationFailed
+        )
         raise error(response.code, code_name(response.code), response.remark)
     return response
 

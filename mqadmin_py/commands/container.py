@@ -80,11 +80,15 @@ def add_broker(
 
 
 def parse_broker_identity(text: str) -> tuple[str, str, int]:
-    """``cluster:brokerName:brokerId`` → its parts (as Java's removeBroker -b)."""
+    """``cluster:brokerName:brokerId`` → its parts (as Java's removeBroker -b). The id is one the controller
+    assigned (1 or more), or -1: a hosted broker not registered yet; 0 is a Java master's id outside controller
+    mode, which no broker here has."""
     parts = text.split(":")
     digits = parts[-1].removeprefix("-")
     if len(parts) != 3 or not all(parts) or not (digits.isascii() and digits.isdigit()) or int(digits) > INT64_MAX:
         raise UsageError(f"-b must be clusterName:brokerName:brokerId, e.g. DefaultCluster:broker-a:1; got {text!r}")
+    if int(parts[2]) < 1 and int(parts[2]) != -1:
+        raise UsageError(f"-b {text!r}: broker ids start at 1 (-1: a broker not registered yet); see listBrokers")
     return parts[0], parts[1], int(parts[2])
 
 

@@ -48,6 +48,9 @@ def test_broker_identity_parsing() -> None:
     for bad in ("broker-a", "c:b", "c:b:x", "c::1", "c:b:1:2", "c:b:99999999999999999999", "c:b:²", "c:b:--1"):
         with pytest.raises(UsageError, match="clusterName:brokerName:brokerId"):
             parse_broker_identity(bad)
+    for no_such_id in ("c:b:0", "c:b:-2"):  # issue 35: exit 1 "this agent hosts no broker"
+        with pytest.raises(UsageError, match="broker ids start at 1"):
+            parse_broker_identity(no_such_id)
 
 
 def test_key_value_options() -> None:
@@ -125,13 +128,24 @@ def test_ha_status_legacy_text_keeps_the_java_columns() -> None:
     assert lines[6].split() == ["h:2", "90", "10", "n/a", "Fall", "Behind", "n/a"]
 
 
-def test_no_permission_is_refused_with_exit_4_and_other_codes_fail_with_exit_1() -> None:
-    with pytest.raises(OperationRefused) as refused:
-        check(pb.AgentResponse(code=16, remark="blacklisted"))
-    assert refused.value.exit_code == 4 and str(refused.value) == "NO_PERMISSION (16): blacklisted"
+@pytest.mark.parametrize(
+    ("code", "exit_code"),
+    [
+        (16, 4),  # NO_PERMISSION: a blacklisted key
+        (2012, 4),  # an ineligible electMaster (exit 1 before issue 35)
+        (2009, 4),  # cleanBrokerMetadata of an alive broker (exit 1 before issue 35)
+        (2005, 2),  # CONTROLLER_INVALID_REQUEST: a bad config value (exit 1 before issue 35)
+        (2008, 1),  # not found: failed
+        (1, 1),
+    ],
+)
+def test_refusals_exit_4_invalid_requests_2_and_other_codes_fail_with_exit_1(code: int, exit_code: int) -> None:
+    """Issue 35: one rule for "refused", as README and docs/cli.md's table say."""
     with pytest.raises(OperationFailed) as failed:
-        check(pb.AgentResponse(code=2012, remark="no"))
-    assert failed.value.exit_code == 1 and failed.value.code_name == "CONTROLLER_ELECT_MASTER_FAILED"
+        check(pb.AgentResponse(code=code, remark="why"))
+    assert (failed.value.exit_code, failed.value.code, str(failed.value).endswith(f"({code}): why")) == (
+        exit_code, code, True)  # fmt: skip
+    assert isinstance(failed.value, OperationRefused) == (exit_code == 4)
     assert check(pb.AgentResponse(code=21), allow=(21,)).code == 21
 
 
