@@ -45,6 +45,31 @@ def read_properties(path: str | Path) -> dict[str, str]:
     return parse_properties(text, str(p))
 
 
+def with_values(text: str, values: Mapping[str, str]) -> str:
+    """Properties `text` with each of `values` set: its line (the last, if the key is there twice, as the parser
+    keeps the last) rewritten in place, or a line added at the end; comments, order and other lines are kept."""
+    lines = text.splitlines()
+    last: dict[str, int] = {}
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if line and line[0] not in "#!":
+            positions = [p for p in (line.find("="), line.find(":")) if p > 0]
+            if positions:
+                last[line[: min(positions)].strip()] = i
+    for key, value in values.items():
+        if key in last:
+            lines[last[key]] = f"{key}={value}"
+        else:
+            lines.append(f"{key}={value}")
+    return "".join(f"{line}\n" for line in lines)
+
+
+def update_properties_file(path: str | Path, values: Mapping[str, str]) -> None:
+    """Set `values` in a properties file (``with_values``), atomically: readers see the old or the new file."""
+    p = Path(path).expanduser()
+    atomic_write(p, with_values(p.read_text(encoding="utf-8"), values).encode("utf-8"))
+
+
 def dump_properties(values: Mapping[str, str]) -> str:
     """Properties text, one ``key=value`` per line in key order."""
     return "".join(f"{k}={v}\n" for k, v in sorted(values.items()))

@@ -41,6 +41,7 @@ from controller.raft import RaftStartError
 from mqbase import serving
 from mqbase.files import atomic_write
 from mqbase.ports import free_port
+from mqbase.properties import update_properties_file
 from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import agent_pb2_grpc as pb_grpc
 from mqbase.security import SecurityConfig
@@ -96,14 +97,24 @@ def remembered(config: AgentConfig) -> list[str]:
     return [line for line in path.read_text().splitlines() if line and line not in configured]
 
 
-def serve(servicer: AgentServicer, address: str, security: SecurityConfig) -> tuple[grpc.Server, int]:
+def bind_failure(what: str, address: str, key: str, reason: object) -> AgentStartError:
+    """The one line a port that cannot be bound ends the start with: the address, the config key that chose it,
+    and how to choose another (issue 35: two agents on one host)."""
+    return AgentStartError(f"cannot serve {what} on {address} ({key}): {reason}; set {key} to a free port (0: any)")
+
+
+def serve(
+    servicer: AgentServicer, address: str, security: SecurityConfig, what: str, key: str
+) -> tuple[grpc.Server, int]:
     """A started AgentService server (with health and reflection) on `address`; returns it and its port.
 
-    TLS and the access check as `security` says (aclEnable: ``POLICY``'s calls need a credential).
+    TLS and the access check as `security` says (aclEnable: ``POLICY``'s calls need a credential). Without
+    reuseport, as every server here: gRPC's default let a second agent share a port that the first serves.
     """
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="agent-rpc"),
         interceptors=serving.interceptors(security, SERVICE, POLICY, aio=False),
+        options=[("grpc.so_reuseport", 0)],
     )
     pb_grpc.add_AgentServiceServicer_to_server(servicer, server)
     checker = health.HealthServicer()
@@ -112,7 +123,7 @@ def serve(servicer: AgentServicer, address: str, security: SecurityConfig) -> tu
     try:
         port = serving.bind(server, address, security)
     except serving.BindError as exc:
-        raise AgentStartError(f"cannot listen on {address}: {exc}") from exc
+        raise bind_failure(what, address, key, exc) from exc
     server.start()
     return server, port
 
@@ -167,6 +178,7 @@ class Agent:
         self.config = config
         self.port = 0
         self._lock = threading.Lock()
+        self._config_lock = threading.Lock()
         self._hosted: list[Hosted] = []
         self._failed: list[Failed] = []
         self._store_lock: StoreLock | None = None
@@ -202,8 +214,9 @@ class Agent:
             self._controller.start()
         if self.metrics is not None:
             self._serve_metrics(self.metrics)
+        address = f"{self.config.listen_host}:{self.config.listen_port}"
         self._server, self.port = serve(
-            AgentServicer(self), f"{self.config.listen_host}:{self.config.listen_port}", self.config.security
+            AgentServicer(self), address, self.config.security, "the agent API", "listenPort"
         )
         log.info("agent serving on %s", self.address)
         if self.config.enable_proxy:
@@ -248,6 +261,13 @@ class Agent:
             matches = [m for m in matches if m.broker_id == ref.broker_id]
         if len(matches) == 1:
             return matches[0]
+        if not matches and not ref.broker_name:  # the container's port was given where a broker's is wanted
+            hosted = ", ".join(f"{m.config.broker_name} id {m.broker_id} at {m.config.broker_address}"
+                               for _, m in self.managers()) or "none"  # fmt: skip
+            raise BrokerNotFound(
+                f"this is an agent's container address, not a broker's: give a broker's own address (hosted here: "
+                f"{hosted}; mqadmin listBrokers -c <this address> lists them)"
+            )
         if not matches:
             raise BrokerNotFound(f"this agent hosts no broker {ref.broker_name!r}" + _id_part(ref))
         raise BrokerNotFound(f"this agent hosts {len(matches)} replicas of {ref.broker_name!r}: name a broker_id")
@@ -285,7 +305,17 @@ class Agent:
         log.info("removed broker %s:%s:%d", cluster_name, broker_name, broker_id)
 
     def update_broker_config(self, manager: ReplicasManager, values: dict[str, str]) -> None:
-        manager.update_config(with_overrides(manager.config, values))
+        """Validate, write the keys into the broker's config file (as Java's broker rewrites its own), then apply
+        them: a restarted or re-added replica reads what its set runs with. A file that cannot be written raises
+        OSError and changes nothing."""
+        with self._lock:
+            path = next((h.config_path for h in self._hosted if h.manager is manager), None)
+        if path is None:
+            raise BrokerNotFound(f"broker {manager.config.broker_name} was removed meanwhile")
+        with self._config_lock:  # one read-modify-write of a file at a time; not the lock every request takes
+            config = with_overrides(manager.config, values)
+            update_properties_file(path, values)
+            manager.update_config(config)
 
     def client_connections(self, group: str, topic: str) -> list[Connection]:
         return self._access.connections(group, topic) if self._access is not None else []
@@ -299,7 +329,8 @@ class Agent:
         try:
             self._proxy_port = self._access.start()
         except serving.BindError as exc:
-            raise AgentStartError(f"cannot serve the access point on proxyListenPort: {exc}") from exc
+            address = f"{self.config.listen_host}:{self.config.proxy_listen_port}"
+            raise bind_failure("the access point", address, "proxyListenPort", exc) from exc
         log.info("agent serving the RocketMQ 5 access point on %s", self.proxy_address)
 
     def _serve_metrics(self, metrics: AgentMetrics) -> None:
@@ -307,7 +338,7 @@ class Agent:
         try:
             _, bound = metrics.serve(port, host)
         except OSError as exc:
-            raise AgentStartError(f"cannot bind metrics port {host}:{port}: {exc}") from exc
+            raise bind_failure("metrics", f"{host}:{port}", "metricsPromExporterPort", exc.strerror or exc) from exc
         log.info("agent serving metrics on http://%s:%d/metrics", host, bound)
 
     def _start_broker(self, config_path: str) -> ReplicasManager:
@@ -325,6 +356,8 @@ class Agent:
                 AgentServicer(self, only=lambda: own[0] if own else None),
                 f"{config.broker_ip1}:{config.listen_port}",
                 self.config.security,
+                f"broker {config.broker_name}",
+                f"listenPort of {config_path}",
             )
         except BaseException:
             lock.release()

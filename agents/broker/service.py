@@ -25,7 +25,7 @@ from agents.broker.queue_locks import Batch, batch_problem, keys_of
 from agents.broker.stats import Figures
 from agents.broker.write_gate import request_problem
 from agents.consumer.errors import StateFormatError
-from agents.delay.timer import TIMER_TOPIC, Refusal, to_timer
+from agents.delay.timer import REAL_QID, TIMER_TOPIC, Refusal, to_timer
 from agents.errors import AgentError
 from agents.ha.role import Role
 from agents.ha.sync_state import PutStatus
@@ -37,6 +37,8 @@ from agents.metadata import (
     Refused,
     SendVerdict,
     queue_for_send,
+    queue_id_problem,
+    reader_queue_nums,
     send_verdict,
 )
 from agents.store.commitlog import OffsetTooSmall
@@ -205,6 +207,9 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             if isinstance(admitted, Refused):
                 return pb.SendMessageResponse(code=admitted.code, remark=admitted.remark)
             queues[topic] = admitted.write_queue_nums
+        for m in messages:  # before anything is stored: one bad queue id refuses the whole batch
+            if (illegal := queue_id_problem(m.topic, m.queue_id, queues[m.topic])) is not None:
+                return pb.SendMessageResponse(code=ResponseCode.SYSTEM_ERROR, remark=illegal)
         now = int(time.time() * 1000)
         host = peer_address(context.peer()) if context is not None else None
         batch: list[Message] = []
@@ -257,6 +262,9 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         if result.start_offset >= 0 and replica is not None:
             written = replica.store.read(result.start_offset, result.end_offset - result.start_offset)
             response.results.extend(placements(written, result.start_offset))
+            for placed, stored in zip(response.results, batch, strict=False):
+                if stored.topic == TIMER_TOPIC:  # as Java's SendResult: its own queue, not the timer's queue 0
+                    placed.queue_id = int(stored.properties[REAL_QID])
         return response
 
     def PullMessage(self, request: pb.PullMessageRequest, context: Any) -> pb.PullMessageResponse:
@@ -270,6 +278,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             )
         store = replica.store
         first, end = store.queue_range(request.topic, request.queue_id)
+        queue_nums = reader_queue_nums(manager.metadata, request.topic, store.queue_ids(request.topic))
         wanted = max(0, min(request.max_messages or 32, MAX_PULL))
         try:
             found = store.consume(request.topic, request.queue_id, request.queue_offset, wanted)
@@ -280,6 +289,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
                 min_offset=first,
                 max_offset=end,
                 next_offset=exc.min_offset,
+                queue_nums=queue_nums,
             )
         except ValueError as exc:
             return pb.PullMessageResponse(code=ResponseCode.SYSTEM_ERROR, remark=str(exc))
@@ -288,6 +298,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             min_offset=first,
             max_offset=end,
             next_offset=found[-1][0] + 1 if found else max(request.queue_offset, first),
+            queue_nums=queue_nums,
         )
         manager.stats.got(request.topic, "", len(found), sum(len(m.body) for _, m in found), time.monotonic())
         for queue_offset, m in found:
@@ -598,15 +609,22 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         replica = manager.replica
         if replica is None or manager.status().role is not Role.MASTER:
             return pb.AgentResponse(code=ResponseCode.SYSTEM_ERROR, remark="only a master's flush offset can be reset")
+        store = replica.store
+        before, end = store.confirm_offset, store.last_message_boundary()
+        if request.offset > end:  # clamped, it would answer success having changed nothing (issue 35)
+            return pb.AgentResponse(
+                code=ResponseCode.CONTROLLER_INVALID_REQUEST,
+                remark=f"offset {request.offset} is past the end of the log (its last message ends at {end}); "
+                f"confirmOffset stays at {before}",
+            )
         try:
-            replica.store.set_confirm_offset(request.offset)
+            store.set_confirm_offset(request.offset)
         except ValueError as exc:
             return pb.AgentResponse(code=ResponseCode.SYSTEM_ERROR, remark=str(exc))
-        store = replica.store
-        return pb.AgentResponse(
-            code=ResponseCode.SUCCESS,
-            remark=f"confirmOffset is {store.confirm_offset} (never moves back or past maxOffset {store.max_offset})",
-        )
+        after = store.confirm_offset
+        remark = (f"confirmOffset raised from {before} to {after}" if after > before
+                  else f"confirmOffset stays at {after}: it never moves back")  # fmt: skip
+        return pb.AgentResponse(code=ResponseCode.SUCCESS, remark=remark)
 
     # --- graceful transfer -----------------------------------------------------------------------
 
@@ -656,6 +674,8 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             self._host.update_broker_config(manager, dict(request.values))
         except ValueError as exc:
             return pb.AgentResponse(code=ResponseCode.NO_PERMISSION, remark=str(exc))
+        except (OSError, BrokerNotFound) as exc:  # the config file cannot be written: nothing was changed
+            return pb.AgentResponse(code=ResponseCode.SYSTEM_ERROR, remark=f"not changed: {exc}")
         return pb.AgentResponse(code=ResponseCode.SUCCESS)
 
     def AddBroker(self, request: pb.AddBrokerRequest, context: Any) -> pb.AgentResponse:
