@@ -48,7 +48,7 @@ from agents.ha.replica import Replica, StaleEpoch
 from agents.ha.role import Position, Role
 from agents.ha.sync_state import PutStatus
 from agents.identity import Identity, IdentityError, IdentityFiles, check
-from agents.metadata import DEFAULT_QUEUE_NUMS, Group, MetadataTable, Topic, learn, reread_due, stale
+from agents.metadata import Group, MetadataTable, Topic, learn, reread_due, stale
 from agents.pop.model import QueueKey
 from agents.store.commitlog import CommitLogError
 from agents.store.epoch_file import EpochFileError
@@ -57,7 +57,7 @@ from mqbase import retry
 from mqbase.client import AgentClient
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError
-from mqbase.metadata import MESSAGE_TYPE, PERM_READ, PERM_WRITE
+from mqbase.metadata import DEFAULT_QUEUE_NUMS, MESSAGE_TYPE, PERM_READ, PERM_WRITE
 from mqbase.proto import agent_pb2, common_pb2
 from mqbase.proto import controller_pb2 as pb
 from mqbase.security import SecurityConfig
