@@ -6,12 +6,13 @@ import base64
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypedDict
 
 import typer
 
 from agents.delay.timer import TIMER_DELIVER_MS
-from agents.metadata import DEFAULT_QUEUE_NUMS, KEYS, MESSAGE_GROUP, TAGS, UNIQ_KEY
+from agents.metadata import KEYS, MESSAGE_GROUP, TAGS, UNIQ_KEY
 from agents.pop.errors import PopCode
 from agents.pop.filter import parse_filter
 from agents.pop.model import DEFAULT_LIMITS
@@ -27,6 +28,8 @@ from mqadmin_py.commands.common import (
     code_name,
     controller_client,
     key_values,
+    local_time,
+    message_body,
     not_empty,
     seconds_option,
 )
@@ -35,7 +38,7 @@ from mqadmin_py.commands.topic import find_group, find_topic, group_name, metada
 from mqadmin_py.options import ControllerOpt, OutputOpt, TimeoutOpt
 from mqadmin_py.output import Output, emit, emit_table, null
 from mqbase.codes import ResponseCode
-from mqbase.errors import MqError, OperationFailed, OperationRefused, Refused, UsageError
+from mqbase.errors import Interrupted, MqError, OperationFailed, OperationRefused, Refused, UsageError
 
 RETRIABLE = frozenset({11, 14})
 """SLAVE_NOT_AVAILABLE and SERVICE_NOT_AVAILABLE: the broker stored nothing, so a retry cannot duplicate."""
@@ -86,6 +89,9 @@ class SendOutcomeDoc(TypedDict):
     queueOffset: int | None
     commitLogOffset: int | None
     attempts: int | None
+    unanswered: int | None
+    """Sends of it that got no answer (the master died): each may have stored it, so a PUT_OK after one may be a
+    duplicate (the same msgId), and a failure may be stored all the same."""
 
 
 class SentDoc(SendOutcomeDoc):
@@ -101,78 +107,137 @@ class SendDoc(TypedDict):
 
 
 def call_master(agents: Any, address: str, method: str, request: Any, budget_s: float) -> tuple[Any, str, int]:
-    """Call `method` at a broker set's master, retrying refusals that did nothing for up to `budget_s`.
+    """Call `method` at a broker set's master, retrying refusals that did nothing for up to `budget_s`
+    (`call_through`); a call that gets no answer raises. Returns (the last answer, the address that gave it, calls
+    made)."""
+    r, tries = call_through(agents, address, method, request, budget_s)
+    return r, tries.address, tries.attempts
 
-    Only SLAVE_NOT_AVAILABLE and SERVICE_NOT_AVAILABLE (which includes MASTER_TRANSFERRING during a graceful
-    transfer) are retried, following the broker's hint of where the master is (`master_address`). Returns
-    (the last answer, the address that gave it, calls made).
+
+@dataclass(slots=True)
+class Tries:
+    """How `call_through` went: the address of the last call, the calls made, how many got no answer (each may
+    have done its work all the same), and the last call's transport error (None: it was answered)."""
+
+    address: str
+    attempts: int = 0
+    unanswered: int = 0
+    error: MqError | None = None
+
+
+Locate = Callable[[], str | None]
+"""Where a broker set's master is now, as the controllers name it (None: no master, or no controller answered)."""
+
+
+def call_through(
+    agents: Any, address: str, method: str, request: Any, budget_s: float, locate: Locate | None = None
+) -> tuple[Any, Tries]:
+    """Call `method` at a broker set's master, retrying what is worth retrying until `budget_s` has passed.
+
+    SLAVE_NOT_AVAILABLE and SERVICE_NOT_AVAILABLE (which includes MASTER_TRANSFERRING during a graceful transfer)
+    are retried, following the broker's hint of where the master is (`master_address`). With `locate` (the set's
+    master as the controllers name it now, None if none), a call that gets no answer (the master died: a failover)
+    is retried too, at the address `locate` gives, as is a refusal without a hint; without it, that call raises.
+    Returns (the last answer, None when the last call got no answer; how the calls went).
     """
     deadline = time.monotonic() + budget_s
-    attempts = 0
+    tries = Tries(address)
     while True:
-        attempts += 1
-        r = agents.call(address, method, request)
-        if r.code not in RETRIABLE or time.monotonic() + RETRY_PAUSE_S > deadline:
-            return r, address, attempts
-        hinted = r.master_address and r.master_address != address
+        tries.attempts += 1
+        try:
+            r = agents.call(tries.address, method, request)
+        except MqError as exc:
+            if locate is None:
+                raise
+            r, tries.error = None, exc
+            tries.unanswered += 1
+        else:
+            tries.error = None
+            if r.code not in RETRIABLE:
+                return r, tries
+        if time.monotonic() + RETRY_PAUSE_S > deadline:
+            return r, tries
+        hint = r.master_address if r is not None else ""
+        hinted = bool(hint) and hint != tries.address
         if hinted:
-            address = r.master_address
-        if not hinted or attempts > 1:  # the first hint is followed at once; ping-pong while roles switch is not
-            time.sleep(min(RETRY_PAUSE_S * attempts, 0.2))
+            tries.address = hint
+        if not hinted or tries.attempts > 1:  # the first hint is followed at once; ping-pong while roles switch is not
+            time.sleep(min(RETRY_PAUSE_S * tries.attempts, 0.2))
+        if not hinted and locate is not None:
+            tries.address = locate() or tries.address
 
 
-def _send_one(agents: Any, broker_name: str, address: str, message: Any, budget_s: float) -> tuple[SendOutcomeDoc, str]:
-    """Send to `address`, retrying what is safe to retry for up to `budget_s` (`call_master`). Returns (result,
-    address). A FLUSH_SLAVE_TIMEOUT is reported, not retried, since the message may be stored already (Java's
-    default)."""
+def _send_one(
+    agents: Any, broker_name: str, address: str, message: Any, budget_s: float, locate: Locate | None = None
+) -> tuple[SendOutcomeDoc, str]:
+    """Send to `address`, retrying what is safe to retry for up to `budget_s` (`call_through`; with `locate`, also
+    through a failover). Returns (result, address). A FLUSH_SLAVE_TIMEOUT is reported, not retried, since the
+    message may be stored already (Java's default). A send that got no answer is resent, as a Java producer
+    resends it: it may be stored twice then, under the same message id (`unanswered` says so)."""
     from mqbase.proto import agent_pb2 as pb
 
     request = pb.SendMessageRequest(broker=pb.BrokerRef(broker_name=broker_name), message=message)
-    r, address, attempts = call_master(agents, address, "SendMessage", request, budget_s)
-    placed = r.results[0] if r.results else None
+    r, tries = call_through(agents, address, "SendMessage", request, budget_s, locate)
+    placed = r.results[0] if r is not None and r.results else None
     return {
         "brokerName": broker_name,
-        "brokerAddress": address,
-        "brokerId": r.broker_id,
-        "masterEpoch": r.master_epoch,
-        "status": r.status or code_name(r.code),
-        "code": r.code,
-        "remark": r.remark or None,
+        "brokerAddress": tries.address,
+        "brokerId": r.broker_id if r is not None else None,
+        "masterEpoch": r.master_epoch if r is not None else None,
+        "status": (r.status or code_name(r.code)) if r is not None else "UNREACHABLE",
+        "code": r.code if r is not None else None,
+        "remark": (r.remark or None) if r is not None else str(tries.error),
         "queueId": placed.queue_id if placed else None,
         "queueOffset": placed.queue_offset if placed else None,
         "commitLogOffset": placed.commit_log_offset if placed else None,
-        "attempts": attempts,
-    }, address
+        "attempts": tries.attempts,
+        "unanswered": tries.unanswered,
+    }, tries.address
 
 
-def _send_table(doc: SendDoc) -> None:
+def _send_table(doc: SendDoc, deliver_ms: int | None = None) -> None:
+    """The results; a delayed send (`deliver_ms` ahead) says when its messages are delivered: until then they wait
+    in the timer's queue, and QueueOffset (that queue's) is "scheduled"."""
+    scheduled = deliver_ms is not None and deliver_ms > time.time() * 1000
     rows = [
         [
             r["index"],
+            r["msgId"],
             r["brokerName"],
             r["brokerId"],
             r["status"],
             r["queueId"],
-            r["queueOffset"],
+            "scheduled" if scheduled and r["status"] == "PUT_OK" else r["queueOffset"],
             r["commitLogOffset"],
             r["masterEpoch"],
         ]
         for r in doc["results"]
     ]
-    columns = ["#", "Broker set", "Broker id", "Status", "Queue", "QueueOffset", "CommitLogOffset", "MasterEpoch"]
-    emit_table(f"{doc['topic']}: {doc['sent']} sent, {doc['failed']} failed", columns, rows)
+    columns = ["#", "MsgId", "Broker set", "Broker id", "Status", "Queue", "QueueOffset", "CommitLogOffset",
+               "MasterEpoch"]  # fmt: skip
+    when = f"; delivered to consumers from {local_time(deliver_ms)}" if scheduled else ""
+    emit_table(f"{doc['topic']}: {doc['sent']} sent, {doc['failed']} failed{when}", columns, rows)
 
 
 def _send_legacy(doc: SendDoc) -> str:
-    rows: list[tuple[object, object, object, object]] = [("#Broker Name", "#QID", "#Send Result", "#QueueOffset")]
-    rows += [(r["brokerName"], r["queueId"], r["status"], r["queueOffset"]) for r in doc["results"]]
+    """SendMessageCommand's lines (its four columns; Java prints one message, we print each)."""
+    rows: list[tuple[object, object, object, object]] = [("#Broker Name", "#QID", "#Send Result", "#MsgId")]
+    rows += [(r["brokerName"], r["queueId"], r["status"], r["msgId"]) for r in doc["results"]]
     return "".join(f"{a!s:<32}  {b!s:<4}  {c!s:<20}    {d}\n" for a, b, c, d in rows)
 
 
 def send_message(
     controller: ControllerOpt,
     topic: Annotated[str, typer.Option("-t", "--topic", help="Topic.")],
-    body: Annotated[str, typer.Option("-p", "--body", help="Message body; '{i}' is replaced by the message's index.")],
+    body: Annotated[
+        str,
+        typer.Option(
+            "-p",
+            "--body",
+            help="Message body; '{i}' is replaced by the message's index.",
+            callback=checked(message_body),
+        ),
+    ],
     keys: Annotated[str | None, typer.Option("-k", "--keys", "--key", help="Message keys (property KEYS).")] = None,
     tags: Annotated[str | None, typer.Option("-c", "--tags", help="Message tag (property TAGS).")] = None,
     message_group: Annotated[
@@ -216,7 +281,9 @@ def send_message(
     ] = None,
     delay: Annotated[
         float | None,
-        seconds_option("--delay", help="A delayed message: delivered this many seconds from now.", minimum=0),
+        seconds_option(
+            "--delay", help="A delayed message: delivered this many seconds from now.", minimum=0, clamp=False
+        ),
     ] = None,
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
@@ -244,38 +311,30 @@ def send_message(
     targets = [list(t) for t in _masters(controller, timeout, broker_name, topic)]
     results: list[SentDoc] = []
     msg_ids = message_id.ids(time.time)
-    with agent_client(timeout) as agents, _progress(count, "sending") as advance:
-        for i in range(count):
-            target = targets[i % len(targets)]
-            msg_id = properties.get(UNIQ_KEY) or next(msg_ids)  # a retry resends the same id
-            message = pb.Message(
-                topic=topic,
-                queue_id=queue_id,
-                body=body.replace("{i}", str(i)).encode("utf-8", "surrogateescape"),
-                properties={**properties, UNIQ_KEY: msg_id},
-            )
-            result: SendOutcomeDoc
-            try:
-                result, target[1] = _send_one(agents, target[0], target[1], message, timeout)
-            except MqError as exc:
-                result = {
-                    "brokerName": target[0],
-                    "brokerAddress": target[1],
-                    "brokerId": None,
-                    "masterEpoch": None,
-                    "status": "UNREACHABLE",
-                    "code": None,
-                    "remark": str(exc),
-                    "queueId": None,
-                    "queueOffset": None,
-                    "commitLogOffset": None,
-                    "attempts": None,
-                }
-            results.append({"index": i, "msgId": msg_id, **result})
-            advance()
+    in_flight: str | None = None
+    with controller_client(controller, timeout) as client, agent_client(timeout) as agents, \
+            _progress(count, "sending") as advance:  # fmt: skip
+        try:
+            for i in range(count):
+                target = targets[i % len(targets)]
+                in_flight = msg_id = properties.get(UNIQ_KEY) or next(msg_ids)  # a retry resends the same id
+                message = pb.Message(
+                    topic=topic,
+                    queue_id=queue_id,
+                    body=body.replace("{i}", str(i)).encode("utf-8", "surrogateescape"),
+                    properties={**properties, UNIQ_KEY: msg_id},
+                )
+                locate = _locator(client, target[0])
+                result, target[1] = _send_one(agents, target[0], target[1], message, timeout, locate)
+                results.append({"index": i, "msgId": msg_id, **result})
+                in_flight = None
+                advance()
+        except KeyboardInterrupt:
+            _interrupted(topic, count, results, in_flight, output)
+    doc = _send_doc(topic, results)
+    emit(doc, output, lambda d: _send_table(d, deliver_time), _send_legacy)
+    _note_duplicates(results)
     failed = [r for r in results if r["status"] != "PUT_OK"]
-    doc: SendDoc = {"topic": topic, "sent": len(results) - len(failed), "failed": len(failed), "results": results}
-    emit(doc, output, _send_table, _send_legacy)
     if failed:
         first = failed[0]
         raise OperationFailed(
@@ -283,6 +342,47 @@ def send_message(
             first["status"],
             f"{len(failed)} of {count} message(s) not acknowledged with PUT_OK; first: {first['remark']}",
         )
+
+
+def _locator(client: Any, broker_name: str) -> Locate:
+    """The master of `broker_name` as the controllers name it when asked (None: none, or no controller answered):
+    where a send goes after its master stopped answering."""
+
+    def locate() -> str | None:
+        try:
+            found = fetch_sync_state(client, [broker_name], None)
+        except MqError:
+            return None
+        return found[0]["masterAddress"] if found else None
+
+    return locate
+
+
+def _send_doc(topic: str, results: list[SentDoc]) -> SendDoc:
+    failed = sum(r["status"] != "PUT_OK" for r in results)
+    return {"topic": topic, "sent": len(results) - failed, "failed": failed, "results": results}
+
+
+def _note_duplicates(results: list[SentDoc]) -> None:
+    """One stderr line naming the acknowledged messages that were resent after a send got no answer."""
+    resent = [r for r in results if r["status"] == "PUT_OK" and r["unanswered"]]
+    if resent:
+        ids = ", ".join(f"#{r['index']} {r['msgId']}" for r in resent[:5]) + (", ..." if len(resent) > 5 else "")
+        print(f"mqadmin: {len(resent)} message(s) were resent after a send got no answer and may be stored twice, "
+              f"under the same msgId: {ids}", file=sys.stderr)  # fmt: skip
+
+
+def _interrupted(topic: str, count: int, results: list[SentDoc], in_flight: str | None, output: Output) -> None:
+    """Ctrl-C: print what was sent (as a finished run does), then raise Interrupted saying how far it got."""
+    doc = _send_doc(topic, results)
+    emit(doc, output, _send_table, _send_legacy)
+    _note_duplicates(results)
+    acked = [r for r in results if r["status"] == "PUT_OK"]
+    last = f"; last acknowledged: #{acked[-1]['index']} msgId {acked[-1]['msgId']} queue {acked[-1]['queueId']} " \
+           f"offset {acked[-1]['queueOffset']}" if acked else ""  # fmt: skip
+    flight = f"; the message being sent (msgId {in_flight}) may be stored or not" if in_flight else ""
+    raise Interrupted(f"interrupted after {len(results)} of {count} message(s): {doc['sent']} acknowledged with "
+                      f"PUT_OK, {doc['failed']} not{last}{flight}")  # fmt: skip
 
 
 class _progress:
@@ -419,7 +519,7 @@ def _consume_table(doc: ConsumeDoc) -> None:
             m["queueOffset"],
             m["keys"],
             m["body"] if m["bodyEncoding"] == "utf-8" else "(binary)",
-            m["storeTimestamp"],
+            local_time(m["storeTimestamp"]),
         ]
         for m in doc["messages"]
     ]
@@ -437,20 +537,14 @@ def _consume_legacy(doc: ConsumeDoc) -> str:
     )
 
 
-def _read_queue_nums(controller: str, timeout: float, topic: str) -> int:
-    """The topic's readQueueNums from the controller (DEFAULT_QUEUE_NUMS for a topic it does not know; also, with a
-    warning, when no controller answers, e.g. reading one replica with --brokerAddr during an outage)."""
-    from mqbase.proto import controller_pb2 as pb
+def _queue_nums(agents: Any, address: str, broker_name: str, topic: str) -> int:
+    """How many queues of `topic` the replica read says to read (``PullMessageResponse.queue_nums``: a pull past the
+    end of queue 0, which reads nothing): the replica knows, so a read needs no controller, as in an outage."""
+    from mqbase.proto import agent_pb2 as pb
 
-    try:
-        with controller_client(controller, timeout) as client:
-            metadata = check(client.call("GetMetadata", pb.GetMetadataRequest()))
-    except MqError as exc:
-        print(f"mqadmin: cannot read {topic}'s queue count ({exc}); reading queues 0-{DEFAULT_QUEUE_NUMS - 1}, "
-              "give -q to read another", file=sys.stderr)  # fmt: skip
-        return DEFAULT_QUEUE_NUMS
-    known = [t.read_queue_nums for t in metadata.topics if t.topic_name == topic and t.read_queue_nums > 0]
-    return known[0] if known else DEFAULT_QUEUE_NUMS
+    request = pb.PullMessageRequest(broker=pb.BrokerRef(broker_name=broker_name), topic=topic, queue_id=0,
+                                    queue_offset=INT64_MAX, max_messages=1)  # fmt: skip
+    return int(check(agents.call(address, "PullMessage", request)).queue_nums)
 
 
 # --- consumeMessage -g: receive and ack as a consumer group (POP) ------------------------------------
@@ -668,6 +762,20 @@ def consume_sets(
             s["error"] = str(errors[-1])
     messages: list[PopMessageDoc] = []
     active = [s for s in sets if s["error"] is None]
+    try:
+        _consume_rounds(agents, active, ask, count, ack, timeout, messages, errors)
+    except KeyboardInterrupt:  # first, so that it is the error the command ends with
+        acked = sum(s["acked"] for s in sets)
+        errors.insert(0, Interrupted(f"interrupted after {len(messages)} message(s) received, {acked} acked (listed "
+                                     "above); one not acked comes back after --invisible-time"))  # fmt: skip
+    return messages, errors
+
+
+def _consume_rounds(
+    agents: Any, active: list[PopSetDoc], ask: ReceiveAsk, count: int, ack: bool, timeout: float,
+    messages: list[PopMessageDoc], errors: list[MqError],
+) -> None:  # fmt: skip
+    """`consume_sets`'s rounds over the `active` sets, into `messages` and `errors`."""
     while active and len(messages) < count:
         received_any = False
         for s in list(active):
@@ -692,7 +800,6 @@ def consume_sets(
                 errors.append(MqError(why + str(failed[0]["ackError"])))
         if not received_any:
             break
-    return messages, errors
 
 
 def _group_table(doc: GroupConsumeDoc) -> None:
@@ -822,11 +929,15 @@ def _consume_raw(
             "read from one replica with --brokerAddr"
         )
     address = broker_addr or _masters(controller, timeout, broker_name)[0][1]
-    queue_ids = [queue_id] if queue_id is not None else list(range(_read_queue_nums(controller, timeout, topic)))
     messages: list[MessageDoc] = []
     queues = []
     with agent_client(timeout) as agents:
-        for q in queue_ids:
+        queue_nums = _queue_nums(agents, address, broker_name, topic)
+        if not queue_nums:  # as -g says, and Java's pull: never an empty read of a topic that is not there
+            raise OperationFailed(ResponseCode.TOPIC_NOT_EXIST, "TOPIC_NOT_EXIST",
+                                  f"the replica at {address} has no topic {topic}; list the topics with "
+                                  "'mqadmin topicList'")  # fmt: skip
+        for q in [queue_id] if queue_id is not None else range(queue_nums):
             queues.append(
                 _pull_queue(agents, address, broker_name, topic, q, offset, max_messages - len(messages), messages)
             )
