@@ -18,16 +18,29 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         contains -- $word --accessKey --secretKey --credentialsFile --tlsCaFile --tlsCertFile --tlsKeyFile; and set need 1
                     case 'mqadmin addBroker' 'mqadmin add-broker'
                         contains -- $word -c --brokerContainerAddr -b --brokerConfigPath -o --output --timeout -n --namesrvAddr; and set need 1
-                    case 'mqadmin assign-preferred-master' 'mqadmin transferMaster' 'mqadmin transfer-master'
+                    case 'mqadmin addWritePerm' 'mqadmin wipeWritePerm' 'mqadmin add-write-perm' \
+                        'mqadmin wipe-write-perm'
+                        contains -- $word -a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin assignPreferredMaster' 'mqadmin transferMaster' 'mqadmin assign-preferred-master' \
+                        'mqadmin transfer-master'
                         contains -- $word -a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout -o --output -n --namesrvAddr; and set need 1
+                    case 'mqadmin brokerStatus' 'mqadmin deleteExpiredCommitLog' 'mqadmin getBrokerConfig' \
+                        'mqadmin broker-status' 'mqadmin delete-expired-commit-log' 'mqadmin get-broker-config'
+                        contains -- $word -a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'
                         contains -- $word -a --controllerAddress -bn --brokerName -b --brokerControllerIdsToClean -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin cloneGroupOffset' 'mqadmin clone-group-offset'
+                        contains -- $word -a --controllerAddress -s --srcGroup -d --destGroup -t --topic -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin clusterList' 'mqadmin cluster-list'
                         contains -- $word -a --controllerAddress -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr; and set need 1
                     case 'mqadmin consumeMessage' 'mqadmin consume-message'
                         contains -- $word -a --controllerAddress -t --topic -b -bn --brokerName -i -q --queueId --offset -c --MessageNumber --max --brokerAddr -g --consumerGroup --filter --invisible-time --wait -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin consumerConnection' 'mqadmin consumer-connection'
+                        contains -- $word -g --consumerGroup -a --controllerAddress -b --brokerAddr -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin consumerProgress' 'mqadmin consumer-progress'
                         contains -- $word -a --controllerAddress -g --groupName -t --topic -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin consumerStatus' 'mqadmin consumer-status'
+                        contains -- $word -g --consumerGroup -i --clientId -a --controllerAddress -b --brokerAddr -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin deleteSubGroup' 'mqadmin delete-sub-group'
                         contains -- $word -a --controllerAddress -c --clusterName -g --groupName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin deleteTopic' 'mqadmin delete-topic'
@@ -42,8 +55,6 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         contains -- $word --port --master --conf --start-timeout -o --output; and set need 1
                     case 'mqadmin epochs synth'
                         contains -- $word --out --clusters --sets --replicas --epochs --seed --snapshots -o --output; and set need 1
-                    case 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'
-                        contains -- $word -a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' \
                         'mqadmin get-sync-state-set'
                         contains -- $word -a --controllerAddress -b --brokerName -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr; and set need 1
@@ -56,6 +67,22 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         contains -- $word -a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -i --interval --count -n --namesrvAddr; and set need 1
                     case 'mqadmin listBrokers' 'mqadmin list-brokers'
                         contains -- $word -c --brokerContainerAddr -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin printMsg' 'mqadmin print-msg'
+                        contains -- $word -a --controllerAddress -t --topic -c --charsetName -s --subExpression -b --beginTimestamp -e --endTimestamp -d --printBody -bn --brokerName --brokerAddr --body-format -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'
+                        contains -- $word -a --controllerAddress -t --topic -bn --brokerName -i --queueId -c --charsetName -s --subExpression -b --beginTimestamp -e --endTimestamp -p --print -d --printBody -f --calculate --brokerAddr --body-format -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin producerConnection' 'mqadmin producer-connection'
+                        contains -- $word -t --topic -g --producerGroup -a --controllerAddress -b --brokerAddr -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin queryCq' 'mqadmin query-cq'
+                        contains -- $word -a --controllerAddress -t --topic -q --queue -i --index -c --count -b --brokerAddr -bn --brokerName -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin queryMsgById' 'mqadmin query-msg-by-id'
+                        contains -- $word -a --controllerAddress -i --msgId --brokerAddr --body-format -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin queryMsgByKey' 'mqadmin query-msg-by-key'
+                        contains -- $word -a --controllerAddress -t --topic -k --msgKey -b --beginTimestamp -e --endTimestamp -m --maxNum -bn --brokerName --brokerAddr --body-format -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin queryMsgByOffset' 'mqadmin query-msg-by-offset'
+                        contains -- $word -a --controllerAddress -t --topic -b --brokerName -i --queueId -o --offset --brokerAddr --body-format --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin queryMsgByUniqueKey' 'mqadmin query-msg-by-unique-key'
+                        contains -- $word -a --controllerAddress -i --msgId -t --topic -bn --brokerName --brokerAddr --body-format -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin removeBroker' 'mqadmin remove-broker'
                         contains -- $word -c --brokerContainerAddr -b --brokerIdentity -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin resetMasterFlushOffset' 'mqadmin reset-master-flush-offset'
@@ -73,18 +100,26 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         contains -- $word --dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output; and set need 1
                     case 'mqadmin sendMessage' 'mqadmin send-message'
                         contains -- $word -a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count --deliverTime --delay -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin skipAccumulatedMessage' 'mqadmin skip-accumulated-message'
+                        contains -- $word -a --controllerAddress -g --groupName -t --topic -f --force -c --cluster -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin statsAll' 'mqadmin topicClusterList' 'mqadmin topicRoute' 'mqadmin topicStatus' \
+                        'mqadmin stats-all' 'mqadmin topic-cluster-list' 'mqadmin topic-route' \
+                        'mqadmin topic-status'
+                        contains -- $word -a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin topicList' 'mqadmin topic-list'
                         contains -- $word -a --controllerAddress -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
-                    case 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'
-                        contains -- $word -a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'
                         contains -- $word -k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'
                         contains -- $word -a --controllerAddress -k --key -v --value -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin updateOrderConf' 'mqadmin update-order-conf'
+                        contains -- $word -a --controllerAddress -t --topic -m --method -v --orderConf -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin updateSubGroup' 'mqadmin update-sub-group'
                         contains -- $word -a --controllerAddress -g --groupName -c --clusterName -b --brokerName --consume-orderly -r --retryMaxTimes -q --groupRetryPolicy --consume-enable -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin updateTopic' 'mqadmin update-topic'
                         contains -- $word -a --controllerAddress -t --topic -c --clusterName -b --brokerName -r --readQueueNums -w --writeQueueNums -p --perm --attributes -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin updateTopicPerm' 'mqadmin update-topic-perm'
+                        contains -- $word -a --controllerAddress -t --topic -p --perm -c --clusterName -b --brokerName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin wait insync'
                         contains -- $word -a --controllerAddress -bn --brokerName -n --members --timeout -o --output; and set need 1
                     case 'mqadmin wait master'
@@ -94,29 +129,43 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                 end
             case '*'
                 switch "$path|$word"
-                    case 'mqadmin|addBroker' 'mqadmin|assign-preferred-master' 'mqadmin|cleanBrokerMetadata' \
-                        'mqadmin|clusterList' 'mqadmin|consumeMessage' 'mqadmin|consumerProgress' \
+                    case 'mqadmin|addBroker' 'mqadmin|addWritePerm' 'mqadmin|assignPreferredMaster' \
+                        'mqadmin|brokerStatus' 'mqadmin|cleanBrokerMetadata' 'mqadmin|cloneGroupOffset' \
+                        'mqadmin|clusterList' 'mqadmin|consumeMessage' 'mqadmin|consumerConnection' \
+                        'mqadmin|consumerProgress' 'mqadmin|consumerStatus' 'mqadmin|deleteExpiredCommitLog' \
                         'mqadmin|deleteSubGroup' 'mqadmin|deleteTopic' 'mqadmin|electMaster' 'mqadmin|epochs' \
                         'mqadmin|getBrokerConfig' 'mqadmin|getBrokerEpoch' 'mqadmin|getConsumerConfig' \
                         'mqadmin|getControllerConfig' 'mqadmin|getControllerMetaData' 'mqadmin|getSyncStateSet' \
-                        'mqadmin|haStatus' 'mqadmin|listBrokers' 'mqadmin|removeBroker' \
-                        'mqadmin|resetMasterFlushOffset' 'mqadmin|resetOffsetByOffset' 'mqadmin|resetOffsetByTime' \
-                        'mqadmin|sandbox' 'mqadmin|sendMessage' 'mqadmin|topicList' 'mqadmin|topicRoute' \
-                        'mqadmin|topicStatus' 'mqadmin|transferMaster' 'mqadmin|updateBrokerConfig' \
-                        'mqadmin|updateControllerConfig' 'mqadmin|updateSubGroup' 'mqadmin|updateTopic' \
-                        'mqadmin|wait' 'mqadmin|add-broker' 'mqadmin|clean-broker-metadata' 'mqadmin|cluster-list' \
-                        'mqadmin|consume-message' 'mqadmin|consumer-progress' 'mqadmin|delete-sub-group' \
-                        'mqadmin|delete-topic' 'mqadmin|elect-master' 'mqadmin|get-broker-config' \
-                        'mqadmin|get-broker-epoch' 'mqadmin|get-consumer-config' 'mqadmin|get-controller-config' \
+                        'mqadmin|haStatus' 'mqadmin|listBrokers' 'mqadmin|printMsg' 'mqadmin|printMsgByQueue' \
+                        'mqadmin|producerConnection' 'mqadmin|queryCq' 'mqadmin|queryMsgById' \
+                        'mqadmin|queryMsgByKey' 'mqadmin|queryMsgByOffset' 'mqadmin|queryMsgByUniqueKey' \
+                        'mqadmin|removeBroker' 'mqadmin|resetMasterFlushOffset' 'mqadmin|resetOffsetByOffset' \
+                        'mqadmin|resetOffsetByTime' 'mqadmin|sandbox' 'mqadmin|sendMessage' \
+                        'mqadmin|skipAccumulatedMessage' 'mqadmin|statsAll' 'mqadmin|topicClusterList' \
+                        'mqadmin|topicList' 'mqadmin|topicRoute' 'mqadmin|topicStatus' 'mqadmin|transferMaster' \
+                        'mqadmin|updateBrokerConfig' 'mqadmin|updateControllerConfig' 'mqadmin|updateOrderConf' \
+                        'mqadmin|updateSubGroup' 'mqadmin|updateTopic' 'mqadmin|updateTopicPerm' 'mqadmin|wait' \
+                        'mqadmin|wipeWritePerm' 'mqadmin|add-broker' 'mqadmin|add-write-perm' \
+                        'mqadmin|assign-preferred-master' 'mqadmin|broker-status' 'mqadmin|clean-broker-metadata' \
+                        'mqadmin|clone-group-offset' 'mqadmin|cluster-list' 'mqadmin|consume-message' \
+                        'mqadmin|consumer-connection' 'mqadmin|consumer-progress' 'mqadmin|consumer-status' \
+                        'mqadmin|delete-expired-commit-log' 'mqadmin|delete-sub-group' 'mqadmin|delete-topic' \
+                        'mqadmin|elect-master' 'mqadmin|get-broker-config' 'mqadmin|get-broker-epoch' \
+                        'mqadmin|get-consumer-config' 'mqadmin|get-controller-config' \
                         'mqadmin|get-controller-meta-data' 'mqadmin|get-sync-state-set' 'mqadmin|ha-status' \
-                        'mqadmin|list-brokers' 'mqadmin|remove-broker' 'mqadmin|reset-master-flush-offset' \
-                        'mqadmin|reset-offset-by-offset' 'mqadmin|reset-offset-by-time' 'mqadmin|send-message' \
-                        'mqadmin|topic-list' 'mqadmin|topic-route' 'mqadmin|topic-status' 'mqadmin|transfer-master' \
-                        'mqadmin|update-broker-config' 'mqadmin|update-controller-config' 'mqadmin|update-sub-group' \
-                        'mqadmin|update-topic' 'mqadmin epochs|collect' 'mqadmin epochs|report' \
-                        'mqadmin epochs|serve' 'mqadmin epochs|synth' 'mqadmin sandbox|down' 'mqadmin sandbox|kill' \
-                        'mqadmin sandbox|start' 'mqadmin sandbox|status' 'mqadmin sandbox|stop' 'mqadmin sandbox|up' \
-                        'mqadmin wait|insync' 'mqadmin wait|master' 'mqadmin wait|quorum'
+                        'mqadmin|list-brokers' 'mqadmin|print-msg' 'mqadmin|print-msg-by-queue' \
+                        'mqadmin|producer-connection' 'mqadmin|query-cq' 'mqadmin|query-msg-by-id' \
+                        'mqadmin|query-msg-by-key' 'mqadmin|query-msg-by-offset' 'mqadmin|query-msg-by-unique-key' \
+                        'mqadmin|remove-broker' 'mqadmin|reset-master-flush-offset' 'mqadmin|reset-offset-by-offset' \
+                        'mqadmin|reset-offset-by-time' 'mqadmin|send-message' 'mqadmin|skip-accumulated-message' \
+                        'mqadmin|stats-all' 'mqadmin|topic-cluster-list' 'mqadmin|topic-list' 'mqadmin|topic-route' \
+                        'mqadmin|topic-status' 'mqadmin|transfer-master' 'mqadmin|update-broker-config' \
+                        'mqadmin|update-controller-config' 'mqadmin|update-order-conf' 'mqadmin|update-sub-group' \
+                        'mqadmin|update-topic' 'mqadmin|update-topic-perm' 'mqadmin|wipe-write-perm' \
+                        'mqadmin epochs|collect' 'mqadmin epochs|report' 'mqadmin epochs|serve' \
+                        'mqadmin epochs|synth' 'mqadmin sandbox|down' 'mqadmin sandbox|kill' 'mqadmin sandbox|start' \
+                        'mqadmin sandbox|status' 'mqadmin sandbox|stop' 'mqadmin sandbox|up' 'mqadmin wait|insync' \
+                        'mqadmin wait|master' 'mqadmin wait|quorum'
                         set path "$path $word"
                 end
         end
@@ -132,11 +181,17 @@ complete -c mqadmin -f
 
 # mqadmin
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a addBroker -d 'Start a broker in a running agent from a config file on its host; it is...'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a assign-preferred-master -d 'Record a broker set\'s preferred master (kept by the controllers; elections...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a addWritePerm -d 'Give a broker set its write permission back after wipeWritePerm: it accepts...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a assignPreferredMaster -d 'Record a broker set\'s preferred master (kept by the controllers; elections...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a brokerStatus -d 'A broker\'s runtime figures (-b), or every replica\'s of a cluster (-c):...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a cleanBrokerMetadata -d 'Remove dead brokers (with -l, alive ones too) from a broker set\'s controller...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a cloneGroupOffset -d 'Give a group the committed offsets another group has on a topic, queue by...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a clusterList -d 'List every cluster, broker set and replica: role, address, alive, in sync,...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a consumeMessage -d 'Read confirmed messages of a topic from a broker set\'s master (or one...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a consumerConnection -d 'The clients of a consumer group connected through the access points: id,...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a consumerProgress -d 'A group\'s progress per queue on each broker set\'s master: broker and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a consumerStatus -d 'A consumer group\'s clients as the access points know them, and whether they...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a deleteExpiredCommitLog -d 'Run retention now on a broker (-b) or on every replica of a cluster (-c), as...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a deleteSubGroup -d 'Delete a subscription group\'s metadata; an unknown group is a no-op.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a deleteTopic -d 'Delete a topic\'s metadata (its messages stay until retention removes them);...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a electMaster -d 'Make a broker master (admin-designated election; it must be alive and in the...'
@@ -149,21 +204,35 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getControllerMetaDat
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a getSyncStateSet -d 'Show master, epochs, and in-sync / not-in-sync replicas of broker sets (all...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a haStatus -d 'Show HA runtime status: a master\'s slaves (ack offset, lag, in sync), or a...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a listBrokers -d 'List the brokers an agent hosts, with role, epoch and any start-up error.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a printMsg -d 'Print the confirmed messages of every queue of a topic stored within -b..-e...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a printMsgByQueue -d 'Print a range of one queue, stored within -b..-e (Java\'s printMsgByQueue;...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a producerConnection -d 'The producers that announced a topic (their settings\' topics) to an access...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a queryCq -d 'Show consume-queue entries of one queue: where each message lies in the...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a queryMsgById -d 'Show messages by offset message id (store host and commit-log offset), from...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a queryMsgByKey -d 'Find messages by key through the message index, newest first (Java\'s...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a queryMsgByOffset -d 'Show the message at a queue offset (Java\'s queryMsgByOffset; -o is the...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a queryMsgByUniqueKey -d 'Find a message by its unique key (the client\'s message id) through the...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a removeBroker -d 'Stop a broker hosted by an agent and forget it (its store stays on disk).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a resetMasterFlushOffset -d 'Raise a master\'s flush offset, i.e. its confirmOffset...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a resetOffsetByOffset -d 'Set a group\'s offset in one queue (the next message it receives there); its...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a resetOffsetByTime -d 'Move a group\'s offsets on a topic to the first message stored at or after a...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sandbox -d 'Run a real local cluster on loopback (controllers and broker agents) to try...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a sendMessage -d 'Send messages to the master of a broker set (or round robin over the masters...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a skipAccumulatedMessage -d 'Skip every message a group has not consumed on a topic: its offsets move to...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a statsAll -d 'Per topic and consumer group: accumulation (messages not yet consumed),...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a topicClusterList -d 'The cluster a topic belongs to (Java lists every cluster of its brokers; a...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a topicList -d 'List the topics the controllers keep (of one cluster with -c), with their...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a topicRoute -d 'Where a topic is served: per broker set its queues, perm and current master...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a topicStatus -d 'Per broker set serving a topic, each queue\'s min and max offset on the...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a transferMaster -d 'Move a broker set\'s master role to an in-sync replica without losing or...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateBrokerConfig -d 'Change a runtime key of a broker (-b) or of every replica of a cluster (-c).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateControllerConfig -d 'Set a runtime config key for the whole controller group (through the leader...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateOrderConf -d 'Make a topic ordered on the broker sets named, or show or remove that...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateSubGroup -d 'Create a subscription group or change it (kept by the controllers; options...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateTopic -d 'Create a topic or change it (kept by the controllers; options left out keep...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateTopicPerm -d 'Change a topic\'s permission: 2 (W), 4 (R) or 6 (RW), on every broker set...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a wait -d 'Block until a broker set has a master, a full SyncStateSet, or the...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a wipeWritePerm -d 'Take a broker set\'s write permission away (the drain step before...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l accessKey -x -d 'Access key of the admin credential.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l secretKey -x -d 'Its secret key (visible in ps: prefer the env or file).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -l credentialsFile -r -F -d 'Credentials file, mode 0600 [~/.mqadmin/credentials].'
@@ -182,17 +251,35 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-b
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addBroker' 'mqadmin add-broker'" -s h -l help -d 'Show this message and exit.'
 
-# mqadmin assign-preferred-master
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -s c -l clusterName -x -d 'Cluster of the broker set.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -o bn -l brokerName -x -d 'Broker set.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -s b -l brokerId -x -d 'Broker id to prefer as master.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -l clear -d 'Remove the set\'s preferred master instead.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -l wait -d 'Then wait until that broker is the alive master (exit 3 on timeout).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -l timeout -x -d 'Seconds allowed in all, the wait included.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assign-preferred-master'" -s h -l help -d 'Show this message and exit.'
+# mqadmin addWritePerm
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addWritePerm' 'mqadmin wipeWritePerm' 'mqadmin add-write-perm' 'mqadmin wipe-write-perm'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addWritePerm' 'mqadmin wipeWritePerm' 'mqadmin add-write-perm' 'mqadmin wipe-write-perm'" -s b -l brokerName -x -d 'The broker set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addWritePerm' 'mqadmin wipeWritePerm' 'mqadmin add-write-perm' 'mqadmin wipe-write-perm'" -s c -l clusterName -x -d 'The set\'s cluster (checked; ours, not Java\'s).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addWritePerm' 'mqadmin wipeWritePerm' 'mqadmin add-write-perm' 'mqadmin wipe-write-perm'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addWritePerm' 'mqadmin wipeWritePerm' 'mqadmin add-write-perm' 'mqadmin wipe-write-perm'" -l timeout -x -d 'Seconds allowed for the change.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addWritePerm' 'mqadmin wipeWritePerm' 'mqadmin add-write-perm' 'mqadmin wipe-write-perm'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin addWritePerm' 'mqadmin wipeWritePerm' 'mqadmin add-write-perm' 'mqadmin wipe-write-perm'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin assignPreferredMaster
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assignPreferredMaster' 'mqadmin assign-preferred-master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assignPreferredMaster' 'mqadmin assign-preferred-master'" -s c -l clusterName -x -d 'Cluster of the broker set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assignPreferredMaster' 'mqadmin assign-preferred-master'" -o bn -l brokerName -x -d 'Broker set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assignPreferredMaster' 'mqadmin assign-preferred-master'" -s b -l brokerId -x -d 'Broker id to prefer as master.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assignPreferredMaster' 'mqadmin assign-preferred-master'" -l clear -d 'Remove the set\'s preferred master instead.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assignPreferredMaster' 'mqadmin assign-preferred-master'" -l wait -d 'Then wait until that broker is the alive master (exit 3 on timeout).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assignPreferredMaster' 'mqadmin assign-preferred-master'" -l timeout -x -d 'Seconds allowed in all, the wait included.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assignPreferredMaster' 'mqadmin assign-preferred-master'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assignPreferredMaster' 'mqadmin assign-preferred-master'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin assignPreferredMaster' 'mqadmin assign-preferred-master'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin brokerStatus
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin brokerStatus' 'mqadmin deleteExpiredCommitLog' 'mqadmin getBrokerConfig' 'mqadmin broker-status' 'mqadmin delete-expired-commit-log' 'mqadmin get-broker-config'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS); not...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin brokerStatus' 'mqadmin deleteExpiredCommitLog' 'mqadmin getBrokerConfig' 'mqadmin broker-status' 'mqadmin delete-expired-commit-log' 'mqadmin get-broker-config'" -s b -l brokerAddr -x -d 'One broker\'s address.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin brokerStatus' 'mqadmin deleteExpiredCommitLog' 'mqadmin getBrokerConfig' 'mqadmin broker-status' 'mqadmin delete-expired-commit-log' 'mqadmin get-broker-config'" -s c -l clusterName -x -d 'Every replica of this cluster (found through -a).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin brokerStatus' 'mqadmin deleteExpiredCommitLog' 'mqadmin getBrokerConfig' 'mqadmin broker-status' 'mqadmin delete-expired-commit-log' 'mqadmin get-broker-config'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin brokerStatus' 'mqadmin deleteExpiredCommitLog' 'mqadmin getBrokerConfig' 'mqadmin broker-status' 'mqadmin delete-expired-commit-log' 'mqadmin get-broker-config'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin brokerStatus' 'mqadmin deleteExpiredCommitLog' 'mqadmin getBrokerConfig' 'mqadmin broker-status' 'mqadmin delete-expired-commit-log' 'mqadmin get-broker-config'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin brokerStatus' 'mqadmin deleteExpiredCommitLog' 'mqadmin getBrokerConfig' 'mqadmin broker-status' 'mqadmin delete-expired-commit-log' 'mqadmin get-broker-config'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin cleanBrokerMetadata
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -205,6 +292,16 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqa
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cleanBrokerMetadata' 'mqadmin clean-broker-metadata'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin cloneGroupOffset
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cloneGroupOffset' 'mqadmin clone-group-offset'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cloneGroupOffset' 'mqadmin clone-group-offset'" -s s -l srcGroup -x -d 'The group to copy from.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cloneGroupOffset' 'mqadmin clone-group-offset'" -s d -l destGroup -x -d 'The group to copy to.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cloneGroupOffset' 'mqadmin clone-group-offset'" -s t -l topic -x -d 'Topic name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cloneGroupOffset' 'mqadmin clone-group-offset'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cloneGroupOffset' 'mqadmin clone-group-offset'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cloneGroupOffset' 'mqadmin clone-group-offset'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin cloneGroupOffset' 'mqadmin clone-group-offset'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin clusterList
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin clusterList' 'mqadmin cluster-list'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -234,6 +331,15 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin 
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumeMessage' 'mqadmin consume-message'" -s h -l help -d 'Show this message and exit.'
 
+# mqadmin consumerConnection
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerConnection' 'mqadmin consumer-connection'" -s g -l consumerGroup -x -d 'The consumer group.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerConnection' 'mqadmin consumer-connection'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS); not...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerConnection' 'mqadmin consumer-connection'" -s b -l brokerAddr -x -d 'One broker\'s address.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerConnection' 'mqadmin consumer-connection'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerConnection' 'mqadmin consumer-connection'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerConnection' 'mqadmin consumer-connection'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerConnection' 'mqadmin consumer-connection'" -s h -l help -d 'Show this message and exit.'
+
 # mqadmin consumerProgress
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerProgress' 'mqadmin consumer-progress'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerProgress' 'mqadmin consumer-progress'" -s g -l groupName -x -d 'Subscription group name.'
@@ -242,6 +348,16 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerProgress' 'mqadmi
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerProgress' 'mqadmin consumer-progress'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerProgress' 'mqadmin consumer-progress'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerProgress' 'mqadmin consumer-progress'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin consumerStatus
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerStatus' 'mqadmin consumer-status'" -s g -l consumerGroup -x -d 'The consumer group.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerStatus' 'mqadmin consumer-status'" -s i -l clientId -x -d 'Only this client.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerStatus' 'mqadmin consumer-status'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS); not...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerStatus' 'mqadmin consumer-status'" -s b -l brokerAddr -x -d 'One broker\'s address.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerStatus' 'mqadmin consumer-status'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerStatus' 'mqadmin consumer-status'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerStatus' 'mqadmin consumer-status'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin consumerStatus' 'mqadmin consumer-status'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin deleteSubGroup
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin deleteSubGroup' 'mqadmin delete-sub-group'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -320,15 +436,6 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -l snapsho
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin epochs synth'" -s h -l help -d 'Show this message and exit.'
 
-# mqadmin getBrokerConfig
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS); not...'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'" -s b -l brokerAddr -x -d 'One broker\'s address.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'" -s c -l clusterName -x -d 'Every replica of this cluster (found through -a).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'" -l timeout -x -d 'Seconds allowed for each RPC.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerConfig' 'mqadmin get-broker-config'" -s h -l help -d 'Show this message and exit.'
-
 # mqadmin getBrokerEpoch
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin getBrokerEpoch' 'mqadmin getSyncStateSet' 'mqadmin get-broker-epoch' 'mqadmin get-sync-state-set'" -s b -l brokerName -x -d 'Broker set name(s).'
@@ -372,6 +479,115 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin listBrokers' 'mqadmin lis
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin listBrokers' 'mqadmin list-brokers'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin listBrokers' 'mqadmin list-brokers'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin listBrokers' 'mqadmin list-brokers'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin printMsg
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsg' 'mqadmin print-msg'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsg' 'mqadmin print-msg'" -s t -l topic -x -d 'Topic.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsg' 'mqadmin print-msg'" -s c -l charsetName -x -d 'Charset of text bodies.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsg' 'mqadmin print-msg'" -s s -l subExpression -x -d 'Tag expression (\'*\', \'A || B\').'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsg' 'mqadmin print-msg'" -s b -l beginTimestamp -x -d 'Stored at or after: epoch ms, \'now\', or yyyy-MM-dd#HH:mm:ss:SSS.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsg' 'mqadmin print-msg'" -s e -l endTimestamp -x -d 'Stored at or before (as -b).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsg' 'mqadmin print-msg'" -s d -l printBody -x -d 'true or false.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsg' 'mqadmin print-msg'" -o bn -l brokerName -x -d 'Only this broker set (with --brokerAddr: the set it serves).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsg' 'mqadmin print-msg'" -l brokerAddr -x -d 'Ask this one replica (any role) instead of the masters.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsg' 'mqadmin print-msg'" -l body-format -x -d 'How bodies print: text, hex or base64.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsg' 'mqadmin print-msg'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsg' 'mqadmin print-msg'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsg' 'mqadmin print-msg'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsg' 'mqadmin print-msg'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin printMsgByQueue
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -s t -l topic -x -d 'Topic.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -o bn -l brokerName -x -d 'Broker set (Java\'s -a).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -s i -l queueId -x -d 'Queue id.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -s c -l charsetName -x -d 'Charset of text bodies.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -s s -l subExpression -x -d 'Tag expression (\'*\', \'A || B\').'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -s b -l beginTimestamp -x -d 'Stored at or after: epoch ms, \'now\', or yyyy-MM-dd#HH:mm:ss:SSS.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -s e -l endTimestamp -x -d 'Stored at or before (as -b).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -s p -l print -x -d 'Print the messages: true or false.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -s d -l printBody -x -d 'Print bodies: true or false.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -s f -l calculate -x -d 'Count messages by tag: true or false.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -l brokerAddr -x -d 'Ask this one replica (any role) instead of the masters.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -l body-format -x -d 'How bodies print: text, hex or base64.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin printMsgByQueue' 'mqadmin print-msg-by-queue'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin producerConnection
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin producerConnection' 'mqadmin producer-connection'" -s t -l topic -x -d 'The topic.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin producerConnection' 'mqadmin producer-connection'" -s g -l producerGroup -x -d 'Accepted for Java scripts: RocketMQ 5 producers have no group.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin producerConnection' 'mqadmin producer-connection'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS); not...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin producerConnection' 'mqadmin producer-connection'" -s b -l brokerAddr -x -d 'One broker\'s address.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin producerConnection' 'mqadmin producer-connection'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin producerConnection' 'mqadmin producer-connection'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin producerConnection' 'mqadmin producer-connection'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin producerConnection' 'mqadmin producer-connection'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin queryCq
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryCq' 'mqadmin query-cq'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryCq' 'mqadmin query-cq'" -s t -l topic -x -d 'Topic.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryCq' 'mqadmin query-cq'" -s q -l queue -x -d 'Queue id.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryCq' 'mqadmin query-cq'" -s i -l index -x -d 'First queue offset.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryCq' 'mqadmin query-cq'" -s c -l count -x -d 'How many entries.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryCq' 'mqadmin query-cq'" -s b -l brokerAddr -x -d 'Ask this one replica (default: the set\'s master).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryCq' 'mqadmin query-cq'" -o bn -l brokerName -x -d 'Only this broker set (with --brokerAddr: the set it serves).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryCq' 'mqadmin query-cq'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryCq' 'mqadmin query-cq'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryCq' 'mqadmin query-cq'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryCq' 'mqadmin query-cq'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin queryMsgById
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgById' 'mqadmin query-msg-by-id'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgById' 'mqadmin query-msg-by-id'" -s i -l msgId -x -d 'Offset message id(s) (offsetMsgId), \',\'-separated.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgById' 'mqadmin query-msg-by-id'" -l brokerAddr -x -d 'Ask this one replica (any role) instead of the masters.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgById' 'mqadmin query-msg-by-id'" -l body-format -x -d 'How bodies print: text, hex or base64.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgById' 'mqadmin query-msg-by-id'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgById' 'mqadmin query-msg-by-id'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgById' 'mqadmin query-msg-by-id'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgById' 'mqadmin query-msg-by-id'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin queryMsgByKey
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByKey' 'mqadmin query-msg-by-key'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByKey' 'mqadmin query-msg-by-key'" -s t -l topic -x -d 'Topic.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByKey' 'mqadmin query-msg-by-key'" -s k -l msgKey -x -d 'A message key (one word of KEYS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByKey' 'mqadmin query-msg-by-key'" -s b -l beginTimestamp -x -d 'Stored at or after: epoch ms, \'now\', or yyyy-MM-dd#HH:mm:ss:SSS.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByKey' 'mqadmin query-msg-by-key'" -s e -l endTimestamp -x -d 'Stored at or before (as -b).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByKey' 'mqadmin query-msg-by-key'" -s m -l maxNum -x -d 'At most this many per broker set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByKey' 'mqadmin query-msg-by-key'" -o bn -l brokerName -x -d 'Only this broker set (with --brokerAddr: the set it serves).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByKey' 'mqadmin query-msg-by-key'" -l brokerAddr -x -d 'Ask this one replica (any role) instead of the masters.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByKey' 'mqadmin query-msg-by-key'" -l body-format -x -d 'How bodies print: text, hex or base64.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByKey' 'mqadmin query-msg-by-key'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByKey' 'mqadmin query-msg-by-key'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByKey' 'mqadmin query-msg-by-key'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByKey' 'mqadmin query-msg-by-key'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin queryMsgByOffset
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByOffset' 'mqadmin query-msg-by-offset'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByOffset' 'mqadmin query-msg-by-offset'" -s t -l topic -x -d 'Topic.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByOffset' 'mqadmin query-msg-by-offset'" -s b -l brokerName -x -d 'Broker set.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByOffset' 'mqadmin query-msg-by-offset'" -s i -l queueId -x -d 'Queue id.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByOffset' 'mqadmin query-msg-by-offset'" -s o -l offset -x -d 'Queue offset.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByOffset' 'mqadmin query-msg-by-offset'" -l brokerAddr -x -d 'Ask this one replica (any role) instead of the masters.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByOffset' 'mqadmin query-msg-by-offset'" -l body-format -x -d 'How bodies print: text, hex or base64.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByOffset' 'mqadmin query-msg-by-offset'" -l output -x -a 'table json legacy' -d 'table, json or legacy.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByOffset' 'mqadmin query-msg-by-offset'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByOffset' 'mqadmin query-msg-by-offset'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByOffset' 'mqadmin query-msg-by-offset'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin queryMsgByUniqueKey
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByUniqueKey' 'mqadmin query-msg-by-unique-key'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByUniqueKey' 'mqadmin query-msg-by-unique-key'" -s i -l msgId -x -d 'The message id a client gave it (UNIQ_KEY).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByUniqueKey' 'mqadmin query-msg-by-unique-key'" -s t -l topic -x -d 'Topic.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByUniqueKey' 'mqadmin query-msg-by-unique-key'" -l showAll -d 'Every message found (a resent id), not the first.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByUniqueKey' 'mqadmin query-msg-by-unique-key'" -o bn -l brokerName -x -d 'Only this broker set (with --brokerAddr: the set it serves).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByUniqueKey' 'mqadmin query-msg-by-unique-key'" -l brokerAddr -x -d 'Ask this one replica (any role) instead of the masters.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByUniqueKey' 'mqadmin query-msg-by-unique-key'" -l body-format -x -d 'How bodies print: text, hex or base64.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByUniqueKey' 'mqadmin query-msg-by-unique-key'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByUniqueKey' 'mqadmin query-msg-by-unique-key'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByUniqueKey' 'mqadmin query-msg-by-unique-key'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin queryMsgByUniqueKey' 'mqadmin query-msg-by-unique-key'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin removeBroker
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin removeBroker' 'mqadmin remove-broker'" -s c -l brokerContainerAddr -x -d 'The agent\'s container address.'
@@ -476,6 +692,34 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin sen
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s h -l help -d 'Show this message and exit.'
 
+# mqadmin skipAccumulatedMessage
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin skipAccumulatedMessage' 'mqadmin skip-accumulated-message'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin skipAccumulatedMessage' 'mqadmin skip-accumulated-message'" -s g -l groupName -x -d 'Subscription group name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin skipAccumulatedMessage' 'mqadmin skip-accumulated-message'" -s t -l topic -x -d 'Topic name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin skipAccumulatedMessage' 'mqadmin skip-accumulated-message'" -s f -l force -x -d 'Java\'s switch: only true (its default).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin skipAccumulatedMessage' 'mqadmin skip-accumulated-message'" -s c -l cluster -x -d 'The topic\'s cluster (checked).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin skipAccumulatedMessage' 'mqadmin skip-accumulated-message'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin skipAccumulatedMessage' 'mqadmin skip-accumulated-message'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin skipAccumulatedMessage' 'mqadmin skip-accumulated-message'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin skipAccumulatedMessage' 'mqadmin skip-accumulated-message'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin statsAll
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin statsAll' 'mqadmin stats-all'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin statsAll' 'mqadmin stats-all'" -s t -l topic -x -d 'Only this topic.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin statsAll' 'mqadmin stats-all'" -l activeTopic -d 'Only rows with messages in or out (Java\'s -a).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin statsAll' 'mqadmin stats-all'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin statsAll' 'mqadmin stats-all'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin statsAll' 'mqadmin stats-all'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin statsAll' 'mqadmin stats-all'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin topicClusterList
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicClusterList' 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-cluster-list' 'mqadmin topic-route' 'mqadmin topic-status'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicClusterList' 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-cluster-list' 'mqadmin topic-route' 'mqadmin topic-status'" -s t -l topic -x -d 'Topic name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicClusterList' 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-cluster-list' 'mqadmin topic-route' 'mqadmin topic-status'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicClusterList' 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-cluster-list' 'mqadmin topic-route' 'mqadmin topic-status'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicClusterList' 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-cluster-list' 'mqadmin topic-route' 'mqadmin topic-status'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicClusterList' 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-cluster-list' 'mqadmin topic-route' 'mqadmin topic-status'" -s h -l help -d 'Show this message and exit.'
+
 # mqadmin topicList
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -s c -l clusterName -x -d 'Every set of a cluster.'
@@ -483,14 +727,6 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -s h -l help -d 'Show this message and exit.'
-
-# mqadmin topicRoute
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'" -s t -l topic -x -d 'Topic name.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'" -l timeout -x -d 'Seconds allowed for each RPC.'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
-complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicRoute' 'mqadmin topicStatus' 'mqadmin topic-route' 'mqadmin topic-status'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin transferMaster
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
@@ -524,6 +760,16 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' '
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'" -s h -l help -d 'Show this message and exit.'
 
+# mqadmin updateOrderConf
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateOrderConf' 'mqadmin update-order-conf'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateOrderConf' 'mqadmin update-order-conf'" -s t -l topic -x -d 'Topic name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateOrderConf' 'mqadmin update-order-conf'" -s m -l method -x -d 'put, get or delete.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateOrderConf' 'mqadmin update-order-conf'" -s v -l orderConf -x -d 'put: brokerName1:num;brokerName2:num (same num).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateOrderConf' 'mqadmin update-order-conf'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateOrderConf' 'mqadmin update-order-conf'" -l timeout -x -d 'Seconds allowed for the change.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateOrderConf' 'mqadmin update-order-conf'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateOrderConf' 'mqadmin update-order-conf'" -s h -l help -d 'Show this message and exit.'
+
 # mqadmin updateSubGroup
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateSubGroup' 'mqadmin update-sub-group'" -s g -l groupName -x -d 'Subscription group name.'
@@ -551,6 +797,17 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin upd
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -l timeout -x -d 'Seconds allowed for the change.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopic' 'mqadmin update-topic'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin updateTopicPerm
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopicPerm' 'mqadmin update-topic-perm'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopicPerm' 'mqadmin update-topic-perm'" -s t -l topic -x -d 'Topic name.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopicPerm' 'mqadmin update-topic-perm'" -s p -l perm -x -d '2 (W), 4 (R) or 6 (RW).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopicPerm' 'mqadmin update-topic-perm'" -s c -l clusterName -x -d 'The topic\'s cluster.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopicPerm' 'mqadmin update-topic-perm'" -s b -l brokerName -x -d 'A broker set serving the topic.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopicPerm' 'mqadmin update-topic-perm'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopicPerm' 'mqadmin update-topic-perm'" -l timeout -x -d 'Seconds allowed for the change.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopicPerm' 'mqadmin update-topic-perm'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin updateTopicPerm' 'mqadmin update-topic-perm'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin wait
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin wait'" -a insync -d 'Wait until a broker set has an alive master and at least N alive members in...'

@@ -22,11 +22,17 @@ _mqadmin() {
   (command)
     local -a commands=(
       'addBroker:Start a broker in a running agent from a config file on its host; it is...'
-      'assign-preferred-master:Record a broker set'\''s preferred master (kept by the controllers; elections...'
+      'addWritePerm:Give a broker set its write permission back after wipeWritePerm: it accepts...'
+      'assignPreferredMaster:Record a broker set'\''s preferred master (kept by the controllers; elections...'
+      'brokerStatus:A broker'\''s runtime figures (-b), or every replica'\''s of a cluster (-c):...'
       'cleanBrokerMetadata:Remove dead brokers (with -l, alive ones too) from a broker set'\''s controller...'
+      'cloneGroupOffset:Give a group the committed offsets another group has on a topic, queue by...'
       'clusterList:List every cluster, broker set and replica: role, address, alive, in sync,...'
       'consumeMessage:Read confirmed messages of a topic from a broker set'\''s master (or one...'
+      'consumerConnection:The clients of a consumer group connected through the access points: id,...'
       'consumerProgress:A group'\''s progress per queue on each broker set'\''s master: broker and...'
+      'consumerStatus:A consumer group'\''s clients as the access points know them, and whether they...'
+      'deleteExpiredCommitLog:Run retention now on a broker (-b) or on every replica of a cluster (-c), as...'
       'deleteSubGroup:Delete a subscription group'\''s metadata; an unknown group is a no-op.'
       'deleteTopic:Delete a topic'\''s metadata (its messages stay until retention removes them);...'
       'electMaster:Make a broker master (admin-designated election; it must be alive and in the...'
@@ -39,21 +45,35 @@ _mqadmin() {
       'getSyncStateSet:Show master, epochs, and in-sync / not-in-sync replicas of broker sets (all...'
       'haStatus:Show HA runtime status: a master'\''s slaves (ack offset, lag, in sync), or a...'
       'listBrokers:List the brokers an agent hosts, with role, epoch and any start-up error.'
+      'printMsg:Print the confirmed messages of every queue of a topic stored within -b..-e...'
+      'printMsgByQueue:Print a range of one queue, stored within -b..-e (Java'\''s printMsgByQueue;...'
+      'producerConnection:The producers that announced a topic (their settings'\'' topics) to an access...'
+      'queryCq:Show consume-queue entries of one queue: where each message lies in the...'
+      'queryMsgById:Show messages by offset message id (store host and commit-log offset), from...'
+      'queryMsgByKey:Find messages by key through the message index, newest first (Java'\''s...'
+      'queryMsgByOffset:Show the message at a queue offset (Java'\''s queryMsgByOffset; -o is the...'
+      'queryMsgByUniqueKey:Find a message by its unique key (the client'\''s message id) through the...'
       'removeBroker:Stop a broker hosted by an agent and forget it (its store stays on disk).'
       'resetMasterFlushOffset:Raise a master'\''s flush offset, i.e. its confirmOffset...'
       'resetOffsetByOffset:Set a group'\''s offset in one queue (the next message it receives there); its...'
       'resetOffsetByTime:Move a group'\''s offsets on a topic to the first message stored at or after a...'
       'sandbox:Run a real local cluster on loopback (controllers and broker agents) to try...'
       'sendMessage:Send messages to the master of a broker set (or round robin over the masters...'
+      'skipAccumulatedMessage:Skip every message a group has not consumed on a topic: its offsets move to...'
+      'statsAll:Per topic and consumer group: accumulation (messages not yet consumed),...'
+      'topicClusterList:The cluster a topic belongs to (Java lists every cluster of its brokers; a...'
       'topicList:List the topics the controllers keep (of one cluster with -c), with their...'
       'topicRoute:Where a topic is served: per broker set its queues, perm and current master...'
       'topicStatus:Per broker set serving a topic, each queue'\''s min and max offset on the...'
       'transferMaster:Move a broker set'\''s master role to an in-sync replica without losing or...'
       'updateBrokerConfig:Change a runtime key of a broker (-b) or of every replica of a cluster (-c).'
       'updateControllerConfig:Set a runtime config key for the whole controller group (through the leader...'
+      'updateOrderConf:Make a topic ordered on the broker sets named, or show or remove that...'
       'updateSubGroup:Create a subscription group or change it (kept by the controllers; options...'
       'updateTopic:Create a topic or change it (kept by the controllers; options left out keep...'
+      'updateTopicPerm:Change a topic'\''s permission: 2 (W), 4 (R) or 6 (RW), on every broker set...'
       'wait:Block until a broker set has a master, a full SyncStateSet, or the...'
+      'wipeWritePerm:Take a broker set'\''s write permission away (the drain step before...'
     )
     _describe -t commands 'mqadmin command' commands && ret=0
     ;;
@@ -61,34 +81,50 @@ _mqadmin() {
     curcontext=${curcontext%:*:*}:mqadmin-$words[1]:
     case $words[1] in
     (addBroker|add-broker) _mqadmin__addBroker && ret=0 ;;
-    (assign-preferred-master) _mqadmin__assign-preferred-master && ret=0 ;;
+    (addWritePerm|wipeWritePerm|add-write-perm|wipe-write-perm) _mqadmin__addWritePerm && ret=0 ;;
+    (assignPreferredMaster|assign-preferred-master) _mqadmin__assignPreferredMaster && ret=0 ;;
+    (brokerStatus|deleteExpiredCommitLog|getBrokerConfig|broker-status|delete-expired-commit-log|get-broker-config) _mqadmin__brokerStatus && ret=0 ;;
     (cleanBrokerMetadata|clean-broker-metadata) _mqadmin__cleanBrokerMetadata && ret=0 ;;
+    (cloneGroupOffset|clone-group-offset) _mqadmin__cloneGroupOffset && ret=0 ;;
     (clusterList|cluster-list) _mqadmin__clusterList && ret=0 ;;
     (consumeMessage|consume-message) _mqadmin__consumeMessage && ret=0 ;;
+    (consumerConnection|consumer-connection) _mqadmin__consumerConnection && ret=0 ;;
     (consumerProgress|consumer-progress) _mqadmin__consumerProgress && ret=0 ;;
+    (consumerStatus|consumer-status) _mqadmin__consumerStatus && ret=0 ;;
     (deleteSubGroup|delete-sub-group) _mqadmin__deleteSubGroup && ret=0 ;;
     (deleteTopic|delete-topic) _mqadmin__deleteTopic && ret=0 ;;
     (electMaster|elect-master) _mqadmin__electMaster && ret=0 ;;
     (epochs) _mqadmin__epochs && ret=0 ;;
-    (getBrokerConfig|get-broker-config) _mqadmin__getBrokerConfig && ret=0 ;;
     (getBrokerEpoch|getSyncStateSet|get-broker-epoch|get-sync-state-set) _mqadmin__getBrokerEpoch && ret=0 ;;
     (getConsumerConfig|get-consumer-config) _mqadmin__getConsumerConfig && ret=0 ;;
     (getControllerConfig|getControllerMetaData|get-controller-config|get-controller-meta-data) _mqadmin__getControllerConfig && ret=0 ;;
     (haStatus|ha-status) _mqadmin__haStatus && ret=0 ;;
     (listBrokers|list-brokers) _mqadmin__listBrokers && ret=0 ;;
+    (printMsg|print-msg) _mqadmin__printMsg && ret=0 ;;
+    (printMsgByQueue|print-msg-by-queue) _mqadmin__printMsgByQueue && ret=0 ;;
+    (producerConnection|producer-connection) _mqadmin__producerConnection && ret=0 ;;
+    (queryCq|query-cq) _mqadmin__queryCq && ret=0 ;;
+    (queryMsgById|query-msg-by-id) _mqadmin__queryMsgById && ret=0 ;;
+    (queryMsgByKey|query-msg-by-key) _mqadmin__queryMsgByKey && ret=0 ;;
+    (queryMsgByOffset|query-msg-by-offset) _mqadmin__queryMsgByOffset && ret=0 ;;
+    (queryMsgByUniqueKey|query-msg-by-unique-key) _mqadmin__queryMsgByUniqueKey && ret=0 ;;
     (removeBroker|remove-broker) _mqadmin__removeBroker && ret=0 ;;
     (resetMasterFlushOffset|reset-master-flush-offset) _mqadmin__resetMasterFlushOffset && ret=0 ;;
     (resetOffsetByOffset|reset-offset-by-offset) _mqadmin__resetOffsetByOffset && ret=0 ;;
     (resetOffsetByTime|reset-offset-by-time) _mqadmin__resetOffsetByTime && ret=0 ;;
     (sandbox) _mqadmin__sandbox && ret=0 ;;
     (sendMessage|send-message) _mqadmin__sendMessage && ret=0 ;;
+    (skipAccumulatedMessage|skip-accumulated-message) _mqadmin__skipAccumulatedMessage && ret=0 ;;
+    (statsAll|stats-all) _mqadmin__statsAll && ret=0 ;;
+    (topicClusterList|topicRoute|topicStatus|topic-cluster-list|topic-route|topic-status) _mqadmin__topicClusterList && ret=0 ;;
     (topicList|topic-list) _mqadmin__topicList && ret=0 ;;
-    (topicRoute|topicStatus|topic-route|topic-status) _mqadmin__topicRoute && ret=0 ;;
     (transferMaster|transfer-master) _mqadmin__transferMaster && ret=0 ;;
     (updateBrokerConfig|update-broker-config) _mqadmin__updateBrokerConfig && ret=0 ;;
     (updateControllerConfig|update-controller-config) _mqadmin__updateControllerConfig && ret=0 ;;
+    (updateOrderConf|update-order-conf) _mqadmin__updateOrderConf && ret=0 ;;
     (updateSubGroup|update-sub-group) _mqadmin__updateSubGroup && ret=0 ;;
     (updateTopic|update-topic) _mqadmin__updateTopic && ret=0 ;;
+    (updateTopicPerm|update-topic-perm) _mqadmin__updateTopicPerm && ret=0 ;;
     (wait) _mqadmin__wait && ret=0 ;;
     esac
     ;;
@@ -111,7 +147,24 @@ _mqadmin__addBroker() {
     '(-h --help)--help[Show this message and exit.]'
 }
 
-_mqadmin__assign-preferred-master() {
+_mqadmin__addWritePerm() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-b --brokerName)-b[The broker set.]:brokerName: ' \
+    '(-b --brokerName)--brokerName[The broker set.]:brokerName: ' \
+    '(-c --clusterName)-c[The set'\''s cluster (checked; ours, not Java'\''s).]:clusterName: ' \
+    '(-c --clusterName)--clusterName[The set'\''s cluster (checked; ours, not Java'\''s).]:clusterName: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for the change.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__assignPreferredMaster() {
   _arguments \
     '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
     '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
@@ -132,6 +185,23 @@ _mqadmin__assign-preferred-master() {
     '(-h --help)--help[Show this message and exit.]'
 }
 
+_mqadmin__brokerStatus() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
+    '(-b --brokerAddr)-b[One broker'\''s address.]:brokerAddr: ' \
+    '(-b --brokerAddr)--brokerAddr[One broker'\''s address.]:brokerAddr: ' \
+    '(-c --clusterName)-c[Every replica of this cluster (found through -a).]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Every replica of this cluster (found through -a).]:clusterName: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
 _mqadmin__cleanBrokerMetadata() {
   _arguments \
     '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
@@ -145,6 +215,25 @@ _mqadmin__cleanBrokerMetadata() {
     '(-c --clusterName)--clusterName[Cluster of the set.]:clusterName: ' \
     '(-l --cleanLivingBroker)-l[Also remove brokers that are still alive.]' \
     '(-l --cleanLivingBroker)--cleanLivingBroker[Also remove brokers that are still alive.]' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__cloneGroupOffset() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-s --srcGroup)-s[The group to copy from.]:srcGroup: ' \
+    '(-s --srcGroup)--srcGroup[The group to copy from.]:srcGroup: ' \
+    '(-d --destGroup)-d[The group to copy to.]:destGroup: ' \
+    '(-d --destGroup)--destGroup[The group to copy to.]:destGroup: ' \
+    '(-t --topic)-t[Topic name.]:topic: ' \
+    '(-t --topic)--topic[Topic name.]:topic: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
@@ -204,6 +293,23 @@ _mqadmin__consumeMessage() {
     '(-h --help)--help[Show this message and exit.]'
 }
 
+_mqadmin__consumerConnection() {
+  _arguments \
+    '(-g --consumerGroup)-g[The consumer group.]:consumerGroup: ' \
+    '(-g --consumerGroup)--consumerGroup[The consumer group.]:consumerGroup: ' \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
+    '(-b --brokerAddr)-b[One broker'\''s address.]:brokerAddr: ' \
+    '(-b --brokerAddr)--brokerAddr[One broker'\''s address.]:brokerAddr: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
 _mqadmin__consumerProgress() {
   _arguments \
     '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
@@ -212,6 +318,25 @@ _mqadmin__consumerProgress() {
     '(-g --groupName)--groupName[Subscription group name.]:groupName: ' \
     '(-t --topic)-t[Only this topic (default: every topic the group consumed).]:topic: ' \
     '(-t --topic)--topic[Only this topic (default: every topic the group consumed).]:topic: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__consumerStatus() {
+  _arguments \
+    '(-g --consumerGroup)-g[The consumer group.]:consumerGroup: ' \
+    '(-g --consumerGroup)--consumerGroup[The consumer group.]:consumerGroup: ' \
+    '(-i --clientId)-i[Only this client.]:clientId: ' \
+    '(-i --clientId)--clientId[Only this client.]:clientId: ' \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
+    '(-b --brokerAddr)-b[One broker'\''s address.]:brokerAddr: ' \
+    '(-b --brokerAddr)--brokerAddr[One broker'\''s address.]:brokerAddr: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
@@ -366,23 +491,6 @@ _mqadmin__epochs__synth() {
     '(-h --help)--help[Show this message and exit.]'
 }
 
-_mqadmin__getBrokerConfig() {
-  _arguments \
-    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
-    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
-    '(-b --brokerAddr)-b[One broker'\''s address.]:brokerAddr: ' \
-    '(-b --brokerAddr)--brokerAddr[One broker'\''s address.]:brokerAddr: ' \
-    '(-c --clusterName)-c[Every replica of this cluster (found through -a).]:clusterName: ' \
-    '(-c --clusterName)--clusterName[Every replica of this cluster (found through -a).]:clusterName: ' \
-    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
-    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
-    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
-    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
-    '(-h --help)-h[Show this message and exit.]' \
-    '(-h --help)--help[Show this message and exit.]'
-}
-
 _mqadmin__getBrokerEpoch() {
   _arguments \
     '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
@@ -455,6 +563,202 @@ _mqadmin__listBrokers() {
   _arguments \
     '(-c --brokerContainerAddr)-c[The agent'\''s container address.]:brokerContainerAddr: ' \
     '(-c --brokerContainerAddr)--brokerContainerAddr[The agent'\''s container address.]:brokerContainerAddr: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__printMsg() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-t --topic)-t[Topic.]:topic: ' \
+    '(-t --topic)--topic[Topic.]:topic: ' \
+    '(-c --charsetName)-c[Charset of text bodies.]:charsetName: ' \
+    '(-c --charsetName)--charsetName[Charset of text bodies.]:charsetName: ' \
+    '(-s --subExpression)-s[Tag expression ('\''*'\'', '\''A || B'\'').]:subExpression: ' \
+    '(-s --subExpression)--subExpression[Tag expression ('\''*'\'', '\''A || B'\'').]:subExpression: ' \
+    '(-b --beginTimestamp)-b[Stored at or after: epoch ms, '\''now'\'', or yyyy-MM-dd#HH:mm:ss:SSS.]:beginTimestamp: ' \
+    '(-b --beginTimestamp)--beginTimestamp[Stored at or after: epoch ms, '\''now'\'', or yyyy-MM-dd#HH:mm:ss:SSS.]:beginTimestamp: ' \
+    '(-e --endTimestamp)-e[Stored at or before (as -b).]:endTimestamp: ' \
+    '(-e --endTimestamp)--endTimestamp[Stored at or before (as -b).]:endTimestamp: ' \
+    '(-d --printBody)-d[true or false.]:printBody: ' \
+    '(-d --printBody)--printBody[true or false.]:printBody: ' \
+    '(-bn --brokerName)-bn[Only this broker set (with --brokerAddr: the set it serves).]:brokerName: ' \
+    '(-bn --brokerName)--brokerName[Only this broker set (with --brokerAddr: the set it serves).]:brokerName: ' \
+    '(--brokerAddr)--brokerAddr[Ask this one replica (any role) instead of the masters.]:brokerAddr: ' \
+    '(--body-format)--body-format[How bodies print: text, hex or base64.]:body-format: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__printMsgByQueue() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-t --topic)-t[Topic.]:topic: ' \
+    '(-t --topic)--topic[Topic.]:topic: ' \
+    '(-bn --brokerName)-bn[Broker set (Java'\''s -a).]:brokerName: ' \
+    '(-bn --brokerName)--brokerName[Broker set (Java'\''s -a).]:brokerName: ' \
+    '(-i --queueId)-i[Queue id.]:queueId: ' \
+    '(-i --queueId)--queueId[Queue id.]:queueId: ' \
+    '(-c --charsetName)-c[Charset of text bodies.]:charsetName: ' \
+    '(-c --charsetName)--charsetName[Charset of text bodies.]:charsetName: ' \
+    '(-s --subExpression)-s[Tag expression ('\''*'\'', '\''A || B'\'').]:subExpression: ' \
+    '(-s --subExpression)--subExpression[Tag expression ('\''*'\'', '\''A || B'\'').]:subExpression: ' \
+    '(-b --beginTimestamp)-b[Stored at or after: epoch ms, '\''now'\'', or yyyy-MM-dd#HH:mm:ss:SSS.]:beginTimestamp: ' \
+    '(-b --beginTimestamp)--beginTimestamp[Stored at or after: epoch ms, '\''now'\'', or yyyy-MM-dd#HH:mm:ss:SSS.]:beginTimestamp: ' \
+    '(-e --endTimestamp)-e[Stored at or before (as -b).]:endTimestamp: ' \
+    '(-e --endTimestamp)--endTimestamp[Stored at or before (as -b).]:endTimestamp: ' \
+    '(-p --print)-p[Print the messages: true or false.]:print: ' \
+    '(-p --print)--print[Print the messages: true or false.]:print: ' \
+    '(-d --printBody)-d[Print bodies: true or false.]:printBody: ' \
+    '(-d --printBody)--printBody[Print bodies: true or false.]:printBody: ' \
+    '(-f --calculate)-f[Count messages by tag: true or false.]:calculate: ' \
+    '(-f --calculate)--calculate[Count messages by tag: true or false.]:calculate: ' \
+    '(--brokerAddr)--brokerAddr[Ask this one replica (any role) instead of the masters.]:brokerAddr: ' \
+    '(--body-format)--body-format[How bodies print: text, hex or base64.]:body-format: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__producerConnection() {
+  _arguments \
+    '(-t --topic)-t[The topic.]:topic: ' \
+    '(-t --topic)--topic[The topic.]:topic: ' \
+    '(-g --producerGroup)-g[Accepted for Java scripts: RocketMQ 5 producers have no group.]:producerGroup: ' \
+    '(-g --producerGroup)--producerGroup[Accepted for Java scripts: RocketMQ 5 producers have no group.]:producerGroup: ' \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS); not...]:controllerAddress: ' \
+    '(-b --brokerAddr)-b[One broker'\''s address.]:brokerAddr: ' \
+    '(-b --brokerAddr)--brokerAddr[One broker'\''s address.]:brokerAddr: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__queryCq() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-t --topic)-t[Topic.]:topic: ' \
+    '(-t --topic)--topic[Topic.]:topic: ' \
+    '(-q --queue)-q[Queue id.]:queue: ' \
+    '(-q --queue)--queue[Queue id.]:queue: ' \
+    '(-i --index)-i[First queue offset.]:index: ' \
+    '(-i --index)--index[First queue offset.]:index: ' \
+    '(-c --count)-c[How many entries.]:count: ' \
+    '(-c --count)--count[How many entries.]:count: ' \
+    '(-b --brokerAddr)-b[Ask this one replica (default: the set'\''s master).]:brokerAddr: ' \
+    '(-b --brokerAddr)--brokerAddr[Ask this one replica (default: the set'\''s master).]:brokerAddr: ' \
+    '(-bn --brokerName)-bn[Only this broker set (with --brokerAddr: the set it serves).]:brokerName: ' \
+    '(-bn --brokerName)--brokerName[Only this broker set (with --brokerAddr: the set it serves).]:brokerName: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__queryMsgById() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-i --msgId)-i[Offset message id(s) (offsetMsgId), '\'','\''-separated.]:msgId: ' \
+    '(-i --msgId)--msgId[Offset message id(s) (offsetMsgId), '\'','\''-separated.]:msgId: ' \
+    '(--brokerAddr)--brokerAddr[Ask this one replica (any role) instead of the masters.]:brokerAddr: ' \
+    '(--body-format)--body-format[How bodies print: text, hex or base64.]:body-format: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__queryMsgByKey() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-t --topic)-t[Topic.]:topic: ' \
+    '(-t --topic)--topic[Topic.]:topic: ' \
+    '(-k --msgKey)-k[A message key (one word of KEYS).]:msgKey: ' \
+    '(-k --msgKey)--msgKey[A message key (one word of KEYS).]:msgKey: ' \
+    '(-b --beginTimestamp)-b[Stored at or after: epoch ms, '\''now'\'', or yyyy-MM-dd#HH:mm:ss:SSS.]:beginTimestamp: ' \
+    '(-b --beginTimestamp)--beginTimestamp[Stored at or after: epoch ms, '\''now'\'', or yyyy-MM-dd#HH:mm:ss:SSS.]:beginTimestamp: ' \
+    '(-e --endTimestamp)-e[Stored at or before (as -b).]:endTimestamp: ' \
+    '(-e --endTimestamp)--endTimestamp[Stored at or before (as -b).]:endTimestamp: ' \
+    '(-m --maxNum)-m[At most this many per broker set.]:maxNum: ' \
+    '(-m --maxNum)--maxNum[At most this many per broker set.]:maxNum: ' \
+    '(-bn --brokerName)-bn[Only this broker set (with --brokerAddr: the set it serves).]:brokerName: ' \
+    '(-bn --brokerName)--brokerName[Only this broker set (with --brokerAddr: the set it serves).]:brokerName: ' \
+    '(--brokerAddr)--brokerAddr[Ask this one replica (any role) instead of the masters.]:brokerAddr: ' \
+    '(--body-format)--body-format[How bodies print: text, hex or base64.]:body-format: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__queryMsgByOffset() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-t --topic)-t[Topic.]:topic: ' \
+    '(-t --topic)--topic[Topic.]:topic: ' \
+    '(-b --brokerName)-b[Broker set.]:brokerName: ' \
+    '(-b --brokerName)--brokerName[Broker set.]:brokerName: ' \
+    '(-i --queueId)-i[Queue id.]:queueId: ' \
+    '(-i --queueId)--queueId[Queue id.]:queueId: ' \
+    '(-o --offset)-o[Queue offset.]:offset: ' \
+    '(-o --offset)--offset[Queue offset.]:offset: ' \
+    '(--brokerAddr)--brokerAddr[Ask this one replica (any role) instead of the masters.]:brokerAddr: ' \
+    '(--body-format)--body-format[How bodies print: text, hex or base64.]:body-format: ' \
+    '(--output)--output[table, json or legacy.]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__queryMsgByUniqueKey() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-i --msgId)-i[The message id a client gave it (UNIQ_KEY).]:msgId: ' \
+    '(-i --msgId)--msgId[The message id a client gave it (UNIQ_KEY).]:msgId: ' \
+    '(-t --topic)-t[Topic.]:topic: ' \
+    '(-t --topic)--topic[Topic.]:topic: ' \
+    '(--showAll)--showAll[Every message found (a resent id), not the first.]' \
+    '(-bn --brokerName)-bn[Only this broker set (with --brokerAddr: the set it serves).]:brokerName: ' \
+    '(-bn --brokerName)--brokerName[Only this broker set (with --brokerAddr: the set it serves).]:brokerName: ' \
+    '(--brokerAddr)--brokerAddr[Ask this one replica (any role) instead of the masters.]:brokerAddr: ' \
+    '(--body-format)--body-format[How bodies print: text, hex or base64.]:body-format: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
@@ -667,12 +971,18 @@ _mqadmin__sendMessage() {
     '(-h --help)--help[Show this message and exit.]'
 }
 
-_mqadmin__topicList() {
+_mqadmin__skipAccumulatedMessage() {
   _arguments \
     '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
     '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
-    '(-c --clusterName)-c[Every set of a cluster.]:clusterName: ' \
-    '(-c --clusterName)--clusterName[Every set of a cluster.]:clusterName: ' \
+    '(-g --groupName)-g[Subscription group name.]:groupName: ' \
+    '(-g --groupName)--groupName[Subscription group name.]:groupName: ' \
+    '(-t --topic)-t[Topic name.]:topic: ' \
+    '(-t --topic)--topic[Topic name.]:topic: ' \
+    '(-f --force)-f[Java'\''s switch: only true (its default).]:force: ' \
+    '(-f --force)--force[Java'\''s switch: only true (its default).]:force: ' \
+    '(-c --cluster)-c[The topic'\''s cluster (checked).]:cluster: ' \
+    '(-c --cluster)--cluster[The topic'\''s cluster (checked).]:cluster: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
@@ -682,12 +992,43 @@ _mqadmin__topicList() {
     '(-h --help)--help[Show this message and exit.]'
 }
 
-_mqadmin__topicRoute() {
+_mqadmin__statsAll() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-t --topic)-t[Only this topic.]:topic: ' \
+    '(-t --topic)--topic[Only this topic.]:topic: ' \
+    '(--activeTopic)--activeTopic[Only rows with messages in or out (Java'\''s -a).]' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__topicClusterList() {
   _arguments \
     '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
     '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
     '(-t --topic)-t[Topic name.]:topic: ' \
     '(-t --topic)--topic[Topic name.]:topic: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__topicList() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-c --clusterName)-c[Every set of a cluster.]:clusterName: ' \
+    '(-c --clusterName)--clusterName[Every set of a cluster.]:clusterName: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
@@ -756,6 +1097,25 @@ _mqadmin__updateControllerConfig() {
     '(-h --help)--help[Show this message and exit.]'
 }
 
+_mqadmin__updateOrderConf() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-t --topic)-t[Topic name.]:topic: ' \
+    '(-t --topic)--topic[Topic name.]:topic: ' \
+    '(-m --method)-m[put, get or delete.]:method: ' \
+    '(-m --method)--method[put, get or delete.]:method: ' \
+    '(-v --orderConf)-v[put: brokerName1:num;brokerName2:num (same num).]:orderConf: ' \
+    '(-v --orderConf)--orderConf[put: brokerName1:num;brokerName2:num (same num).]:orderConf: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for the change.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
 _mqadmin__updateSubGroup() {
   _arguments \
     '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
@@ -798,6 +1158,27 @@ _mqadmin__updateTopic() {
     '(-p --perm)-p[2 (W), 4 (R) or 6 (RW) \[new topic: 6\].]:perm: ' \
     '(-p --perm)--perm[2 (W), 4 (R) or 6 (RW) \[new topic: 6\].]:perm: ' \
     '*--attributes[+message.type=NORMAL|FIFO|DELAY|TRANSACTION sets, -message.type removes...]:attributes: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for the change.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__updateTopicPerm() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-t --topic)-t[Topic name.]:topic: ' \
+    '(-t --topic)--topic[Topic name.]:topic: ' \
+    '(-p --perm)-p[2 (W), 4 (R) or 6 (RW).]:perm: ' \
+    '(-p --perm)--perm[2 (W), 4 (R) or 6 (RW).]:perm: ' \
+    '(-c --clusterName)-c[The topic'\''s cluster.]:clusterName: ' \
+    '(-c --clusterName)--clusterName[The topic'\''s cluster.]:clusterName: ' \
+    '(-b --brokerName)-b[A broker set serving the topic.]:brokerName: ' \
+    '(-b --brokerName)--brokerName[A broker set serving the topic.]:brokerName: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for the change.]:timeout: ' \

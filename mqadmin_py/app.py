@@ -7,13 +7,18 @@ import typer
 from mqadmin_py.commands import (
     broker,
     cluster,
+    connections,
     container,
     controller,
     epochs,
+    group_offsets,
     messages,
     offsets,
+    perm,
     preferred,
+    query,
     sandbox,
+    stats,
     topic,
     transfer,
     wait,
@@ -85,7 +90,26 @@ add_commands(
 )
 add_commands(app, topic.COMMANDS)
 add_commands(app, offsets.COMMANDS)
-app.command("assign-preferred-master")(preferred.assign_preferred_master)
+add_commands(app, query.COMMANDS)
+add_commands(
+    app,
+    {  # issue 35: the rest of Java's commands (assign-preferred-master is the kebab-case alias of the last)
+        "brokerStatus": stats.broker_status,
+        "statsAll": stats.stats_all,
+        "deleteExpiredCommitLog": stats.delete_expired_commit_log,
+        "consumerConnection": connections.consumer_connection,
+        "producerConnection": connections.producer_connection,
+        "consumerStatus": connections.consumer_status,
+        "topicClusterList": perm.topic_cluster_list,
+        "updateTopicPerm": perm.update_topic_perm,
+        "wipeWritePerm": perm.wipe_write_perm,
+        "addWritePerm": perm.add_write_perm,
+        "updateOrderConf": perm.update_order_conf,
+        "cloneGroupOffset": group_offsets.clone_group_offset,
+        "skipAccumulatedMessage": group_offsets.skip_accumulated_message,
+        "assignPreferredMaster": preferred.assign_preferred_master,
+    },
+)
 app.add_typer(wait.app, name="wait")
 app.add_typer(sandbox.app, name="sandbox")
 app.add_typer(epochs.app, name="epochs")

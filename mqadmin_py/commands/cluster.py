@@ -83,6 +83,20 @@ class ClusterListDoc(ClusterReplicaDoc):
     error: str | None
     actingMaster: bool | None
     actingSince: int | None
+    version: str | None
+    putTps: float | None
+    getTps: float | None
+
+
+def _traffic(agents: Any, replica: ClusterReplicaDoc) -> Any:
+    """The replica's GetBrokerStats answer (Java's clusterList TPS and version), None when it gives none."""
+    from mqbase.proto import agent_pb2 as pb
+
+    ref = pb.BrokerRef(broker_name=replica["brokerName"], broker_id=replica["brokerId"])
+    try:
+        return check(agents.call(replica["brokerAddress"], "GetBrokerStats", ref))
+    except MqError:
+        return None
 
 
 def fetch_cluster_list(client: Any, agents: Any, cluster_name: str | None) -> list[ClusterListDoc]:
@@ -91,9 +105,10 @@ def fetch_cluster_list(client: Any, agents: Any, cluster_name: str | None) -> li
 
     def one(replica: ClusterReplicaDoc) -> ClusterListDoc:
         own = epoch_doc(agents, replica)
-        since = None
+        since, stats = None, None
         if own["reachable"]:
             since = acting_since(agents, replica["brokerAddress"], replica["brokerName"], replica["brokerId"])
+            stats = _traffic(agents, replica)
         return {
             **replica,
             "epoch": own["epochs"][-1]["epoch"] if own["epochs"] else None,
@@ -104,6 +119,9 @@ def fetch_cluster_list(client: Any, agents: Any, cluster_name: str | None) -> li
             "error": own["error"],
             "actingMaster": None if since is None else since > 0,
             "actingSince": since or None,
+            "version": stats.version if stats is not None else None,
+            "putTps": round(stats.total.put_tps, 2) if stats is not None else None,
+            "getTps": round(stats.total.get_tps, 2) if stats is not None else None,
         }
 
     return each_concurrently(replicas(client, cluster_name), one)
@@ -125,11 +143,15 @@ def _cluster_table(docs: list[ClusterListDoc]) -> None:
             d["maxOffset"],
             d["confirmOffset"],
             local_time(d["actingSince"]),
+            d["version"],
+            d["putTps"],
+            d["getTps"],
         ]
         for d in docs
     ]
     columns = ["Cluster", "Broker set", "Id", "Role", "Address", "Alive", "Sync", "MasterEpoch", "Epoch",
-               "MinOffset", "MaxOffset", "ConfirmOffset", "Acting master since"]  # fmt: skip
+               "MinOffset", "MaxOffset", "ConfirmOffset", "Acting master since", "Version", "InTPS",
+               "OutTPS"]  # fmt: skip
     emit_table("Cluster list", columns, rows)
 
 
@@ -141,9 +163,10 @@ def cluster_list(
     interval: IntervalOpt = None,
     count: CountOpt = None,
 ) -> None:
-    """List every cluster, broker set and replica: role, address, alive, in sync, epochs and offsets.
+    """List every cluster, broker set and replica: role, address, alive, in sync, epochs and offsets, version and
+    messages in and out per second (Java's InTPS/OutTPS, over the last minute).
 
-    The controllers give the sets and roles, each replica its own last epoch and min/max/confirm offsets and
+    The controllers give the sets and roles, each replica its own last epoch, min/max/confirm offsets, figures and
     whether it acts as its set's read-only master (RIP-32); an unreachable replica is listed with reachable=false
     (exit 0, as getBrokerEpoch).
     """

@@ -388,9 +388,12 @@ def topic_route(
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 5.0,
 ) -> None:
-    """Where a topic is served: per broker set its queues, perm and current master (exit 1: no such topic)."""
+    """Where a topic is served: per broker set its queues, perm and current master (exit 1: no such topic); a set
+    whose write permission is wiped (wipeWritePerm) shows the perm without the write bit."""
     with controller_client(controller, timeout) as client:
-        t = find_topic(metadata_of(client), topic)
+        metadata_ = metadata_of(client)
+        t = find_topic(metadata_, topic)
+        wiped = set(metadata_.write_wiped_broker_names)
         sets = {d["brokerName"]: d for d in fetch_sync_state(client, None, None) if d["brokerName"] in t.broker_names}
     routes: list[RouteSetDoc] = []
     for name in t.broker_names:
@@ -402,7 +405,7 @@ def topic_route(
                 "brokerName": name,
                 "readQueueNums": t.read_queue_nums,
                 "writeQueueNums": t.write_queue_nums,
-                "perm": t.perm,
+                "perm": t.perm & ~metadata.PERM_WRITE if name in wiped else t.perm,
                 "masterBrokerId": master,
                 "masterAddress": None if s is None else s["masterAddress"],
                 "masterAlive": alive,

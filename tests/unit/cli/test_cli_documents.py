@@ -17,6 +17,7 @@ import pytest
 
 from mqadmin_py.commands.broker import EpochDoc, HaDoc, HaUnreachableDoc, ResetFlushDoc
 from mqadmin_py.commands.cluster import UpdateBrokerConfigDoc
+from mqadmin_py.commands.connections import ConsumerConnectionDoc, ConsumerStatusDoc, ProducerConnectionDoc
 from mqadmin_py.commands.container import HostedBrokerDoc
 from mqadmin_py.commands.controller import (
     ConfigNodeDoc,
@@ -30,10 +31,13 @@ from mqadmin_py.commands.controller import (
     with_acting,
 )
 from mqadmin_py.commands.epochs import CollectDoc, ServeDoc
+from mqadmin_py.commands.group_offsets import CloneDoc
 from mqadmin_py.commands.messages import ConsumeDoc, GroupConsumeDoc, SendDoc
 from mqadmin_py.commands.offsets import ConsumerProgressDoc, ResetByOffsetDoc, ResetByTimeDoc
+from mqadmin_py.commands.perm import OrderConfDoc, TopicClusterDoc, TopicPermDoc, WritePermDoc
 from mqadmin_py.commands.preferred import PreferredDoc
 from mqadmin_py.commands.sandbox import SandboxDoc
+from mqadmin_py.commands.stats import BrokerStatusDoc, DeletedLogDoc, StatsAllDoc
 from mqadmin_py.commands.topic import (
     DeletedDoc,
     GroupChangeDoc,
@@ -139,6 +143,17 @@ DOCUMENTED: dict[str, Any] = {
     "consumerProgress": ConsumerProgressDoc,
     "resetOffsetByTime": ResetByTimeDoc,
     "resetOffsetByOffset": ResetByOffsetDoc,
+    "brokerStatus": list[BrokerStatusDoc],
+    "statsAll": StatsAllDoc,
+    "deleteExpiredCommitLog": list[DeletedLogDoc],
+    "consumerConnection": ConsumerConnectionDoc,
+    "producerConnection": ProducerConnectionDoc,
+    "consumerStatus": ConsumerStatusDoc,
+    "topicClusterList": TopicClusterDoc,
+    "updateTopicPerm": TopicPermDoc,
+    "wipeWritePerm": WritePermDoc,
+    "updateOrderConf": OrderConfDoc,
+    "cloneGroupOffset": CloneDoc,
 }
 
 

@@ -37,8 +37,9 @@ def test_every_camel_case_command_answers_to_its_kebab_spelling() -> None:
             assert group.get_command(ctx, kebab(name)) is group.commands[name]
     assert group.get_command(ctx, "no-such-command") is None
     for required in ("getBrokerEpoch", "haStatus", "resetMasterFlushOffset", "addBroker", "removeBroker",
-                     "sendMessage", "consumeMessage", "wait", "sandbox", "assign-preferred-master"):  # fmt: skip
+                     "sendMessage", "consumeMessage", "wait", "sandbox", "assignPreferredMaster"):  # fmt: skip
         assert required in group.commands
+    assert group.get_command(ctx, "assign-preferred-master") is group.commands["assignPreferredMaster"]
 
 
 def test_broker_identity_parsing() -> None:
