@@ -198,6 +198,9 @@ class BrokerConfigDoc(TargetDoc):
     reachable: bool
     error: str | None
     config: dict[str, str] | None
+    differs: list[str] | None
+    """With -c, the set-wide runtime keys on which this replica and another of its set differ; null with -b or when
+    it did not answer."""
 
 
 UpdateStatus = Literal["updated", "refused", "failed", "skipped", "unreachable"]
@@ -247,8 +250,27 @@ def _config_doc(agents: Any, target: TargetDoc, strict: bool) -> BrokerConfigDoc
     except MqError as exc:
         if strict:
             raise
-        return {**target, "reachable": False, "error": str(exc), "config": None}
-    return {**target, "reachable": True, "error": None, "config": dict(sorted(r.config.items()))}
+        return {**target, "reachable": False, "error": str(exc), "config": None, "differs": None}
+    return {**target, "reachable": True, "error": None, "config": dict(sorted(r.config.items())), "differs": None}
+
+
+def replica_differences(docs: list[BrokerConfigDoc]) -> dict[str, dict[str, dict[int, str]]]:
+    """The runtime keys a set's reachable replicas disagree on, set → key → {brokerId: value}: a replica that
+    missed an updateBrokerConfig (down, or added later with an older file) behaves otherwise after a failover.
+    brokerElectionPriority is left out: it is meant to differ."""
+    from agents.config import RUNTIME_KEYS
+
+    sets: dict[str, dict[int, dict[str, str]]] = {}
+    for d in docs:
+        if d["config"] is not None and d["brokerName"] is not None and d["brokerId"] is not None:
+            sets.setdefault(d["brokerName"], {})[d["brokerId"]] = d["config"]
+    out: dict[str, dict[str, dict[int, str]]] = {}
+    for name, configs in sorted(sets.items()):
+        for key in sorted(RUNTIME_KEYS - {"brokerElectionPriority"}):
+            values = {broker_id: config.get(key, "") for broker_id, config in sorted(configs.items())}
+            if len(set(values.values())) > 1:
+                out.setdefault(name, {})[key] = values
+    return out
 
 
 def _config_table(docs: list[BrokerConfigDoc]) -> None:
@@ -258,6 +280,9 @@ def _config_table(docs: list[BrokerConfigDoc]) -> None:
             emit_table(f"{title}: unreachable", ["Error"], [[d["error"]]])
         else:
             emit_table(title, ["Key", "Value"], list(d["config"].items()))
+    for name, keys in replica_differences(docs).items():
+        for key, values in keys.items():
+            typer.echo(f"{name}: {key} differs between replicas: " + ", ".join(f"{i}={v}" for i, v in values.items()))
 
 
 def _config_legacy(docs: list[BrokerConfigDoc]) -> str:
@@ -282,6 +307,10 @@ def get_broker_config(
     targets = _targets(controller, timeout, broker_addr, cluster_name)
     with agent_client(timeout) as agents:
         docs = each_concurrently(targets, lambda t: _config_doc(agents, t, strict=broker_addr is not None))
+    differs = replica_differences(docs)
+    for d in docs:
+        if d["config"] is not None and d["brokerName"] is not None:
+            d["differs"] = sorted(differs.get(d["brokerName"], {}))
     emit(docs, output, _config_table, _config_legacy)
     unreachable = [d["brokerAddress"] for d in docs if not d["reachable"]]
     if unreachable:
