@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import typer
 
+from mqadmin_py.commands import legacy
 from mqadmin_py.commands.broker import OptionalControllerOpt, epoch_doc
 from mqadmin_py.commands.common import (
     CountOpt,
@@ -171,7 +172,8 @@ def cluster_list(
     (exit 0, as getBrokerEpoch).
     """
     with controller_client(controller, timeout) as client, agent_client(timeout) as agents:
-        run(lambda: fetch_cluster_list(client, agents, cluster_name), output, _cluster_table, None, interval, count)
+        run(lambda: fetch_cluster_list(client, agents, cluster_name), output, _cluster_table, legacy.cluster_list,
+            interval, count)  # fmt: skip
 
 
 # --- getBrokerConfig / updateBrokerConfig --------------------------------------------------------
@@ -335,10 +337,15 @@ def update_broker_config(
     A refused key (NO_PERMISSION: not a runtime key) stops at the first broker, exit 4. The result lists every
     broker with its outcome: updated, refused, failed, skipped (not reached) or unreachable.
     """
+    from agents.config import check_value
     from mqbase.proto import agent_pb2 as pb
 
     if not key.strip():
         raise UsageError("-k/--key must not be empty")
+    try:
+        check_value(key, value)
+    except ValueError as exc:
+        raise UsageError(f"-k {key} -v {value}: {exc}") from exc
     with agent_client(timeout) as agents:
         targets = _targets(controller, timeout, broker_addr, cluster_name)
         probes = each_concurrently(targets, lambda t: _config_doc(agents, t, strict=broker_addr is not None))
@@ -379,7 +386,9 @@ def update_broker_config(
 
 def _update_table(doc: UpdateBrokerConfigDoc) -> None:
     rows = [[r["brokerAddress"], r["brokerName"], r["brokerId"], r["status"], r["error"]] for r in doc["brokers"]]
-    emit_table(f"{doc['key']} = {doc['value']}", ["Address", "Broker set", "Id", "Status", "Error"], rows)
+    updated = sum(r["status"] == "updated" for r in doc["brokers"])
+    emit_table(f"{doc['key']} = {doc['value']}: updated on {updated} of {len(rows)} broker(s)",
+               ["Address", "Broker set", "Id", "Status", "Error"], rows)  # fmt: skip
 
 
 def _update_legacy(doc: UpdateBrokerConfigDoc) -> str:

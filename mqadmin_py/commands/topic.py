@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import typer
 
+from mqadmin_py.commands import legacy
 from mqadmin_py.commands.common import (
     INT64_MAX,
     agent_client,
@@ -24,6 +25,8 @@ from mqadmin_py.commands.common import (
     checked,
     cluster_name_option,
     controller_client,
+    local_time,
+    seconds_option,
 )
 from mqadmin_py.commands.controller import fetch_sync_state
 from mqadmin_py.options import ClusterNameOpt, ControllerOpt, OutputOpt, TimeoutOpt
@@ -103,7 +106,7 @@ ServingClusterOpt = Annotated[
 ]
 ServingSetOpt = Annotated[str | None, broker_name_option("-b", "--brokerName", help="This broker set serves it.")]
 OwnerClusterOpt = Annotated[str, cluster_name_option("-c", "--clusterName", help="Cluster it belongs to.")]
-WriteTimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds allowed for the change.", min=0.1)]
+WriteTimeoutOpt = Annotated[float, seconds_option("--timeout", help="Seconds allowed for the change.")]
 
 
 # --- documents ----------------------------------------------------------------------------------
@@ -246,19 +249,30 @@ def _topics_table(topics: list[TopicDoc], title: str) -> None:
     emit_table(title, columns, rows)
 
 
+def _duration(ms: int) -> str:
+    """``5000`` → ``5s``, ``120000`` → ``2m``, ``7200000`` → ``2h``; other values stay in ms."""
+    for unit, size in (("h", 3_600_000), ("m", 60_000), ("s", 1000)):
+        if ms and ms % size == 0:
+            return f"{ms // size}{unit}"
+    return f"{ms}ms"
+
+
 def _retry_text(policy: retry.JavaDoc) -> str:
-    """A retry policy in a table cell: the customized levels in ms, or the exponential formula."""
+    """A retry policy in a table cell: the customized levels, or the exponential formula (JSON: ms)."""
     if policy["type"] == "CUSTOMIZED":
-        return "customized " + ",".join(str(ms) for ms in policy["customizedRetryPolicy"]["next"])
+        return "customized " + " ".join(_duration(ms) for ms in policy["customizedRetryPolicy"]["next"])
     e = policy["exponentialRetryPolicy"]
-    return f"exponential {e['initial']} x{e['multiplier']} max {e['max']}"
+    return f"exponential {_duration(e['initial'])} x{e['multiplier']} max {_duration(e['max'])}"
 
 
 def _group_table(g: GroupDoc, title: str) -> None:
-    columns = ["Group", "Cluster", "Broker sets", "Orderly", "Retry max times", "Retry policy (ms)", "Consume enable"]
-    rows = [[g["groupName"], g["clusterName"], ",".join(g["brokerNames"]), g["consumeOrderly"], g["retryMaxTimes"],
-             _retry_text(g["groupRetryPolicy"]), g["consumeEnable"]]]  # fmt: skip
-    emit_table(title, columns, rows)
+    """One key per row: a group's seven fields in one row were ~225 columns wide (the 18 retry levels)."""
+    rows: list[list[object]] = [
+        ["Group", g["groupName"]], ["Cluster", g["clusterName"]], ["Broker sets", ",".join(g["brokerNames"])],
+        ["Orderly", g["consumeOrderly"]], ["Retry max times", g["retryMaxTimes"]],
+        ["Retry policy", _retry_text(g["groupRetryPolicy"])], ["Consume enable", g["consumeEnable"]],
+    ]  # fmt: skip
+    emit_table(title, ["Key", "Value"], rows)
 
 
 def _serving(cluster_name: str | None, broker_name: str | None) -> tuple[str, str]:
@@ -338,7 +352,8 @@ def update_topic(
         r = check(client.call("UpdateTopic", request))
     doc: TopicChangeDoc = {"metadataVersion": r.metadata_version, "changed": r.changed, "topic": _topic_doc(r.topic)}
     verb = "updated" if doc["changed"] else "unchanged"
-    emit(doc, output, lambda d: _topics_table([d["topic"]], f"Topic {verb} (metadata version {d['metadataVersion']})"))
+    emit(doc, output, lambda d: _topics_table([d["topic"]], f"Topic {verb} (metadata version {d['metadataVersion']})"),
+         legacy.update_topic)  # fmt: skip
 
 
 def delete_topic(
@@ -373,8 +388,13 @@ def topic_list(
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 5.0,
 ) -> None:
-    """List the topics the controllers keep (of one cluster with -c), with their queues, perm and message type."""
+    """List the topics the controllers keep (of one cluster with -c), with their queues, perm and message type.
+
+    A cluster with no broker set is exit 1 (2008), as every other command's -c: never an empty list for a typo.
+    """
     with controller_client(controller, timeout) as client:
+        if cluster_name is not None:
+            fetch_sync_state(client, None, cluster_name)
         r = metadata_of(client)
     topics = [_topic_doc(t) for t in r.topics if cluster_name is None or t.cluster_name == cluster_name]
     doc: TopicListDoc = {"metadataVersion": r.metadata_version, "topics": topics}
@@ -424,7 +444,7 @@ def topic_route(
         title = f"Route of {d['topicName']} ({d['clusterName']}, {d['messageType']})"
         emit_table(title, ["Broker set", "Read", "Write", "Perm", "Master id", "Master address", "Alive"], rows)
 
-    emit(doc, output, table)
+    emit(doc, output, table, legacy.topic_route)
 
 
 def _queue_status(agents: Any, address: str, broker_name: str, topic: str, queue_id: int) -> QueueStatusDoc:
@@ -479,7 +499,7 @@ def topic_status(
     doc: TopicStatusDoc = {"topicName": topic, "brokerSets": sets}
 
     def table(d: TopicStatusDoc) -> None:
-        rows = [[s["brokerName"], q["queueId"], q["minOffset"], q["maxOffset"], q["lastUpdateTimestamp"]]
+        rows = [[s["brokerName"], q["queueId"], q["minOffset"], q["maxOffset"], local_time(q["lastUpdateTimestamp"])]
                 for s in d["brokerSets"] for q in s["queues"]]  # fmt: skip
         rows += [[s["brokerName"], None, None, None, s["error"]] for s in d["brokerSets"] if not s["reachable"]]
         columns = ["Broker set", "QID", "Min offset", "Max offset", "Last updated"]
@@ -576,7 +596,7 @@ def get_consumer_config(
     """A subscription group's config (exit 1: no such group)."""
     with controller_client(controller, timeout) as client:
         doc = _group_doc(find_group(metadata_of(client), group))
-    emit(doc, output, lambda d: _group_table(d, f"Subscription group {d['groupName']}"))
+    emit(doc, output, lambda d: _group_table(d, f"Subscription group {d['groupName']}"), legacy.consumer_config)
 
 
 COMMANDS: dict[str, Callable[..., None]] = {

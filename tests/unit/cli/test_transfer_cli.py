@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 from mqadmin_py.app import app
 from mqadmin_py.commands import messages
 from mqadmin_py.commands import transfer as transfer_cmd
-from mqadmin_py.commands.messages import SendOutcomeDoc
+from mqadmin_py.commands.messages import Locate, SendOutcomeDoc
 from mqadmin_py.commands.transfer import TransferMasterDoc, _legacy, _table, transfer_doc, transfer_summary
-from mqbase.errors import OperationFailed, Refused
+from mqbase.errors import BrokerUnavailable, MqError, OperationFailed, Refused, TimedOut
 from mqbase.ports import free_ports
 from mqbase.proto import agent_pb2
 from mqbase.proto import controller_pb2 as pb
@@ -240,15 +240,15 @@ def test_an_aborted_transfer_exits_1_with_the_code_and_reason(monkeypatch: pytes
 
 
 @pytest.mark.parametrize(
-    ("code", "name"),
-    [(2008, "CONTROLLER_BROKER_METADATA_NOT_EXIST"), (2005, "CONTROLLER_INVALID_REQUEST")],
+    ("code", "name", "exit_code"),
+    [(2008, "CONTROLLER_BROKER_METADATA_NOT_EXIST", 1), (2005, "CONTROLLER_INVALID_REQUEST", 2)],
 )
-def test_a_request_refused_before_any_check_exits_1_and_prints_nothing(
-    monkeypatch: pytest.MonkeyPatch, code: int, name: str
+def test_a_request_refused_before_any_check_exits_1_or_2_and_prints_nothing(
+    monkeypatch: pytest.MonkeyPatch, code: int, name: str, exit_code: int
 ) -> None:
     result, _ = invoke(monkeypatch, answer(code=code, remark="no such set", master=None))
     error = result.exception
-    assert isinstance(error, OperationFailed) and error.exit_code == 1
+    assert isinstance(error, OperationFailed) and error.exit_code == exit_code
     assert (error.code, error.code_name, error.remark) == (code, name, "no such set")
     assert result.stdout == ""
 
@@ -326,7 +326,7 @@ class FakeClock:
 class ScriptedAgents:
     """Stands in for AgentClient: each address answers from its own queue (the last answer repeats)."""
 
-    def __init__(self, clock: FakeClock, **queues: list[agent_pb2.SendMessageResponse]) -> None:
+    def __init__(self, clock: FakeClock, **queues: list[agent_pb2.SendMessageResponse | MqError]) -> None:
         self.clock = clock
         self.queues = {address.replace("_", ":"): deque(q) for address, q in queues.items()}
         self.calls: list[tuple[str, str, Any]] = []
@@ -335,7 +335,10 @@ class ScriptedAgents:
         self.calls.append((address, method, request))
         self.clock.now += self.clock.per_call_s
         queue = self.queues[address]
-        return queue.popleft() if len(queue) > 1 else queue[0]
+        answer = queue.popleft() if len(queue) > 1 else queue[0]
+        if isinstance(answer, MqError):  # the broker did not answer (SIGKILLed: connection refused, or a timeout)
+            raise answer
+        return answer
 
 
 def put_ok(queue_offset: int = 7) -> agent_pb2.SendMessageResponse:
@@ -354,9 +357,11 @@ TRANSFERRING = refusal(14, "MASTER_TRANSFERRING", "h:2")
 MESSAGE = agent_pb2.Message(topic="Orders", queue_id=1, body=b"x")
 
 
-def send(monkeypatch: pytest.MonkeyPatch, agents: ScriptedAgents, budget_s: float = 10.0) -> tuple[SendOutcomeDoc, str]:
+def send(
+    monkeypatch: pytest.MonkeyPatch, agents: ScriptedAgents, budget_s: float = 10.0, locate: Locate | None = None
+) -> tuple[SendOutcomeDoc, str]:
     monkeypatch.setattr(messages, "time", agents.clock)
-    return messages._send_one(agents, "b", "h:1", MESSAGE, budget_s)
+    return messages._send_one(agents, "b", "h:1", MESSAGE, budget_s, locate)
 
 
 def test_master_transferring_follows_the_hint_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -369,7 +374,7 @@ def test_master_transferring_follows_the_hint_at_once(monkeypatch: pytest.Monkey
     assert clock.sleeps == [], "a hint to another address is followed without a pause"
     assert result == {
         "brokerName": "b", "brokerAddress": "h:2", "brokerId": 2, "masterEpoch": 2, "status": "PUT_OK", "code": 0,
-        "remark": None, "queueId": 1, "queueOffset": 7, "commitLogOffset": 990, "attempts": 2,
+        "remark": None, "queueId": 1, "queueOffset": 7, "commitLogOffset": 990, "attempts": 2, "unanswered": 0,
     }  # fmt: skip
     request = agents.calls[0][2]
     assert request.broker.broker_name == "b" and request.message == MESSAGE
@@ -449,3 +454,81 @@ def test_retriable_codes_are_exactly_the_ones_that_store_nothing() -> None:
 
     assert {ResponseCode.SLAVE_NOT_AVAILABLE, ResponseCode.SERVICE_NOT_AVAILABLE} == messages.RETRIABLE
     assert ResponseCode.FLUSH_SLAVE_TIMEOUT not in messages.RETRIABLE
+
+
+# --- sendMessage through a failover (issue 35 §1.5) ---------------------------------------------------------------
+
+DEAD = BrokerUnavailable("broker h:1 unreachable (UNAVAILABLE)")
+
+
+def controllers_naming(*answers: str | None) -> tuple[Locate, list[str | None]]:
+    """A `locate` that gives `answers` in turn (the last repeats), as the controllers name the master while a
+    failover runs; and the list of what it gave."""
+    given: list[str | None] = []
+    pending = deque(answers)
+
+    def locate() -> str | None:
+        given.append(pending.popleft() if len(pending) > 1 else pending[0])
+        return given[-1]
+
+    return locate, given
+
+
+def test_a_dead_master_is_left_for_the_one_the_controllers_elect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The old loop gave up at the first unanswered send: "364 of 600 not acknowledged" after a SIGKILL."""
+    clock = FakeClock(per_call_s=0.01)
+    agents = ScriptedAgents(clock, h_1=[DEAD], h_2=[put_ok()])
+    locate, given = controllers_naming("h:1", None, "h:2")  # still the dead one, then none, then the new master
+    result, address = send(monkeypatch, agents, locate=locate)
+    assert (result["status"], result["brokerAddress"], address) == ("PUT_OK", "h:2", "h:2")
+    assert [a for a, _, _ in agents.calls] == ["h:1", "h:1", "h:1", "h:2"] and given == ["h:1", None, "h:2"]
+    assert (result["attempts"], result["unanswered"]) == (4, 3), "three sends got no answer: each may be stored"
+    assert all(request == agents.calls[0][2] for _, _, request in agents.calls), "the same message, the same id"
+    assert clock.sleeps and all(0 < s <= 0.2 for s in clock.sleeps)
+
+
+def test_an_unanswered_send_is_resent_once_then_counted_as_a_possible_duplicate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The ambiguous case: the send timed out (its answer lost); it is resent, as a Java producer resends it."""
+    clock = FakeClock()
+    agents = ScriptedAgents(clock, h_1=[TimedOut("SendMessage to broker h:1 timed out after 3 s"), put_ok()])
+    locate, _ = controllers_naming("h:1")
+    result, _ = send(monkeypatch, agents, locate=locate)
+    assert (result["status"], result["attempts"], result["unanswered"]) == ("PUT_OK", 2, 1)
+
+
+def test_a_put_ok_is_never_resent(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()
+    agents = ScriptedAgents(clock, h_1=[put_ok(), DEAD])
+    locate, given = controllers_naming("h:2")
+    result, _ = send(monkeypatch, agents, locate=locate)
+    assert (result["status"], len(agents.calls), result["unanswered"], given) == ("PUT_OK", 1, 0, [])
+
+
+def test_no_master_within_the_budget_is_unreachable_with_the_last_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock(per_call_s=0.1)
+    agents = ScriptedAgents(clock, h_1=[DEAD])
+    locate, _ = controllers_naming(None)
+    result, address = send(monkeypatch, agents, budget_s=1.0, locate=locate)
+    assert (result["status"], result["code"], result["remark"], address) == ("UNREACHABLE", None, str(DEAD), "h:1")
+    assert result["attempts"] == result["unanswered"] == len(agents.calls) > 1
+    assert result["brokerId"] is None and result["queueOffset"] is None
+    assert clock.now - 100.0 < 1.0 + 0.1 + 0.2, "no attempt starts after the budget"
+
+
+def test_without_the_controllers_an_unanswered_send_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chaos workload's producer handles an unreachable master itself (it asks the controllers)."""
+    agents = ScriptedAgents(FakeClock(), h_1=[DEAD])
+    with pytest.raises(BrokerUnavailable):
+        send(monkeypatch, agents)
+    assert len(agents.calls) == 1
+
+
+def test_a_refusal_without_a_hint_asks_the_controllers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fenced old master (SERVICE_NOT_AVAILABLE, no master known to it): the controllers name the new one."""
+    clock = FakeClock()
+    agents = ScriptedAgents(clock, h_1=[refusal(14, "SERVICE_NOT_AVAILABLE")], h_2=[put_ok()])
+    locate, given = controllers_naming("h:2")
+    result, address = send(monkeypatch, agents, locate=locate)
+    assert (result["status"], result["unanswered"], address, given) == ("PUT_OK", 0, "h:2", ["h:2"])
