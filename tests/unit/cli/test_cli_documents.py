@@ -36,6 +36,7 @@ from mqadmin_py.commands.messages import ConsumeDoc, GroupConsumeDoc, SendDoc
 from mqadmin_py.commands.offsets import ConsumerProgressDoc, ResetByOffsetDoc, ResetByTimeDoc
 from mqadmin_py.commands.perm import OrderConfDoc, TopicClusterDoc, TopicPermDoc, WritePermDoc
 from mqadmin_py.commands.preferred import PreferredDoc
+from mqadmin_py.commands.query import ConsumeQueueDoc, MessagesDoc
 from mqadmin_py.commands.sandbox import SandboxDoc
 from mqadmin_py.commands.stats import BrokerStatusDoc, DeletedLogDoc, StatsAllDoc
 from mqadmin_py.commands.topic import (
@@ -143,6 +144,8 @@ DOCUMENTED: dict[str, Any] = {
     "consumerProgress": ConsumerProgressDoc,
     "resetOffsetByTime": ResetByTimeDoc,
     "resetOffsetByOffset": ResetByOffsetDoc,
+    "queryMsgByKey": MessagesDoc,  # the message query commands share one document
+    "queryCq": ConsumeQueueDoc,
     "brokerStatus": list[BrokerStatusDoc],
     "statsAll": StatsAllDoc,
     "deleteExpiredCommitLog": list[DeletedLogDoc],
