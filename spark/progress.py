@@ -113,9 +113,10 @@ class SparkWatch:
                 stages[stage_id] = (info.numTasks, info.numCompletedTasks) if info is not None else None
             self._show(*stages_done([(job.status, job.stageIds) for job in jobs], stages))
 
-    def _connect_progress(self, stages: Iterable[Any] | None, _inflight: int, operation_id: str | None,
-                          _done: bool) -> None:  # fmt: skip
-        """A Connect server's progress report of one operation: its stages, each done or not."""
+    def _connect_progress(self, stages: Iterable[Any] | None, inflight_tasks: int, operation_id: str | None,
+                          done: bool) -> None:  # fmt: skip
+        """A Connect server's progress report of one operation: its stages, each done or not (PySpark passes
+        every argument by its name)."""
         listed = list(stages or [])
         self._operations[operation_id or ""] = (sum(bool(s.done) for s in listed), len(listed))
         self._show(sum(d for d, _ in self._operations.values()), sum(t for _, t in self._operations.values()))

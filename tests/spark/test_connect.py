@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import select
 import signal
 import socket
@@ -203,6 +204,30 @@ def test_remote_report_equals_the_local_one(
     finally:
         local.unpersist()
     assert json.loads(done.stdout) == expected
+
+
+def test_a_remote_report_shows_its_stages_on_a_terminal(
+    served: tuple[subprocess.Popen[bytes], dict[str, Any]], fleet_dir: Path
+) -> None:
+    """Issue 35 §1.14: the server's progress reports feed the same bar as a local session's status tracker."""
+    from tests.spark.test_report_cli import Terminal
+
+    _, ready = served
+    env = os.environ | {"SPARK_REMOTE": ready["url"], TOKEN_ENV: ready["token"], "COLUMNS": "100"}
+    terminal = Terminal()
+    command = [sys.executable, "-m", "mqadmin_py", "epochs", "report", "--input", str(fleet_dir), "-o", "json"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=terminal.child_end, env=env, text=True)
+    os.close(terminal.child_end)
+    try:
+        stdout, _ = proc.communicate(timeout=240)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        terminal.close()
+    assert proc.returncode == 0, terminal.text[-2000:]
+    assert json.loads(stdout)["snapshots"] >= 1
+    assert re.search(r"Spark stages \d+/[1-9]", terminal.text) and "Traceback" not in terminal.text, terminal.text
 
 
 def test_a_wrong_token_is_refused(served: tuple[subprocess.Popen[bytes], dict[str, Any]], fleet_dir: Path) -> None:
