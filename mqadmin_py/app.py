@@ -44,7 +44,8 @@ app = typer.Typer(
     "Every command also answers to its kebab-case spelling (get-sync-state-set). Controllers: -a or "
     "MQADMIN_CONTROLLERS. Output: -o table|json|legacy. TLS and credentials: the options below, before the "
     "command, their env vars, or ~/.mqadmin/credentials (docs/security.md).\n\n"
-    "Exit codes: 0 ok or no-op, 1 operation failed, 2 usage, 3 timed out, 4 refused, 5 no leader/unreachable.",
+    "Exit codes: 0 ok or no-op, 1 operation failed, 2 usage, 3 timed out, 4 refused, 5 no leader/unreachable, "
+    "130 Ctrl-C.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
     rich_markup_mode=None,

@@ -19,7 +19,7 @@ from mqadmin_py.commands.messages import (
     pop_error_text,
 )
 from mqadmin_py.commands.offsets import EscapedDoc, ProgressSetDoc, progress_doc, queue_progress, reset_time
-from mqbase.errors import OperationFailed, Refused
+from mqbase.errors import Interrupted, OperationFailed, Refused
 from mqbase.proto import agent_pb2 as pb
 from tests.harness.processes import run_mqadmin
 
@@ -296,3 +296,27 @@ def test_bad_consumer_options_are_usage_errors_before_any_connection(args: tuple
     errors = [line for line in result.stderr.splitlines() if line.startswith(("Error:", "mqadmin:"))]
     assert len(errors) == 1 and "Traceback" not in result.stderr, result.stderr
     assert says in result.stderr, result.stderr
+
+
+class CtrlC(ScriptedSets):
+    """ScriptedSets whose `at`-th call is interrupted by Ctrl-C (the user's SIGINT lands in a blocking call)."""
+
+    def __init__(self, script: dict[tuple[str, str], list[Any]], at: int) -> None:
+        super().__init__(script)
+        self.at = at
+
+    def call(self, address: str, method: str, request: Any) -> Any:
+        if len(self.calls) + 1 == self.at:
+            self.calls.append((address, method, request))
+            raise KeyboardInterrupt
+        return super().call(address, method, request)
+
+
+def test_ctrl_c_keeps_what_was_received_and_acked_and_ends_with_interrupted() -> None:
+    """Issue 35 §1.7: Ctrl-C ended consumeMessage -g with exit 130 and no word of the messages it had acked."""
+    agents = CtrlC({("h:1", RECEIVE): [received("b0", 0, 1)], ("h:1", ACK): [acked("b0 0", "b0 1")]}, at=3)
+    targets = sets("h:1")
+    messages, errors = consume_sets(agents, targets, ASK, 100, True, 3.0)
+    assert [m["msgId"] for m in messages] == ["b0-0", "b0-1"] and all(m["acked"] for m in messages)
+    assert isinstance(errors[0], Interrupted) and errors[0].exit_code == 130
+    assert "interrupted after 2 message(s) received, 2 acked" in str(errors[0])
