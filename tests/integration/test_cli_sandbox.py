@@ -168,7 +168,7 @@ def test_controller_config_get_update_and_a_refused_key(cli: Cli) -> None:
     refused = cli("updateControllerConfig", "-k", "configStorePath", "-v", "/tmp/x", ok=False)
     assert refused.returncode == 4 and "NO_PERMISSION (16)" in refused.stderr
     unknown = cli("updateControllerConfig", "-k", "noSuchKey", "-v", "1", ok=False)
-    assert unknown.returncode == 1 and "CONTROLLER_INVALID_REQUEST (2005)" in unknown.stderr
+    assert unknown.returncode == 2 and "unknown config key 'noSuchKey'" in unknown.stderr  # issue 35: checked first
 
 
 # --- messages and broker commands ----------------------------------------------------------------
