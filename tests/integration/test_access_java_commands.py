@@ -185,8 +185,14 @@ def test_connections_list_the_official_clients_connected_through_the_access_poin
         assert (p["clientType"], p["subscriptions"]) == ("PRODUCER", {"ClientOrders": ""})
         status = cli.json("consumerStatus", "-g", "GID_clients")
         assert status["sameSubscription"] is True and [x["clientId"] for x in status["clients"]] == [c["clientId"]]
-        one = cli.json("consumerStatus", "-g", "GID_clients", "-i", c["clientId"], "-b", master(cli, A))
-        assert len(one["clients"]) <= 1  # -b asks one agent only: its access point may not be the client's
+        # -b asks one agent only: the client's own access point knows it, another agent's does not
+        [own] = [a for a in box.agents() if a.proxyAddress == c["accessPoint"]]
+        [other, *_] = [a for a in box.agents() if a.proxyAddress != c["accessPoint"]]
+        asking = ("consumerStatus", "-g", "GID_clients", "-i", c["clientId"], "-b")
+        one = cli.json(*asking, own.brokers[0].brokerAddress)
+        assert [x["clientId"] for x in one["clients"]] == [c["clientId"]]
+        elsewhere = cli(*asking, other.brokers[0].brokerAddress, ok=False)
+        assert elsewhere.returncode == 1 and "CONSUMER_NOT_ONLINE (206)" in elsewhere.stderr, elsewhere.stderr
     finally:
         consumer.shutdown()
         producer.shutdown()

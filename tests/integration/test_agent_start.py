@@ -82,7 +82,9 @@ def test_an_agent_whose_brokers_all_fail_exits_1_with_each_reason(tmp_path: Path
         unnamed = broker_file(tmp_path / "unnamed.conf", brokerName="")
         result = run_second("agents", agent_file(tmp_path, in_use, unnamed))
     assert result.returncode == 1, result.stderr
-    assert f"{in_use}: cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert f"{in_use}: cannot serve broker b on 127.0.0.1:{port} (listenPort of {in_use}): address already in use" in (
+        result.stderr
+    )
     assert f"{unnamed}: brokerName is required" in result.stderr
 
 

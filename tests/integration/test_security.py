@@ -167,8 +167,8 @@ def test_a_plaintext_client_cannot_talk_to_a_tls_server_and_is_told_why(sandbox:
         ControllerClient(address, timeout=3.0, security=PLAINTEXT) as client,
         pytest.raises(ControllerUnavailable) as e,
     ):
-        client.metadata(address)
-    assert "UNAVAILABLE; if it serves TLS, connect with --tls/--tlsCaFile" in str(e.value)
+        client.call("GetControllerMetadata", pb.GetControllerMetadataRequest())
+    assert "unreachable (UNAVAILABLE); if it serves TLS, connect with --tls/--tlsCaFile" in str(e.value)
 
 
 def test_mutual_tls_refuses_a_client_without_a_certificate(sandbox: Sandbox, admin: ClientSecurity) -> None:
