@@ -73,6 +73,8 @@ class Neighbour(Protocol):
 
     def is_master(self) -> bool: ...
 
+    def master_address(self) -> str: ...
+
 
 def encode_escaped(changes: Sequence[Escaped | EscapeReleased]) -> bytes:
     """Changes as the records' wire (numbered 1, 2, ...: the receiver numbers them on from its own state)."""
@@ -128,8 +130,10 @@ class EscapeLink:
         self._masters: dict[str, str] = {}  # set name -> its master's broker address, as last learnt
 
     def masters(self) -> dict[str, str]:
-        """The cluster's other sets that have a master now, with its broker address: the controllers' list (the
-        last one known while they do not answer) and the masters this agent hosts."""
+        """The cluster's other sets that have a master now, with its broker address: the controllers' list, and the
+        masters this agent hosts. While the controllers do not answer: their last list, corrected by where this
+        agent's replicas of those sets last learnt their master to be (each learns it as its own set's roles change,
+        so a master moved after the list was last asked is found where it went)."""
         request = cpb.GetSyncStateDataRequest(cluster_name=self._cluster)
         try:
             response = self._controller("GetSyncStateData", request)
@@ -142,8 +146,17 @@ class EscapeLink:
                 self._masters = found
         except MqError:
             with self._lock:
-                found = dict(self._masters)
+                found = dict(self._masters) | self._followed()
         return found | {name: address for name, (address, _) in self._local().items()}
+
+    def _followed(self) -> dict[str, str]:
+        """The masters of other sets of the cluster as this agent's slave replicas of them last learnt."""
+        out: dict[str, str] = {}
+        for n in self._neighbours():
+            cluster, name = n.cluster_and_name()
+            if cluster == self._cluster and name != self._home and not n.is_master() and (at := n.master_address()):
+                out[name] = at
+        return out
 
     def _local(self) -> dict[str, tuple[str, EscapeMaster]]:
         """The masters of other sets of the cluster that this agent hosts: their address and consumer service."""

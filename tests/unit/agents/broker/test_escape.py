@@ -48,8 +48,9 @@ class Master:
 
 
 class Neighbour:
-    def __init__(self, name: str, master: bool, cluster: str = "c") -> None:
-        self.name, self.master, self.cluster = name, master, cluster
+    def __init__(self, name: str, master: bool, cluster: str = "c", follows: str = "") -> None:
+        """`follows`: the master a slave last learnt ("" unknown)."""
+        self.name, self.master, self.cluster, self.follows = name, master, cluster, follows
         self.consumers = Master()
 
     def cluster_and_name(self) -> tuple[str, str]:
@@ -60,6 +61,9 @@ class Neighbour:
 
     def is_master(self) -> bool:
         return self.master
+
+    def master_address(self) -> str:
+        return self.broker_address() if self.master else self.follows
 
 
 class Controller:
@@ -133,6 +137,22 @@ def test_the_masters_are_the_controllers_last_list_and_the_local_ones() -> None:
     assert escape.masters() == {"broker-d": "127.0.0.1:4", "broker-b": "127.0.0.1:98"}
     controller.up, controller.masters = True, {}
     assert escape.masters() == {"broker-b": "127.0.0.1:98"}
+
+
+def test_a_master_moved_after_the_last_list_is_found_where_the_local_slave_follows_it() -> None:
+    """The list is asked every few seconds; a transfer just before the controllers went down is not in it, but a
+    replica of that set in this agent learnt its new master with its role."""
+    controller = Controller()
+    controller.masters = {"broker-d": "127.0.0.1:4", "broker-f": "127.0.0.1:6"}
+    follower = Neighbour("broker-d", False, follows="127.0.0.1:44")
+    escape = link(
+        [follower, Neighbour("broker-f", False), Neighbour("broker-g", False, "x", "127.0.0.1:7")], controller
+    )
+    assert escape.masters() == {"broker-d": "127.0.0.1:4", "broker-f": "127.0.0.1:6"}  # the controllers say
+    controller.up = False
+    assert escape.masters() == {"broker-d": "127.0.0.1:44", "broker-f": "127.0.0.1:6"}
+    follower.follows = ""  # nothing learnt: the last list
+    assert escape.masters() == {"broker-d": "127.0.0.1:4", "broker-f": "127.0.0.1:6"}
 
 
 def test_with_no_master_anywhere_changes_go_to_the_journal_and_copies_are_refused(tmp_path: Path) -> None:
