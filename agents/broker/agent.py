@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import grpc
 from grpc_health.v1 import health, health_pb2
 
+from agents import net
 from agents.access.connections import Connection
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
@@ -101,6 +102,18 @@ def bind_failure(what: str, address: str, key: str, reason: object) -> AgentStar
     """The one line a port that cannot be bound ends the start with: the address, the config key that chose it,
     and how to choose another (issue 35: two agents on one host)."""
     return AgentStartError(f"cannot serve {what} on {address} ({key}): {reason}; set {key} to a free port (0: any)")
+
+
+def check_ha_port(host: str, port: int, key: str) -> None:
+    """Fail the start now if the HA port cannot be bound: it opens only when the broker becomes master, and a port
+    another process holds would otherwise fail the set's failover, the worst time to learn it (Java binds it at
+    start). A probe: bound and closed again, as nothing listens on it before the broker is master."""
+    try:
+        net.close(net.listen(host, port))
+    except net.ConnectionLost as exc:
+        cause = exc.__cause__
+        reason = cause.strerror.lower() if isinstance(cause, OSError) and cause.strerror else exc
+        raise bind_failure("HA", f"{host}:{port}", key, reason) from exc
 
 
 def serve(
@@ -347,10 +360,14 @@ class Agent:
             for h in self._hosted:
                 if Path(h.manager.config.store_path_root_dir) == Path(config.store_path_root_dir):
                     raise ValueError(f"storePathRootDir {config.store_path_root_dir} is used by {h.config_path}")
+                if config.ha_listen_port and h.manager.config.ha_listen_port == config.ha_listen_port:
+                    raise ValueError(f"haListenPort {config.ha_listen_port} is used by {h.config_path}")
         lock = StoreLock.acquire(config.store_root)
         try:
             if config.ha_listen_port == 0:
                 config = replace(config, ha_listen_port=free_port(config.broker_ip1))
+            else:
+                check_ha_port(config.broker_ip1, config.ha_listen_port, f"haListenPort of {config_path}")
             own: list[ReplicasManager] = []  # filled once the port is bound and the manager exists
             server, port = serve(
                 AgentServicer(self, only=lambda: own[0] if own else None),

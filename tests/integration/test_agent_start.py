@@ -73,6 +73,39 @@ def test_an_agent_whose_only_broker_is_broken_exits_1_naming_it(case: str, tmp_p
     assert "Traceback" not in result.stderr
 
 
+def test_a_broker_whose_ha_port_is_taken_fails_at_start_not_at_its_first_failover(tmp_path: Path) -> None:
+    """The HA port opens only when the broker becomes master; a taken one is named at start all the same."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        broken = broker_file(tmp_path / "ha.conf", haListenPort=str(port))
+        result = run_second("agents", agent_file(tmp_path, broken))
+    assert result.returncode == 1, result.stderr
+    expected = f"{broken}: cannot serve HA on 127.0.0.1:{port} (haListenPort of {broken}): address already in use"
+    assert expected in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+def test_two_brokers_of_one_agent_with_one_ha_port_are_refused_at_start(tmp_path: Path) -> None:
+    """Neither is master yet, so nothing listens on the port: the agent compares its brokers' ports itself."""
+    port = str(unused_port())
+    same = {"haListenPort": port}
+    agent = AgentProcess(tmp_path, "twins", f"127.0.0.1:{unused_port()}", {"first": same, "second": same})
+    try:
+        agent.start()
+
+        def both() -> list[pb.HostedBroker] | None:
+            brokers = list(agent.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2).brokers)
+            return brokers if len(brokers) == 2 else None
+
+        by_path = {b.config_path: b for b in wait_until(both, 30, "both brokers to be listed")}
+        first, second = str(agent.dir / "first.conf"), str(agent.dir / "second.conf")
+        assert by_path[first].broker_name == "first" and "haListenPort" not in by_path[first].error  # waits to register
+        assert by_path[second].error == f"cannot start: haListenPort {port} is used by {first}", by_path[second]
+    finally:
+        agent.close()
+
+
 def test_an_agent_whose_brokers_all_fail_exits_1_with_each_reason(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
