@@ -47,16 +47,21 @@ PULL_BATCH = 32
 
 
 def _masters(
-    controller: str, timeout: float, broker_name: str | None, topic: str | None = None
+    controller: str, timeout: float, broker_name: str | None, topic: str | None = None, *, writing: bool = False
 ) -> list[tuple[str, str]]:
     """(brokerName, masterAddress) of the named set, else of every set serving `topic` (``serving_sets``), else of
-    every set, that has a master."""
+    every set, that has a master. `writing` (unless a set is named): the sets whose write permission is wiped
+    (wipeWritePerm: draining) are left out while another one is left, as the access points route sends."""
     with controller_client(controller, timeout) as client:
         sets = fetch_sync_state(client, [broker_name] if broker_name else None, None)
-        served = serving_sets(metadata_of(client), topic) if topic is not None and not broker_name else None
+        meta = metadata_of(client) if not broker_name and (topic is not None or writing) else None
     targets = [(d["brokerName"], d["masterAddress"]) for d in sets if d["masterAddress"]]
+    served = serving_sets(meta, topic) if meta is not None and topic is not None else None
     if served is not None:
         targets = [t for t in targets if t[0] in served]
+    if meta is not None and writing:
+        wiped = set(meta.write_wiped_broker_names)
+        targets = [t for t in targets if t[0] not in wiped] or targets
     if not targets:
         which = f"broker set {broker_name} has" if broker_name else "no broker set has"
         which = f"no broker set serving {topic} has" if served is not None else which
@@ -288,7 +293,8 @@ def send_message(
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
 ) -> None:
-    """Send messages to the master of a broker set (or round robin over the masters of the sets serving the topic).
+    """Send messages to the master of a broker set (or round robin over the masters of the sets serving the topic,
+    leaving out those whose write permission is wiped while another one is left).
 
     A message counts as sent only when stored and acknowledged as the broker is configured (PUT_OK); any other
     status is listed, and the command exits 1 after printing every result.
@@ -308,7 +314,7 @@ def send_message(
         deliver_time = int(at_ms)
     if deliver_time is not None:
         properties[TIMER_DELIVER_MS] = str(deliver_time)
-    targets = [list(t) for t in _masters(controller, timeout, broker_name, topic)]
+    targets = [list(t) for t in _masters(controller, timeout, broker_name, topic, writing=True)]
     results: list[SentDoc] = []
     msg_ids = message_id.ids(time.time)
     in_flight: str | None = None
