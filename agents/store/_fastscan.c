@@ -1,6 +1,7 @@
-/* The slave's per-record work, compiled (agents.store._fastscan): the replication scan and dispatch grouping.
+/* The slave's per-record work, compiled (agents.store._fastscan): the replication scan, dispatch grouping and the
+ * message index's reading and filing of keys (at the end).
  *
- * Both are fast paths that never decide anything on their own: for every case but the common one they stop and
+ * All are fast paths that never decide anything on their own: for every case but the common one they stop and
  * leave the work to the Python code they speed up, which stays the only place that names an error.
  *
  * record.py owns the record format and every error message. This module only runs its common case faster:
@@ -29,6 +30,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <limits.h>
 #include <string.h>
 #include <zlib.h>
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -464,10 +466,228 @@ static PyObject *crc32_py(PyObject *module, PyObject *const *args, Py_ssize_t na
     return PyLong_FromUnsignedLong(result);
 }
 
+/* --- the message index (index.py) ----------------------------------------------------------------------------
+ *
+ * `index_keys` reads what the index files from the records of a log window, as CommitLog.key_entries would one
+ * record at a time in Python (record.keys_at, index.record_entries): the words of KEYS, then UNIQ_KEY, each once,
+ * hashed with the topic. Like the scan it only takes the common case and stops at anything else (a blank, the
+ * window's end, damage, a record with more than INDEX_KEYS_MAX keys), which the Python code then reads. Per
+ * record with two keys Python took ~8 us (framing, two property searches, three CRC calls, tuples); this ~0.3.
+ *
+ * `index_add` files packed entries in a mapped index file as index.add_entries does, chaining each in front of its
+ * slot's newest entry; it changes only the bytes add_entries would. */
+
+#define INDEX_KEYS_MAX 64 /* a record with more distinct keys is left to index.py (it dedupes with a dict) */
+#define INDEX_HEADER_SIZE 40
+#define INDEX_SLOT_SIZE 4
+#define INDEX_ENTRY_SIZE 20
+
+/* A key entry packed as index.KEY_ENTRY ("=qqi4x"): commit-log offset, store time (ms), key hash. */
+typedef struct {
+    int64_t phy, ts;
+    int32_t hash, unused;
+} KeyEntry;
+_Static_assert(sizeof(KeyEntry) == 24, "index.KEY_ENTRY is 24 bytes");
+
+typedef struct {
+    const unsigned char *p;
+    Py_ssize_t len;
+} Span;
+
+/* The value of property `name` (its separator included) in raw properties, as record._raw_property: only a match
+ * at a pair's start counts; an empty span when absent or unterminated. */
+static Span raw_property(const unsigned char *raw, Py_ssize_t n, const char *name, Py_ssize_t name_len) {
+    for (Py_ssize_t at = 0; at + name_len <= n; at++) {
+        const unsigned char *hit = memchr(raw + at, name[0], (size_t)(n - name_len - at + 1));
+        if (hit == NULL) break;
+        at = hit - raw;
+        if (memcmp(hit, name, (size_t)name_len) != 0) continue;
+        if (at > 0 && raw[at - 1] != 2) continue;
+        const unsigned char *value = hit + name_len;
+        const unsigned char *end = memchr(value, 2, (size_t)(raw + n - value));
+        return end == NULL ? (Span){NULL, 0} : (Span){value, end - value};
+    }
+    return (Span){NULL, 0};
+}
+
+/* Add `key` to the record's keys unless empty or already there; 0 when there would be too many. */
+static int add_key(Span *keys, Py_ssize_t *count, Span key) {
+    if (key.len == 0) return 1;
+    for (Py_ssize_t k = 0; k < *count; k++) {
+        if (keys[k].len == key.len && memcmp(keys[k].p, key.p, (size_t)key.len) == 0) return 1;
+    }
+    if (*count == INDEX_KEYS_MAX) return 0;
+    keys[(*count)++] = key;
+    return 1;
+}
+
+/* The keys of the message record at buf[i:] (framing checked as record._layout without CRCs); -1 where there is
+ * no such record or it has too many keys. *total and *ts are its size and store time. */
+static Py_ssize_t record_keys(const unsigned char *buf, Py_ssize_t n, Py_ssize_t i, long long remaining,
+                              const Limits *lim, Span *keys, long long *total, long long *ts, Span *topic) {
+    if (i > n - FIXED_SIZE) return -1;
+    const unsigned char *p = buf + i;
+    *total = (int32_t)be32(p);
+    if (be32(p + 4) != MESSAGE_MAGIC || *total < lim->min_record || *total > lim->max_record) return -1;
+    if (*total > n - i || *total + BLANK_SIZE > remaining) return -1;
+    const Py_ssize_t end = i + (Py_ssize_t)*total;
+    const Py_ssize_t topic_len = ((Py_ssize_t)p[36] << 8) | p[37];
+    const Py_ssize_t props_at = i + FIXED_SIZE + topic_len;
+    if (props_at + LEN_SIZE > end) return -1;
+    const long long props_len = (int32_t)be32(buf + props_at);
+    if (props_len < 0 || props_at + LEN_SIZE + props_len + LEN_SIZE > end) return -1;
+    const Py_ssize_t body_len_at = props_at + LEN_SIZE + (Py_ssize_t)props_len;
+    if ((int32_t)be32(buf + body_len_at) != end - body_len_at - LEN_SIZE) return -1;
+    *ts = (int64_t)be64(p + 28);
+    *topic = (Span){p + FIXED_SIZE, topic_len};
+    const unsigned char *raw = buf + props_at + LEN_SIZE;
+    const Span words = raw_property(raw, (Py_ssize_t)props_len, "KEYS\x01", 5);
+    const Span unique = raw_property(raw, (Py_ssize_t)props_len, "UNIQ_KEY\x01", 9);
+    Py_ssize_t count = 0;
+    for (Py_ssize_t at = 0; at <= words.len && words.p != NULL;) {
+        const unsigned char *space = memchr(words.p + at, ' ', (size_t)(words.len - at));
+        const Py_ssize_t stop = space == NULL ? words.len : space - words.p;
+        if (!add_key(keys, &count, (Span){words.p + at, stop - at})) return -1;
+        at = stop + 1;
+    }
+    if (!add_key(keys, &count, unique)) return -1;
+    return count;
+}
+
+PyDoc_STRVAR(index_keys_doc,
+             "index_keys(view, i, pos, segment_remaining, min_record, max_record, max_keys, out) -> i\n\n"
+             "Append to the bytearray `out` the packed key entries (index.KEY_ENTRY) of the message records of\n"
+             "view[i:] (commit-log offset pos, segment_remaining bytes left in its segment there), at most\n"
+             "max_keys a record, and return where the first record it does not read starts. Never raises for\n"
+             "bad data.");
+
+static PyObject *index_keys(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "index_keys() takes 8 arguments");
+        return NULL;
+    }
+    Py_ssize_t i = PyLong_AsSsize_t(args[1]);
+    long long pos = PyLong_AsLongLong(args[2]), remaining = PyLong_AsLongLong(args[3]);
+    const Limits lim = {0, PyLong_AsLongLong(args[4]), PyLong_AsLongLong(args[5])};
+    const Py_ssize_t max_keys = PyLong_AsSsize_t(args[6]);
+    if (PyErr_Occurred()) return NULL;
+    PyObject *out = args[7];
+    if (!PyByteArray_Check(out) || i < 0 || pos < 0 || max_keys < 1) {
+        PyErr_SetString(PyExc_ValueError, "index_keys(): bad arguments");
+        return NULL;
+    }
+    Py_buffer buffer;
+    if (PyObject_GetBuffer(args[0], &buffer, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *buf = buffer.buf;
+    Span keys[INDEX_KEYS_MAX], topic;
+    long long total, ts;
+    int failed = 0;
+    for (;;) {
+        Py_ssize_t count = record_keys(buf, buffer.len, i, remaining, &lim, keys, &total, &ts, &topic);
+        if (count < 0) break;
+        if (count > max_keys) count = max_keys;
+        const Py_ssize_t had = PyByteArray_GET_SIZE(out);
+        if (PyByteArray_Resize(out, had + count * (Py_ssize_t)sizeof(KeyEntry)) < 0) {
+            failed = 1;
+            break;
+        }
+        const uint32_t seed = crc32_of(crc32_of(0, topic.p, (size_t)topic.len), (const unsigned char *)"#", 1);
+        for (Py_ssize_t k = 0; k < count; k++) {
+            const uint32_t h = crc32_of(seed, keys[k].p, (size_t)keys[k].len) & 0x7FFFFFFFu;
+            const KeyEntry entry = {pos, ts, (int32_t)h, 0};
+            memcpy(PyByteArray_AS_STRING(out) + had + k * (Py_ssize_t)sizeof(KeyEntry), &entry, sizeof(entry));
+        }
+        i += (Py_ssize_t)total;
+        pos += total;
+        remaining -= total;
+    }
+    PyBuffer_Release(&buffer);
+    if (failed) return NULL;
+    return PyLong_FromSsize_t(i);
+}
+
+PyDoc_STRVAR(index_add_doc,
+             "index_add(buf, slots, capacity, count, used, begin_ts, entries) -> (count, used, end_ts)\n\n"
+             "File the packed key entries in the index file mapped by the writable `buf` (slots hash slots, room\n"
+             "for capacity entries, count of them and used slots taken, times relative to begin_ts) as\n"
+             "index.add_entries does; end_ts is the latest entry's store time. ValueError when they do not fit.");
+
+static void put_be32(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+static PyObject *index_add(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "index_add() takes 7 arguments");
+        return NULL;
+    }
+    const long long slots = PyLong_AsLongLong(args[1]), capacity = PyLong_AsLongLong(args[2]);
+    long long count = PyLong_AsLongLong(args[3]), used = PyLong_AsLongLong(args[4]);
+    const long long begin_ts = PyLong_AsLongLong(args[5]);
+    if (PyErr_Occurred()) return NULL;
+    if (slots < 1 || slots > INT32_MAX || capacity < 1 || capacity > INT32_MAX || count < 0 || count > capacity) {
+        PyErr_SetString(PyExc_ValueError, "index_add(): bad arguments");
+        return NULL;
+    }
+    Py_buffer file, packed;
+    if (PyObject_GetBuffer(args[0], &file, PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(args[6], &packed, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&file);
+        return NULL;
+    }
+    const Py_ssize_t n = packed.len / (Py_ssize_t)sizeof(KeyEntry);
+    const long long entries_at = INDEX_HEADER_SIZE + slots * INDEX_SLOT_SIZE;
+    long long end_ts = LLONG_MIN;
+    const char *problem = NULL;
+    if (file.len < entries_at + capacity * INDEX_ENTRY_SIZE) problem = "index_add(): the buffer is too short";
+    else if (packed.len % (Py_ssize_t)sizeof(KeyEntry) != 0) problem = "index_add(): entries are not whole";
+    else if (count + n > capacity) problem = "the index file is full";
+    if (problem == NULL) {
+        unsigned char *buf = file.buf;
+        const KeyEntry *entries = packed.buf;
+        Py_BEGIN_ALLOW_THREADS for (Py_ssize_t k = 0; k < n; k++) {
+            KeyEntry e;
+            memcpy(&e, &entries[k], sizeof(e));
+            unsigned char *slot = buf + INDEX_HEADER_SIZE + ((uint32_t)e.hash % slots) * INDEX_SLOT_SIZE;
+            long long prev = (int32_t)be32(slot);
+            if (!(prev > 0 && prev <= count)) { /* a slot pointing past the count is stale (a crashed file's) */
+                prev = 0;
+                used++;
+            }
+            count++;
+            unsigned char *at = buf + entries_at + (count - 1) * INDEX_ENTRY_SIZE;
+            long long diff = e.ts - begin_ts;
+            diff = diff < 0 ? 0 : diff / 1000;
+            put_be32(at, (uint32_t)e.hash);
+            put_be32(at + 4, (uint32_t)((uint64_t)e.phy >> 32));
+            put_be32(at + 8, (uint32_t)e.phy);
+            put_be32(at + 12, (uint32_t)(diff > INT32_MAX ? INT32_MAX : diff));
+            put_be32(at + 16, (uint32_t)prev);
+            put_be32(slot, (uint32_t)count);
+            if (e.ts > end_ts) end_ts = e.ts;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&packed);
+    PyBuffer_Release(&file);
+    if (problem != NULL) {
+        PyErr_SetString(PyExc_ValueError, problem);
+        return NULL;
+    }
+    return Py_BuildValue("(LLL)", count, used, end_ts);
+}
+
 static PyMethodDef methods[] = {
     {"crc32", (PyCFunction)(void (*)(void))crc32_py, METH_FASTCALL, crc32_doc},
     {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL, scan_doc},
     {"group_entries", (PyCFunction)(void (*)(void))group_entries, METH_FASTCALL, group_doc},
+    {"index_keys", (PyCFunction)(void (*)(void))index_keys, METH_FASTCALL, index_keys_doc},
+    {"index_add", (PyCFunction)(void (*)(void))index_add, METH_FASTCALL, index_add_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -491,6 +711,8 @@ PyMODINIT_FUNC PyInit__fastscan(void) {
         PyModule_AddIntConstant(module, "LEN_SIZE", LEN_SIZE) < 0 ||
         PyModule_AddIntConstant(module, "BLANK_SIZE", BLANK_SIZE) < 0 ||
         PyModule_AddIntConstant(module, "ENTRY_SIZE", (long)sizeof(PackedEntry)) < 0 ||
+        PyModule_AddIntConstant(module, "KEY_ENTRY_SIZE", (long)sizeof(KeyEntry)) < 0 ||
+        PyModule_AddIntConstant(module, "INDEX_ENTRY_SIZE", INDEX_ENTRY_SIZE) < 0 ||
         PyModule_AddStringConstant(module, "BODY_CRC", use_clmul ? "pclmulqdq" : "callable") < 0) {
         Py_DECREF(module);
         return NULL;

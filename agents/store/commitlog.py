@@ -43,8 +43,10 @@ from typing import NamedTuple, TypeVar
 
 from agents.errors import AgentError
 from agents.store.checkpoint import duplicates
+from agents.store.index import fast_index_keys, record_entries
 from agents.store.record import (
     BLANK_SIZE,
+    MAX_RECORD_SIZE,
     MIN_RECORD_SIZE,
     Message,
     RecordError,
@@ -67,6 +69,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 Step = Callable[[bytes | memoryview, int, int], tuple[T | None, int] | None]
 """Reads the record at a buffer position: (what it read, or None for a blank; size), or None for no record."""
+Batch = Callable[[bytes | memoryview, int, int, int], int]
+"""A compiled reader of whole records from a buffer position (commit-log offset, bytes left in the segment there):
+where it stopped; the step reads the record there (``CommitLog.key_entries``)."""
 
 INTENT_FILE = "truncate.intent"
 MIN_SEGMENT_SIZE = BLANK_SIZE + MIN_RECORD_SIZE
@@ -175,10 +180,11 @@ class PendingFlush(NamedTuple):
 
 
 def _scan_segments(
-    fds: Mapping[int, int], segment_size: int, start: int, limit: int, step: Step[T]
+    fds: Mapping[int, int], segment_size: int, start: int, limit: int, step: Step[T], batch: Batch | None = None
 ) -> Iterator[tuple[int, T | None, int]]:
     """(offset, what `step` read or None for a blank, size) of the records in segments `fds` (start -> fd) from
-    boundary `start` to `limit`; stops at the first position where `step` finds no record."""
+    boundary `start` to `limit`; stops at the first position where `step` finds no record. The records a `batch`
+    reads (never past `limit`: a buffer ends there) are not yielded."""
     pos = start
     while pos < limit:
         seg = pos - pos % segment_size
@@ -187,6 +193,9 @@ def _scan_segments(
         buf, buf_at = b"", pos
         while pos < read_end:
             i = pos - buf_at
+            if batch is not None and (stopped := batch(buf, i, pos, seg_end - pos)) > i:
+                pos += stopped - i
+                continue
             found = step(buf, i, seg_end - pos)
             if found is None:
                 held, needed = len(buf) - i, bytes_needed(buf, i)
@@ -495,12 +504,23 @@ class CommitLog:
         limit = min(to_offset, self._boundary)
         return ((pos, h, size) for pos, h, size in self._scan(from_offset, limit, next_header) if h is not None)
 
-    def iter_keys(self, from_offset: int, to_offset: int) -> Iterator[tuple[int, RecordKeys]]:
-        """(offset, the index's fields) of each message record between two validated boundaries."""
+    def key_entries(self, from_offset: int, to_offset: int, max_keys: int) -> bytearray:
+        """The message index's packed key entries (``index.KEY_ENTRY``) of the message records between two
+        validated boundaries, at most `max_keys` a record: read by the compiled path where it is built."""
         if from_offset < self.min_offset:
             raise OffsetTooSmall(from_offset, self.min_offset)
+        out = bytearray()
+
+        def compiled(buf: bytes | memoryview, i: int, pos: int, remaining: int) -> int:
+            assert fast_index_keys is not None
+            return fast_index_keys(buf, i, pos, remaining, MIN_RECORD_SIZE, MAX_RECORD_SIZE, max_keys, out)
+
+        batch = compiled if fast_index_keys is not None else None
         limit = min(to_offset, self._boundary)
-        return ((pos, p) for pos, p, _ in self._scan(from_offset, limit, next_keys) if p is not None)
+        for pos, found, _ in _scan_segments(self._fds, self.segment_size, from_offset, limit, next_keys, batch):
+            if found is not None:
+                out += record_entries(pos, found, max_keys)
+        return out
 
     def boundary_at_or_below(self, offset: int) -> int:
         """The end of the last complete record at or below `offset` (scans at most one segment)."""

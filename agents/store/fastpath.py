@@ -2,7 +2,8 @@
 
 ``setup.py`` builds the module when a C compiler and zlib's headers are there and skips it otherwise; the Python
 code each path speeds up stays complete and correct on its own (``record._scan_records``,
-``MessageStore._dispatch``), only slower for small messages. ``mqagent`` logs which one runs.
+``MessageStore._dispatch``, ``CommitLog.key_entries`` and ``index.add_packed``), only slower for small messages.
+``mqagent`` logs which one runs.
 """
 
 from __future__ import annotations

@@ -24,6 +24,10 @@ its dispatch point. A truncation cuts the entries of the cut records and syncs a
 than the log holds (a crash during a truncation) is cut when it is opened. Retention deletes the files whose
 records all lie below the log's new minimum, never the file being written.
 
+Dispatch hands the index packed key entries (``KEY_ENTRY``: offset, store time, hash), read from the log by
+``CommitLog.key_entries``; where ``_fastscan`` is built both that reading and the filing (``add_packed``) are
+compiled, and ``record_entries``/``add_entries`` are what they must match (``test_fastpath.py``).
+
 Pure functions over buffers (hashing, layout, the chain walk, filtering) come first; ``IndexFile`` and
 ``MessageIndex`` are the shell. ``MessageStore`` serialises every call (its flush lock and store lock), and runs
 ``flush_write`` outside the store lock, like the consume queues'.
@@ -38,11 +42,12 @@ import struct
 import sys
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agents.errors import AgentError
+from agents.store import record
 from agents.store.crc import crc32
 from agents.store.record import KEYS, UNIQ_KEY, Message, RecordKeys
 from mqbase.files import fsync_dir
@@ -54,6 +59,8 @@ DEFAULT_ENTRIES = 2_000_000
 HEADER = struct.Struct(">qqqqii")
 ENTRY = struct.Struct(">iqii")
 SLOT = struct.Struct(">i")
+KEY_ENTRY = struct.Struct("=qqi4x")
+"""A key to file, packed as dispatch hands it over (in memory only): commit-log offset, store time (ms), key hash."""
 _INT32_MAX = 2**31 - 1
 _FILE_NAME = re.compile(r"[0-9]{20}")
 
@@ -74,6 +81,24 @@ def key_hash(topic: bytes, key: bytes) -> int:
 def index_keys(keys: bytes, unique_key: bytes) -> list[bytes]:
     """The keys a message is found by: each word of KEYS, then UNIQ_KEY, each once."""
     return [k for k in dict.fromkeys([*keys.split(b" "), unique_key]) if k]
+
+
+def record_entries(offset: int, found: RecordKeys, max_keys: int) -> bytes:
+    """The packed key entries (``KEY_ENTRY``) of the record at commit-log `offset`: its first `max_keys` keys."""
+    keys = index_keys(found.keys, found.unique_key)[:max_keys]
+    return b"".join(KEY_ENTRY.pack(offset, found.store_timestamp, key_hash(found.topic, key)) for key in keys)
+
+
+def whole_records(packed: bytes | bytearray | memoryview, first: int, count: int) -> int:
+    """How many of the `count` entries from entry `first` on belong to records whose entries all lie among them (a
+    record's entries are consecutive and share its offset); `count` must leave at least one entry after them."""
+
+    def offset(k: int) -> int:
+        return int(KEY_ENTRY.unpack_from(packed, k * KEY_ENTRY.size)[0])
+
+    while count > 0 and offset(first + count) == offset(first + count - 1):
+        count -= 1
+    return count
 
 
 def matches(topic: str, key: str, unique: bool, found: Message, begin_ms: int, end_ms: int) -> bool:
@@ -130,6 +155,24 @@ class Layout:
 DEFAULT_LAYOUT = Layout(DEFAULT_SLOTS, DEFAULT_ENTRIES)
 
 
+def _load_compiled() -> tuple[Callable[..., int], Callable[..., tuple[int, int, int]]] | None:
+    """``_fastscan``'s index_keys and index_add when it was built for these entry layouts, else None (the Python
+    code below does the same, several times slower)."""
+    module = record.compiled
+    if module is None or (KEY_ENTRY.size, ENTRY.size) != (
+        getattr(module, "KEY_ENTRY_SIZE", None),
+        getattr(module, "INDEX_ENTRY_SIZE", None),
+    ):
+        return None
+    return module.index_keys, module.index_add
+
+
+_compiled = _load_compiled()
+fast_index_keys = _compiled[0] if _compiled is not None else None
+"""The compiled reading of a log window's key entries (``CommitLog.key_entries``), or None."""
+_fast_add = _compiled[1] if _compiled is not None else None
+
+
 def add_entries(
     buf: bytearray | mmap.mmap, layout: Layout, header: Header, entries: Sequence[tuple[int, int, int]]
 ) -> Header:
@@ -156,6 +199,20 @@ def add_entries(
     end_ts = max(header.end_ts, max(ts for _, _, ts in entries))
     begin_phy = header.begin_phy if header.count else entries[0][1]
     return Header(begin_ts, end_ts, begin_phy, header.end_phy, used, count)
+
+
+def add_packed(
+    buf: bytearray | mmap.mmap, layout: Layout, header: Header, packed: bytes | bytearray | memoryview
+) -> Header:
+    """``add_entries`` of packed key entries (``KEY_ENTRY``): in one compiled call where ``_fastscan`` is built."""
+    count = len(packed) // KEY_ENTRY.size
+    if _fast_add is None or count == 0:
+        return add_entries(buf, layout, header, [(h, phy, ts) for phy, ts, h in KEY_ENTRY.iter_unpack(packed)])
+    begin_ts = header.begin_ts if header.count else int(KEY_ENTRY.unpack_from(packed, 0)[1])
+    total, used, end_ts = _fast_add(buf, layout.slots, layout.entries, header.count, header.used_slots, begin_ts,
+                                    packed)  # fmt: skip
+    begin_phy = header.begin_phy if header.count else int(KEY_ENTRY.unpack_from(packed, 0)[0])
+    return Header(begin_ts, max(header.end_ts, end_ts), begin_phy, header.end_phy, used, total)
 
 
 def candidates(
@@ -246,8 +303,8 @@ class IndexFile:
     def room(self) -> int:
         return self.layout.entries - self.header.count
 
-    def add(self, entries: Sequence[tuple[int, int, int]]) -> None:
-        self.header = add_entries(self.mm, self.layout, self.header, entries)
+    def add(self, packed: bytes | bytearray | memoryview) -> None:
+        self.header = add_packed(self.mm, self.layout, self.header, packed)
 
     def lookup(self, h: int, begin_ms: int, end_ms: int, limit: int) -> list[int]:
         if self.header.count == 0 or self.header.end_ts + 999 < begin_ms or self.header.begin_ts > end_ms:
@@ -322,23 +379,21 @@ class MessageIndex:
         """Every record below this commit-log boundary is indexed."""
         return self._covered
 
-    def add(self, records: Iterable[tuple[int, RecordKeys]], to_offset: int) -> None:
-        """Index `records` (offset, fields) of the log from ``covered_to`` up to the boundary `to_offset`."""
-        pending: list[tuple[int, int, int]] = []  # for the last file, added in one call
-        room = self._files[-1].room if self._files else 0
-        for offset, found in records:
-            keys = index_keys(found.keys, found.unique_key)[: self.layout.entries]
-            if not keys:
+    def add(self, packed: bytes | bytearray, to_offset: int) -> None:
+        """File the packed key entries (``KEY_ENTRY``, in log order, at most ``layout.entries`` a record) of the log
+        from ``covered_to`` up to the boundary `to_offset`."""
+        view, size = memoryview(packed), KEY_ENTRY.size
+        total, first = len(view) // size, 0
+        while first < total:
+            room = self._files[-1].room if self._files else 0
+            take = min(room, total - first)
+            if take < total - first:  # a record's entries stay in one file (retention)
+                take = whole_records(view, first, take)
+            if take == 0:
+                self._roll(int(KEY_ENTRY.unpack_from(view, first * size)[0]))
                 continue
-            if len(pending) + len(keys) > room:  # a record's entries stay in one file (retention)
-                if pending:
-                    self._files[-1].add(pending)
-                    pending = []
-                room = self._roll(offset).room
-            ts, topic = found.store_timestamp, found.topic
-            pending += [(key_hash(topic, key), offset, ts) for key in keys]
-        if pending:
-            self._files[-1].add(pending)
+            self._files[-1].add(view[first * size : (first + take) * size])
+            first += take
         self._covered = max(self._covered, to_offset)
         if self._files:
             last = self._files[-1]

@@ -508,10 +508,13 @@ class MessageStore:
             self._index_up_to(self._dispatched)
 
     def _index_up_to(self, boundary: int) -> None:
-        """Index the records from where the message index stands up to `boundary` (read from the log)."""
+        """Index the records from where the message index stands up to `boundary` (read from the log), a segment
+        at a time (a segment starts at a record boundary), so that a long catch-up holds one segment's keys."""
         index = self._index
-        if index is not None and index.covered_to < boundary:
-            index.add(self._log.iter_keys(max(index.covered_to, self._log.min_offset), boundary), boundary)
+        while index is not None and index.covered_to < boundary:
+            start = max(index.covered_to, self._log.min_offset)
+            end = min(boundary, start - start % self._log.segment_size + self._log.segment_size)
+            index.add(self._log.key_entries(start, end, index.layout.entries), end)
 
     def _dispatch_queues(self) -> None:
         """Add the queue entries of the messages between ``dispatched`` and the confirmOffset: those the

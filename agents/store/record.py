@@ -97,11 +97,12 @@ def _load_compiled() -> ModuleType | None:
     return module
 
 
-_compiled = _load_compiled()
-_fast_scan: Callable[..., tuple[int, int]] | None = _compiled.scan if _compiled is not None else None
+compiled = _load_compiled()
+"""The compiled fast paths, checked against this layout (None: not built, or built for another layout)."""
+_fast_scan: Callable[..., tuple[int, int]] | None = compiled.scan if compiled is not None else None
 fast_group_entries: (
     Callable[[bytes, list[str]], tuple[list[tuple[str, int, int, int, int, int, bytes]], int]] | None
-) = _compiled.group_entries if _compiled is not None else None
+) = compiled.group_entries if compiled is not None else None
 """The compiled grouping of packed entries for dispatch (``MessageStore._dispatch_grouped``), or None."""
 
 

@@ -14,8 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.store import fastpath, message_store, record
+from agents.store import commitlog, fastpath, index, message_store, record
 from agents.store.consume_queue import ConsumeQueueError
+from agents.store.index import Header, Layout
 from agents.store.message_store import MessageStore
 from agents.store.record import (
     BLANK_SIZE,
@@ -234,3 +235,78 @@ def test_group_entries_stops_at_the_first_entry_that_does_not_follow_on() -> Non
         ),
         ("T", 1, 50, 7, 1, 50, (50).to_bytes(8, "big") + (60).to_bytes(4, "big")),
     ]
+
+
+# --- the message index: key reading and filing (index.py) ------------------------------------------------------
+
+WORDS = ("a", "b", "", "k1", "dé", "UNIQ", "x" * 40)
+keyed = st.lists(
+    st.tuples(
+        st.integers(0, len(TOPICS) - 1),
+        st.lists(st.sampled_from(WORDS), max_size=5) | st.just([f"w{i}" for i in range(70)]),  # 70: past the C cap
+        st.sampled_from(("", "UNIQ", "a", "U-1")),
+        st.booleans(),  # a decoy property whose name ends in KEYS
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+def index_outcome(root: Path, layout: Layout, records: list[tuple[int, list[str], str, bool]]) -> tuple[object, ...]:
+    """Put `records`, dispatch and flush them into a store with an index of `layout`: its files' bytes and every
+    key's lookup."""
+    messages = []
+    for i, (t, words, unique, decoy) in enumerate(records):
+        props = {"KEYS": " ".join(words)} if words else {}
+        props |= {"UNIQ_KEY": unique} if unique else {}
+        props |= {"MYKEYS": "a b"} if decoy else {}
+        messages.append(Message(TOPICS[t], 0, b"body", props, 1_700_000_000_000 + 700 * i))
+    with MessageStore(root, 4096, index=layout) as store:
+        store.put(messages[: len(messages) // 2])
+        store.put(messages[len(messages) // 2 :])
+        store.set_confirm_offset(store.last_message_boundary())
+        store.flush()
+        found = {
+            (t, w, unique): [
+                hit[0] for hit in store.find_by_key(t, w, unique=unique, begin_ms=0, end_ms=2**62, limit=99)
+            ]
+            for t in TOPICS
+            for w in (*WORDS, "w3", "U-1")
+            for unique in (False, True)
+        }
+    return {p.name: p.read_bytes() for p in sorted((root / "index").iterdir())}, found
+
+
+@compiled_only
+@same_inputs
+@given(keyed, st.sampled_from([Layout(slots=3, entries=5), Layout(slots=7, entries=200)]))
+def test_the_compiled_index_reads_and_files_keys_as_the_python_code(
+    tmp_path_factory: pytest.TempPathFactory, records: list[tuple[int, list[str], str, bool]], layout: Layout
+) -> None:
+    base = tmp_path_factory.mktemp("index")
+    compiled = index_outcome(base / "compiled", layout, records)
+    with mock.patch.object(commitlog, "fast_index_keys", None), mock.patch.object(index, "_fast_add", None):
+        assert compiled == index_outcome(base / "python", layout, records)
+
+
+@compiled_only
+@same_inputs
+@given(
+    st.lists(st.tuples(st.integers(0, 2**31 - 1), st.integers(0, 2**40), st.integers(0, 2**45)), max_size=9),
+    st.lists(st.integers(-2, 14), min_size=4, max_size=4),
+    st.integers(0, 3),
+)
+def test_the_compiled_filing_writes_what_add_entries_writes_over_stale_slots(
+    entries: list[tuple[int, int, int]], stale: list[int], count: int
+) -> None:
+    """Slots left by a crash (pointing before, at or past the count) and a file partly filled: the same bytes."""
+    layout = Layout(slots=4, entries=12)
+    start = bytearray(layout.size)
+    start[index.HEADER.size : layout.entry_pos(1)] = b"".join(n.to_bytes(4, "big", signed=True) for n in stale)
+    header = Header(5_000, 5_000, 3, 9, used_slots=1, count=count) if count else Header()
+    packed = b"".join(index.KEY_ENTRY.pack(phy, ts, h) for h, phy, ts in entries)
+    compiled_buf, python_buf = bytearray(start), bytearray(start)
+    compiled = index.add_packed(compiled_buf, layout, header, packed)
+    with mock.patch.object(index, "_fast_add", None):
+        python = index.add_packed(python_buf, layout, header, packed)
+    assert (compiled, compiled_buf) == (python, python_buf)

@@ -21,6 +21,7 @@ from agents.store.index import (
     matches,
     max_slot,
     rebuild_slots,
+    record_entries,
 )
 from agents.store.message_store import MessageStore
 from agents.store.record import Message, RecordKeys, encode, keys_at
@@ -149,9 +150,14 @@ def props(offset: int, key: str, ts: int = 1_000, topic: str = "T") -> tuple[int
     return offset, RecordKeys(10, topic.encode(), ts, key.encode(), f"U{offset}".encode())
 
 
+def packed(records: list[tuple[int, RecordKeys]]) -> bytes:
+    """The key entries dispatch hands the index for `records`."""
+    return b"".join(record_entries(offset, found, SMALL.entries) for offset, found in records)
+
+
 def test_files_roll_over_keep_a_records_entries_together_and_survive_reopening(tmp_path: Path) -> None:
     index = MessageIndex(tmp_path / "index", SMALL, log_min=0, log_boundary=1_000)
-    index.add([props(o, "k") for o in range(0, 100, 10)], 100)  # 2 entries a record, 3 records a file
+    index.add(packed([props(o, "k") for o in range(0, 100, 10)]), 100)  # 2 entries a record, 3 records a file
     assert sorted(p.name for p in (tmp_path / "index").iterdir()) == [f"{o:020d}" for o in (0, 30, 60, 90)]
     assert index.lookup("T", "k", 0, 2**62, 100) == list(range(90, -1, -10))
     assert index.lookup("T", "U40", 0, 2**62, 100) == [40]
@@ -165,21 +171,21 @@ def test_files_roll_over_keep_a_records_entries_together_and_survive_reopening(t
 
 def test_after_a_crash_only_what_a_flush_claimed_is_kept(tmp_path: Path) -> None:
     index = MessageIndex(tmp_path / "index", SMALL, log_min=0, log_boundary=1_000)
-    index.add([props(0, "k"), props(10, "k")], 20)
+    index.add(packed([props(0, "k"), props(10, "k")]), 20)
     index.flush_write(index.flush_begin())
-    index.add([props(20, "k")], 30)  # in the mapping (and maybe on disk), never claimed by a header
+    index.add(packed([props(20, "k")]), 30)  # in the mapping (and maybe on disk), never claimed by a header
     index.close()  # a crash: the kernel may have written the mapping back
     again = MessageIndex(tmp_path / "index", SMALL, log_min=0, log_boundary=1_000)
     assert again.covered_to == 20  # the store indexes the rest again from here
     assert again.lookup("T", "k", 0, 2**62, 10) == [10, 0]
-    again.add([props(20, "j")], 30)
+    again.add(packed([props(20, "j")]), 30)
     assert again.lookup("T", "k", 0, 2**62, 10) == [10, 0] and again.lookup("T", "j", 0, 2**62, 10) == [20]
     again.close()
 
 
 def test_truncation_cuts_entries_and_files_durably_and_an_index_past_the_log_is_cut_on_open(tmp_path: Path) -> None:
     index = MessageIndex(tmp_path / "index", SMALL, log_min=0, log_boundary=1_000)
-    index.add([props(o, "k") for o in range(0, 70, 10)], 70)
+    index.add(packed([props(o, "k") for o in range(0, 70, 10)]), 70)
     index.truncate(40)
     assert index.covered_to == 40 and index.lookup("T", "k", 0, 2**62, 100) == [30, 20, 10, 0]
     assert sorted(p.name for p in (tmp_path / "index").iterdir()) == [f"{o:020d}" for o in (0, 30)]
@@ -191,7 +197,7 @@ def test_truncation_cuts_entries_and_files_durably_and_an_index_past_the_log_is_
 
 def test_retention_deletes_files_whose_records_are_all_gone_never_the_last(tmp_path: Path) -> None:
     index = MessageIndex(tmp_path / "index", SMALL, log_min=0, log_boundary=1_000)
-    index.add([props(o, "k") for o in range(0, 70, 10)], 70)
+    index.add(packed([props(o, "k") for o in range(0, 70, 10)]), 70)
     index.delete_before(31)
     assert sorted(p.name for p in (tmp_path / "index").iterdir()) == [f"{o:020d}" for o in (30, 60)]
     index.delete_before(10_000)
@@ -201,7 +207,7 @@ def test_retention_deletes_files_whose_records_are_all_gone_never_the_last(tmp_p
 
 def test_a_file_of_another_layout_is_refused_in_one_line(tmp_path: Path) -> None:
     index = MessageIndex(tmp_path / "index", SMALL, log_min=0, log_boundary=100)
-    index.add([props(0, "k")], 10)
+    index.add(packed([props(0, "k")]), 10)
     index.flush_write(index.flush_begin())
     index.close()
     with pytest.raises(ValueError, match=r"not the .* of an index with 8 slots"):
