@@ -14,7 +14,8 @@ One process, real stores (``MessageStore``) in a temp directory, 1 KiB messages 
   per call, and the index's disk use.
 
 ``--keys`` (default 1 000 000), ``--rounds`` (3), ``--lookups`` (20 000); ``--quick``: 40 000 keys, 1 round,
-2 000 lookups. Everything it makes is under one temp directory, removed at the end.
+2 000 lookups. Exits 1 if a lookup of a key some message has does not find exactly that message, or one of an absent
+key finds any. Everything it makes is under one temp directory, removed at the end.
 """
 
 from __future__ import annotations
@@ -178,8 +179,11 @@ def main() -> None:
                 reads.append(time.perf_counter() - start)
             read_p50 = percentile(reads, 50)
             table = [["record read (message_at)", us(read_p50), us(percentile(reads, 99)), "1.00", "-"]]
+            wrong = []
             for kind, calls in kinds.items():
                 seconds, found = timed_calls(calls, store)
+                if found != (0 if kind == "absent key" else len(calls)):
+                    wrong.append(f"{kind}: {found} of {len(calls)} lookups found exactly one message")
                 table.append([f"find_by_key, {kind}", us(percentile(seconds, 50)), us(percentile(seconds, 99)),
                               f"{percentile(seconds, 50) / read_p50:.2f}", f"{found}/{len(calls)}"])  # fmt: skip
         print_table(f"Lookups at {keys:,} keys ({lookups} each, random order)",
@@ -188,6 +192,8 @@ def main() -> None:
         used = sum(p.stat().st_blocks * 512 for p in files)
         apparent = sum(p.stat().st_size for p in files)
         print(f"\nindex: {len(files)} file(s), {used / 1e6:.1f} MB on disk ({apparent / 1e6:.0f} MB apparent, sparse)")
+        if wrong:
+            raise SystemExit("lookups went wrong: " + "; ".join(wrong))
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

@@ -95,3 +95,10 @@ def test_the_acting_master_takeover_runs_in_quick_mode() -> None:
     out = run_quick("acting_master.py").stdout
     assert "| no electable master" in out and "| controllers down" in out
     assert "| no electable master: POP receive served" in out and "| controllers down: POP receive served" in out
+
+
+def test_the_index_benchmark_runs_in_quick_mode_and_finds_every_key() -> None:
+    """The script exits non-zero if a lookup misses a message it holds or finds one for an absent key."""
+    out = run_quick("index.py").stdout
+    assert "| index, pure Python" in out and "A slave's apply of the same log" in out
+    assert "| find_by_key, UNIQ_KEY" in out and "0/2000" in out
