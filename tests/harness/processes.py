@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,15 @@ from mqbase.ports import free_port
 ROOT = Path(__file__).resolve().parents[2]
 
 _handed_out: set[int] = set()
+
+
+@contextlib.contextmanager
+def taken_port() -> Iterator[int]:
+    """A loopback port something listens on for the duration (what a server that wants it must report)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        yield taken.getsockname()[1]
 
 
 def unused_port() -> int:

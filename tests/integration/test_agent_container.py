@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import controller_pb2 as cpb
 from tests.harness.agents import FAST, AgentProcess
 from tests.harness.controllers import CONTROLLER_CONFIG
-from tests.harness.processes import unused_port
+from tests.harness.processes import taken_port, unused_port
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
@@ -57,12 +56,10 @@ def test_brokers_come_and_go_at_run_time_and_a_broken_one_fails_alone(controller
         refused = agent.stub().AddBroker(pb.AddBrokerRequest(broker_config_path=str(broken)), timeout=5)
         assert refused.code == ResponseCode.SYSTEM_ERROR and "controllerAddr" in refused.remark, refused
         # a broker whose port is taken is refused with the reason too (not a failed call)
-        with socket.socket() as taken:
-            taken.bind(("127.0.0.1", 0))
-            taken.listen()
+        with taken_port() as port:
             busy = tmp_path / "busy.conf"
             busy.write_text(
-                f"brokerName=busy\nbrokerClusterName=E2ECluster\nlistenPort={taken.getsockname()[1]}\n"
+                f"brokerName=busy\nbrokerClusterName=E2ECluster\nlistenPort={port}\n"
                 f"haListenPort=0\nstorePathRootDir={tmp_path / 'busy-store'}\ncontrollerAddr={addresses}\n"
             )
             refused = agent.stub().AddBroker(pb.AddBrokerRequest(broker_config_path=str(busy)), timeout=5)

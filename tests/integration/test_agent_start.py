@@ -5,7 +5,6 @@ error next to the ones that run. No controller is needed: all of this happens be
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -16,7 +15,7 @@ import pytest
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
 from tests.harness.agents import AgentProcess
-from tests.harness.processes import ROOT, run_second, unused_port
+from tests.harness.processes import ROOT, run_second, taken_port, unused_port
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
@@ -75,10 +74,7 @@ def test_an_agent_whose_only_broker_is_broken_exits_1_naming_it(case: str, tmp_p
 
 def test_a_broker_whose_ha_port_is_taken_fails_at_start_not_at_its_first_failover(tmp_path: Path) -> None:
     """The HA port opens only when the broker becomes master; a taken one is named at start all the same."""
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
+    with taken_port() as port:
         broken = broker_file(tmp_path / "ha.conf", haListenPort=str(port))
         result = run_second("agents", agent_file(tmp_path, broken))
     assert result.returncode == 1, result.stderr
@@ -107,10 +103,7 @@ def test_two_brokers_of_one_agent_with_one_ha_port_are_refused_at_start(tmp_path
 
 
 def test_an_agent_whose_brokers_all_fail_exits_1_with_each_reason(tmp_path: Path) -> None:
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
+    with taken_port() as port:
         in_use = broker_file(tmp_path / "in-use.conf", listenPort=str(port))
         unnamed = broker_file(tmp_path / "unnamed.conf", brokerName="")
         result = run_second("agents", agent_file(tmp_path, in_use, unnamed))

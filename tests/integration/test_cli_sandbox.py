@@ -18,7 +18,7 @@ import pytest
 
 from mqadmin_py.commands.sandbox import SandboxDoc
 from mqadmin_py.sandbox import _pid_alive
-from tests.harness.processes import ROOT
+from tests.harness.processes import ROOT, taken_port
 from tests.harness.sandbox import BROKER, CLUSTER, Cli
 
 
@@ -54,13 +54,8 @@ def sync_state(cli: Cli, name: str = BROKER) -> dict[str, Any]:
 
 def test_sandbox_up_names_a_process_that_exits_at_start_with_its_log(tmp_path: Path) -> None:
     """Issue 23 §4: a node that cannot start (metrics port in use) was noticed only at the timeout, as "no leader"."""
-    import socket
-
     run = Cli(tmp_path / "sandbox")
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
+    with taken_port() as port:
         result = run("sandbox", "up", "--controllers", "1", "--broker-sets", "0", "--timeout", "60",
                      "--controller-conf", "metricsExporterType=PROM",
                      "--controller-conf", f"metricsPromExporterPort={port}", ok=False)  # fmt: skip

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import socket
-
 from mqbase.serving import in_use
+from tests.harness.processes import taken_port
 
 
 def test_a_listening_port_is_in_use_and_free_once_closed() -> None:
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        address = f"127.0.0.1:{taken.getsockname()[1]}"
+    with taken_port() as port:
+        address = f"127.0.0.1:{port}"
         assert in_use(address)
     assert not in_use(address)
 

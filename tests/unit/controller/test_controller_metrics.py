@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import platform
-import socket
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -26,6 +25,7 @@ from mqbase.codes import ResponseCode as C
 from mqbase.metrics import MetricsEndpoint
 from mqbase.proto import controller_pb2 as pb
 from tests.harness import aio
+from tests.harness.processes import taken_port
 
 BASE = {"controllerPeers": "n0-127.0.0.1:9878:9876", "controllerSelfId": "n0"}
 
@@ -241,11 +241,8 @@ def test_serve_on_an_ephemeral_port_then_stop_releases_it(node: FakeNode, metric
 
 
 def test_serve_on_a_port_in_use_raises_oserror(metrics: ControllerMetrics) -> None:
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        with pytest.raises(OSError):
-            metrics.serve(taken.getsockname()[1], "127.0.0.1")
+    with taken_port() as port, pytest.raises(OSError):
+        metrics.serve(port, "127.0.0.1")
 
 
 # --- configuration -------------------------------------------------------------------------------
