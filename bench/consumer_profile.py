@@ -1,7 +1,7 @@
-"""Where a receive + ack spends its time on the master: ConsumerService in this process, phases timed, cProfile.
+"""Where a receive + ack spends its time on the master: ``PopService`` in this process, phases timed, cProfile.
 
 A master replica and one slave replica (threads of this process, allAckInSyncStateSet=true, SyncStateSet {1,2})
-under a ConsumerService whose host puts straight into the master replica (no gRPC, no agent). N messages of 1 KiB
+under a ``Consumers`` whose host puts straight into the master replica (no gRPC, no agent). N messages of 1 KiB
 (default 20 000; --quick: 640) over 8 queues are consumed, alternating for R rounds (default 3; --quick: 1), by the
 PullMessage handler's own read (``store.consume`` of 32 and the protobuf reply) and by a new group's receive of 32
 and one ack of its handles. Each receive and ack is split into the consumer-state put (``Replica.put`` of the
@@ -27,7 +27,7 @@ from _common import machine_note, ms, parse_args, percentile, print_table
 from _replicas import TOPIC, Cluster, messages, wait_until
 
 from agents.broker.consumer_snapshots import SnapshotKeeper
-from agents.broker.consumers import ConsumerService
+from agents.broker.consumers import Consumers
 from agents.config import BrokerConfig
 from agents.consumer.records import Escaped
 from agents.ha.config import HAConfig
@@ -37,6 +37,7 @@ from agents.ha.sync_state import PutStatus
 from agents.metadata import MetadataTable, Topic
 from agents.pop.model import QueueKey
 from agents.store.record import Message
+from mqbase.clock import SYSTEM
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
 
@@ -63,7 +64,7 @@ class TimedPut:
 
 @dataclass
 class Host:
-    """ConsumerService's host: the master replica, with every put timed."""
+    """The consumer side's host: the master replica, with every put timed."""
 
     config: BrokerConfig
     replica: Replica | None
@@ -124,7 +125,7 @@ class Consumed:
     ack_puts: list[float]
 
 
-def consume_all(service: ConsumerService, host: Host, group: str, total: int) -> Consumed:
+def consume_all(service: Consumers, host: Host, group: str, total: int) -> Consumed:
     """One group receives (32, no long polling) and acks every message once; each call and its put timed."""
     out = Consumed(0.0, 0, [], [], [], [])
     request = pb.ReceiveMessageRequest(group=group, topic=TOPIC, filter_expression="*", batch_size=BATCH,
@@ -133,7 +134,7 @@ def consume_all(service: ConsumerService, host: Host, group: str, total: int) ->
     deadline = time.monotonic() + 120
     while out.messages < total and time.monotonic() < deadline:
         mark, host.puts = time.perf_counter(), []
-        r = service.receive(request)
+        r = service.pop.receive(request)
         out.receive.append(time.perf_counter() - mark)
         out.receive_puts += host.puts
         if r.code != ResponseCode.SUCCESS:
@@ -141,7 +142,7 @@ def consume_all(service: ConsumerService, host: Host, group: str, total: int) ->
         r.SerializeToString()
         ack = pb.AckMessageRequest(group=group, topic=TOPIC, receipt_handles=[m.receipt_handle for m in r.messages])
         mark, host.puts = time.perf_counter(), []
-        a = service.ack(ack)
+        a = service.pop.ack(ack)
         out.ack.append(time.perf_counter() - mark)
         out.ack_puts += host.puts
         if a.code != ResponseCode.SUCCESS or any(x.pop_code != 20000 for x in a.results):
@@ -178,7 +179,7 @@ def main() -> None:
         per_queue = [master.store.queue_range(TOPIC, q)[1] for q in range(QUEUES)]
         topic = Topic(TOPIC, frozenset({BROKER}), QUEUES, QUEUES, 6)
         host = Host(BrokerConfig(broker_name=BROKER), master, MetadataTable(1, MappingProxyType({TOPIC: topic})), [])
-        service = ConsumerService(host, SnapshotKeeper(lambda: master, lambda: host.config))
+        service = Consumers(host, SnapshotKeeper(lambda: master, lambda: host.config), SYSTEM)
         pull_all(master, per_queue)  # warm-up
         pulls, runs = [], []
         for k in range(rounds):
@@ -196,7 +197,7 @@ def main() -> None:
         f"median of {rounds} round(s)",
         ["read", "msgs/s", "× raw read", "µs/msg"],
         [["raw read (store.consume + reply)", f"{pull_rate:.0f}", "1.00", f"{1e6 / pull_rate:.0f}"],
-         ["receive + ack (ConsumerService)", f"{rate:.0f}", f"{rate / pull_rate:.2f}", f"{1e6 / rate:.0f}"]],
+         ["receive + ack (PopService)", f"{rate:.0f}", f"{rate / pull_rate:.2f}", f"{1e6 / rate:.0f}"]],
     )  # fmt: skip
     got = sum(r.messages for r in runs)
     rows = []

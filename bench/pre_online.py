@@ -17,7 +17,7 @@ Timed, each the median of `--repeat` runs:
 
 The merged table is checked: every key at the larger committed offset of the three tables and the escaped changes,
 and the applied keys exactly this set's escaped ones.
-End to end on a real store (once, in a temp directory): a ``ConsumerService`` over a real master ``Replica`` whose log
+End to end on a real store (once, in a temp directory): ``Consumers`` over a real master ``Replica`` whose log
 holds the same committed offsets as consumer-state records (``OffsetCommitted`` messages of ``rmq_sys_CONSUMER_STATE``,
 256 records per message); timed: its first ``take_back_phase`` (the state rebuilt from the log), ``take_back`` with
 the two replicas' states and this set's escaped changes (the merge plus the ``QueueMerged`` records appended and
@@ -40,8 +40,10 @@ from typing import TypeVar
 
 from _common import machine_note, parse_args, print_table
 
+from agents.broker import take_back
+from agents.broker.consumer_checks import Refused
 from agents.broker.consumer_snapshots import MAX_PAGE_BYTES, SnapshotKeeper
-from agents.broker.consumers import ConsumerService, Refused
+from agents.broker.consumers import Consumers
 from agents.config import BrokerConfig
 from agents.consumer import pre_online, snapshot
 from agents.consumer.records import Escaped, OffsetCommitted, StateRecord, to_message
@@ -53,6 +55,7 @@ from agents.ha.sync_state import PutStatus
 from agents.metadata import MetadataTable
 from agents.pop.model import QueueKey
 from agents.store.record import Message
+from mqbase.clock import SYSTEM
 from mqbase.codes import ResponseCode
 
 T = TypeVar("T")
@@ -183,21 +186,21 @@ def end_to_end(
         assert host.replica is not None
         try:
             write_offsets(host.replica, state)
-            service = ConsumerService(host, SnapshotKeeper(lambda: host.replica, lambda: host.config))
+            service = Consumers(host, SnapshotKeeper(lambda: host.replica, lambda: host.config), SYSTEM)
             started = time.perf_counter()
-            phase = service.take_back_phase()
+            phase = take_back.phase(service.ledger)
             rebuilt = time.perf_counter()
             assert phase is not None and phase[1], "a new master starts in pre-online"
-            released = service.take_back(phase[0], replicas, {"escape": changes})
+            released = take_back.merge(service.ledger, phase[0], replicas, {"escape": changes})
             taken = time.perf_counter()
             assert sorted(released["escape"]) == sorted(e.key for e in changes if e.home == HOME)
-            assert not service.pre_online
+            assert not service.ledger.pre_online
             position, size, pages = 0, 1, 0
             while position < size:
-                _, size, page = service.state_page(position, MAX_PAGE_BYTES)
+                _, size, page = service.ledger.state_page(position, MAX_PAGE_BYTES)
                 position, pages = position + len(page), pages + 1
             paged = time.perf_counter()
-            merged = service.state_now()
+            merged = service.ledger.state_now()
             for table in replicas:
                 for k, c in table.offsets.items():
                     if merged.offsets[k].offset < c.offset:

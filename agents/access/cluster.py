@@ -18,6 +18,7 @@ from agents.access.routes import BrokerSet, ReplicaReport, from_reports
 from agents.broker.manager import ReplicasManager
 from agents.metadata import MetadataTable
 from mqbase.client import AgentClient, ControllerClient
+from mqbase.clock import Clock
 from mqbase.errors import MqError
 from mqbase.proto import agent_pb2 as apb
 from mqbase.proto import controller_pb2 as cpb
@@ -43,8 +44,9 @@ class Managers(Protocol):
 class Cluster:
     """See the module docstring."""
 
-    def __init__(self, host: Managers, security: ClientSecurity) -> None:
+    def __init__(self, host: Managers, security: ClientSecurity, clock: Clock) -> None:
         self._host = host
+        self._clock = clock
         self._security = security
         self._sets: tuple[BrokerSet, ...] = ()
         self._replicas: dict[str, tuple[str, ...]] = {}
@@ -108,10 +110,10 @@ class Cluster:
 
     def _run(self) -> None:
         while not self._stopped.is_set():
-            wait = max(0.0, self._last + NUDGE_MIN_S - time.monotonic())
+            wait = max(0.0, self._last + NUDGE_MIN_S - self._clock.monotonic())
             if wait:
                 time.sleep(wait)
-            self._last = time.monotonic()
+            self._last = self._clock.monotonic()
             try:
                 self.refresh()
             except MqError as exc:
@@ -131,9 +133,9 @@ class Cluster:
         """Wait for a nudge, `seconds` at most; a hosted replica starting or stopping to act ends it sooner (its
         set's route changes: producers must route around it, consumers may receive from it)."""
         seen = self._hosted_acting()
-        deadline = time.monotonic() + seconds
-        while not self._wanted.wait(min(NUDGE_MIN_S, max(0.0, deadline - time.monotonic()))):
-            if time.monotonic() >= deadline or self._hosted_acting() != seen:
+        deadline = self._clock.monotonic() + seconds
+        while not self._wanted.wait(min(NUDGE_MIN_S, max(0.0, deadline - self._clock.monotonic()))):
+            if self._clock.monotonic() >= deadline or self._hosted_acting() != seen:
                 return
 
     def _hosted_acting(self) -> frozenset[str]:

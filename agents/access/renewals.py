@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from agents.access import timing
+from mqbase.clock import Clock, wall_ms
 from mqbase.proto import agent_pb2 as apb
 
 log = logging.getLogger(__name__)
@@ -38,19 +38,16 @@ class Held:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 class Renewer:
     """The deliveries this access point renews, by the handle the client holds; all on the server's loop."""
 
-    def __init__(self, call: Call) -> None:
+    def __init__(self, call: Call, clock: Clock) -> None:
         self._call = call
+        self._clock = clock
         self._held: dict[str, Held] = {}
 
     def track(self, client_id: str, broker_name: str, group: str, topic: str, handle: str, deadline_ms: int) -> None:
-        self._held[handle] = Held(client_id, broker_name, group, topic, handle, deadline_ms, _now_ms())
+        self._held[handle] = Held(client_id, broker_name, group, topic, handle, deadline_ms, wall_ms(self._clock))
 
     async def take(self, handle: str) -> str:
         """The current handle of the delivery the client knows as `handle` (itself if not renewed); its renewals
@@ -70,7 +67,7 @@ class Renewer:
         """Renew what is due every ``RENEW_PERIOD_S`` until cancelled."""
         while True:
             await asyncio.sleep(timing.RENEW_PERIOD_S)
-            now = _now_ms()
+            now = wall_ms(self._clock)
             for handle, held in list(self._held.items()):
                 decision = timing.renewal(held.deadline_ms, held.received_ms, now)
                 if decision == "drop":
@@ -89,7 +86,7 @@ class Renewer:
                 invisible_millis=timing.AUTO_RENEW_INVISIBLE_MS,
             )
             answer = await self._call(held.broker_name, "ChangeInvisibleDuration", change,
-                                      time.monotonic() + timing.DEFAULT_TIMEOUT_S)  # fmt: skip
+                                      self._clock.monotonic() + timing.DEFAULT_TIMEOUT_S)  # fmt: skip
             if getattr(answer, "code", -1) == 0 and answer.receipt_handle:
                 held.current, held.deadline_ms = answer.receipt_handle, answer.invisible_until_millis
             else:

@@ -15,7 +15,6 @@ import asyncio
 import itertools
 import logging
 import threading
-import time
 import zlib
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +38,7 @@ from agents.broker.service import AgentServicer, Host, peer_address
 from agents.metadata import Topic
 from agents.pop.handle import ReceiptHandle
 from mqbase import serving
+from mqbase.clock import Clock, wall_ms
 from mqbase.grpc_guard import AioDecodeGuard
 from mqbase.proto import agent_pb2 as apb
 from mqbase.proto import agent_pb2_grpc as apb_grpc
@@ -75,11 +75,7 @@ def _fixed(request: Any) -> Callable[[float], Any]:
     return lambda _deadline: request
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-def _connection(client: Any, headers: dict[str, str], context: Any) -> Connection:
+def _connection(client: Any, headers: dict[str, str], context: Any, clock: Clock) -> Connection:
     """The registry's view of a client from its Telemetry settings and call headers (issue 35)."""
     agent = client.user_agent
     if client.WhichOneof("pub_sub") == "subscription":
@@ -96,8 +92,8 @@ def _connection(client: Any, headers: dict[str, str], context: Any) -> Connectio
         client_type=v2.ClientType.Name(client.client_type),
         group=group,
         subscriptions=topics,
-        last_seen=time.monotonic(),
-        last_seen_ms=_now_ms(),
+        last_seen=clock.monotonic(),
+        last_seen_ms=wall_ms(clock),
     )
 
 
@@ -105,8 +101,11 @@ class Forwarder:
     """Calls the agent API on a broker set's current master: in-process when this agent hosts it, else over gRPC;
     holds the call while the set has no master that answers (see the module docstring)."""
 
-    def __init__(self, cluster: Cluster, host: Host, security: ClientSecurity, pool: ThreadPoolExecutor):
+    def __init__(
+        self, cluster: Cluster, host: Host, security: ClientSecurity, pool: ThreadPoolExecutor, clock: Clock
+    ) -> None:
         self._cluster = cluster
+        self._clock = clock
         self._local = AgentServicer(host)
         self._security = security
         self._pool = pool
@@ -148,13 +147,14 @@ class Forwarder:
 
     async def call(self, broker_name: str, method: str, make: Callable[[float], Any], deadline: float) -> Any | Problem:
         """The master's answer to ``make(deadline)``'s request, or the give-up Problem at the deadline."""
-        started = time.monotonic()
+        clock = self._clock
+        started = clock.monotonic()
         loop = asyncio.get_running_loop()
         while True:
             acting_ok = method in ACTING_SERVES
             address = self._cluster.consumer_target(broker_name) if acting_ok else self._cluster.master(broker_name)
             if address:
-                timeout = max(0.1, deadline - timing.MARGIN_S - time.monotonic())
+                timeout = max(0.1, deadline - timing.MARGIN_S - clock.monotonic())
                 call = loop.run_in_executor(
                     self._pool, self._invoke, broker_name, address, method, make(deadline), timeout
                 )
@@ -162,9 +162,9 @@ class Forwarder:
                 if answer is not None and not timing.holds(answer.code):
                     return answer
             self._cluster.nudge()
-            wait = timing.pause(time.monotonic(), deadline)
+            wait = timing.pause(clock.monotonic(), deadline)
             if wait is None:
-                return timing.gave_up(broker_name, time.monotonic() - started)
+                return timing.gave_up(broker_name, clock.monotonic() - started)
             await asyncio.sleep(wait)
 
     async def _answer_or_new_master(self, call: asyncio.Future[Any], broker_name: str, address: str) -> Any:
@@ -190,9 +190,11 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         renewer: Renewer,
         secrets: dict[str, str] | None,
         own: Callable[[], str],
+        clock: Clock,
         connections: Connections | None = None,
     ):
         self._cluster = cluster
+        self._clock = clock
         self.connections = connections or Connections()
         self._forward = forwarder
         self._renewer = renewer
@@ -209,10 +211,9 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
     def _refused(self, context: Any) -> Problem | None:
         return auth.call_problem(self._headers(context), self._secrets)
 
-    @staticmethod
-    def _deadline(context: Any) -> float:
+    def _deadline(self, context: Any) -> float:
         left = context.time_remaining()
-        return time.monotonic() + (left if left is not None else timing.DEFAULT_TIMEOUT_S)
+        return self._clock.monotonic() + (left if left is not None else timing.DEFAULT_TIMEOUT_S)
 
     async def _topic(self, name: str) -> Topic | Problem:
         """The topic as the controllers have it; one unknown to the table is looked up again (a blocking,
@@ -278,7 +279,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         problem = self._refused(context)
         if problem is None:
             self.connections.heard(self._headers(context)[auth.CLIENT_ID], peer_address(context.peer()) or "",
-                                   time.monotonic(), _now_ms())  # fmt: skip
+                                   self._clock.monotonic(), wall_ms(self._clock))  # fmt: skip
         return service.HeartbeatResponse(
             status=status(problem.code, problem.message) if problem else status(Code.OK, "OK")
         )
@@ -307,7 +308,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
                 await context.abort(
                     grpc.StatusCode.INVALID_ARGUMENT, "settings hold neither publishing nor subscription"
                 )
-            self.connections.announce(_connection(client, self._headers(context), context))
+            self.connections.announce(_connection(client, self._headers(context), context, self._clock))
             yield service.TelemetryCommand(status=status(Code.OK, "OK"), settings=answer)
 
     # --- sending ------------------------------------------------------------------------------------
@@ -340,7 +341,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         if len({m.topic.name for m in request.messages}) > 1:
             return refused(Code.BAD_REQUEST, "the messages of one request must have one topic")
         for m in request.messages:
-            if problem := outgoing_problem(m, _now_ms()):
+            if problem := outgoing_problem(m, wall_ms(self._clock)):
                 return refused(problem.code, problem.message)
         topic = await self._topic(request.messages[0].topic.name)
         if isinstance(topic, Problem):
@@ -392,7 +393,9 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         invisible = timing.invisible_ms(request.auto_renew, request.invisible_duration.ToMilliseconds())
 
         def make(deadline: float) -> Any:
-            polling = timing.long_polling_ms(request.long_polling_timeout.ToMilliseconds(), time.monotonic(), deadline)
+            polling = timing.long_polling_ms(
+                request.long_polling_timeout.ToMilliseconds(), self._clock.monotonic(), deadline
+            )
             return apb.ReceiveMessageRequest(
                 group=request.group.name,
                 topic=topic.name,
@@ -422,7 +425,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         yield done()
 
     def _handle(self, text: str, group: str, topic: str) -> ReceiptHandle | Problem:
-        handle = timing.receipt(text, _now_ms())
+        handle = timing.receipt(text, wall_ms(self._clock))
         if isinstance(handle, ReceiptHandle) and (handle.group, handle.topic) != (group, topic):
             return Problem(Code.INVALID_RECEIPT_HANDLE, f"the receipt handle is for {handle.group}/{handle.topic}")
         return handle
@@ -546,22 +549,25 @@ for _name in NOT_IMPLEMENTED:
 class AccessPoint:
     """The aio server of the access point on a thread and loop of its own (like ``EmbeddedController``)."""
 
-    def __init__(self, host: Host, listen_host: str, port: int, security: SecurityConfig) -> None:
+    def __init__(self, host: Host, listen_host: str, port: int, security: SecurityConfig, clock: Clock) -> None:
         self._host = host
+        self._clock = clock
         self._address = f"{listen_host}:{port}"
         # The RocketMQ clients have no client certificate to give: TLS here never asks for one.
         self._security = replace(security, tls_client_auth=False)
         client = security.client()
         self.port = 0
         self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="access")
-        self.cluster = Cluster(host, client)
-        self._forwarder = Forwarder(self.cluster, host, client, self._pool)
+        self.cluster = Cluster(host, client, clock)
+        self._forwarder = Forwarder(self.cluster, host, client, self._pool, clock)
         secrets = {ak: secret for ak, (secret, _role) in accounts(security).items()} if security.acl_enable else None
         forward = self._forwarder
         self._renewer = Renewer(
-            lambda name, method, request, deadline: forward.call(name, method, _fixed(request), deadline)
+            lambda name, method, request, deadline: forward.call(name, method, _fixed(request), deadline), clock
         )
-        self._servicer = MessagingServicer(self.cluster, forward, self._renewer, secrets, lambda: host.proxy_address)
+        self._servicer = MessagingServicer(
+            self.cluster, forward, self._renewer, secrets, lambda: host.proxy_address, clock
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping: asyncio.Event | None = None
         self._ready = threading.Event()
@@ -570,7 +576,7 @@ class AccessPoint:
 
     def connections(self, group: str = "", topic: str = "") -> list[Connection]:
         """The clients connected through this access point now (``Connections.alive``)."""
-        return self._servicer.connections.alive(time.monotonic(), group=group, topic=topic)
+        return self._servicer.connections.alive(self._clock.monotonic(), group=group, topic=topic)
 
     def start(self) -> int:
         """Serve; returns the bound port (``serving.BindError`` when the address cannot be bound)."""

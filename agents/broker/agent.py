@@ -40,6 +40,7 @@ from controller.config import ControllerConfig
 from controller.daemon import ControllerNode, GrpcBindError, MetricsBindError
 from controller.raft import RaftStartError
 from mqbase import serving
+from mqbase.clock import SYSTEM, Clock
 from mqbase.files import atomic_write
 from mqbase.ports import free_port
 from mqbase.properties import update_properties_file
@@ -187,8 +188,10 @@ class EmbeddedController:
 class Agent:
     """Hosts brokers; see the module docstring."""
 
-    def __init__(self, config: AgentConfig) -> None:
+    def __init__(self, config: AgentConfig, clock: Clock = SYSTEM) -> None:
+        """`clock`: read by every part of every hosted broker (tests pass one they move by hand)."""
         self.config = config
+        self.clock = clock
         self.port = 0
         self._lock = threading.Lock()
         self._config_lock = threading.Lock()
@@ -338,7 +341,9 @@ class Agent:
     def _serve_access_point(self) -> None:
         from agents.access.server import AccessPoint  # the RocketMQ client's protos: only agents serving it
 
-        self._access = AccessPoint(self, self.config.listen_host, self.config.proxy_listen_port, self.config.security)
+        self._access = AccessPoint(
+            self, self.config.listen_host, self.config.proxy_listen_port, self.config.security, self.clock
+        )
         try:
             self._proxy_port = self._access.start()
         except serving.BindError as exc:
@@ -384,7 +389,12 @@ class Agent:
             return [m for _, m in self.managers()]
 
         own.append(
-            ReplicasManager(replace(config, listen_port=port), security=self.config.security, neighbours=neighbours)
+            ReplicasManager(
+                replace(config, listen_port=port),
+                security=self.config.security,
+                neighbours=neighbours,
+                clock=self.clock,
+            )
         )
         hosted = Hosted(config_path, own[0], server, lock)
         with self._lock:

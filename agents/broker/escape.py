@@ -3,7 +3,7 @@
 A replica acting as its set's read-only master (``agents.ha.acting``) never writes its own log. What its consumers
 change (deliveries, acks, invisibility, forward offset commits) and the delayed messages falling due escape to
 the master of another set of the cluster, which stores them as ``Escaped`` records of its own log naming their home
-set (``ConsumerService.take_escaped``), replicated like any record of that set. ``acting.escape_target`` picks it:
+set (``EscapeIntake.take_escaped``), replicated like any record of that set. ``acting.escape_target`` picks it:
 a master the same agent hosts first (RIP-31's local escape, a direct call), else one of the cluster's (the escape
 bridge, over the agent API). When no other set has a master, or the one picked does not store them (unreachable, or
 its SyncStateSet cannot acknowledge: a lost member with the controllers down), changes without
@@ -21,14 +21,17 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
-from agents.broker.consumers import Refused
+from agents.broker.consumer_checks import Refused, served_topic
+from agents.broker.consumer_ledger import ACTING_READ_ONLY, DLQ_PREFIX, ConsumerLedger
 from agents.consumer.records import SYSTEM_TOPIC, Escaped, EscapeKey, EscapeReleased, StateRecord, from_message
 from agents.consumer.records import to_message as records_message
 from agents.ha import acting
 from agents.store.record import Message
 from mqbase.client import AgentClient
+from mqbase.clock import wall_ms
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError
 from mqbase.proto import agent_pb2 as apb
@@ -42,7 +45,7 @@ RPC_TIMEOUT_S = 3.0
 
 
 class EscapeMaster(Protocol):
-    """A master's side of the escape (``ConsumerService``)."""
+    """A master's side of the escape (``EscapeIntake``)."""
 
     def take_escaped(self, home: str, changes: Sequence[Escaped], copies: Sequence[Message]) -> None: ...
     def escaped_for(self, home: str) -> list[Escaped]: ...
@@ -65,7 +68,7 @@ class Neighbour(Protocol):
     """A broker hosted by the same agent, as the escape needs it (``ReplicasManager``)."""
 
     @property
-    def consumers(self) -> EscapeMaster: ...
+    def intake(self) -> EscapeMaster: ...
 
     def cluster_and_name(self) -> tuple[str, str]: ...
 
@@ -74,6 +77,58 @@ class Neighbour(Protocol):
     def is_master(self) -> bool: ...
 
     def master_address(self) -> str: ...
+
+
+class EscapeIntake:
+    """A master's side of the escape: other sets' acting replicas' changes, stored here until their set takes them
+    back (answered in pre-online too: two new masters ask each other)."""
+
+    def __init__(self, ledger: ConsumerLedger) -> None:
+        self._ledger = ledger
+
+    def take_escaped(self, home: str, changes: Sequence[Escaped], copies: Sequence[Message]) -> None:
+        """As another set's escape master: store its acting replica's changes, and the copies of the delayed
+        messages it delivered (into their topics here), in one put; `Refused` when not stored."""
+        ledger = self._ledger
+        now = wall_ms(ledger.clock)
+        if home == ledger.name or any(c.home != home for c in changes):
+            raise Refused(ResponseCode.MESSAGE_ILLEGAL, f"escaped changes must name their home set {home}, not this")
+        if not changes:
+            raise Refused(ResponseCode.MESSAGE_ILLEGAL, "no escaped change to store")
+        placed: list[Message] = []
+        for m in copies:
+            if m.topic.startswith(DLQ_PREFIX):
+                placed.append(replace(m, store_timestamp=now))
+                continue
+            topic = served_topic(ledger.host.metadata, ledger.name, m.topic)
+            queues = max(topic.write_queue_nums, 1)
+            placed.append(replace(m, queue_id=m.queue_id % queues, store_timestamp=now))
+        with ledger.lock:
+            _, state = ledger.ready()
+            if ledger.acting:
+                raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, ACTING_READ_ONLY.format(what="an escape"))
+            appended = ledger.append(state, list(changes), placed)
+        ledger.settle(appended)
+        if placed:
+            ledger.wake()
+
+    def escaped_for(self, home: str) -> list[Escaped]:
+        """The changes escaped here for set `home`, in key order (answered in pre-online too: two new masters
+        ask each other)."""
+        ledger = self._ledger
+        with ledger.lock:
+            _, state = ledger.ready(pre_online=True)
+        return sorted(state.escaped.get(home, {}).values(), key=lambda e: e.key)
+
+    def release_escaped(self, released: EscapeReleased) -> None:
+        """Drop the escaped changes set `released.home` took back (the ones still held)."""
+        ledger = self._ledger
+        with ledger.lock:
+            _, state = ledger.ready(pre_online=True)
+            held = state.escaped.get(released.home, {})
+            keys = tuple(k for k in released.keys if k in held)
+            appended = ledger.append(state, [EscapeReleased(released.home, keys)]) if keys else None
+        ledger.settle(appended)
 
 
 def encode_escaped(changes: Sequence[Escaped | EscapeReleased]) -> bytes:
@@ -164,7 +219,7 @@ class EscapeLink:
         for n in self._neighbours():
             cluster, name = n.cluster_and_name()
             if cluster == self._cluster and name != self._home and n.is_master():
-                out[name] = (n.broker_address(), n.consumers)
+                out[name] = (n.broker_address(), n.intake)
         return out
 
     def send(self, changes: Sequence[Escaped], copies: Sequence[Message], serving: Callable[[str], bool]) -> str:

@@ -18,24 +18,36 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, assert_never
 
 from agents.broker import write_gate
 from agents.broker.cleaner import CommitLogCleaner
+from agents.broker.consumer_ledger import unserved_dead_letter_topics
 from agents.broker.consumer_snapshots import MAX_PAGE_BYTES, SnapshotKeeper
-from agents.broker.consumers import ConsumerService, unserved_dead_letter_topics
+from agents.broker.consumers import Consumers
 from agents.broker.controller_link import ControllerLink
 from agents.broker.delays import TimerDelivery
-from agents.broker.escape import EscapeLink, Neighbour
+from agents.broker.escape import EscapeIntake, EscapeLink, Neighbour
 from agents.broker.escape_journal import EscapeJournal
 from agents.broker.queue_locks import QueueLocks
 from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Stay, TakeSyncStateSet, decide
 from agents.broker.roles import View as ControllerView
 from agents.broker.stats import BrokerStats
 from agents.broker.take_back import TakeBack
+from agents.broker.worker_events import (
+    Check,
+    DeadLetters,
+    LearnMembers,
+    MetadataChanged,
+    Poll,
+    Proposed,
+    ReadMetadata,
+    RoleChanged,
+    Stop,
+    WorkerEvent,
+)
 from agents.broker.write_gate import Gate, Step, TransferReady, WritePause
 from agents.config import BrokerConfig
 from agents.consumer.records import Escaped
@@ -55,6 +67,7 @@ from agents.store.epoch_file import EpochFileError
 from agents.store.record import Message
 from mqbase import retry
 from mqbase.client import AgentClient
+from mqbase.clock import Clock, monotonic_ms, wall_ms
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError
 from mqbase.metadata import DEFAULT_QUEUE_NUMS, MESSAGE_TYPE, PERM_READ, PERM_WRITE
@@ -103,18 +116,20 @@ class ReplicasManager:
         on_role_change: Callable[[ReplicasManager], None] | None = None,
         security: SecurityConfig | None = None,
         neighbours: Callable[[], Iterable[Neighbour]] = tuple,
+        clock: Clock,
     ):
         """`security`: the agent's TLS and credentials for the controllers; with aclEnable, this broker's HA
         port admits only ids the controller registered in its set. `neighbours`: the other brokers the agent
-        hosts (RIP-31's local escape)."""
+        hosts (RIP-31's local escape). `clock`: the agent's, read by every part of the broker."""
         self.config = config
+        self._clock = clock
         self._check_slaves = security is not None and security.acl_enable
         self._members: frozenset[int] | None = None  # the set's registered ids, as last learnt (aclEnable)
         self._members_wanted = threading.Event()
         self.replica: Replica | None = None
         self.broker_id = -1
         self._files = IdentityFiles(config.store_root)
-        self._events: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self._events: queue.Queue[WorkerEvent] = queue.Queue()
         self._stopped = threading.Event()
         self._lock = threading.Lock()
         self._sss_epoch = 0
@@ -134,36 +149,36 @@ class ReplicasManager:
         self._last_reread: float | None = None  # when a refused send last re-read the metadata (monotonic)
         self._on_role_change = on_role_change
         self._gate_lock = threading.Lock()  # guards _gate: puts, the watchdog, the worker and transfer RPCs
-        self._gate = Gate(time.monotonic())
+        self._gate = Gate(clock.monotonic())
         self._client_security = (security or SecurityConfig()).client()
         self._link = ControllerLink(
             config.controller_addr,
             self._heartbeat,
-            lambda note: self._events.put(("push", note)),
+            self.notify,
             interval_s=lambda: self.config.broker_heartbeat_interval / 1000,
             security=self._client_security,
         )
         self._worker = threading.Thread(target=self._run, name=f"replicas-{config.broker_name}", daemon=True)
         self._watchdog = threading.Thread(target=self._watch, name=f"watchdog-{config.broker_name}", daemon=True)
         self.snapshots = SnapshotKeeper(lambda: self.replica, lambda: self.config, fetch=self._master_snapshot)
-        self.consumers = ConsumerService(self, self.snapshots)
-        self.timer = TimerDelivery(self.consumers, config.broker_name)
+        self.consumers = Consumers(self, self.snapshots, clock)
+        self.timer = TimerDelivery(self.consumers.timers, config.broker_name, clock)
         self.escapes = EscapeLink(
             config.broker_cluster_name, config.broker_name, neighbours, self._link.call, self._client_security,
             EscapeJournal(config.store_root),
         )  # fmt: skip
         self.take_back = TakeBack(
-            self.consumers, self.escapes, self._alive_peers, lambda: self.config, self._client_security
+            self.consumers.ledger, self.escapes, self._alive_peers, lambda: self.config, self._client_security
         )
         self.queue_locks = QueueLocks(
-            config.broker_name, lambda: self.config.rebalance_lock_max_live_time, self._client_security
+            config.broker_name, lambda: self.config.rebalance_lock_max_live_time, self._client_security, clock
         )
         self._coordinated = False  # whether this replica coordinated at the last role change (worker thread)
         self.cleaner = CommitLogCleaner(
             lambda: self.replica, lambda: self.config, retained_floor=self.snapshots.retained_floor
         )
-        self.stats = BrokerStats(time.monotonic())  # brokerStatus / statsAll (issue 35)
-        self.started_ms = int(time.time() * 1000)
+        self.stats = BrokerStats(clock.monotonic())  # brokerStatus / statsAll
+        self.started_ms = wall_ms(clock)
 
     # --- life cycle ------------------------------------------------------------------------------
 
@@ -178,7 +193,7 @@ class ReplicasManager:
     def stop(self) -> None:
         """Stop talking to the controllers, then stop the data plane and close the store."""
         self._stopped.set()
-        self._events.put(("stop", None))
+        self._events.put(Stop())
         self._worker.join(timeout=10)
         self._watchdog.join(timeout=2)
         self.cleaner.stop()
@@ -241,7 +256,7 @@ class ReplicasManager:
         """Re-read the metadata for a send the table refuses: the topic may be newer than the table (its push not
         yet here). `limited`: not if a re-read started within ``REREAD_INTERVAL_S`` (False then). Raises MqError
         when no controller answers; bounded by the link's call timeout."""
-        now = time.monotonic()
+        now = self._clock.monotonic()
         with self._lock:
             if limited and not reread_due(self._last_reread, now):
                 return False
@@ -275,7 +290,7 @@ class ReplicasManager:
     def dead_letters_stored(self, topics: frozenset[str]) -> None:
         """See ``consumers.Host``: created by the worker (a controller call), one queue each as Java's
         ``DLQ_NUMS_PER_GROUP``; a topic still missing is asked for again at the set's next dead letter."""
-        self._events.put(("dead_letters", topics))
+        self._events.put(DeadLetters(topics))
 
     def update_config(self, config: BrokerConfig) -> None:
         """Runtime keys take effect for the next heartbeat and poll; the HA keys from the next role change."""
@@ -285,7 +300,10 @@ class ReplicasManager:
 
     def notify(self, note: common_pb2.RoleChangeNotification) -> None:
         """A role change pushed by a direct NotifyBrokerRoleChanged call (same as over the stream)."""
-        self._events.put(("push", note))
+        if note.HasField("metadata_version"):
+            self._events.put(MetadataChanged(note.metadata_version))
+        else:
+            self._events.put(RoleChanged(self._view_of_push(note)))
 
     # --- data ------------------------------------------------------------------------------------
 
@@ -315,7 +333,7 @@ class ReplicasManager:
         """
         with self._gate_lock:
             limit_s = write_gate.pause_limit_s(self.config.controller_heart_beat_timeout_mills)
-            step = write_gate.observe(self._gate, time.monotonic() if now is None else now, limit_s, tick=tick)
+            step = write_gate.observe(self._gate, self._clock.monotonic() if now is None else now, limit_s, tick=tick)
             self._gate = step.gate
             self._carry_out(step)
         return step.gate
@@ -324,7 +342,7 @@ class ReplicasManager:
         """Do what a gate step asks (caller holds the gate's lock)."""
         if step.closed:
             log.warning("%s: %s; writes wait for the controller", self._name(), step.closed)
-            self._events.put(("poll", None))
+            self._events.put(Poll())
         if step.lease_ended is not None:
             replica = self.replica
             master = replica.master if replica is not None else None
@@ -334,7 +352,7 @@ class ReplicasManager:
     def _watch(self) -> None:
         while not self._stopped.wait(TICK_S):
             self._observe(tick=True)
-            if self.consumers.tick(time.monotonic()):
+            if self.consumers.ledger.tick(self._clock.monotonic()):
                 self.take_back.wake()  # a slave may have acted meanwhile: pre-online again, now
 
     # --- graceful transfer -----------------------------------------------------------------------
@@ -361,15 +379,15 @@ class ReplicasManager:
             return refused
         assert replica is not None and master is not None  # write_gate.refusal checked the master
         with self._gate_lock:
-            started = time.monotonic()
+            started = self._clock.monotonic()
             pause = WritePause(token, target_id, target_address, master_epoch, started + lease_s)
             self._gate = replace(self._gate, pause=pause)
         final = master.pause_writes()
         log.info("%s: writes paused at offset %d for a transfer to broker %d (token %s)",
                  self._name(), final, target_id, token)  # fmt: skip
         master.wait_settled(timeout_s)  # the puts below `final` get their answer before the role can change
-        ack = master.wait_acked(target_id, final, max(0.0, started + timeout_s - time.monotonic()))
-        waited = time.monotonic() - started
+        ack = master.wait_acked(target_id, final, max(0.0, started + timeout_s - self._clock.monotonic()))
+        waited = self._clock.monotonic() - started
         same_role = replica.position == Position(Role.MASTER, master_epoch) and replica.master is master
         ready = write_gate.outcome(target_id, final, ack, timeout_s, waited, same_role=same_role)
         if ready.code == ResponseCode.CONTROLLER_ELECT_MASTER_FAILED:
@@ -401,48 +419,59 @@ class ReplicasManager:
             log.error("%s: %s", self._name(), self._error)
             return
         self._link.start()
-        self._events.put(("metadata", None))  # learn the topics and groups at once, not a period later
-        next_poll = time.monotonic() + self.config.sync_broker_metadata_period / 1000
+        self._events.put(ReadMetadata())  # learn the topics and groups at once, not a period later
+        next_poll = self._clock.monotonic() + self.config.sync_broker_metadata_period / 1000
         while not self._stopped.is_set():
-            wait = next_poll - time.monotonic()
+            wait = next_poll - self._clock.monotonic()
             if self.config.enable_slave_acting_master:
                 wait = min(wait, acting.CHECK_S)  # a master may be gone: look at the HA stream this often
+            event: WorkerEvent
             try:
-                kind, payload = self._events.get(timeout=max(0.0, wait))
+                event = self._events.get(timeout=max(0.0, wait))
             except queue.Empty:
-                kind, payload = "poll", None
-                if time.monotonic() < next_poll:
+                if self._clock.monotonic() < next_poll:
                     if not self._watching():
                         continue
-                    kind = "check"
+                    event = Check()
+                else:
+                    event = Poll()
+            if isinstance(event, Stop):
+                return
+            if isinstance(event, Poll):
+                next_poll = self._clock.monotonic() + self.config.sync_broker_metadata_period / 1000
             try:
-                if kind == "stop":
-                    return
-                if kind == "push" and payload.HasField("metadata_version"):
-                    if stale(self.metadata, payload.metadata_version):
-                        self._read_metadata()
-                elif kind == "push":
-                    self._apply(self._view_of_push(payload), may_elect=False)
-                elif kind == "propose":
-                    self._alter_sync_state_set(payload)
-                elif kind == "poll":
-                    next_poll = time.monotonic() + self.config.sync_broker_metadata_period / 1000
-                    self._poll_cycle()
-                elif kind == "check":
-                    self._poll_cycle(full=False)
-                elif kind == "members":
-                    self._learn_members()
-                elif kind == "metadata":
-                    self._read_metadata()
-                elif kind == "dead_letters":
-                    for topic in sorted(unserved_dead_letter_topics(payload, self.metadata, self.config.broker_name)):
-                        self.create_topic(topic, queues=1, why="its first dead letter")
+                self._handle(event)
             except MqError as exc:
-                log.info("%s: controller unavailable for %s: %s", self._name(), kind, exc)
+                log.info("%s: controller unavailable for %s: %s", self._name(), type(event).__name__, exc)
             except StaleEpoch as exc:
                 log.warning("%s: refused a role change: %s", self._name(), exc)
             except Exception:  # the worker must outlive any one bad answer; the next poll tries again
-                log.exception("%s: handling %s failed", self._name(), kind)
+                log.exception("%s: handling %s failed", self._name(), type(event).__name__)
+
+    def _handle(self, event: WorkerEvent) -> None:
+        match event:
+            case RoleChanged(view=view):
+                self._apply(view, may_elect=False)
+            case MetadataChanged(version=version):
+                if stale(self.metadata, version):
+                    self._read_metadata()
+            case Proposed(sync_state_set=members):
+                self._alter_sync_state_set(members)
+            case Poll():
+                self._poll_cycle()
+            case Check():
+                self._poll_cycle(full=False)
+            case LearnMembers():
+                self._learn_members()
+            case ReadMetadata():
+                self._read_metadata()
+            case DeadLetters(topics=topics):
+                for topic in sorted(unserved_dead_letter_topics(topics, self.metadata, self.config.broker_name)):
+                    self.create_topic(topic, queues=1, why="its first dead letter")
+            case Stop():
+                pass  # the loop ends before handling it
+            case _:
+                assert_never(event)
 
     def _register(self) -> bool:
         """Registration phases, retried until done or stopped; False when stopped first.
@@ -537,7 +566,7 @@ class ReplicasManager:
         """GetReplicaInfo and GetMetadata, then RIP-32's check, whatever they raised: the controllers count as
         reachable only if one of them gave this cycle an answer on the set. Not `full` (RIP-32's check between
         polls): no election and no metadata read, so a set without a master costs the controllers no more."""
-        started = _now_ms()
+        started = monotonic_ms(self._clock)
         try:
             self._poll(may_elect=full)
             if full:
@@ -553,7 +582,7 @@ class ReplicasManager:
 
     def _poll(self, *, may_elect: bool = True) -> None:
         c = self.config
-        asked_at = time.monotonic()
+        asked_at = self._clock.monotonic()
         response = self._link.call("GetReplicaInfo", pb.GetReplicaInfoRequest(broker_name=c.broker_name))
         if response.code == ResponseCode.CONTROLLER_BROKER_METADATA_NOT_EXIST:
             log.warning("%s: the controller lost this broker set; registering again", self._name())
@@ -596,10 +625,10 @@ class ReplicasManager:
             learnt = after is not before and after.version != before.version
         if learnt:
             log.info("%s: learnt metadata version %d", self._name(), response.metadata_version)
-            self.consumers.forget(before, after)
+            self.consumers.offsets.forget(before, after)
 
     def _apply(self, view: ControllerView, *, may_elect: bool) -> None:
-        self._answer = ControllerAnswer(view.master_id, _now_ms())
+        self._answer = ControllerAnswer(view.master_id, monotonic_ms(self._clock))
         decision = decide(self._local(), view, may_elect=may_elect)
         self._execute(decision, view)
         if view.master_id is not None and self.acting:
@@ -613,8 +642,8 @@ class ReplicasManager:
         return self._position().role is Role.MASTER or self.acting
 
     def lock_queues(self, keys: Sequence[QueueKey]) -> frozenset[QueueKey]:
-        """Take or renew the orderly queues' locks as the set's coordinator (``consumers.Host``); the keys held:
-        none while this replica does not coordinate. Does RPCs in strict mode: call outside the consumers' lock."""
+        """Take or renew the orderly queues' locks as the set's coordinator (``consumer_ledger.Host``); the keys held:
+        none while this replica does not coordinate. Does RPCs in strict mode: call outside the ledger's lock."""
         if not self.coordinating:
             return frozenset()
         c = self.config
@@ -650,6 +679,11 @@ class ReplicasManager:
     def escape(self, changes: Sequence[Escaped], copies: Sequence[Message], serving: Callable[[str], bool]) -> str:
         """Store an acting replica's consumer changes at another set's master (``agents.broker.escape``)."""
         return self.escapes.send(changes, copies, serving)
+
+    @property
+    def intake(self) -> EscapeIntake:
+        """This broker's side of other sets' escapes (``escape.Neighbour``)."""
+        return self.consumers.intake
 
     def cluster_and_name(self) -> tuple[str, str]:
         return self.config.broker_cluster_name, self.config.broker_name
@@ -703,7 +737,7 @@ class ReplicasManager:
             if role is not None:
                 alive.add(broker_id)
             if role is Role.MASTER:
-                self._agent_sighting_ms = _now_ms()
+                self._agent_sighting_ms = monotonic_ms(self._clock)
         self._alive = frozenset(alive)
         self._alive_for = learnt_for
 
@@ -737,11 +771,11 @@ class ReplicasManager:
         view = SetView(
             self.broker_id, self._position().role, self._answer, reachable, max(sightings, default=None), self._alive
         )
-        verdict = acting.decide(view, _now_ms(), self.config.acting_policy)
+        verdict = acting.decide(view, monotonic_ms(self._clock), self.config.acting_policy)
         with self._lock:
             before, self._verdict = self._verdict, verdict
             if verdict.act and not before.act:
-                self._acting_since_ms = int(time.time() * 1000)
+                self._acting_since_ms = wall_ms(self._clock)
                 self._acting_episodes += 1
             elif before.act and not verdict.act:
                 self._acting_since_ms = 0
@@ -765,7 +799,7 @@ class ReplicasManager:
                 if self._check_slaves:
                     self._learn_members()  # before the HA port opens, so the slaves' first handshakes pass
                 replica.change_to_master(
-                    epoch, members, sss_epoch, lambda s: self._events.put(("propose", s)), self.config.ha_listen_port,
+                    epoch, members, sss_epoch, lambda s: self._events.put(Proposed(s)), self.config.ha_listen_port,
                     admit=self._admit_slave if self._check_slaves else None,
                 )  # fmt: skip
                 self._took_role(sss_epoch, view)
@@ -793,7 +827,7 @@ class ReplicasManager:
         refused = admit_slave(slave_id, self.broker_id, self._members)
         if refused is not None and not self._members_wanted.is_set():
             self._members_wanted.set()
-            self._events.put(("members", None))
+            self._events.put(LearnMembers())
         return refused
 
     def _learn_members(self) -> None:
@@ -940,8 +974,3 @@ class ReplicasManager:
             frozenset(note.sync_state_set),
             note.sync_state_set_epoch,
         )
-
-
-def _now_ms() -> int:
-    """The monotonic clock in ms: RIP-32's answers, sightings and bound are compared on it."""
-    return int(time.monotonic() * 1000)

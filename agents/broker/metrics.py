@@ -14,7 +14,7 @@ from prometheus_client import Counter, Histogram
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from agents.broker.cleaner import Totals
-from agents.broker.consumers import Counters
+from agents.broker.consumer_ledger import Counters
 from agents.broker.manager import Status
 from agents.config import BrokerConfig
 from agents.consumer.snapshot import Snapshot
@@ -44,7 +44,14 @@ class Managed(Protocol):
 
 
 class Consumers(Protocol):
-    """RIP-32's figures of a broker's consumer service (``ConsumerService``)."""
+    """A broker's consumer side (``consumers.Consumers``): its ledger's RIP-32 figures."""
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+
+class Ledger(Protocol):
+    """RIP-32's figures of a broker's consumer state (``ConsumerLedger``)."""
 
     @property
     def counters(self) -> Counters: ...
@@ -134,10 +141,10 @@ class _BrokerCollector:
             epoch.add_metric(labels, status.master_epoch)
             acting.add_metric(labels, 1.0 if status.acting_since_ms else 0.0)
             episodes.add_metric(labels, status.acting_episodes)
-            counts = manager.consumers.counters
+            counts = manager.consumers.ledger.counters
             escaped.add_metric(labels, counts.escaped)
             taken.add_metric(labels, counts.taken_back)
-            pre_online.add_metric(labels, 1.0 if manager.consumers.pre_online else 0.0)
+            pre_online.add_metric(labels, 1.0 if manager.consumers.ledger.pre_online else 0.0)
             pre_online_s.add_metric(labels, counts.pre_online_s)
             held.add_metric(labels, manager.queue_locks.alive())
             refusals.add_metric(labels, manager.queue_locks.refusals)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -20,6 +19,7 @@ from dataclasses import dataclass, replace
 from agents.consumer import locks
 from agents.pop.model import QueueKey
 from mqbase.client import AgentClient
+from mqbase.clock import Clock, monotonic_ms
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError
 from mqbase.metadata import GROUP_MAX_LENGTH, TOPIC_MAX_LENGTH
@@ -64,17 +64,22 @@ def keys_of(group: str, topic: str, queue_ids: Iterable[int]) -> frozenset[Queue
 class QueueLocks:
     """This replica's table and, while it coordinates, the locks it holds at the set's replicas."""
 
-    def __init__(self, broker_name: str, life_ms: Callable[[], int], security: ClientSecurity) -> None:
-        """`life_ms`: the broker's rebalanceLockMaxLiveTime now (a run-time key)."""
+    def __init__(self, broker_name: str, life_ms: Callable[[], int], security: ClientSecurity, clock: Clock) -> None:
+        """`life_ms`: the broker's rebalanceLockMaxLiveTime now (a run-time key). A table's locks are compared on
+        `clock`'s monotonic reading only: the clock of the replica keeping it."""
         self._broker_name = broker_name
+        self._clock = clock
         self._life_ms = life_ms
         self._security = security
         self._lock = threading.Lock()
-        self._table = locks.started(_now_ms(), life_ms())
+        self._table = locks.started(self._now_ms(), life_ms())
         self._held: dict[QueueKey, str] = {}  # what this replica took as coordinator -> the owner it took them as
         self._held_lock = threading.Lock()
         self.refusals = 0
         """Queues a coordinator's acquire did not get (metrics)."""
+
+    def _now_ms(self) -> int:
+        return monotonic_ms(self._clock)
 
     # --- this replica's table (LockBatchMQ / UnlockBatchMQ) --------------------------------------
 
@@ -84,7 +89,9 @@ class QueueLocks:
         as Java's does."""
         with self._lock:
             table = self._table if grace else replace(self._table, refuse_until_ms=0)
-            table, won = locks.try_lock_all(table, batch.keys, batch.owner, _now_ms(), batch.life_ms or self._life_ms())
+            table, won = locks.try_lock_all(
+                table, batch.keys, batch.owner, self._now_ms(), batch.life_ms or self._life_ms()
+            )
             self._table = replace(table, refuse_until_ms=self._table.refuse_until_ms)
         return won
 
@@ -97,7 +104,7 @@ class QueueLocks:
     def alive(self) -> int:
         """The locks of this table that have not expired (metrics)."""
         with self._lock:
-            return locks.alive(self._table, _now_ms())
+            return locks.alive(self._table, self._now_ms())
 
     # --- the coordinator's side ------------------------------------------------------------------
 
@@ -171,8 +178,3 @@ class QueueLocks:
             log.info("%s at %s answered %d: %s", method, address, response.code, response.remark)
             return None
         return keys_of(key.group, key.topic, response.locked_queue_ids)
-
-
-def _now_ms() -> int:
-    """The monotonic clock in ms: a table's locks are compared only on the clock of the replica keeping it."""
-    return int(time.monotonic() * 1000)

@@ -7,17 +7,17 @@ broker's own listen port (where an unnamed request means that broker).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
-import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from agents.access.connections import Connection
 from agents.broker import query
 from agents.broker.answers import REMARKS, STATUS_CODES
-from agents.broker.consumers import Refused as ConsumerRefused
+from agents.broker.consumer_checks import Refused as ConsumerRefused
 from agents.broker.escape import decode_escaped, decode_released, encode_escaped
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
@@ -46,6 +46,7 @@ from agents.store.epochs import MAX_OFFSET
 from agents.store.message_store import MessageStore
 from agents.store.record import Message, RecordError, blank_size_at, header_at
 from mqbase import __version__
+from mqbase.clock import Clock, wall_ms
 from mqbase.codes import ResponseCode
 from mqbase.configkeys import address_problem
 from mqbase.errors import MqError
@@ -104,6 +105,7 @@ class Host(Protocol):
     """What the servicer needs from the agent."""
 
     metrics: AgentMetrics | None
+    clock: Clock
 
     @property
     def proxy_address(self) -> str:
@@ -121,8 +123,53 @@ class Host(Protocol):
         ...
 
 
-def _failure(response_type: Callable[..., Any], code: int, remark: str) -> Any:
-    return response_type(code=code, remark=remark)
+Request = TypeVar("Request")
+Response = TypeVar("Response")
+Handler = Callable[["AgentServicer", "ReplicasManager", Request, Any], Response]
+FENCED = "the broker is fenced until its role is known; retry"
+
+
+def _broker_of(request: Any) -> pb.BrokerRef:
+    ref: pb.BrokerRef = request.broker
+    return ref
+
+
+def _itself(request: pb.BrokerRef) -> pb.BrokerRef:
+    return request
+
+
+def _epoch_cache_ref(request: pb.GetBrokerEpochCacheRequest) -> pb.BrokerRef:
+    ref = pb.BrokerRef(broker_name=request.broker_name)
+    if request.broker_id:
+        ref.broker_id = request.broker_id
+    return ref
+
+
+def scoped(
+    response_type: Callable[..., Response], ref: Callable[[Any], pb.BrokerRef] = _broker_of
+) -> Callable[[Handler[Request, Response]], Callable[[AgentServicer, Request, Any], Response]]:
+    """A broker-scoped RPC: the handler gets the broker the request names (``ref``, its ``broker`` field by
+    default); a broker this servicer does not serve is answered with SYSTEM_ERROR and the reason, in the RPC's own
+    response type."""
+
+    def decorate(handler: Handler[Request, Response]) -> Callable[[AgentServicer, Request, Any], Response]:
+        @functools.wraps(handler)
+        def serve(self: AgentServicer, request: Request, context: Any) -> Response:
+            try:
+                manager = self._find(ref(request))
+            except BrokerNotFound as exc:
+                return response_type(code=ResponseCode.SYSTEM_ERROR, remark=str(exc))
+            return handler(self, manager, request, context)
+
+        return serve
+
+    return decorate
+
+
+def _readable_store(manager: ReplicasManager) -> MessageStore | None:
+    """The store of a replica that may answer reads; None while it is fenced."""
+    replica = manager.replica
+    return replica.store if replica is not None and manager.readable() else None
 
 
 def _admit(manager: ReplicasManager, topic: str) -> Allowed | Refused:
@@ -183,24 +230,21 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             raise BrokerNotFound(f"this port serves broker {manager.config.broker_name}, not {ref.broker_name}")
         return manager
 
-    def _manager(self, ref: pb.BrokerRef, response_type: Callable[..., Any]) -> ReplicasManager | Any:
-        try:
-            return self._find(ref)
-        except BrokerNotFound as exc:
-            return _failure(response_type, ResponseCode.SYSTEM_ERROR, str(exc))
-
     # --- messages --------------------------------------------------------------------------------
 
-    def SendMessage(self, request: pb.SendMessageRequest, context: Any) -> pb.SendMessageResponse:
-        return self._send(request.broker, [request.message], context)
+    @scoped(pb.SendMessageResponse)
+    def SendMessage(
+        self, manager: ReplicasManager, request: pb.SendMessageRequest, context: Any
+    ) -> pb.SendMessageResponse:
+        return self._send(manager, [request.message], context)
 
-    def SendMessages(self, request: pb.SendMessagesRequest, context: Any) -> pb.SendMessageResponse:
-        return self._send(request.broker, list(request.messages), context)
+    @scoped(pb.SendMessageResponse)
+    def SendMessages(
+        self, manager: ReplicasManager, request: pb.SendMessagesRequest, context: Any
+    ) -> pb.SendMessageResponse:
+        return self._send(manager, list(request.messages), context)
 
-    def _send(self, ref: pb.BrokerRef, messages: list[pb.Message], context: Any) -> pb.SendMessageResponse:
-        manager = self._manager(ref, pb.SendMessageResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
+    def _send(self, manager: ReplicasManager, messages: list[pb.Message], context: Any) -> pb.SendMessageResponse:
         queues: dict[str, int] = {}
         for topic in dict.fromkeys(m.topic for m in messages):  # each topic once, in the order sent
             admitted = _admit(manager, topic)
@@ -210,7 +254,8 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         for m in messages:  # before anything is stored: one bad queue id refuses the whole batch
             if (illegal := queue_id_problem(m.topic, m.queue_id, queues[m.topic])) is not None:
                 return pb.SendMessageResponse(code=ResponseCode.SYSTEM_ERROR, remark=illegal)
-        now = int(time.time() * 1000)
+        clock = self._host.clock
+        now = wall_ms(clock)
         host = peer_address(context.peer()) if context is not None else None
         batch: list[Message] = []
         try:
@@ -230,7 +275,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=str(exc))
         if not batch:
             return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark="no message to send")
-        started = time.monotonic()
+        started = clock.monotonic()
         try:
             result = manager.put(batch)
         except RecordError as exc:
@@ -240,10 +285,10 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             remark = f"the store cannot write ({exc.strerror or exc}); the message may not be stored: retry later"
             return pb.SendMessageResponse(code=ResponseCode.SYSTEM_ERROR, remark=remark)
         if self._host.metrics is not None:
-            self._host.metrics.observe_put(manager, time.monotonic() - started, result.status.value)
+            self._host.metrics.observe_put(manager, clock.monotonic() - started, result.status.value)
         if result.status is PutStatus.PUT_OK:
-            manager.stats.put(((m.topic, len(m.body)) for m in messages), time.monotonic())
-            manager.consumers.wake()
+            manager.stats.put(((m.topic, len(m.body)) for m in messages), clock.monotonic())
+            manager.consumers.ledger.wake()
             if any(m.topic == TIMER_TOPIC for m in batch):
                 manager.timer.wake()
         status = manager.status()  # after the put: a refusal names the master the broker knows now
@@ -267,15 +312,13 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
                     placed.queue_id = int(stored.properties[REAL_QID])
         return response
 
-    def PullMessage(self, request: pb.PullMessageRequest, context: Any) -> pb.PullMessageResponse:
-        manager = self._manager(request.broker, pb.PullMessageResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
+    @scoped(pb.PullMessageResponse)
+    def PullMessage(
+        self, manager: ReplicasManager, request: pb.PullMessageRequest, context: Any
+    ) -> pb.PullMessageResponse:
         replica = manager.replica
         if replica is None or not manager.readable():
-            return pb.PullMessageResponse(
-                code=ResponseCode.SERVICE_NOT_AVAILABLE, remark="the broker is fenced until its role is known; retry"
-            )
+            return pb.PullMessageResponse(code=ResponseCode.SERVICE_NOT_AVAILABLE, remark=FENCED)
         store = replica.store
         first, end = store.queue_range(request.topic, request.queue_id)
         queue_nums = reader_queue_nums(manager.metadata, request.topic, store.queue_ids(request.topic))
@@ -300,7 +343,9 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             next_offset=found[-1][0] + 1 if found else max(request.queue_offset, first),
             queue_nums=queue_nums,
         )
-        manager.stats.got(request.topic, "", len(found), sum(len(m.body) for _, m in found), time.monotonic())
+        manager.stats.got(
+            request.topic, "", len(found), sum(len(m.body) for _, m in found), self._host.clock.monotonic()
+        )
         for queue_offset, m in found:
             response.messages.add(
                 queue_offset=queue_offset,
@@ -311,55 +356,49 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
 
     # --- consumer groups (issue 25) ---------------------------------------------------------------
 
-    def ReceiveMessage(self, request: pb.ReceiveMessageRequest, context: Any) -> pb.ReceiveMessageResponse:
-        manager = self._manager(request.broker, pb.ReceiveMessageResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
-        response = manager.consumers.receive(request)
+    @scoped(pb.ReceiveMessageResponse)
+    def ReceiveMessage(
+        self, manager: ReplicasManager, request: pb.ReceiveMessageRequest, context: Any
+    ) -> pb.ReceiveMessageResponse:
+        response = manager.consumers.pop.receive(request)
         size = sum(len(m.message.body) for m in response.messages)
-        manager.stats.got(request.topic, request.group, len(response.messages), size, time.monotonic())
+        manager.stats.got(request.topic, request.group, len(response.messages), size, self._host.clock.monotonic())
         return response
 
-    def AckMessage(self, request: pb.AckMessageRequest, context: Any) -> pb.AckMessageResponse:
-        manager = self._manager(request.broker, pb.AckMessageResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
-        return manager.consumers.ack(request)
+    @scoped(pb.AckMessageResponse)
+    def AckMessage(
+        self, manager: ReplicasManager, request: pb.AckMessageRequest, context: Any
+    ) -> pb.AckMessageResponse:
+        return manager.consumers.pop.ack(request)
 
+    @scoped(pb.ChangeInvisibleDurationResponse)
     def ChangeInvisibleDuration(
-        self, request: pb.ChangeInvisibleDurationRequest, context: Any
+        self, manager: ReplicasManager, request: pb.ChangeInvisibleDurationRequest, context: Any
     ) -> pb.ChangeInvisibleDurationResponse:
-        manager = self._manager(request.broker, pb.ChangeInvisibleDurationResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
-        return manager.consumers.change_invisible(request)
+        return manager.consumers.pop.change_invisible(request)
 
-    def UpdateConsumerOffset(self, request: pb.UpdateConsumerOffsetRequest, context: Any) -> pb.AgentResponse:
-        manager = self._manager(request.broker, pb.AgentResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
-        return manager.consumers.update_offset(request)
+    @scoped(pb.AgentResponse)
+    def UpdateConsumerOffset(
+        self, manager: ReplicasManager, request: pb.UpdateConsumerOffsetRequest, context: Any
+    ) -> pb.AgentResponse:
+        return manager.consumers.offsets.update_offset(request)
 
-    def ResetOffsetByTime(self, request: pb.ResetOffsetByTimeRequest, context: Any) -> pb.ResetOffsetByTimeResponse:
-        manager = self._manager(request.broker, pb.ResetOffsetByTimeResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
-        return manager.consumers.reset_by_time(request)
+    @scoped(pb.ResetOffsetByTimeResponse)
+    def ResetOffsetByTime(
+        self, manager: ReplicasManager, request: pb.ResetOffsetByTimeRequest, context: Any
+    ) -> pb.ResetOffsetByTimeResponse:
+        return manager.consumers.offsets.reset_by_time(request)
 
+    @scoped(pb.GetConsumerProgressResponse)
     def GetConsumerProgress(
-        self, request: pb.GetConsumerProgressRequest, context: Any
+        self, manager: ReplicasManager, request: pb.GetConsumerProgressRequest, context: Any
     ) -> pb.GetConsumerProgressResponse:
-        manager = self._manager(request.broker, pb.GetConsumerProgressResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
-        return manager.consumers.progress(request)
+        return manager.consumers.offsets.progress(request)
 
+    @scoped(pb.GetConsumerSnapshotResponse)
     def GetConsumerSnapshot(
-        self, request: pb.GetConsumerSnapshotRequest, context: Any
+        self, manager: ReplicasManager, request: pb.GetConsumerSnapshotRequest, context: Any
     ) -> pb.GetConsumerSnapshotResponse:
-        manager = self._manager(request.broker, pb.GetConsumerSnapshotResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
         page = manager.snapshots.page(request.position, request.max_bytes)
         if page is None:
             remark = "this replica has no consumer-state snapshot yet; retry after flushConsumerOffsetInterval"
@@ -369,93 +408,88 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
 
     # --- RIP-32: escape and pre-online --------------------------------------------------------------
 
-    def _escape_side(self, ref: pb.BrokerRef, what: str, act: Callable[[ReplicasManager], None]) -> pb.AgentResponse:
+    @staticmethod
+    def _escape_side(what: str, act: Callable[[], None]) -> pb.AgentResponse:
         """Run `act` on the escape master's side of an escape; malformed input is MESSAGE_ILLEGAL naming `what`."""
-        manager = self._manager(ref, pb.AgentResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
         try:
-            act(manager)
+            act()
         except (StateFormatError, ValueError, RecordError) as exc:
             return pb.AgentResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=f"malformed {what}: {exc}")
         except ConsumerRefused as exc:
             return pb.AgentResponse(code=exc.code, remark=str(exc))
         return pb.AgentResponse(code=ResponseCode.SUCCESS)
 
-    def EscapeChanges(self, request: pb.EscapeChangesRequest, context: Any) -> pb.AgentResponse:
-        def take(manager: ReplicasManager) -> None:
+    @scoped(pb.AgentResponse)
+    def EscapeChanges(
+        self, manager: ReplicasManager, request: pb.EscapeChangesRequest, context: Any
+    ) -> pb.AgentResponse:
+        def take() -> None:
             changes = decode_escaped(request.records)
             copies = [Message(m.topic, m.queue_id, m.body, dict(m.properties), 0) for m in request.copies]
-            manager.consumers.take_escaped(request.home, changes, copies)
+            manager.consumers.intake.take_escaped(request.home, changes, copies)
 
-        return self._escape_side(request.broker, "escaped changes", take)
+        return self._escape_side("escaped changes", take)
 
-    def GetEscaped(self, request: pb.GetEscapedRequest, context: Any) -> pb.GetEscapedResponse:
-        manager = self._manager(request.broker, pb.GetEscapedResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
+    @scoped(pb.GetEscapedResponse)
+    def GetEscaped(
+        self, manager: ReplicasManager, request: pb.GetEscapedRequest, context: Any
+    ) -> pb.GetEscapedResponse:
         try:
             own = request.home == manager.config.broker_name  # its own set's: the replica's escape journal
-            held = manager.escapes.journal.held() if own else manager.consumers.escaped_for(request.home)
+            held = manager.escapes.journal.held() if own else manager.consumers.intake.escaped_for(request.home)
         except ConsumerRefused as exc:
             return pb.GetEscapedResponse(code=exc.code, remark=str(exc))
         return pb.GetEscapedResponse(code=ResponseCode.SUCCESS, records=encode_escaped(held))
 
-    def ReleaseEscaped(self, request: pb.ReleaseEscapedRequest, context: Any) -> pb.AgentResponse:
-        def release(manager: ReplicasManager) -> None:
+    @scoped(pb.AgentResponse)
+    def ReleaseEscaped(
+        self, manager: ReplicasManager, request: pb.ReleaseEscapedRequest, context: Any
+    ) -> pb.AgentResponse:
+        def release() -> None:
             released = decode_released(request.records)
             if released.home != request.home:
                 raise ValueError(f"the record releases changes of {released.home}, the request names {request.home}")
             if released.home == manager.config.broker_name:
                 manager.escapes.journal.release(released.keys)
             else:
-                manager.consumers.release_escaped(released)
+                manager.consumers.intake.release_escaped(released)
 
-        return self._escape_side(request.broker, "release", release)
+        return self._escape_side("release", release)
 
-    def GetConsumerState(self, request: pb.GetConsumerStateRequest, context: Any) -> pb.GetConsumerStateResponse:
-        manager = self._manager(request.broker, pb.GetConsumerStateResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
+    @scoped(pb.GetConsumerStateResponse)
+    def GetConsumerState(
+        self, manager: ReplicasManager, request: pb.GetConsumerStateRequest, context: Any
+    ) -> pb.GetConsumerStateResponse:
         if request.position < 0 or request.max_bytes <= 0:
             remark = f"position {request.position} and max_bytes {request.max_bytes}: need position >= 0, max_bytes > 0"
             return pb.GetConsumerStateResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=remark)
         try:
-            seq, total, page = manager.consumers.state_page(request.position, request.max_bytes)
+            seq, total, page = manager.consumers.ledger.state_page(request.position, request.max_bytes)
         except ConsumerRefused as exc:
             return pb.GetConsumerStateResponse(code=exc.code, remark=str(exc))
         return pb.GetConsumerStateResponse(code=ResponseCode.SUCCESS, snapshot=page, total_bytes=total, seq=seq)
 
-    def LockBatchMQ(self, request: pb.LockBatchMQRequest, context: Any) -> pb.LockBatchMQResponse:
+    @scoped(pb.LockBatchMQResponse)
+    def LockBatchMQ(
+        self, manager: ReplicasManager, request: pb.LockBatchMQRequest, context: Any
+    ) -> pb.LockBatchMQResponse:
         """This replica's own table grants or renews what it can (RIP-32's lock quorum, ``queue_locks``)."""
-        return self._lock_batch(request.broker, request, request.life_millis, unlock=False)
+        return _lock_batch(manager, request, request.life_millis, unlock=False)
 
-    def UnlockBatchMQ(self, request: pb.UnlockBatchMQRequest, context: Any) -> pb.LockBatchMQResponse:
+    @scoped(pb.LockBatchMQResponse)
+    def UnlockBatchMQ(
+        self, manager: ReplicasManager, request: pb.UnlockBatchMQRequest, context: Any
+    ) -> pb.LockBatchMQResponse:
         """This replica's own table releases what the owner holds; another owner's locks stay."""
-        return self._lock_batch(request.broker, request, 0, unlock=True)
-
-    def _lock_batch(
-        self, ref: pb.BrokerRef, request: pb.LockBatchMQRequest | pb.UnlockBatchMQRequest, life_ms: int, *,
-        unlock: bool,
-    ) -> pb.LockBatchMQResponse:  # fmt: skip
-        manager = self._manager(ref, pb.LockBatchMQResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
-        ids = list(request.queue_ids)
-        if problem := batch_problem(request.owner, request.group, request.topic, ids, life_ms):
-            return pb.LockBatchMQResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=problem)
-        batch = Batch(request.owner, keys_of(request.group, request.topic, ids), life_ms)
-        table = manager.queue_locks
-        done = table.unlock_batch(batch) if unlock else table.lock_batch(batch)
-        return pb.LockBatchMQResponse(code=ResponseCode.SUCCESS, locked_queue_ids=sorted(k.queue_id for k in done))
+        return _lock_batch(manager, request, 0, unlock=True)
 
     # --- issue 35: figures, retention now, client connections ----------------------------------------
 
-    def GetBrokerStats(self, request: pb.BrokerRef, context: Any) -> pb.GetBrokerStatsResponse:
-        manager = self._manager(request, pb.GetBrokerStatsResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
-        total, rows = manager.stats.figures(time.monotonic())
+    @scoped(pb.GetBrokerStatsResponse, ref=_itself)
+    def GetBrokerStats(
+        self, manager: ReplicasManager, request: pb.BrokerRef, context: Any
+    ) -> pb.GetBrokerStatsResponse:
+        total, rows = manager.stats.figures(self._host.clock.monotonic())
         status, replica, c = manager.status(), manager.replica, manager.config
         store = replica.store if replica is not None else None
         return pb.GetBrokerStatsResponse(
@@ -467,14 +501,12 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             acting_master=status.acting_since_ms > 0,
         )  # fmt: skip
 
-    def DeleteExpiredCommitLog(self, request: pb.BrokerRef, context: Any) -> pb.DeleteExpiredCommitLogResponse:
-        manager = self._manager(request, pb.DeleteExpiredCommitLogResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
+    @scoped(pb.DeleteExpiredCommitLogResponse, ref=_itself)
+    def DeleteExpiredCommitLog(
+        self, manager: ReplicasManager, request: pb.BrokerRef, context: Any
+    ) -> pb.DeleteExpiredCommitLogResponse:
         if manager.replica is None or not manager.readable():
-            return pb.DeleteExpiredCommitLogResponse(
-                code=ResponseCode.SERVICE_NOT_AVAILABLE, remark="the broker is fenced until its role is known; retry"
-            )
+            return pb.DeleteExpiredCommitLogResponse(code=ResponseCode.SERVICE_NOT_AVAILABLE, remark=FENCED)
         done = manager.cleaner.run_now()
         replica = manager.replica
         return pb.DeleteExpiredCommitLogResponse(
@@ -491,40 +523,45 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
 
     # --- issue 35 §2: message query (agents/broker/query.py) ---------------------------------------
 
-    def _store(self, ref: pb.BrokerRef, response_type: Callable[..., Any]) -> MessageStore | Any:
-        """The store of a replica that may answer reads, or the failure to return."""
-        manager = self._manager(ref, response_type)
-        if not isinstance(manager, ReplicasManager):
-            return manager
-        replica = manager.replica
-        if replica is None or not manager.readable():
-            return _failure(response_type, ResponseCode.SERVICE_NOT_AVAILABLE, "the broker is fenced until its role "
-                            "is known; retry")  # fmt: skip
-        return replica.store
+    @scoped(pb.QueryMessageResponse)
+    def QueryMessage(
+        self, manager: ReplicasManager, request: pb.QueryMessageRequest, context: Any
+    ) -> pb.QueryMessageResponse:
+        store = _readable_store(manager)
+        return (
+            query.query_message(store, request)
+            if store
+            else pb.QueryMessageResponse(code=ResponseCode.SERVICE_NOT_AVAILABLE, remark=FENCED)
+        )
 
-    def QueryMessage(self, request: pb.QueryMessageRequest, context: Any) -> pb.QueryMessageResponse:
-        store = self._store(request.broker, pb.QueryMessageResponse)
-        return query.query_message(store, request) if isinstance(store, MessageStore) else store
+    @scoped(pb.QueryMessageResponse)
+    def ViewMessage(
+        self, manager: ReplicasManager, request: pb.ViewMessageRequest, context: Any
+    ) -> pb.QueryMessageResponse:
+        store = _readable_store(manager)
+        return (
+            query.view_message(store, request)
+            if store
+            else pb.QueryMessageResponse(code=ResponseCode.SERVICE_NOT_AVAILABLE, remark=FENCED)
+        )
 
-    def ViewMessage(self, request: pb.ViewMessageRequest, context: Any) -> pb.QueryMessageResponse:
-        store = self._store(request.broker, pb.QueryMessageResponse)
-        return query.view_message(store, request) if isinstance(store, MessageStore) else store
-
-    def QueryConsumeQueue(self, request: pb.QueryConsumeQueueRequest, context: Any) -> pb.QueryConsumeQueueResponse:
-        store = self._store(request.broker, pb.QueryConsumeQueueResponse)
-        return query.query_consume_queue(store, request) if isinstance(store, MessageStore) else store
+    @scoped(pb.QueryConsumeQueueResponse)
+    def QueryConsumeQueue(
+        self, manager: ReplicasManager, request: pb.QueryConsumeQueueRequest, context: Any
+    ) -> pb.QueryConsumeQueueResponse:
+        store = _readable_store(manager)
+        return (
+            query.query_consume_queue(store, request)
+            if store
+            else pb.QueryConsumeQueueResponse(code=ResponseCode.SERVICE_NOT_AVAILABLE, remark=FENCED)
+        )
 
     # --- replication state -----------------------------------------------------------------------
 
+    @scoped(pb.GetBrokerEpochCacheResponse, ref=_epoch_cache_ref)
     def GetBrokerEpochCache(
-        self, request: pb.GetBrokerEpochCacheRequest, context: Any
+        self, manager: ReplicasManager, request: pb.GetBrokerEpochCacheRequest, context: Any
     ) -> pb.GetBrokerEpochCacheResponse:
-        ref = pb.BrokerRef(broker_name=request.broker_name)
-        if request.broker_id:
-            ref.broker_id = request.broker_id
-        manager = self._manager(ref, pb.GetBrokerEpochCacheResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
         replica = manager.replica
         if replica is None:
             return pb.GetBrokerEpochCacheResponse(code=ResponseCode.SYSTEM_ERROR, remark="the broker is not registered")
@@ -548,10 +585,8 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             min_offset=store.min_offset,
         )
 
-    def GetHAStatus(self, request: pb.BrokerRef, context: Any) -> pb.GetHAStatusResponse:
-        manager = self._manager(request, pb.GetHAStatusResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
+    @scoped(pb.GetHAStatusResponse, ref=_itself)
+    def GetHAStatus(self, manager: ReplicasManager, request: pb.BrokerRef, context: Any) -> pb.GetHAStatusResponse:
         status, c, replica = manager.status(), manager.config, manager.replica
         response = pb.GetHAStatusResponse(
             code=ResponseCode.SUCCESS,
@@ -573,7 +608,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             sync = master.sync_state
             response.sync_state_set.extend(sorted(sync.local))
             response.sync_state_set_epoch = sync.sync_state_set_epoch
-            now = time.monotonic()
+            now = self._host.clock.monotonic()
             for broker_id, progress in sorted(master.slaves().items()):
                 response.slaves.add(
                     broker_id=broker_id,
@@ -590,10 +625,10 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             response.last_error = response.last_error or slave.last_error
         return response
 
-    def NotifyBrokerRoleChanged(self, request: common_pb2.RoleChangeNotification, context: Any) -> pb.AgentResponse:
-        manager = self._manager(pb.BrokerRef(broker_name=request.broker_name), pb.AgentResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
+    @scoped(pb.AgentResponse, ref=lambda note: pb.BrokerRef(broker_name=note.broker_name))
+    def NotifyBrokerRoleChanged(
+        self, manager: ReplicasManager, request: common_pb2.RoleChangeNotification, context: Any
+    ) -> pb.AgentResponse:
         problem = notification_problem(request, manager.config.broker_cluster_name)
         if problem is not None:
             return pb.AgentResponse(
@@ -602,10 +637,10 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         manager.notify(request)
         return pb.AgentResponse(code=ResponseCode.SUCCESS)
 
-    def ResetMasterFlushOffset(self, request: pb.ResetMasterFlushOffsetRequest, context: Any) -> pb.AgentResponse:
-        manager = self._manager(request.broker, pb.AgentResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
+    @scoped(pb.AgentResponse)
+    def ResetMasterFlushOffset(
+        self, manager: ReplicasManager, request: pb.ResetMasterFlushOffsetRequest, context: Any
+    ) -> pb.AgentResponse:
         replica = manager.replica
         if replica is None or manager.status().role is not Role.MASTER:
             return pb.AgentResponse(code=ResponseCode.SYSTEM_ERROR, remark="only a master's flush offset can be reset")
@@ -628,10 +663,10 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
 
     # --- graceful transfer -----------------------------------------------------------------------
 
-    def PrepareTransfer(self, request: pb.PrepareTransferRequest, context: Any) -> pb.PrepareTransferResponse:
-        manager = self._manager(request.broker, pb.PrepareTransferResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
+    @scoped(pb.PrepareTransferResponse)
+    def PrepareTransfer(
+        self, manager: ReplicasManager, request: pb.PrepareTransferRequest, context: Any
+    ) -> pb.PrepareTransferResponse:
         problem = request_problem(request.token, request.target_broker_id, request.timeout_millis, request.lease_millis)
         if problem is not None:
             return pb.PrepareTransferResponse(code=ResponseCode.CONTROLLER_INVALID_REQUEST, remark=problem)
@@ -651,25 +686,23 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             waited_millis=int(ready.waited_s * 1000),
         )
 
-    def ResumeWrites(self, request: pb.ResumeWritesRequest, context: Any) -> pb.AgentResponse:
-        manager = self._manager(request.broker, pb.AgentResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
+    @scoped(pb.AgentResponse)
+    def ResumeWrites(self, manager: ReplicasManager, request: pb.ResumeWritesRequest, context: Any) -> pb.AgentResponse:
         resumed = manager.resume_writes(request.token, request.reason or "aborted by the controller")
         return pb.AgentResponse(code=ResponseCode.SUCCESS, remark="" if resumed else "no write pause with this token")
 
     # --- configuration and the container ---------------------------------------------------------
 
-    def GetBrokerConfig(self, request: pb.BrokerRef, context: Any) -> pb.GetBrokerConfigResponse:
-        manager = self._manager(request, pb.GetBrokerConfigResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
+    @scoped(pb.GetBrokerConfigResponse, ref=_itself)
+    def GetBrokerConfig(
+        self, manager: ReplicasManager, request: pb.BrokerRef, context: Any
+    ) -> pb.GetBrokerConfigResponse:
         return pb.GetBrokerConfigResponse(code=ResponseCode.SUCCESS, config=manager.config.to_properties())
 
-    def UpdateBrokerConfig(self, request: pb.UpdateBrokerConfigRequest, context: Any) -> pb.AgentResponse:
-        manager = self._manager(request.broker, pb.AgentResponse)
-        if not isinstance(manager, ReplicasManager):
-            return manager  # type: ignore[no-any-return]
+    @scoped(pb.AgentResponse)
+    def UpdateBrokerConfig(
+        self, manager: ReplicasManager, request: pb.UpdateBrokerConfigRequest, context: Any
+    ) -> pb.AgentResponse:
         try:
             self._host.update_broker_config(manager, dict(request.values))
         except ValueError as exc:
@@ -712,7 +745,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
                 subscription_groups=learnt.groups_of(c.broker_name),
                 acting_master=status.acting_since_ms > 0,
                 acting_since_millis=status.acting_since_ms,
-                pre_online=manager.consumers.pre_online,
+                pre_online=manager.consumers.ledger.pre_online,
             )
         for failed in self._host.failed():  # not running: no id, address or role beyond "fenced"
             error = f"cannot start: {failed.error}"
@@ -720,6 +753,18 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
                 broker_id=-1, role=Role.FENCED.value, config_path=failed.config_path, error=error, metadata_version=-1
             )
         return response
+
+
+def _lock_batch(
+    manager: ReplicasManager, request: pb.LockBatchMQRequest | pb.UnlockBatchMQRequest, life_ms: int, *, unlock: bool
+) -> pb.LockBatchMQResponse:
+    ids = list(request.queue_ids)
+    if problem := batch_problem(request.owner, request.group, request.topic, ids, life_ms):
+        return pb.LockBatchMQResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=problem)
+    batch = Batch(request.owner, keys_of(request.group, request.topic, ids), life_ms)
+    table = manager.queue_locks
+    done = table.unlock_batch(batch) if unlock else table.lock_batch(batch)
+    return pb.LockBatchMQResponse(code=ResponseCode.SUCCESS, locked_queue_ids=sorted(k.queue_id for k in done))
 
 
 def _client(c: Connection, access_point: str) -> pb.ClientConnection:

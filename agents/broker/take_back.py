@@ -1,16 +1,16 @@
 """TakeBack: the thread that runs a new master's RIP-32 pre-online, and later takes back late escapes.
 
-With ``enableSlaveActingMaster``, a replica that becomes master serves no consumer (``ConsumerService`` refuses
+With ``enableSlaveActingMaster``, a replica that becomes master serves no consumer (the ledger refuses
 with SERVICE_NOT_AVAILABLE, ``ListBrokers`` reports ``pre_online``, the access points route nothing to it) until
 this thread has fetched the consumer state of every alive replica of its set (``GetConsumerState``) and the
 changes escaped for its set at every master of the cluster and in every such replica's escape journal
 (``GetEscaped``), and the service has merged them
-(``ConsumerService.take_back``). A source that does not answer is asked again at the next pass: the master stays
+(`merge`). A source that does not answer is asked again at the next pass: the master stays
 isolated rather than serve a state that could roll a consumer back. Once online, the thread asks the cluster's
 masters again every `SWEEP_S` for changes escaped since (a set that had no master during the pre-online, an
 acting replica that had not learnt of the new master yet) and merges those the same way. Changes taken back are
 released at their escape master, best effort: the merge is a join, so one taken back twice changes nothing.
-The agent's watchdog wakes it when the process ran nothing for a while (a process pause): the service sends an
+The agent's watchdog wakes it when the process ran nothing for a while (a process pause): the ledger sends an
 online master through pre-online again, since a slave may have acted meanwhile.
 """
 
@@ -18,18 +18,20 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
+from agents.broker.consumer_checks import Refused
+from agents.broker.consumer_ledger import ConsumerLedger, ServingKey
 from agents.broker.consumer_snapshots import MAX_PAGE_BYTES
-from agents.broker.consumers import ConsumerService, Refused
 from agents.broker.escape import JOURNAL, EscapeLink
 from agents.config import BrokerConfig
+from agents.consumer import pre_online as join
 from agents.consumer.errors import StateFormatError
-from agents.consumer.records import Escaped
+from agents.consumer.records import Escaped, EscapeKey
 from agents.consumer.snapshot import decode as decode_snapshot
 from agents.consumer.state import ConsumerState
 from mqbase.client import AgentClient
+from mqbase.clock import wall_ms
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError
 from mqbase.proto import agent_pb2 as apb
@@ -70,12 +72,61 @@ def replica_state(address: str, broker_name: str, broker_id: int, security: Clie
         return None
 
 
+def phase(ledger: ConsumerLedger) -> tuple[ServingKey, bool] | None:
+    """What the take-back thread is to do for the state served now (a master's or an acting replica's): a
+    pre-online (True) or a sweep for changes escaped since (False); None when this replica serves nothing or the
+    feature is off."""
+    if not ledger.host.config.enable_slave_acting_master:
+        return None
+    with ledger.lock:
+        try:
+            ledger.ready(pre_online=True)
+        except Refused:
+            return None
+        key = ledger.serving
+        return None if key is None else (key, not ledger.online(key))
+
+
+def merge(
+    ledger: ConsumerLedger,
+    key: ServingKey,
+    replicas: Sequence[ConsumerState],
+    escaped: Mapping[str, Sequence[Escaped]],
+) -> dict[str, list[EscapeKey]]:
+    """Merge the replicas' states and the escape masters' changes into the served state (``pre_online``'s join)
+    and go online; the keys taken back, by escape master, to release. A master appends the merge as records like
+    any change; an acting replica, which writes no log, holds it in memory and releases nothing (the set's next
+    master takes the same changes back). `Refused` when the state changed hands meanwhile or the put fails (the
+    thread tries again)."""
+    with ledger.lock:
+        _, state = ledger.ready(pre_online=True)
+        if ledger.serving != key:
+            raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, "the master changed during the take-back")
+        changes, pre = join.merge_answers(state, ledger.name, replicas, escaped, wall_ms(ledger.clock))
+        appended = None
+        acting = ledger.acting
+        if acting:
+            ledger.hold(state, changes)
+        elif changes:
+            appended = ledger.append(state, changes)
+    ledger.settle(appended)
+    with ledger.lock:
+        took = ledger.went_online(key)
+    if took is not None:
+        log.info("%s: pre-online done in %.3f s: %d record(s) merged, %d escaped change(s) taken back",
+                 ledger.name, took, len(changes), len(pre.applied))  # fmt: skip
+    if acting:
+        return {}
+    ledger.counters.taken_back += len(pre.applied)
+    return {name: [c.key for c in cs if c.key in pre.applied] for name, cs in escaped.items()}
+
+
 class TakeBack:
     """The pre-online and sweep thread of one hosted broker."""
 
     def __init__(
         self,
-        consumers: ConsumerService,
+        ledger: ConsumerLedger,
         link: EscapeLink,
         peers: Callable[[], Mapping[int, str] | None],
         config: Callable[[], BrokerConfig],
@@ -83,7 +134,7 @@ class TakeBack:
     ) -> None:
         """`peers`: the set's other replicas known alive, id → agent address; None until learnt for the current
         role (a pre-online waits for them)."""
-        self._consumers = consumers
+        self._ledger = ledger
         self._link = link
         self._peers = peers
         self._config = config
@@ -127,14 +178,14 @@ class TakeBack:
 
     def run_once(self) -> float:
         """One pass; the seconds until the next."""
-        phase = self._consumers.take_back_phase()
-        if phase is None:
-            now = time.monotonic()
+        phase_now = phase(self._ledger)
+        if phase_now is None:
+            now = self._ledger.clock.monotonic()
             if self._config().enable_slave_acting_master and now - self._learnt >= SWEEP_S:
                 self._learnt = now
                 self._link.masters()  # learnt while the controllers answer: an acting replica may need the list
             return PRE_ONLINE_PASS_S
-        key, pre_online = phase
+        key, pre_online = phase_now
         peers = self._peers()
         if peers is None and pre_online:
             self._waiting("the set's alive replicas to be learnt for the new role")
@@ -170,7 +221,7 @@ class TakeBack:
             return SWEEP_S
         self._waited = ""
         try:
-            taken = self._consumers.take_back(key, replicas, escaped)
+            taken = merge(self._ledger, key, replicas, escaped)
         except Refused as exc:
             log.info("%s: take-back not done now: %s", self._broker_name, exc)
             return PRE_ONLINE_PASS_S

@@ -24,6 +24,7 @@ from agents.metadata import Topic, learn
 from agents.store.epochs import EpochCache
 from agents.store.message_store import MessageStore
 from agents.store.record import Message
+from mqbase.clock import SYSTEM
 
 SEG = 64 * 1024
 WAIT_S = 30.0
@@ -70,9 +71,11 @@ def become_master(m: ReplicasManager, epoch: int = 1, members: frozenset[int] = 
 
 
 class FakeHost:
-    """The servicer's Host with nothing but the metrics switch (off); the broker is found through `only`."""
+    """The servicer's Host with nothing but the metrics switch (off) and the clock; the broker is found through
+    `only`."""
 
     metrics = None
+    clock = SYSTEM
 
 
 def servicer_for(m: ReplicasManager) -> AgentServicer:

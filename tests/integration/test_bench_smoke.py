@@ -55,7 +55,7 @@ def test_the_consumer_rebuild_runs_small_and_rebuilds_the_same_state_every_way()
 
 def test_the_consumer_profile_runs_in_quick_mode() -> None:
     out = run_quick("consumer_profile.py", "--messages", "320").stdout
-    assert "receive + ack (ConsumerService)" in out and "by own time" in out
+    assert "receive + ack (PopService)" in out and "by own time" in out
 
 
 @pytest.mark.skipif(

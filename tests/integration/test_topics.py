@@ -20,6 +20,7 @@ import pytest
 
 from agents.broker.manager import ReplicasManager
 from mqadmin_py.sandbox import Sandbox
+from mqbase.clock import SYSTEM
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
 from tests.harness.controllers import leader
@@ -236,7 +237,7 @@ def test_a_broker_whose_table_is_behind_rereads_it_before_refusing(box: Sandbox,
     or poll ever reaches it: only the send's own re-read can teach it the topic."""
     config = replace(manager_config(tmp_path / "behind"), broker_cluster_name=CLUSTER,
                      controller_addr=tuple(box.addresses().split(";")))  # fmt: skip
-    manager = ReplicasManager(config)
+    manager = ReplicasManager(config, clock=SYSTEM)
     manager._open(1)
     try:
         become_master(manager, members=frozenset({1}))

@@ -10,6 +10,7 @@ import pytest
 
 from agents.access import timing
 from agents.access.renewals import Renewer
+from mqbase.clock import SYSTEM
 from mqbase.proto import agent_pb2 as apb
 from tests.harness import aio
 
@@ -34,7 +35,7 @@ def renew_once(monkeypatch: pytest.MonkeyPatch, master: Master, deadline_ms: int
     monkeypatch.setattr(timing, "RENEW_PERIOD_S", 0.01)
 
     async def scenario() -> tuple[Renewer, str]:
-        renewer = Renewer(master.call)
+        renewer = Renewer(master.call, SYSTEM)
         renewer.track("c1", "broker-a", "G", "T", "h", deadline_ms)
         task = asyncio.create_task(renewer.run())
         await asyncio.sleep(0.05)
@@ -67,7 +68,7 @@ def test_a_refused_renewal_stops_renewing(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_a_terminated_clients_deliveries_are_forgotten() -> None:
-    renewer = Renewer(Master().call)
+    renewer = Renewer(Master().call, SYSTEM)
     renewer.track("c1", "broker-a", "G", "T", "h1", 0)
     renewer.track("c2", "broker-a", "G", "T", "h2", 0)
     renewer.forget("c1")

@@ -18,6 +18,7 @@ from agents.broker.service import AgentServicer
 from agents.ha.acting import ControllerAnswer
 from agents.ha.role import Role
 from agents.pop.model import QueueKey
+from mqbase.clock import SYSTEM
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
 from tests.harness.ha_master import manager_config, serve_topics, servicer_for
@@ -34,7 +35,7 @@ def now_ms() -> int:
 def slave(tmp_path: Path) -> Iterator[ReplicasManager]:
     """broker-a's replica 2, a slave of epoch 1 whose master (1) is unreachable, with enableSlaveActingMaster."""
     config = replace(manager_config(tmp_path / "broker"), enable_slave_acting_master=True)
-    m = ReplicasManager(config)
+    m = ReplicasManager(config, clock=SYSTEM)
     m._open(2)
     assert m.replica is not None
     m.replica.change_to_slave(NOBODY, 1)
@@ -140,7 +141,7 @@ def test_switching_the_key_off_stops_an_acting_replica(slave: ReplicasManager) -
 def test_an_acting_replica_locks_orderly_queues_and_releases_them_when_it_stops(tmp_path: Path) -> None:
     """RIP-32's lock quorum: the acting replica coordinates, so it takes the locks (not strict: its own table);
     when a master is reported it stops and frees them, so the master need not wait for them to expire."""
-    m = ReplicasManager(replace(manager_config(tmp_path / "broker"), enable_slave_acting_master=True))
+    m = ReplicasManager(replace(manager_config(tmp_path / "broker"), enable_slave_acting_master=True), clock=SYSTEM)
     m._open(2)
     assert m.replica is not None
     m.replica.change_to_slave(NOBODY, 1)

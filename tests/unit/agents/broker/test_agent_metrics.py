@@ -12,7 +12,7 @@ from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from agents.broker.cleaner import Totals
-from agents.broker.consumers import Counters
+from agents.broker.consumer_ledger import Counters
 from agents.broker.manager import Status
 from agents.broker.metrics import AgentMetrics
 from agents.config import BrokerConfig
@@ -38,7 +38,9 @@ class FakeManager:
     acting_since_ms: int = 0
     acting_episodes: int = 0
     queue_locks: Any = field(default_factory=lambda: SimpleNamespace(refusals=0, alive=lambda: 0))
-    consumers: Any = field(default_factory=lambda: SimpleNamespace(counters=Counters(), pre_online=False))
+    consumers: Any = field(
+        default_factory=lambda: SimpleNamespace(ledger=SimpleNamespace(counters=Counters(), pre_online=False))
+    )
 
     @property
     def snapshots(self) -> SimpleNamespace:
@@ -94,7 +96,8 @@ def test_master_and_slave_gauges_are_read_at_scrape_time() -> None:
 
 def test_escapes_take_backs_and_pre_online_are_counted() -> None:
     counters = Counters(escaped=7, taken_back=5, pre_online_s=0.25)
-    master = FakeManager(1, Role.MASTER, consumers=SimpleNamespace(counters=counters, pre_online=True))
+    ledger = SimpleNamespace(counters=counters, pre_online=True)
+    master = FakeManager(1, Role.MASTER, consumers=SimpleNamespace(ledger=ledger))
     idle = FakeManager(2, Role.SLAVE)
     s = scrape(AgentMetrics(lambda: [master, idle]))
     assert at(s, "mqagent_escaped_changes_total", 1) == 7.0 and at(s, "mqagent_escaped_taken_back_total", 1) == 5.0

@@ -1,4 +1,5 @@
-"""ConsumerService and SnapshotKeeper over a real master replica in tmp_path (a set of one: every put is PUT_OK)."""
+"""The consumer side (``Consumers``) and SnapshotKeeper over a real master replica in tmp_path (a set of one:
+every put is PUT_OK)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from agents.broker.consumer_checks import Refused
 from agents.broker.consumer_snapshots import ConsumerStateUnavailable, SnapshotKeeper
-from agents.broker.consumers import ConsumerService, Refused
+from agents.broker.consumers import Consumers
 from agents.config import BrokerConfig
 from agents.consumer import snapshot
 from agents.consumer.records import SYSTEM_TOPIC, Escaped
@@ -23,6 +25,7 @@ from agents.metadata import UNIQ_KEY, Group, MetadataTable, Topic, learn
 from agents.pop.model import QueueKey
 from agents.store.layout import CONSUMER_SNAPSHOT, STORE_DIR
 from agents.store.record import Message
+from mqbase.clock import SYSTEM
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
 
@@ -70,9 +73,9 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
     b.replica.close()
 
 
-def service(b: Broker) -> tuple[ConsumerService, SnapshotKeeper]:
+def service(b: Broker) -> tuple[Consumers, SnapshotKeeper]:
     keeper = SnapshotKeeper(lambda: b.replica, lambda: b.config)
-    return ConsumerService(b, keeper), keeper
+    return Consumers(b, keeper, SYSTEM), keeper
 
 
 def send(b: Broker, n: int) -> None:
@@ -80,9 +83,9 @@ def send(b: Broker, n: int) -> None:
     assert b.replica.put([Message(TOPIC, i % 2, f"m{i}".encode(), {}, i) for i in range(n)]).status is PutStatus.PUT_OK
 
 
-def receive(s: ConsumerService, group: str = "G", batch: int = 32) -> pb.ReceiveMessageResponse:
+def receive(s: Consumers, group: str = "G", batch: int = 32) -> pb.ReceiveMessageResponse:
     request = pb.ReceiveMessageRequest(group=group, topic=TOPIC, batch_size=batch, invisible_millis=60_000)
-    return s.receive(request)
+    return s.pop.receive(request)
 
 
 def test_acks_hold_in_a_table_rebuilt_from_the_log_and_from_a_snapshot(broker: Broker) -> None:
@@ -90,12 +93,12 @@ def test_acks_hold_in_a_table_rebuilt_from_the_log_and_from_a_snapshot(broker: B
     s, keeper = service(broker)
     got = receive(s)
     assert len(got.messages) == 6 and got.messages[0].body_digest
-    acked = s.ack(
+    acked = s.pop.ack(
         pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[m.receipt_handle for m in got.messages[:4]])
     )
     assert [r.pop_code for r in acked.results] == [20000] * 4
     for rebuilt, _ in (service(broker), (s, keeper)):
-        progress = rebuilt.progress(pb.GetConsumerProgressRequest(group="G", topic=TOPIC))
+        progress = rebuilt.offsets.progress(pb.GetConsumerProgressRequest(group="G", topic=TOPIC))
         assert sum(q.inflight for q in progress.queues) == 2
     cut = keeper.run_once()
     assert cut is not None and cut.state.seq == 6 and keeper.retained_floor() == cut.covered > 0  # 2 receives, 4 acks
@@ -112,7 +115,7 @@ def test_the_first_dead_letter_of_a_group_asks_for_its_topic_once_the_set_serves
     handles = [m.receipt_handle for m in receive(s).messages]
 
     def forward(handle: str) -> None:
-        dead = s.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[handle], dead_letter=True))
+        dead = s.pop.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[handle], dead_letter=True))
         assert [r.pop_code for r in dead.results] == [20000]
 
     forward(handles[0])
@@ -163,7 +166,7 @@ def test_without_a_snapshot_a_log_that_lost_its_start_is_refused(broker: Broker)
     keeper = SnapshotKeeper(lambda: broker.replica, lambda: broker.config)
     with pytest.raises(ConsumerStateUnavailable, match="cannot be rebuilt"):
         keeper.latest(broker.replica)
-    refused = ConsumerService(broker, keeper).receive(
+    refused = Consumers(broker, keeper, SYSTEM).pop.receive(
         pb.ReceiveMessageRequest(group="G", topic=TOPIC, batch_size=1, invisible_millis=60_000)
     )
     assert refused.code == ResponseCode.SYSTEM_ERROR and "restore the file" in refused.remark
@@ -251,9 +254,11 @@ def test_a_broker_that_has_not_read_the_metadata_yet_asks_for_a_retry_instead_of
         pb.ReceiveMessageResponse | pb.AckMessageResponse | pb.ChangeInvisibleDurationResponse | pb.AgentResponse
     ] = [
         receive(s),
-        s.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[m.receipt_handle])),
-        s.change_invisible(pb.ChangeInvisibleDurationRequest(group="G", topic=TOPIC, receipt_handle=m.receipt_handle)),
-        s.update_offset(pb.UpdateConsumerOffsetRequest(group="G", topic=TOPIC, queue_id=0, offset=0)),
+        s.pop.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[m.receipt_handle])),
+        s.pop.change_invisible(
+            pb.ChangeInvisibleDurationRequest(group="G", topic=TOPIC, receipt_handle=m.receipt_handle)
+        ),
+        s.offsets.update_offset(pb.UpdateConsumerOffsetRequest(group="G", topic=TOPIC, queue_id=0, offset=0)),
     ]
     assert {r.code for r in refused} == {ResponseCode.SERVICE_NOT_AVAILABLE}
     assert all("not read the topics and groups" in r.remark for r in refused)
@@ -274,7 +279,7 @@ def test_a_snapshot_above_a_truncation_is_set_aside_and_the_log_decides(broker: 
     assert keeper.latest(broker.replica) is None
     path = broker.config.store_root / STORE_DIR / CONSUMER_SNAPSHOT
     assert not path.exists() and path.with_name(CONSUMER_SNAPSHOT + ".truncated").exists()
-    assert len(receive(ConsumerService(broker, keeper)).messages) == 4  # this history delivered nothing yet
+    assert len(receive(Consumers(broker, keeper, SYSTEM)).messages) == 4  # this history delivered nothing yet
     again = keeper.run_once()
     assert again is not None and keeper.latest(broker.replica) == again  # a snapshot cut after the cut stands
     send(broker, 2)
@@ -299,20 +304,20 @@ def test_delayed_messages_are_re_put_when_due_once_and_after_a_rebuild_never_aga
     send_delayed(broker, 300, 100, 200)
     s, keeper = service(broker)
     assert receive(s).code == ResponseCode.PULL_NOT_FOUND  # nothing in the topic before its time
-    assert s.deliver_due(99) == 100  # the earliest due time: the thread sleeps until then
-    assert s.deliver_due(150) == 150  # delivered one: look again at once
-    assert s.deliver_due(150) == 200
+    assert s.timers.deliver_due(99) == 100  # the earliest due time: the thread sleeps until then
+    assert s.timers.deliver_due(150) == 150  # delivered one: look again at once
+    assert s.timers.deliver_due(150) == 200
     first = receive(s)
     assert [(m.message.body, m.message.queue_id, m.store_timestamp) for m in first.messages] == [(b"d1", 1, 150)]
     assert first.messages[0].message.properties[UNIQ_KEY] == "ID1"
     assert "REAL_TOPIC" not in first.messages[0].message.properties
-    assert s.deliver_due(1_000) == 1_000
-    assert s.deliver_due(1_000) is None  # nothing waits any more
+    assert s.timers.deliver_due(1_000) == 1_000
+    assert s.timers.deliver_due(1_000) is None  # nothing waits any more
     assert sorted(m.message.body for m in receive(s).messages) == [b"d0", b"d2"]
     cut = keeper.run_once()
     assert cut is not None and cut.state.timer.floor == 3
     for rebuilt, _ in (service(broker), (s, keeper)):  # a new master rebuilds the progress from its snapshot and log
-        assert rebuilt.deliver_due(10_000) is None
+        assert rebuilt.timers.deliver_due(10_000) is None
     assert broker.replica is not None
     assert broker.replica.store.queue_range(TOPIC, 1) == (0, 3)  # three copies, one each
 
@@ -322,9 +327,9 @@ def test_a_refused_delivery_put_delivers_nothing_and_the_next_pass_does(broker: 
     s, _ = service(broker)
     broker.refuse = PutStatus.SERVICE_NOT_AVAILABLE
     with pytest.raises(Refused):
-        s.deliver_due(200)
+        s.timers.deliver_due(200)
     broker.refuse = None
-    assert s.deliver_due(200) == 200
+    assert s.timers.deliver_due(200) == 200
     assert [m.message.body for m in receive(s).messages] == [b"d0"]
 
 
@@ -333,7 +338,7 @@ def test_a_slave_delivers_nothing(broker: Broker) -> None:
     assert broker.replica is not None
     broker.replica.change_to_slave("127.0.0.1:1", 2)
     with pytest.raises(Refused) as refused:
-        service(broker)[0].deliver_due(200)
+        service(broker)[0].timers.deliver_due(200)
     assert refused.value.code == ResponseCode.SLAVE_NOT_AVAILABLE
 
 
@@ -357,10 +362,10 @@ def test_a_topic_deleted_and_created_again_replays_nothing_to_its_groups_old_or_
     send(broker, 6)
     s, _ = service(broker)
     got = receive(s)
-    s.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[m.receipt_handle for m in got.messages]))
+    s.pop.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[m.receipt_handle for m in got.messages]))
     with_topic = broker.metadata
     without = learn(with_topic, 2, [], [])
-    s.forget(with_topic, without)  # deleteTopic, as the master learns it
+    s.offsets.forget(with_topic, without)  # deleteTopic, as the master learns it
     broker.metadata = learn(without, 3, [Topic(TOPIC, frozenset({"b"}), 2, 2, 6)], [])  # updateTopic again
     assert broker.replica is not None
     assert broker.replica.put([Message(TOPIC, q, f"new{q}".encode(), {}, 0) for q in (0, 1)]).status is PutStatus.PUT_OK
@@ -368,5 +373,5 @@ def test_a_topic_deleted_and_created_again_replays_nothing_to_its_groups_old_or_
         assert sorted(m.message.body for m in receive(s, group).messages) == [b"new0", b"new1"], group
     rebuilt, _ = service(broker)  # the starts come back with the state rebuilt from the log
     assert sorted(m.message.body for m in receive(rebuilt, "K").messages) == [b"new0", b"new1"]
-    progress = rebuilt.progress(pb.GetConsumerProgressRequest(group="L", topic=TOPIC))
+    progress = rebuilt.offsets.progress(pb.GetConsumerProgressRequest(group="L", topic=TOPIC))
     assert [(q.min_offset, q.consumer_offset, q.broker_offset) for q in progress.queues] == [(3, 3, 4), (3, 3, 4)]

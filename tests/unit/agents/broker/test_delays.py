@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from agents.broker.consumers import Refused
+from agents.broker.consumer_checks import Refused
 from agents.broker.delays import MAX_WAIT_S, TimerDelivery, wait_s
 from mqbase.codes import ResponseCode
+from tests.harness.clock import ManualClock
 
 
 @pytest.mark.parametrize(
@@ -46,7 +47,7 @@ def test_a_pass_asks_at_the_clocks_time_and_a_replica_that_is_not_master_waits_a
 ) -> None:
     full = Refused(ResponseCode.SYSTEM_ERROR, "the store cannot write")
     service = _Service(2_500, Refused(ResponseCode.SLAVE_NOT_AVAILABLE, "slave"), full, full, None)
-    thread = TimerDelivery(service, "b", clock=lambda: 2.0)
+    thread = TimerDelivery(service, "b", ManualClock(wall=2.0))
     assert [thread.run_once() for _ in range(5)] == [0.5, MAX_WAIT_S, MAX_WAIT_S, MAX_WAIT_S, MAX_WAIT_S]
     assert service.asked == [2_000] * 5
     assert [r.getMessage() for r in caplog.records] == [

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agents.broker.consumers import Refused
+from agents.broker.consumer_checks import Refused
 from agents.broker.escape import JOURNAL, EscapeLink, decode_escaped, decode_released, encode_escaped
 from agents.broker.escape_journal import EscapeJournal
 from agents.consumer.records import Escaped, EscapeKey, EscapeReleased, TimerDelivered, Version
@@ -51,7 +51,7 @@ class Neighbour:
     def __init__(self, name: str, master: bool, cluster: str = "c", follows: str = "") -> None:
         """`follows`: the master a slave last learnt ("" unknown)."""
         self.name, self.master, self.cluster, self.follows = name, master, cluster, follows
-        self.consumers = Master()
+        self.intake = Master()
 
     def cluster_and_name(self) -> tuple[str, str]:
         return self.cluster, self.name
@@ -113,11 +113,11 @@ def test_a_master_in_the_same_agent_takes_the_escape() -> None:
     controller.masters = {"broker-a": "127.0.0.1:1", "broker-b": "127.0.0.1:2", "broker-d": "127.0.0.1:4"}
     escape = link([own, b, other_cluster], controller)
     assert escape.send([escaped(1)], [], lambda _name: True) == "broker-b"
-    assert b.consumers.taken == [(HOME, [escaped(1)], [])]
-    assert own.consumers.taken == [] and other_cluster.consumers.taken == []
+    assert b.intake.taken == [(HOME, [escaped(1)], [])]
+    assert own.intake.taken == [] and other_cluster.intake.taken == []
     assert escape.held("broker-b", "unused") == [escaped(1)]
     escape.release("broker-b", "unused", [escaped(1).key])
-    assert b.consumers.released == [EscapeReleased(HOME, (escaped(1).key,))]
+    assert b.intake.released == [EscapeReleased(HOME, (escaped(1).key,))]
 
 
 def test_a_local_master_that_cannot_take_the_copies_is_passed_over() -> None:
@@ -125,7 +125,7 @@ def test_a_local_master_that_cannot_take_the_copies_is_passed_over() -> None:
     escape = link([b], Controller())
     with pytest.raises(Refused, match="no other set"):
         escape.send([escaped(1)], [COPY], lambda name: name != "broker-b")
-    assert b.consumers.taken == []
+    assert b.intake.taken == []
 
 
 def test_the_masters_are_the_controllers_last_list_and_the_local_ones() -> None:
@@ -162,9 +162,9 @@ def test_with_no_master_anywhere_changes_go_to_the_journal_and_copies_are_refuse
     escape = link([idle], controller, tmp_path)
     with pytest.raises(Refused, match="retry"):
         escape.send([escaped(1)], [COPY], lambda _name: True)  # a copy needs a set that serves its topic
-    assert escape.journal.held() == [] and idle.consumers.taken == []
+    assert escape.journal.held() == [] and idle.intake.taken == []
     assert escape.send([escaped(2)], [], lambda _name: True) == JOURNAL
-    assert escape.journal.held() == [escaped(2)] and idle.consumers.taken == []
+    assert escape.journal.held() == [escaped(2)] and idle.intake.taken == []
     assert EscapeJournal(tmp_path).held() == [escaped(2)]  # on disk
 
 

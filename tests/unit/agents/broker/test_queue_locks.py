@@ -3,23 +3,22 @@ when peers do not answer (the agents' answers are tested in tests/integration/te
 
 from __future__ import annotations
 
-import time
-
 from agents.broker.queue_locks import Batch, QueueLocks, batch_problem, keys_of
 from agents.pop.model import QueueKey
 from mqbase.security import SecurityConfig
+from tests.harness.clock import ManualClock
 
 KEYS = keys_of("G", "T", [0, 1])
 UNREACHABLE = "127.0.0.1:1"  # nothing listens on port 1
 
 
 def table(*, fresh: bool = False) -> QueueLocks:
-    """A replica's table with a 60 s lock life; unless `fresh`, started with a 1 ms life and past its start's grace,
-    so it grants at once."""
-    lives = iter([] if fresh else [1])
-    locks = QueueLocks("b", lambda: next(lives, 60_000), SecurityConfig().client())
+    """A replica's table with a 60 s lock life; unless `fresh`, past its start's grace (one lock life), so it grants
+    at once."""
+    clock = ManualClock()
+    locks = QueueLocks("b", lambda: 60_000, SecurityConfig().client(), clock)
     if not fresh:
-        time.sleep(0.002)
+        clock.advance(60.001)
     return locks
 
 

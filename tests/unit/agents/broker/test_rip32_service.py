@@ -1,4 +1,4 @@
-"""RIP-32 in ConsumerService over real replicas in tmp_path: an acting replica's consumption escapes to another
+"""RIP-32 in Consumers over real replicas in tmp_path: an acting replica's consumption escapes to another
 set's master, and the set's next master serves only once it took the escaped changes back (pre-online).
 
 The home set is one replica whose role the test moves (master, slave acting as master, master again: the same
@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from agents.broker import take_back
+from agents.broker.consumer_checks import Refused
 from agents.broker.consumer_snapshots import SnapshotKeeper
-from agents.broker.consumers import ConsumerService, Refused
+from agents.broker.consumers import Consumers
 from agents.config import BrokerConfig
 from agents.consumer.records import Escaped, EscapeReleased
 from agents.ha.config import HAConfig
@@ -26,6 +28,7 @@ from agents.ha.sync_state import PutStatus
 from agents.metadata import MetadataTable, Topic, learn
 from agents.pop.model import QueueKey
 from agents.store.record import Message
+from mqbase.clock import SYSTEM
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
 
@@ -47,8 +50,8 @@ class Broker:
         self.metadata: MetadataTable = learn(MetadataTable(), 1, [topic], [])
         self.broker_id = 1
         self.acting_since_ms = 0
-        self.escape_to: ConsumerService | None = None
-        self.consumers = ConsumerService(self, SnapshotKeeper(lambda: self.replica, lambda: self.config))
+        self.escape_to: Consumers | None = None
+        self.consumers = Consumers(self, SnapshotKeeper(lambda: self.replica, lambda: self.config), SYSTEM)
 
     def append(self, messages: Sequence[Message]) -> Appended | PutResult:
         assert self.replica is not None
@@ -66,7 +69,7 @@ class Broker:
     def escape(self, changes: Sequence[Escaped], copies: Sequence[Message], serving: Callable[[str], bool]) -> str:
         if self.escape_to is None or not serving(ESCAPE):
             raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, "no escape master")
-        self.escape_to.take_escaped(self.config.broker_name, changes, copies)
+        self.escape_to.intake.take_escaped(self.config.broker_name, changes, copies)
         return ESCAPE
 
 
@@ -81,14 +84,14 @@ def sets(tmp_path: Path) -> Iterator[tuple[Broker, Broker]]:
         b.replica.close()
 
 
-def online(s: ConsumerService, escaped: dict[str, list[Escaped]] | None = None) -> None:
+def online(s: Consumers, escaped: dict[str, list[Escaped]] | None = None) -> None:
     """Run the pre-online the take-back thread runs (no other replica; the escaped changes given)."""
-    phase = s.take_back_phase()
+    phase = take_back.phase(s.ledger)
     assert phase is not None
     key, pre_online = phase
     assert pre_online
-    s.take_back(key, [], escaped or {})
-    assert s.take_back_phase() == (key, False)
+    take_back.merge(s.ledger, key, [], escaped or {})
+    assert take_back.phase(s.ledger) == (key, False)
 
 
 def send(b: Broker, n: int) -> None:
@@ -97,20 +100,20 @@ def send(b: Broker, n: int) -> None:
     assert b.replica.put(batch).status is PutStatus.PUT_OK
 
 
-def receive(s: ConsumerService, batch: int = 32) -> pb.ReceiveMessageResponse:
+def receive(s: Consumers, batch: int = 32) -> pb.ReceiveMessageResponse:
     request = pb.ReceiveMessageRequest(group="G", topic=TOPIC, batch_size=batch, invisible_millis=INVISIBLE_MS)
-    return s.receive(request)
+    return s.pop.receive(request)
 
 
-def ack(s: ConsumerService, messages: Sequence[pb.ReceivedMessage]) -> list[int]:
+def ack(s: Consumers, messages: Sequence[pb.ReceivedMessage]) -> list[int]:
     handles = [m.receipt_handle for m in messages]
-    answer = s.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=handles))
+    answer = s.pop.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=handles))
     assert answer.code == ResponseCode.SUCCESS, answer
     return [r.pop_code for r in answer.results]
 
 
-def inflight(s: ConsumerService) -> int:
-    progress = s.progress(pb.GetConsumerProgressRequest(group="G", topic=TOPIC))
+def inflight(s: Consumers) -> int:
+    progress = s.offsets.progress(pb.GetConsumerProgressRequest(group="G", topic=TOPIC))
     assert progress.code == ResponseCode.SUCCESS, progress
     return sum(q.inflight for q in progress.queues)
 
@@ -130,13 +133,13 @@ def promote(b: Broker, epoch: int) -> None:
 
 def test_a_new_master_serves_no_consumer_before_its_pre_online(sets: tuple[Broker, Broker]) -> None:
     home, _ = sets
-    assert home.consumers.pre_online  # from the role change on, before any request looked (ListBrokers, metrics)
+    assert home.consumers.ledger.pre_online  # from the role change on, before any request looked (ListBrokers, metrics)
     send(home, 2)
     refused = receive(home.consumers)
     assert refused.code == ResponseCode.SERVICE_NOT_AVAILABLE and "pre-online" in refused.remark
-    assert home.consumers.pre_online
+    assert home.consumers.ledger.pre_online
     online(home.consumers)
-    assert not home.consumers.pre_online
+    assert not home.consumers.ledger.pre_online
     assert len(receive(home.consumers).messages) == 2
 
 
@@ -155,19 +158,19 @@ def test_the_returning_master_takes_back_what_the_acting_replica_consumed(sets: 
     assert len(during) == 6  # the ones never delivered; the two unacked are still invisible
     assert ack(home.consumers, during[:3]) == [20000] * 3
     sent = pb.UpdateConsumerOffsetRequest(group="G", topic=TOPIC, queue_id=0, offset=0)
-    assert home.consumers.update_offset(sent).code == ResponseCode.NO_PERMISSION  # a reset needs a master
-    held = escape.consumers.escaped_for(HOME)
+    assert home.consumers.offsets.update_offset(sent).code == ResponseCode.NO_PERMISSION  # a reset needs a master
+    held = escape.consumers.intake.escaped_for(HOME)
     assert len(held) == 2 + 3  # the receive's two queues, the three acks: each change its own key
     assert len({e.key for e in held}) == len(held)
-    waiting = escape.consumers.progress(pb.GetConsumerProgressRequest(group="G")).escaped  # consumerProgress
+    waiting = escape.consumers.offsets.progress(pb.GetConsumerProgressRequest(group="G")).escaped  # consumerProgress
     assert {(w.home, w.topic) for w in waiting} == {(HOME, TOPIC)} and sum(w.changes for w in waiting) == len(held)
-    assert not escape.consumers.progress(pb.GetConsumerProgressRequest(group="other")).escaped
+    assert not escape.consumers.offsets.progress(pb.GetConsumerProgressRequest(group="other")).escaped
 
     promote(home, 3)
     assert receive(home.consumers).code == ResponseCode.SERVICE_NOT_AVAILABLE
-    taken = home.consumers.take_back_phase()
+    taken = take_back.phase(home.consumers.ledger)
     assert taken is not None
-    released = home.consumers.take_back(taken[0], [], {ESCAPE: held})
+    released = take_back.merge(home.consumers.ledger, taken[0], [], {ESCAPE: held})
     assert sorted(released[ESCAPE]) == sorted(e.key for e in held)
     assert inflight(home.consumers) == 2 + 3  # nothing acked is in flight again, nothing in flight forgotten
     assert receive(home.consumers).code == ResponseCode.PULL_NOT_FOUND
@@ -176,8 +179,8 @@ def test_the_returning_master_takes_back_what_the_acting_replica_consumed(sets: 
     assert ack(home.consumers, before[2:]) == [20000] * 2
     assert inflight(home.consumers) == 0
 
-    escape.consumers.release_escaped(EscapeReleased(HOME, tuple(released[ESCAPE])))
-    assert escape.consumers.escaped_for(HOME) == []
+    escape.consumers.intake.release_escaped(EscapeReleased(HOME, tuple(released[ESCAPE])))
+    assert escape.consumers.intake.escaped_for(HOME) == []
 
 
 def test_a_change_taken_back_twice_changes_nothing(sets: tuple[Broker, Broker]) -> None:
@@ -188,12 +191,13 @@ def test_a_change_taken_back_twice_changes_nothing(sets: tuple[Broker, Broker]) 
     online(home.consumers)
     during = receive(home.consumers).messages
     ack(home.consumers, during)
-    held = escape.consumers.escaped_for(HOME)
+    held = escape.consumers.intake.escaped_for(HOME)
     promote(home, 3)
     online(home.consumers, {ESCAPE: held})
-    sweep = home.consumers.take_back_phase()
+    sweep = take_back.phase(home.consumers.ledger)
     assert sweep is not None and not sweep[1]
-    home.consumers.take_back(sweep[0], [], {ESCAPE: held})  # a sweep that finds them again (not released yet)
+    # a sweep that finds them again (not released yet)
+    take_back.merge(home.consumers.ledger, sweep[0], [], {ESCAPE: held})
     assert inflight(home.consumers) == 0
     assert receive(home.consumers).code == ResponseCode.PULL_NOT_FOUND
 
@@ -216,9 +220,9 @@ def test_an_acting_replica_without_an_escape_master_answers_retry_and_changes_no
 def test_escaped_changes_must_name_their_home(sets: tuple[Broker, Broker]) -> None:
     _, escape = sets
     with pytest.raises(Refused, match="home set"):
-        escape.consumers.take_escaped(ESCAPE, [], [])
+        escape.consumers.intake.take_escaped(ESCAPE, [], [])
     with pytest.raises(Refused, match="no escaped change"):
-        escape.consumers.take_escaped(HOME, [], [])
+        escape.consumers.intake.take_escaped(HOME, [], [])
 
 
 def test_a_master_that_ran_nothing_for_long_takes_back_what_a_slave_acted_before_it_serves(
@@ -235,17 +239,17 @@ def test_a_master_that_ran_nothing_for_long_takes_back_what_a_slave_acted_before
     act(slave, 1_700_000_000_000)
     online(slave.consumers)
     assert ack(slave.consumers, receive(slave.consumers, 2).messages) == [20000, 20000]
-    held = escape.consumers.escaped_for(HOME)
+    held = escape.consumers.intake.escaped_for(HOME)
     assert held
 
     now, half_bound_s = time.monotonic(), paused.config.broker_not_active_timeout_millis / 2000
-    assert not paused.consumers.tick(now + 0.1)  # a short gap: still online
-    assert not paused.consumers.pre_online
-    assert paused.consumers.tick(now + 0.1 + half_bound_s)
-    assert not paused.consumers.tick(now + 0.2 + half_bound_s)  # reported once
+    assert not paused.consumers.ledger.tick(now + 0.1)  # a short gap: still online
+    assert not paused.consumers.ledger.pre_online
+    assert paused.consumers.ledger.tick(now + 0.1 + half_bound_s)
+    assert not paused.consumers.ledger.tick(now + 0.2 + half_bound_s)  # reported once
     refused = receive(paused.consumers)
     assert refused.code == ResponseCode.SERVICE_NOT_AVAILABLE and "pre-online" in refused.remark
-    assert paused.consumers.pre_online
+    assert paused.consumers.ledger.pre_online
     online(paused.consumers, {ESCAPE: held})
     assert inflight(paused.consumers) == 0  # the two acked are acked here too
     assert len(receive(paused.consumers).messages) == 2  # only the two never delivered
@@ -259,10 +263,10 @@ def test_an_acting_replica_or_a_master_with_the_key_off_ignores_a_gap(sets: tupl
     send(home, 2)
     act(home, 1_700_000_000_000)
     online(home.consumers)
-    assert home.consumers.tick(time.monotonic() + 3600)  # noticed, but an acting replica takes nothing back
+    assert home.consumers.ledger.tick(time.monotonic() + 3600)  # noticed, but an acting replica takes nothing back
     assert len(receive(home.consumers).messages) == 2
     promote(home, 3)
     home.config = replace(home.config, enable_slave_acting_master=False)
     assert receive(home.consumers, 1).code == ResponseCode.SUCCESS
-    assert not home.consumers.tick(time.monotonic() + 7200)
+    assert not home.consumers.ledger.tick(time.monotonic() + 7200)
     assert receive(home.consumers, 1).code == ResponseCode.SUCCESS  # served on: no pre-online with the key off

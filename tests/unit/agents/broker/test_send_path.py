@@ -12,6 +12,7 @@ import pytest
 
 from agents.broker.manager import ReplicasManager
 from agents.metadata import BORN_HOST, BORN_TIMESTAMP
+from mqbase.clock import SYSTEM
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
 from tests.harness.ha_master import become_master, manager_config, serve_topics, servicer_for
@@ -30,7 +31,7 @@ class Context:
 @pytest.fixture
 def manager(tmp_path: Path) -> Iterator[ReplicasManager]:
     """broker-a, master of epoch 1, knowing topic Orders only."""
-    m = ReplicasManager(manager_config(tmp_path / "broker"))
+    m = ReplicasManager(manager_config(tmp_path / "broker"), clock=SYSTEM)
     m._open(1)
     become_master(m, members=frozenset({1}))
     serve_topics(m, "Orders")

@@ -18,6 +18,7 @@ import pytest
 
 from agents.broker import write_gate
 from agents.broker.manager import ReplicasManager
+from agents.broker.worker_events import Poll
 from agents.broker.write_gate import Gate, Step, TransferReady, WritePause
 from agents.ha.actions import SlaveAcked
 from agents.ha.config import HAConfig
@@ -26,6 +27,7 @@ from agents.ha.role import Position, Role
 from agents.ha.sync_state import PutStatus, SyncState
 from agents.store.epochs import EpochCache
 from agents.store.message_store import MessageStore
+from mqbase.clock import SYSTEM
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
 from tests.harness.ha_master import (
@@ -344,7 +346,7 @@ def test_a_put_waiting_for_acks_is_included_in_the_final_offset(store: MessageSt
 @pytest.fixture
 def manager(tmp_path: Path) -> Iterator[ReplicasManager]:
     """A manager whose threads never start: no controller, no heartbeats; broker id 1 opened but fenced."""
-    m = ReplicasManager(manager_config(tmp_path / "broker"))
+    m = ReplicasManager(manager_config(tmp_path / "broker"), clock=SYSTEM)
     m._open(1)
     yield m
     if m.replica is not None:
@@ -356,7 +358,7 @@ def prepare(m: ReplicasManager, target: int = 2, epoch: int = 1, timeout_s: floa
 
 
 def test_a_manager_without_a_replica_is_not_a_master(tmp_path: Path) -> None:
-    m = ReplicasManager(manager_config(tmp_path / "broker"))
+    m = ReplicasManager(manager_config(tmp_path / "broker"), clock=SYSTEM)
     assert prepare(m) == TransferReady(ResponseCode.CONTROLLER_INVALID_MASTER, "broker -1 is not a master")
     assert m.write_pause is None
 
@@ -447,7 +449,7 @@ def test_the_acknowledgement_may_arrive_while_the_master_waits(manager: Replicas
 @pytest.fixture
 def all_ack_manager(tmp_path: Path) -> Iterator[ReplicasManager]:
     """As `manager`, with allAckInSyncStateSet=true: a put waits for every SyncStateSet member."""
-    m = ReplicasManager(replace(manager_config(tmp_path / "broker"), all_ack_in_sync_state_set=True))
+    m = ReplicasManager(replace(manager_config(tmp_path / "broker"), all_ack_in_sync_state_set=True), clock=SYSTEM)
     m._open(1)
     yield m
     if m.replica is not None:
@@ -511,7 +513,7 @@ def test_an_expired_lease_waits_for_the_controller_instead_of_resuming(manager: 
     manager._observe(tick=True, now=pause.until + 1.0)  # what the watchdog does once the lease ran out
     assert manager.write_pause is None
     assert manager.put([msg(1)]).status is PutStatus.SERVICE_NOT_AVAILABLE, "fenced until the controller answers"
-    assert manager._events.get_nowait() == ("poll", None), "the controller is asked at once"
+    assert manager._events.get_nowait() == Poll(), "the controller is asked at once"
     assert master.put([msg(1)]).status is PutStatus.PUT_OK, "the HA master itself is no longer paused"
 
 

@@ -1,10 +1,10 @@
-"""The consumer service's pure parts: what a dead-letter copy carries, the body digest."""
+"""The POP service's pure parts: what a dead-letter copy carries, the body digest."""
 
 from __future__ import annotations
 
 import pytest
 
-from agents.broker.consumers import body_digest, dead_letter, fitting
+from agents.broker.pop_service import body_digest, dead_letter, fitting
 from agents.store.record import Message
 
 
