@@ -196,7 +196,7 @@ def main() -> None:
 
         def load() -> None:
             for i in range(0, n, PUT_BATCH):
-                _, end = store.put([rec.to_message([r], BASE_MS) for r in records[i : i + PUT_BATCH]])
+                end = store.put([rec.to_message([r], BASE_MS) for r in records[i : i + PUT_BATCH]]).end
                 store.set_confirm_offset(end)
             store.flush()
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, assert_never
 
 from agents.broker import write_gate
+from agents.broker.acting_shell import ActingShell
 from agents.broker.cleaner import CommitLogCleaner
 from agents.broker.consumer_ledger import unserved_dead_letter_topics
 from agents.broker.consumer_snapshots import MAX_PAGE_BYTES, SnapshotKeeper
@@ -53,7 +54,6 @@ from agents.config import BrokerConfig
 from agents.consumer.records import Escaped
 from agents.errors import AgentError
 from agents.ha import acting
-from agents.ha.acting import ControllerAnswer, SetView, Verdict, Why
 from agents.ha.master_service import Appended, PutResult
 from agents.ha.master_session import admit_slave
 from agents.ha.replica import Replica, StaleEpoch
@@ -80,8 +80,6 @@ log = logging.getLogger(__name__)
 RETRY_S = 1.0
 """Wait between attempts while registration cannot reach the controller (Java retries every 5 s)."""
 TICK_S = 0.1
-PEER_TIMEOUT_S = 1.0
-"""How long an acting check waits for a peer replica's agent (ListBrokers) while the controllers are unreachable."""
 
 
 class RegistrationError(AgentError, RuntimeError):
@@ -135,22 +133,13 @@ class ReplicasManager:
         self._sss_epoch = 0
         self._master: tuple[int | None, str, str] = (None, "", "")
         self._error = ""
-        # RIP-32 (worker thread; the verdict and its start under _lock): the controller's last answer and the
-        # set's replicas (id → agent address) with the ids last known alive, and when a master was last seen.
-        self._answer: ControllerAnswer | None = None
-        self._peers: dict[int, str] = {}
-        self._alive: frozenset[int] = frozenset()
-        self._alive_for: tuple[Position, bool] | None = None  # the role and acting verdict `_alive` was learnt in
-        self._agent_sighting_ms: int | None = None
-        self._verdict = Verdict(False, None, Why.DISABLED)
-        self._acting_since_ms = 0
-        self._acting_episodes = 0
         self._metadata = MetadataTable()
         self._last_reread: float | None = None  # when a refused send last re-read the metadata (monotonic)
         self._on_role_change = on_role_change
         self._gate_lock = threading.Lock()  # guards _gate: puts, the watchdog, the worker and transfer RPCs
         self._gate = Gate(clock.monotonic())
         self._client_security = (security or SecurityConfig()).client()
+        self.rip32 = ActingShell(self, clock, self._client_security)
         self._link = ControllerLink(
             config.controller_addr,
             self._heartbeat,
@@ -168,7 +157,7 @@ class ReplicasManager:
             EscapeJournal(config.store_root),
         )  # fmt: skip
         self.take_back = TakeBack(
-            self.consumers.ledger, self.escapes, self._alive_peers, lambda: self.config, self._client_security
+            self.consumers.ledger, self.escapes, self.rip32.alive_peers, lambda: self.config, self._client_security
         )
         self.queue_locks = QueueLocks(
             config.broker_name, lambda: self.config.rebalance_lock_max_live_time, self._client_security, clock
@@ -205,12 +194,12 @@ class ReplicasManager:
             self.replica.close()
 
     def status(self) -> Status:
-        position = self._position()
+        position = self.position()
         with self._lock:
             master_id, address, ha = self._master
             return Status(
                 self.broker_id, position.role, position.master_epoch, master_id, address, ha, self._sss_epoch,
-                self._error, self._acting_since_ms, self._acting_episodes,
+                self._error, self.rip32.since_ms, self.rip32.episodes,
             )  # fmt: skip
 
     def master_address(self) -> str:
@@ -309,8 +298,7 @@ class ReplicasManager:
 
     def put(self, messages: Sequence[Message]) -> PutResult:
         """Write on the master; refused while fenced, as a slave, or after a pause until the controller answers."""
-        appended = self.append(messages)
-        return appended.settle() if isinstance(appended, Appended) else appended
+        return self.append(messages).settle()
 
     def append(self, messages: Sequence[Message]) -> Appended | PutResult:
         """``put``'s append alone, behind the same write gate; the caller settles the `Appended`."""
@@ -324,7 +312,7 @@ class ReplicasManager:
     def readable(self) -> bool:
         """Reads are refused while fenced (the role is not known yet), unless the replica acts as master (RIP-32: a
         replica restarted while its set had no master is fenced)."""
-        return self._position().role is not Role.FENCED or self.acting
+        return self.position().role is not Role.FENCED or self.acting
 
     def _observe(self, *, tick: bool, now: float | None = None) -> Gate:
         """Look at the write gate now (``write_gate.observe``) and carry out its step; the gate after it.
@@ -371,7 +359,7 @@ class ReplicasManager:
         """
         replica = self.replica
         master = replica.master if replica is not None else None
-        position = self._position()
+        position = self.position()
         refused = write_gate.refusal(
             self.broker_id, position.role, position.master_epoch, master is not None, target_id, master_epoch
         )
@@ -430,7 +418,7 @@ class ReplicasManager:
                 event = self._events.get(timeout=max(0.0, wait))
             except queue.Empty:
                 if self._clock.monotonic() < next_poll:
-                    if not self._watching():
+                    if not self.rip32.watching():
                         continue
                     event = Check()
                 else:
@@ -574,11 +562,11 @@ class ReplicasManager:
         except MqError as exc:
             log.info("%s: controller unavailable for poll: %s", self._name(), exc)
         finally:
-            answer = self._answer
+            answer = self.rip32.answer
             reachable = answer is not None and answer.received_ms >= started
-            self._check_acting(reachable=reachable)
+            self.rip32.check(reachable=reachable)
             if reachable and self.config.lock_in_strict_mode and not self.config.enable_slave_acting_master:
-                self._learn_replicas()  # the acting check learnt them otherwise
+                self.rip32.learn_replicas()  # the acting check learnt them otherwise
 
     def _poll(self, *, may_elect: bool = True) -> None:
         c = self.config
@@ -628,18 +616,18 @@ class ReplicasManager:
             self.consumers.offsets.forget(before, after)
 
     def _apply(self, view: ControllerView, *, may_elect: bool) -> None:
-        self._answer = ControllerAnswer(view.master_id, monotonic_ms(self._clock))
+        self.rip32.answered(view.master_id)
         decision = decide(self._local(), view, may_elect=may_elect)
         self._execute(decision, view)
         if view.master_id is not None and self.acting:
-            self._decide_acting(reachable=True)  # a master exists: stop at once, not at the next poll
+            self.rip32.decide(reachable=True)  # a master exists: stop at once, not at the next poll
 
     # --- RIP-32: lock quorum ----------------------------------------------------------------------
 
     @property
     def coordinating(self) -> bool:
         """Whether this replica decides its set's consumption now: the master, or a slave acting as master."""
-        return self._position().role is Role.MASTER or self.acting
+        return self.position().role is Role.MASTER or self.acting
 
     def lock_queues(self, keys: Sequence[QueueKey]) -> frozenset[QueueKey]:
         """Take or renew the orderly queues' locks as the set's coordinator (``consumer_ledger.Host``); the keys held:
@@ -648,16 +636,16 @@ class ReplicasManager:
             return frozenset()
         c = self.config
         return self.queue_locks.acquire(
-            keys, str(self.broker_id), strict=c.lock_in_strict_mode, self_id=self.broker_id, peers=self._peers
+            keys, str(self.broker_id), strict=c.lock_in_strict_mode, self_id=self.broker_id, peers=self.rip32.peers
         )
 
-    def _coordination_changed(self) -> None:
+    def coordination_changed(self) -> None:
         """After a role change or an acting verdict (worker thread): a replica that stopped coordinating releases
         its queue locks, so the next coordinator need not wait for them to expire; one that coordinates (a new
         master, a replica that starts acting) takes its set's consumer state back now, not at the next pass."""
         now = self.coordinating
         if self._coordinated and not now:
-            self.queue_locks.release(self.broker_id, self._peers)
+            self.queue_locks.release(self.broker_id, self.rip32.peers)
         self._coordinated = now
         if now:
             self.take_back.wake()
@@ -667,14 +655,12 @@ class ReplicasManager:
     @property
     def acting(self) -> bool:
         """Whether this replica acts as its set's read-only master now (sends are still refused)."""
-        with self._lock:
-            return self._verdict.act
+        return self.rip32.acting
 
     @property
     def acting_since_ms(self) -> int:
         """When this replica started acting as its set's read-only master; 0 while it does not."""
-        with self._lock:
-            return self._acting_since_ms if self._verdict.act else 0
+        return self.rip32.since_ms
 
     def escape(self, changes: Sequence[Escaped], copies: Sequence[Message], serving: Callable[[str], bool]) -> str:
         """Store an acting replica's consumer changes at another set's master (``agents.broker.escape``)."""
@@ -692,104 +678,7 @@ class ReplicasManager:
         return self.config.broker_address
 
     def is_master(self) -> bool:
-        return self._position().role is Role.MASTER
-
-    def _alive_peers(self) -> Mapping[int, str] | None:
-        """The set's other replicas known alive, id → agent address (what a pre-online asks); None until they were
-        learnt in the current role and acting verdict (a replica that started or stopped since may hold changes)."""
-        peers, alive = self._peers, self._alive
-        if self._alive_for != (self._position(), self.acting):
-            return None
-        return {i: a for i, a in peers.items() if i in alive and i != self.broker_id}
-
-    def _watching(self) -> bool:
-        """Whether RIP-32's check runs now rather than at the next metadata poll (``acting.watches``)."""
-        replica = self.replica
-        if replica is None:
-            return False
-        slave = replica.slave
-        up = slave is not None and slave.connected
-        return acting.watches(self.config.acting_policy, self._position().role, up, self.acting)
-
-    def _check_acting(self, *, reachable: bool) -> None:
-        """Learn who of the set is alive (the controller's alive flags, else the peers' agents), then decide."""
-        if self.replica is None or (not self.config.enable_slave_acting_master and not self.acting):
-            return  # off: no look-ups (a switch to off still stops an acting replica, below)
-        if self.config.enable_slave_acting_master:
-            self._learn_alive(reachable)
-        self._decide_acting(reachable=reachable)
-
-    def _learn_alive(self, reachable: bool) -> None:
-        """The set's alive ids: the controller's flags (and the replicas' addresses, for when it is gone), else the
-        peers whose agents answer now (one that reports master is a sighting)."""
-        learnt_for = (self._position(), self.acting)
-        info = self._learn_replicas() if reachable else None
-        if info is not None:
-            replicas = [*info.in_sync_replicas, *info.not_in_sync_replicas]
-            self._alive = frozenset(r.broker_id for r in replicas if r.alive) | {self.broker_id}
-            self._alive_for = learnt_for
-            return
-        alive = {self.broker_id}
-        for broker_id, address in self._peers.items():
-            if broker_id == self.broker_id:
-                continue
-            role = self._peer_role(broker_id, address)
-            if role is not None:
-                alive.add(broker_id)
-            if role is Role.MASTER:
-                self._agent_sighting_ms = monotonic_ms(self._clock)
-        self._alive = frozenset(alive)
-        self._alive_for = learnt_for
-
-    def _learn_replicas(self) -> pb.ReplicasInfo | None:
-        """Ask the controller for the set's registered replicas and keep their agent addresses (`_peers`: the acting
-        check's peers and the lock quorum's replicas); without an answer the last ones learnt stay."""
-        info = self._set_info()
-        if info is not None:
-            self._peers = {r.broker_id: r.broker_address for r in [*info.in_sync_replicas, *info.not_in_sync_replicas]}
-        return info
-
-    def _peer_role(self, broker_id: int, address: str) -> Role | None:
-        """The role a peer replica's agent reports for it; None when the agent does not answer or hosts it not
-        (a broker that failed to start is listed with id -1)."""
-        try:
-            with AgentClient(timeout=PEER_TIMEOUT_S, security=self._client_security) as client:
-                response = client.call(address, "ListBrokers", agent_pb2.ListBrokersRequest())
-        except MqError:
-            return None
-        for b in response.brokers:
-            if b.broker_name == self.config.broker_name and b.broker_id == broker_id:
-                return Role(b.role)  # fenced counts: alive, restarted while the set had no master
-        return None
-
-    def _decide_acting(self, *, reachable: bool) -> None:
-        """Ask ``acting.decide`` with this replica's view now; log and record a start or a stop."""
-        replica = self.replica
-        slave = replica.slave if replica is not None else None
-        heard = None if slave is None or slave.last_heard is None else int(slave.last_heard * 1000)
-        sightings = [t for t in (heard, self._agent_sighting_ms) if t is not None]
-        view = SetView(
-            self.broker_id, self._position().role, self._answer, reachable, max(sightings, default=None), self._alive
-        )
-        verdict = acting.decide(view, monotonic_ms(self._clock), self.config.acting_policy)
-        with self._lock:
-            before, self._verdict = self._verdict, verdict
-            if verdict.act and not before.act:
-                self._acting_since_ms = wall_ms(self._clock)
-                self._acting_episodes += 1
-            elif before.act and not verdict.act:
-                self._acting_since_ms = 0
-        if verdict.act != before.act and self.config.enable_slave_acting_master:
-            self._learn_alive(reachable)  # for the pre-online of the coordinator that takes over
-        self._coordination_changed()
-        if verdict.act and not before.act:
-            log.warning("%s: broker %d acts as the read-only master: %s (alive %s)",
-                        self._name(), self.broker_id, verdict.why.value, sorted(self._alive))  # fmt: skip
-        elif before.act and not verdict.act:
-            why = verdict.why.value
-            if verdict.expected is not None and verdict.expected != self.broker_id:
-                why = f"broker {verdict.expected} is the smallest alive id now"
-            log.info("%s: broker %d stops acting as master: %s", self._name(), self.broker_id, why)
+        return self.position().role is Role.MASTER
 
     def _execute(self, decision: Decision, view: ControllerView) -> None:
         replica = self.replica
@@ -836,12 +725,12 @@ class ReplicasManager:
         Best effort: without an answer the last ids learnt stay, and a refused slave asks again.
         """
         self._members_wanted.clear()
-        info = self._set_info()
+        info = self.set_info()
         if info is not None:
             replicas = [*info.in_sync_replicas, *info.not_in_sync_replicas]
             self._members = frozenset(r.broker_id for r in replicas)
 
-    def _set_info(self) -> pb.ReplicasInfo | None:
+    def set_info(self) -> pb.ReplicasInfo | None:
         """The controller's record of this broker set (GetSyncStateData); None when it has none or cannot be asked."""
         name = self.config.broker_name
         try:
@@ -866,7 +755,7 @@ class ReplicasManager:
         """Report the HA master's proposal; apply it only when the controller confirms it."""
         replica = self.replica
         master = replica.master if replica is not None else None
-        position = self._position()
+        position = self.position()
         if master is None or position.role is not Role.MASTER:
             return
         response = self._link.call(
@@ -892,13 +781,13 @@ class ReplicasManager:
 
     # --- helpers ---------------------------------------------------------------------------------
 
-    def _position(self) -> Position:
+    def position(self) -> Position:
         """The role and epoch the replica was told (its ``position`` is their one record); fenced without one."""
         replica = self.replica
         return replica.position if replica is not None else Position()
 
     def _local(self) -> Local:
-        position = self._position()
+        position = self.position()
         with self._lock:
             return Local(self.broker_id, position.role, position.master_epoch, self._sss_epoch)
 
@@ -911,12 +800,12 @@ class ReplicasManager:
             self._gate = replace(
                 self._gate, pause=None
             )  # a new role ends any transfer pause (a new master starts unpaused)
-        position = self._position()
+        position = self.position()
         log.info("%s: broker %d is %s in epoch %d (master %s)",
                  self._name(), self.broker_id, position.role.value, position.master_epoch, view.master_id)  # fmt: skip
         if self.config.enable_slave_acting_master:
-            self._learn_alive(reachable=True)  # the new master's pre-online asks every alive replica
-        self._coordination_changed()
+            self.rip32.learn_alive(reachable=True)  # the new master's pre-online asks every alive replica
+        self.coordination_changed()
         if self._on_role_change is not None:
             self._on_role_change(self)
 

@@ -44,7 +44,7 @@ from agents.metadata import (
 from agents.store.commitlog import OffsetTooSmall
 from agents.store.epochs import MAX_OFFSET
 from agents.store.message_store import MessageStore
-from agents.store.record import Message, RecordError, blank_size_at, header_at
+from agents.store.record import Message, RecordError
 from mqbase import __version__
 from mqbase.clock import Clock, wall_ms
 from mqbase.codes import ResponseCode
@@ -303,13 +303,12 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         pause = manager.write_pause
         if result.status is PutStatus.MASTER_TRANSFERRING and pause is not None:
             response.master_address = pause.target_address
-        replica = manager.replica
-        if result.start_offset >= 0 and replica is not None:
-            written = replica.store.read(result.start_offset, result.end_offset - result.start_offset)
-            response.results.extend(placements(written, result.start_offset))
-            for placed, stored in zip(response.results, batch, strict=False):
-                if stored.topic == TIMER_TOPIC:  # as Java's SendResult: its own queue, not the timer's queue 0
-                    placed.queue_id = int(stored.properties[REAL_QID])
+        for placed, stored in zip(result.placed, batch, strict=bool(result.placed)):  # a refusal placed nothing
+            # as Java's SendResult, a delayed message is placed in its own queue, not the timer's queue 0
+            queue_id = int(stored.properties[REAL_QID]) if stored.topic == TIMER_TOPIC else placed.queue_id
+            response.results.add(
+                queue_id=queue_id, queue_offset=placed.queue_offset, commit_log_offset=placed.commit_log_offset
+            )
         return response
 
     @scoped(pb.PullMessageResponse)
@@ -796,23 +795,6 @@ def notification_problem(note: common_pb2.RoleChangeNotification, cluster_name: 
         if value and (problem := address_problem(value)):
             return f"{field} {problem}"
     return None
-
-
-def placements(data: bytes, start: int) -> list[pb.SendResult]:
-    """Where each record of a put landed, from the bytes just written at `start` (blanks are skipped)."""
-    out, pos = [], 0
-    while pos < len(data):
-        blank = blank_size_at(data, pos)
-        if blank is not None:
-            pos += blank
-            continue
-        header = header_at(data, pos, verify_crc=False)
-        if header is None:
-            raise ValueError(f"no record at {start + pos} in what the put wrote")
-        out.append(pb.SendResult(queue_id=header.queue_id, queue_offset=header.queue_offset))
-        out[-1].commit_log_offset = start + pos
-        pos += header.size
-    return out
 
 
 def peer_address(peer: str) -> str | None:

@@ -36,6 +36,7 @@ from agents.ha.sync_state import (
 )
 from agents.protocol.frames import FrameError, FrameFromSlave, FrameReader, SlaveHandshake
 from agents.store.epochs import EpochCache
+from agents.store.message_store import Placed, Placement
 from agents.store.record import Message
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ class MasterStore(Protocol):
     def confirm_offset(self) -> int: ...
     @property
     def segment_size(self) -> int: ...
-    def put(self, messages: Sequence[Message]) -> tuple[int, int]: ...
+    def put(self, messages: Sequence[Message]) -> Placed: ...
     def flush(self, *, lazy: bool = False) -> None: ...
     def set_confirm_offset(self, offset: int) -> None: ...
     def open_segment(self, offset: int) -> tuple[int, int, int]: ...
@@ -64,25 +65,30 @@ class MasterStore(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class PutResult:
-    """What a put did; `epoch` is the master epoch the append was made in (-1 when nothing was appended)."""
+    """What a put did; `epoch` is the master epoch the append was made in (-1 when nothing was appended), `placed`
+    where each message went (none when nothing was appended)."""
 
     status: PutStatus
     start_offset: int = -1
     end_offset: int = -1
     epoch: int = -1
+    placed: tuple[Placement, ...] = ()
+
+    def settle(self) -> PutResult:
+        """A refusal wrote nothing: it is its own outcome (so a caller settles whatever ``append`` returned)."""
+        return self
 
 
 @dataclass(frozen=True, slots=True)
 class Appended:
-    """Messages a master wrote at [start, end) and has not yet answered for: ``settle`` flushes and waits."""
+    """Messages a master wrote and has not yet answered for: ``settle`` flushes and waits."""
 
     master: HAMaster
-    start: int
-    end: int
+    placed: Placed
 
     def settle(self) -> PutResult:
         """Flush and wait for the acknowledgements, as ``HAMaster.put`` does after its append; call it once."""
-        return self.master._settle(self.start, self.end)
+        return self.master._settle(self.placed)
 
 
 class HAMaster:
@@ -225,12 +231,11 @@ class HAMaster:
         the two, not their sum), and the flush runs outside the lock, so producers that append while it syncs
         share the next one (group commit). confirmOffset never passes what a flush here made durable.
         """
-        appended = self.append(messages)
-        return appended.settle() if isinstance(appended, Appended) else appended
+        return self.append(messages).settle()
 
     def append(self, messages: Sequence[Message]) -> Appended | PutResult:
         """The first half of a put: write the messages here and wake the slaves; `Appended` must be settled (even
-        on the caller's error path). A refusal (nothing written) is the `PutResult` a put would return.
+        on the caller's error path). A refusal (nothing written) is the `PutResult` a put would return, settled.
 
         For writers that must order their appends but not wait for each other's acknowledgements (the consumer
         state, whose records are numbered in log order): append under their own lock, settle outside it.
@@ -243,22 +248,23 @@ class HAMaster:
             status = admit_put(self._sync, self._config.min_in_sync_replicas)
             if status is not PutStatus.PUT_OK:
                 return PutResult(status)
-            start, end = self._store.put(messages)
+            placed = self._store.put(messages)
             self._waiting_puts += 1
             for w in self._wakeups:
                 w.notify()
-        return Appended(self, start, end)
+        return Appended(self, placed)
 
-    def _settle(self, start: int, end: int) -> PutResult:
+    def _settle(self, placed: Placed) -> PutResult:
         try:
-            return self._await_acks(start, end)
+            return self._await_acks(placed)
         finally:
             with self._lock:
                 self._waiting_puts -= 1
                 self._lock.notify_all()
 
-    def _await_acks(self, start: int, end: int) -> PutResult:
-        """Flush what `put` appended at [start, end) and wait for the acknowledgements the config asks for."""
+    def _await_acks(self, placed: Placed) -> PutResult:
+        """Flush what `put` appended and wait for the acknowledgements the config asks for."""
+        start, end = placed.start, placed.end
         self._store.flush(lazy=True)  # covers every append made before it, this one included
         with self._lock:
             self._durable = max(self._durable, end)
@@ -267,9 +273,9 @@ class HAMaster:
             while not self._acked(end):
                 remaining = deadline - self._clock()
                 if remaining <= 0 or self._stopped.is_set():
-                    return PutResult(PutStatus.FLUSH_SLAVE_TIMEOUT, start, end, self.epoch)
+                    return PutResult(PutStatus.FLUSH_SLAVE_TIMEOUT, start, end, self.epoch, placed.messages)
                 self._lock.wait(remaining)
-        return PutResult(PutStatus.PUT_OK, start, end, self.epoch)
+        return PutResult(PutStatus.PUT_OK, start, end, self.epoch, placed.messages)
 
     def _acked(self, end: int) -> bool:
         cfg = self._config

@@ -148,8 +148,7 @@ class Replica:
 
     def put(self, messages: Sequence[Message]) -> PutResult:
         """Write on the master; a slave or fenced replica (or one changing its role) refuses without writing."""
-        appended = self.append(messages)
-        return appended.settle() if isinstance(appended, Appended) else appended
+        return self.append(messages).settle()
 
     def append(self, messages: Sequence[Message]) -> Appended | PutResult:
         """``put``'s append alone (``HAMaster.append``): the `Appended` is settled by the caller."""

@@ -328,8 +328,8 @@ class CommitLog:
 
     # --- writing ------------------------------------------------------------------------------------
 
-    def append(self, data: bytes) -> int:
-        """Append whole encoded records (``record.encode``); returns the offset of the first.
+    def append(self, data: bytes) -> list[int]:
+        """Append whole encoded records (``record.encode``); returns the offset of each, in order.
 
         Each record goes into the current segment if it leaves room for a closing blank, else the segment is
         padded with a blank and the record starts the next one. RecordError if `data` is not whole records
@@ -344,7 +344,7 @@ class CommitLog:
         sizes = record_sizes(data)
         if any(size + BLANK_SIZE > self.segment_size for size in sizes):
             raise RecordError(f"a record of {max(sizes)} bytes does not fit a segment of {self.segment_size} bytes")
-        view, i, k, first = memoryview(data), 0, 0, None
+        view, i, k, placed = memoryview(data), 0, 0, list[int]()
         with self._all_or_nothing():
             while k < len(sizes):
                 room = self._segment_start(self._max) + self.segment_size - self._max
@@ -355,11 +355,14 @@ class CommitLog:
                     self._write(self._max, encode_blank(room))
                     self._advance(self._max + room)
                     continue
-                first = self._max if first is None else first
+                at = self._max
+                for size in sizes[len(placed) : k]:
+                    placed.append(at)
+                    at += size
                 self._write(self._max, view[i:j])
                 self._advance(self._max + j - i)
                 self._boundary, i = self._max, j
-        return self._max if first is None else first
+        return placed
 
     def scan_replicated(self, offset: int, data: bytes | memoryview) -> Scan:
         """Validate replicated bytes for ``append_at(offset, data)`` without writing them (``record.scan_replicated``,

@@ -47,7 +47,7 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agents.store.checkpoint import Checkpoint, CheckpointData
@@ -88,6 +88,24 @@ def _entry_end(packed: bytearray, k: int) -> int:
 def clamp_confirm(offset: int, min_offset: int, boundary: int) -> int:
     """A confirmOffset within what the log holds: ``[min_offset, boundary]``."""
     return min(max(offset, min_offset), boundary)
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where one message of a put landed: its queue, its offset there, and its record's commit-log offset."""
+
+    queue_id: int
+    queue_offset: int
+    commit_log_offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """What a put wrote: the log range [start, end) and each message's placement, in the order given."""
+
+    start: int
+    end: int
+    messages: tuple[Placement, ...]
 
 
 class MessageStore:
@@ -187,8 +205,8 @@ class MessageStore:
 
     # --- writing ------------------------------------------------------------------------------------
 
-    def put(self, messages: Sequence[Message]) -> tuple[int, int]:
-        """Append `messages` (not flushed; not visible until confirmed); returns (start offset, end offset).
+    def put(self, messages: Sequence[Message]) -> Placed:
+        """Append `messages` (not flushed; not visible until confirmed); returns where they went.
 
         Each message gets the next offset of its queue (any ``queue_offset`` passed in is replaced). RecordError,
         with nothing written, if any message breaks a format rule.
@@ -196,16 +214,18 @@ class MessageStore:
         with self._lock:
             self._count_tail()
             numbered = dict(self._next_queue_offset)
-            records = []
+            records, queue_offsets = [], []
             for m in messages:
                 key = (m.topic, m.queue_id)
-                records.append(encode(replace(m, queue_offset=numbered.get(key, 0))))
-                numbered[key] = numbered.get(key, 0) + 1
-            start = self._log.append(b"".join(records))
+                queue_offsets.append(numbered.get(key, 0))
+                records.append(encode(replace(m, queue_offset=queue_offsets[-1])))
+                numbered[key] = queue_offsets[-1] + 1
+            at = self._log.append(b"".join(records))
             self._forget_scanned()
             self._next_queue_offset = numbered
             self._counted = self._log.last_message_boundary()
-            return start, self._log.max_offset
+            placed = tuple(map(Placement, (m.queue_id for m in messages), queue_offsets, at))
+            return Placed(at[0] if at else self._log.max_offset, self._log.max_offset, placed)
 
     def scan_replica(self, offset: int, data: bytes | memoryview) -> Scan:
         """Check replicated bytes before anything is applied (``CommitLog.scan_replicated``); RecordError if bad."""

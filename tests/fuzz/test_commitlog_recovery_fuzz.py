@@ -36,7 +36,7 @@ def _build(directory: Path, sizes: list[int]) -> list[tuple[int, Message, int]]:
     with CommitLog(directory, SEG) as log:
         for m in _messages(sizes):
             record = encode(m)
-            out.append((log.append(record), m, len(record)))
+            out.append((log.append(record)[0], m, len(record)))
         log.flush()
     return out
 

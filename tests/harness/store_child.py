@@ -39,7 +39,7 @@ def append_forever(store: MessageStore) -> None:
     n = stored_count(store)
     while True:
         count = 1 + n % 3
-        _, end = store.put([message(i) for i in range(n, n + count)])
+        end = store.put([message(i) for i in range(n, n + count)]).end
         store.flush()
         print(n, count, end, flush=True)
         n += count

@@ -84,7 +84,7 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[int]]
     ends = []
     with MessageStore(root, SEG) as store:
         for n in range(400):
-            ends.append(store.put([message(n)])[1])
+            ends.append(store.put([message(n)]).end)
         store.set_confirm_offset(store.max_offset)
     return root, ends
 

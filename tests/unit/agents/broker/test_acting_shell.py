@@ -47,14 +47,14 @@ def slave(tmp_path: Path) -> Iterator[ReplicasManager]:
 
 def no_master_reported(m: ReplicasManager, alive: frozenset[int]) -> None:
     """The controller just said the set has no master, and which replicas are alive."""
-    m._answer = ControllerAnswer(None, now_ms())
-    m._alive = alive
+    m.rip32.answer = ControllerAnswer(None, now_ms())
+    m.rip32.alive = alive
 
 
 def test_the_smallest_alive_slave_acts_and_says_since_when(slave: ReplicasManager) -> None:
     no_master_reported(slave, frozenset({2, 3}))
     before = int(time.time() * 1000)
-    slave._decide_acting(reachable=True)
+    slave.rip32.decide(reachable=True)
     status = slave.status()
     assert slave.acting and status.acting_episodes == 1
     assert before <= status.acting_since_ms <= int(time.time() * 1000)
@@ -67,7 +67,7 @@ def test_list_brokers_reports_the_acting_replica_and_since_when(slave: ReplicasM
     [before] = servicer.ListBrokers(pb.ListBrokersRequest(), None).brokers
     assert (before.acting_master, before.acting_since_millis) == (False, 0)
     no_master_reported(slave, frozenset({2}))
-    slave._decide_acting(reachable=True)
+    slave.rip32.decide(reachable=True)
     [listed] = servicer.ListBrokers(pb.ListBrokersRequest(), None).brokers
     assert listed.acting_master and listed.acting_since_millis == slave.status().acting_since_ms > 0
     assert listed.role == Role.SLAVE.value  # acting is no role change
@@ -75,13 +75,13 @@ def test_list_brokers_reports_the_acting_replica_and_since_when(slave: ReplicasM
 
 def test_a_larger_id_does_not_act(slave: ReplicasManager) -> None:
     no_master_reported(slave, frozenset({1, 2}))  # 1 alive but not master (its agent answers, its store is fenced)
-    slave._decide_acting(reachable=True)
+    slave.rip32.decide(reachable=True)
     assert not slave.acting and slave.status().acting_since_ms == 0
 
 
 def test_an_acting_replica_refuses_sends_and_writes_nothing(slave: ReplicasManager) -> None:
     no_master_reported(slave, frozenset({2}))
-    slave._decide_acting(reachable=True)
+    slave.rip32.decide(reachable=True)
     assert slave.acting and slave.replica is not None
     end = slave.replica.store.max_offset
     sent = servicer_for(slave).SendMessage(
@@ -93,7 +93,7 @@ def test_an_acting_replica_refuses_sends_and_writes_nothing(slave: ReplicasManag
 
 def test_a_master_in_a_controller_answer_stops_acting_at_once(slave: ReplicasManager) -> None:
     no_master_reported(slave, frozenset({2, 3}))
-    slave._decide_acting(reachable=True)
+    slave.rip32.decide(reachable=True)
     assert slave.acting
     slave._apply(View(3, "127.0.0.1:3", NOBODY, 2, frozenset({3}), 1), may_elect=False)  # a push: 3 is master
     status = slave.status()
@@ -104,37 +104,37 @@ def test_a_master_in_a_controller_answer_stops_acting_at_once(slave: ReplicasMan
 def test_with_no_controller_and_no_peer_answering_a_slave_that_never_saw_a_master_acts(
     slave: ReplicasManager,
 ) -> None:
-    slave._peers = {1: NOBODY, 2: "127.0.0.1:2", 3: NOBODY}
-    slave._check_acting(reachable=False)
-    assert slave._alive == frozenset({2})
+    slave.rip32.peers = {1: NOBODY, 2: "127.0.0.1:2", 3: NOBODY}
+    slave.rip32.check(reachable=False)
+    assert slave.rip32.alive == frozenset({2})
     assert slave.acting
 
 
 def test_a_poll_no_controller_answers_decides_as_unreachable(slave: ReplicasManager) -> None:
     slave._poll_cycle()  # the controller address has no listener
-    assert slave._answer is None and slave._alive == frozenset({2})
+    assert slave.rip32.answer is None and slave.rip32.alive == frozenset({2})
     assert slave.acting  # never answered, no master ever seen, no peer known
 
 
 def test_with_no_controller_a_master_named_recently_holds_acting_off(slave: ReplicasManager) -> None:
-    slave._answer = ControllerAnswer(1, now_ms())
-    slave._check_acting(reachable=False)
+    slave.rip32.answer = ControllerAnswer(1, now_ms())
+    slave.rip32.check(reachable=False)
     assert not slave.acting
 
 
 def test_off_by_default_nothing_is_looked_up_and_nothing_acts(slave: ReplicasManager) -> None:
     slave.update_config(replace(slave.config, enable_slave_acting_master=False))
-    slave._peers = {1: NOBODY}
-    slave._check_acting(reachable=False)
-    assert not slave.acting and slave._alive == frozenset()
+    slave.rip32.peers = {1: NOBODY}
+    slave.rip32.check(reachable=False)
+    assert not slave.acting and slave.rip32.alive == frozenset()
 
 
 def test_switching_the_key_off_stops_an_acting_replica(slave: ReplicasManager) -> None:
     no_master_reported(slave, frozenset({2}))
-    slave._decide_acting(reachable=True)
+    slave.rip32.decide(reachable=True)
     assert slave.acting
     slave.update_config(replace(slave.config, enable_slave_acting_master=False))
-    slave._check_acting(reachable=True)
+    slave.rip32.check(reachable=True)
     assert not slave.acting
 
 
@@ -149,10 +149,10 @@ def test_an_acting_replica_locks_orderly_queues_and_releases_them_when_it_stops(
     try:
         assert m.lock_queues(keys) == frozenset() and m.queue_locks.alive() == 0  # a slave does not coordinate
         no_master_reported(m, frozenset({2, 3}))
-        m._decide_acting(reachable=True)
+        m.rip32.decide(reachable=True)
         assert m.lock_queues(keys) == frozenset(keys) and m.queue_locks.alive() == 1
-        m._answer = ControllerAnswer(1, now_ms())
-        m._decide_acting(reachable=True)
+        m.rip32.answer = ControllerAnswer(1, now_ms())
+        m.rip32.decide(reachable=True)
         assert not m.acting and m.queue_locks.alive() == 0
     finally:
         m.replica.close()

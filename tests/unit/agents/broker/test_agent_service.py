@@ -1,31 +1,11 @@
-"""Pieces of the agent API that need no process: send placements and the controller views of answers."""
+"""Pieces of the agent API that need no process: the controller views of answers."""
 
 from __future__ import annotations
 
-import pytest
-
 from agents.broker.manager import ReplicasManager
 from agents.broker.roles import View
-from agents.broker.service import placements
-from agents.store.record import Message, encode, encode_blank
 from mqbase.proto import common_pb2
 from mqbase.proto import controller_pb2 as pb
-
-
-def test_placements_follow_the_records_and_skip_blanks() -> None:
-    first = encode(Message("T", 1, b"a", {}, 0, queue_offset=7))
-    second = encode(Message("T", 2, b"bb", {}, 0, queue_offset=0))
-    blank = encode_blank(40) + bytes(28)
-    got = placements(first + blank + second, 1000)
-    assert [(p.queue_id, p.queue_offset, p.commit_log_offset) for p in got] == [
-        (1, 7, 1000),
-        (2, 0, 1000 + len(first) + 40),
-    ]
-
-
-def test_placements_refuse_bytes_that_are_not_records() -> None:
-    with pytest.raises(ValueError, match="no record at 1000"):
-        placements(b"\x00" * 64, 1000)
 
 
 def test_every_controller_answer_becomes_the_same_view() -> None:

@@ -67,7 +67,7 @@ def fill(c: CommitLog, count: int, seed: int = 0) -> list[tuple[int, Message]]:
     out = []
     for i in range(count):
         m = msg(i, rng.randrange(0, 150))
-        out.append((c.append(encode(m)), m))
+        out.append((c.append(encode(m))[0], m))
     return out
 
 
@@ -210,7 +210,7 @@ def test_a_new_log_is_one_preallocated_empty_segment(clog: CommitLog, log_dir: P
 
 
 def test_records_roll_over_to_the_next_segment_behind_a_blank(clog: CommitLog, log_dir: Path) -> None:
-    written = [(clog.append(encode(msg(i, 100))), msg(i, 100)) for i in range(8)]
+    written = [(clog.append(encode(msg(i, 100)))[0], msg(i, 100)) for i in range(8)]
     size = len(encode(msg(0, 100)))  # 147 bytes: three fit a 512-byte segment with room for a blank
     assert [o for o, _ in written] == [0, size, 2 * size, SEG, SEG + size, SEG + 2 * size, 2 * SEG, 2 * SEG + size]
     seg0 = (log_dir / segment_name(0)).read_bytes()
@@ -221,13 +221,14 @@ def test_records_roll_over_to_the_next_segment_behind_a_blank(clog: CommitLog, l
     assert clog.max_offset == clog.last_message_boundary() == 2 * SEG + 2 * size
 
 
-def test_a_batch_is_split_across_segments_and_returns_its_first_offset(clog: CommitLog) -> None:
+def test_a_batch_is_split_across_segments_and_returns_each_records_offset(clog: CommitLog) -> None:
     batch = [msg(i, 100) for i in range(5)]
-    start = clog.append(b"".join(encode(m) for m in batch))
-    assert start == 0
-    assert [m for _, m, _ in clog.iter_messages(0)] == batch
+    size = len(encode(batch[0]))
+    placed = clog.append(b"".join(encode(m) for m in batch))
+    assert placed == [0, size, 2 * size, SEG, SEG + size]  # the fourth starts the next segment, behind a blank
+    assert [(o, m) for o, m, _ in clog.iter_messages(0)] == list(zip(placed, batch, strict=True))
     # a record that no longer fits the current segment starts the next one, and that is what append returns
-    assert clog.append(encode(msg(9, 250))) == 2 * SEG
+    assert clog.append(encode(msg(9, 250))) == [2 * SEG]
 
 
 def test_a_segment_that_fills_exactly_opens_the_next_at_once(clog: CommitLog, log_dir: Path) -> None:
@@ -243,7 +244,7 @@ def test_append_refuses_partial_records_and_oversized_ones_without_writing(clog:
     with pytest.raises(RecordError, match="does not fit"):
         clog.append(encode(msg(1, SEG)))
     assert clog.max_offset == 0
-    assert clog.append(b"") == 0
+    assert clog.append(b"") == []
 
 
 def test_read_segment_view_and_flush(clog: CommitLog) -> None:
@@ -360,7 +361,7 @@ def test_a_replica_holding_a_partial_record_must_cut_it_before_writing_its_own(c
     with pytest.raises(ValueError, match="partial record"):
         clog.append(rec)
     clog.truncate(clog.last_message_boundary())
-    assert clog.append(rec) == len(rec)
+    assert clog.append(rec) == [len(rec)]
 
 
 def test_append_at_must_start_at_the_end(clog: CommitLog) -> None:

@@ -15,7 +15,7 @@ import pytest
 from agents.store.checkpoint import SIZE, Checkpoint, CheckpointData, CheckpointError, decode, encode
 from agents.store.commitlog import INTENT_FILE, OffsetTooSmall
 from agents.store.consume_queue import ENTRY, ConsumeQueue, ConsumeQueueError, kept_entries
-from agents.store.message_store import MessageStore, clamp_confirm
+from agents.store.message_store import MessageStore, Placed, clamp_confirm
 from agents.store.record import Message, RecordError
 from agents.store.record import encode as encode_record
 
@@ -72,8 +72,13 @@ def store(root: Path) -> Iterator[MessageStore]:
 
 def test_messages_stay_invisible_until_confirmed(store: MessageStore) -> None:
     messages = [msg(i) for i in range(9)]
-    start, end = store.put(messages)
+    placed = store.put(messages)
+    start, end = placed.start, placed.end
     assert (start, end) == (0, store.max_offset)
+    assert [(p.queue_id, p.queue_offset) for p in placed.messages] == [
+        (m.queue_id, i // 3) for i, m in enumerate(messages)
+    ]
+    assert [p.commit_log_offset for p in placed.messages] == [0, *ends(0, messages)[:-1]]
     assert store.consume("Orders", 0, 0, 10) == []
     offsets = ends(0, messages)
     store.set_confirm_offset(offsets[4])
@@ -384,7 +389,7 @@ def test_put_refuses_an_invalid_batch_without_writing(store: MessageStore) -> No
     with pytest.raises(RecordError, match="topic"):
         store.put([msg(1), Message("bad topic", 0, b"", {}, 0)])
     assert store.max_offset == 0
-    assert store.put([]) == (0, 0)
+    assert store.put([]) == Placed(0, 0, ())
 
 
 # --- random operations against a model --------------------------------------------------------------
