@@ -19,10 +19,9 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, assert_never
 
-from agents.broker import write_gate
 from agents.broker.acting_shell import ActingShell
 from agents.broker.cleaner import CommitLogCleaner
 from agents.broker.consumer_ledger import unserved_dead_letter_topics
@@ -49,7 +48,7 @@ from agents.broker.worker_events import (
     Stop,
     WorkerEvent,
 )
-from agents.broker.write_gate import Gate, Step, TransferReady, WritePause
+from agents.broker.writes import WriteGuard
 from agents.config import BrokerConfig
 from agents.consumer.records import Escaped
 from agents.errors import AgentError
@@ -58,7 +57,6 @@ from agents.ha.master_service import Appended, PutResult
 from agents.ha.master_session import admit_slave
 from agents.ha.replica import Replica, StaleEpoch
 from agents.ha.role import Position, Role
-from agents.ha.sync_state import PutStatus
 from agents.identity import Identity, IdentityError, IdentityFiles, check
 from agents.metadata import Group, MetadataTable, Topic, learn, reread_due, stale
 from agents.pop.model import QueueKey
@@ -136,8 +134,7 @@ class ReplicasManager:
         self._metadata = MetadataTable()
         self._last_reread: float | None = None  # when a refused send last re-read the metadata (monotonic)
         self._on_role_change = on_role_change
-        self._gate_lock = threading.Lock()  # guards _gate: puts, the watchdog, the worker and transfer RPCs
-        self._gate = Gate(clock.monotonic())
+        self.writes = WriteGuard(self, clock, lambda: self._events.put(Poll()))
         self._client_security = (security or SecurityConfig()).client()
         self.rip32 = ActingShell(self, clock, self._client_security)
         self._link = ControllerLink(
@@ -294,107 +291,20 @@ class ReplicasManager:
         else:
             self._events.put(RoleChanged(self._view_of_push(note)))
 
-    # --- data ------------------------------------------------------------------------------------
-
-    def put(self, messages: Sequence[Message]) -> PutResult:
-        """Write on the master; refused while fenced, as a slave, or after a pause until the controller answers."""
-        return self.append(messages).settle()
-
     def append(self, messages: Sequence[Message]) -> Appended | PutResult:
-        """``put``'s append alone, behind the same write gate; the caller settles the `Appended`."""
-        replica = self.replica
-        if replica is None:
-            return PutResult(PutStatus.SERVICE_NOT_AVAILABLE)
-        if self._observe(tick=False).waits_for_controller:
-            return PutResult(PutStatus.SERVICE_NOT_AVAILABLE)
-        return replica.append(messages)
+        """The consumer state's writes (``consumer_ledger.Host``): behind the write gate like any put."""
+        return self.writes.append(messages)
 
     def readable(self) -> bool:
         """Reads are refused while fenced (the role is not known yet), unless the replica acts as master (RIP-32: a
         replica restarted while its set had no master is fenced)."""
         return self.position().role is not Role.FENCED or self.acting
 
-    def _observe(self, *, tick: bool, now: float | None = None) -> Gate:
-        """Look at the write gate now (``write_gate.observe``) and carry out its step; the gate after it.
-
-        `now` defaults to the clock read under the gate's lock (tests pass a moment past a lease).
-        """
-        with self._gate_lock:
-            limit_s = write_gate.pause_limit_s(self.config.controller_heart_beat_timeout_mills)
-            step = write_gate.observe(self._gate, self._clock.monotonic() if now is None else now, limit_s, tick=tick)
-            self._gate = step.gate
-            self._carry_out(step)
-        return step.gate
-
-    def _carry_out(self, step: Step) -> None:
-        """Do what a gate step asks (caller holds the gate's lock)."""
-        if step.closed:
-            log.warning("%s: %s; writes wait for the controller", self._name(), step.closed)
-            self._events.put(Poll())
-        if step.lease_ended is not None:
-            replica = self.replica
-            master = replica.master if replica is not None else None
-            if master is not None:
-                master.resume_writes()  # puts still wait for the controller (the gate closed above)
-
     def _watch(self) -> None:
         while not self._stopped.wait(TICK_S):
-            self._observe(tick=True)
+            self.writes.observe(tick=True)
             if self.consumers.ledger.tick(self._clock.monotonic()):
                 self.take_back.wake()  # a slave may have acted meanwhile: pre-online again, now
-
-    # --- graceful transfer -----------------------------------------------------------------------
-
-    @property
-    def write_pause(self) -> WritePause | None:
-        return self._gate.pause
-
-    def prepare_transfer(
-        self, target_id: int, target_address: str, master_epoch: int, timeout_s: float, lease_s: float, token: str
-    ) -> TransferReady:
-        """Pause writes, let the puts in flight get their answers, and wait until `target_id` acknowledged the final
-        offset, all within `timeout_s`; on failure writes resume.
-
-        A second request while paused (a new controller leader retrying) takes over the pause with its token.
-        """
-        replica = self.replica
-        master = replica.master if replica is not None else None
-        position = self.position()
-        refused = write_gate.refusal(
-            self.broker_id, position.role, position.master_epoch, master is not None, target_id, master_epoch
-        )
-        if refused is not None:
-            return refused
-        assert replica is not None and master is not None  # write_gate.refusal checked the master
-        with self._gate_lock:
-            started = self._clock.monotonic()
-            pause = WritePause(token, target_id, target_address, master_epoch, started + lease_s)
-            self._gate = replace(self._gate, pause=pause)
-        final = master.pause_writes()
-        log.info("%s: writes paused at offset %d for a transfer to broker %d (token %s)",
-                 self._name(), final, target_id, token)  # fmt: skip
-        master.wait_settled(timeout_s)  # the puts below `final` get their answer before the role can change
-        ack = master.wait_acked(target_id, final, max(0.0, started + timeout_s - self._clock.monotonic()))
-        waited = self._clock.monotonic() - started
-        same_role = replica.position == Position(Role.MASTER, master_epoch) and replica.master is master
-        ready = write_gate.outcome(target_id, final, ack, timeout_s, waited, same_role=same_role)
-        if ready.code == ResponseCode.CONTROLLER_ELECT_MASTER_FAILED:
-            self.resume_writes(token, ready.remark)
-        return ready
-
-    def resume_writes(self, token: str, reason: str) -> bool:
-        """End the transfer pause named `token` (the controller aborted it); False when there is none."""
-        with self._gate_lock:
-            pause, resumed = self._gate.pause, write_gate.resume(self._gate, token)
-            if resumed is None or pause is None:
-                return False
-            self._gate = resumed
-            replica = self.replica
-            master = replica.master if replica is not None else None
-            if master is not None:
-                master.resume_writes()
-        log.warning("%s: transfer to broker %d aborted (%s); writes resume", self._name(), pause.target_id, reason)
-        return True
 
     # --- the worker ------------------------------------------------------------------------------
 
@@ -582,11 +492,7 @@ class ReplicasManager:
             log.info("%s: controller answered %d: %s", self._name(), response.code, response.remark)
             return
         self._apply(self._view_of(response), may_elect=may_elect)
-        with self._gate_lock:
-            before, self._gate = self._gate, write_gate.answered(self._gate, asked_at)
-            reopened = before.waits_for_controller and not self._gate.waits_for_controller
-        if reopened:
-            log.info("%s: the controller answered; writes resume", self._name())
+        self.writes.answered(asked_at)
 
     def _read_metadata(self) -> None:
         """Read the topics and groups (GetMetadata, on the leader) and keep them if not older than the table's."""
@@ -796,10 +702,7 @@ class ReplicasManager:
         with self._lock:
             self._sss_epoch = sss_epoch
             self._master = (view.master_id, view.master_address, view.master_ha_address)
-        with self._gate_lock:
-            self._gate = replace(
-                self._gate, pause=None
-            )  # a new role ends any transfer pause (a new master starts unpaused)
+        self.writes.new_role()
         position = self.position()
         log.info("%s: broker %d is %s in epoch %d (master %s)",
                  self._name(), self.broker_id, position.role.value, position.master_epoch, view.master_id)  # fmt: skip

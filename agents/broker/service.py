@@ -277,7 +277,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark="no message to send")
         started = clock.monotonic()
         try:
-            result = manager.put(batch)
+            result = manager.writes.put(batch)
         except RecordError as exc:
             return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=str(exc))
         except OSError as exc:  # a full disk (ENOSPC, EFBIG): a failed append writes nothing, a failed flush may
@@ -300,7 +300,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             master_epoch=result.epoch if result.epoch >= 0 else status.master_epoch,  # the epoch of the write
             master_address=status.master_address,
         )
-        pause = manager.write_pause
+        pause = manager.writes.pause
         if result.status is PutStatus.MASTER_TRANSFERRING and pause is not None:
             response.master_address = pause.target_address
         for placed, stored in zip(result.placed, batch, strict=bool(result.placed)):  # a refusal placed nothing
@@ -669,7 +669,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         problem = request_problem(request.token, request.target_broker_id, request.timeout_millis, request.lease_millis)
         if problem is not None:
             return pb.PrepareTransferResponse(code=ResponseCode.CONTROLLER_INVALID_REQUEST, remark=problem)
-        ready = manager.prepare_transfer(
+        ready = manager.writes.prepare_transfer(
             request.target_broker_id,
             request.target_address,
             request.master_epoch,
@@ -687,7 +687,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
 
     @scoped(pb.AgentResponse)
     def ResumeWrites(self, manager: ReplicasManager, request: pb.ResumeWritesRequest, context: Any) -> pb.AgentResponse:
-        resumed = manager.resume_writes(request.token, request.reason or "aborted by the controller")
+        resumed = manager.writes.resume_writes(request.token, request.reason or "aborted by the controller")
         return pb.AgentResponse(code=ResponseCode.SUCCESS, remark="" if resumed else "no write pause with this token")
 
     # --- configuration and the container ---------------------------------------------------------

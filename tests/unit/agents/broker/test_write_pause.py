@@ -354,18 +354,18 @@ def manager(tmp_path: Path) -> Iterator[ReplicasManager]:
 
 
 def prepare(m: ReplicasManager, target: int = 2, epoch: int = 1, timeout_s: float = 0.01, token: str = "t1") -> Any:
-    return m.prepare_transfer(target, TARGET_ADDRESS, epoch, timeout_s, LEASE_S, token)
+    return m.writes.prepare_transfer(target, TARGET_ADDRESS, epoch, timeout_s, LEASE_S, token)
 
 
 def test_a_manager_without_a_replica_is_not_a_master(tmp_path: Path) -> None:
     m = ReplicasManager(manager_config(tmp_path / "broker"), clock=SYSTEM)
     assert prepare(m) == TransferReady(ResponseCode.CONTROLLER_INVALID_MASTER, "broker -1 is not a master")
-    assert m.write_pause is None
+    assert m.writes.pause is None
 
 
 def test_a_fenced_replica_is_not_a_master(manager: ReplicasManager) -> None:
     assert prepare(manager) == TransferReady(ResponseCode.CONTROLLER_INVALID_MASTER, "broker 1 is not a master")
-    assert manager.write_pause is None
+    assert manager.writes.pause is None
 
 
 def test_a_master_of_another_epoch_refuses(manager: ReplicasManager) -> None:
@@ -375,7 +375,7 @@ def test_a_master_of_another_epoch_refuses(manager: ReplicasManager) -> None:
         assert got == TransferReady(
             ResponseCode.CONTROLLER_FENCED_MASTER_EPOCH, f"broker 1 is master in epoch 3, not {epoch}"
         )
-    assert manager.write_pause is None
+    assert manager.writes.pause is None
     assert master.put([msg()]).status is PutStatus.PUT_OK, "a refusal never pauses writes"
 
 
@@ -384,12 +384,12 @@ def test_the_master_cannot_transfer_to_itself(manager: ReplicasManager) -> None:
     assert prepare(manager, target=1) == TransferReady(
         ResponseCode.CONTROLLER_INVALID_REQUEST, "broker 1 is this master"
     )
-    assert manager.write_pause is None
+    assert manager.writes.pause is None
 
 
 def test_a_target_that_never_acknowledges_aborts_and_writes_resume(manager: ReplicasManager) -> None:
     become_master(manager)
-    assert manager.put([msg()]).status is PutStatus.PUT_OK
+    assert manager.writes.put([msg()]).status is PutStatus.PUT_OK
     assert manager.replica is not None
     final = manager.replica.store.max_offset
     got = prepare(manager, timeout_s=0.05)
@@ -399,47 +399,47 @@ def test_a_target_that_never_acknowledges_aborts_and_writes_resume(manager: Repl
         -1,
     )
     assert got.remark == f"broker 2 is not connected, not the final offset {final}, within 50 ms"
-    assert manager.write_pause is None
-    assert manager.put([msg(1)]).status is PutStatus.PUT_OK
+    assert manager.writes.pause is None
+    assert manager.writes.put([msg(1)]).status is PutStatus.PUT_OK
 
 
 def test_a_target_behind_is_named_with_its_ack(manager: ReplicasManager) -> None:
     master = become_master(manager)
-    manager.put([msg()])
+    manager.writes.put([msg()])
     ack(master, 2, 0)
     got = prepare(manager, timeout_s=0.01)
     assert got.code == ResponseCode.CONTROLLER_ELECT_MASTER_FAILED
     assert got.target_ack_offset == 0
     assert got.remark.startswith(f"broker 2 acknowledged 0, not the final offset {got.final_offset}")
-    assert manager.put([msg(1)]).status is PutStatus.PUT_OK
+    assert manager.writes.put([msg(1)]).status is PutStatus.PUT_OK
 
 
 def test_a_caught_up_target_leaves_writes_paused_until_resumed_with_the_token(manager: ReplicasManager) -> None:
     master = become_master(manager)
-    manager.put([msg()])
+    manager.writes.put([msg()])
     assert manager.replica is not None
     final = manager.replica.store.max_offset
     ack(master, 2, final)
     got = prepare(manager, timeout_s=WAIT_S)
     assert (got.code, got.remark, got.final_offset, got.target_ack_offset) == (ResponseCode.SUCCESS, "", final, final)
-    pause = manager.write_pause
+    pause = manager.writes.pause
     assert isinstance(pause, WritePause)
     assert (pause.token, pause.target_id, pause.target_address, pause.master_epoch) == ("t1", 2, TARGET_ADDRESS, 1)
-    assert manager.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
+    assert manager.writes.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
     assert manager.replica.store.max_offset == final
-    assert manager.resume_writes("other", "a stale abort") is False
-    assert manager.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
-    assert manager.resume_writes("t1", "aborted by the controller") is True
-    assert manager.write_pause is None
-    assert manager.put([msg(1)]).status is PutStatus.PUT_OK
-    assert manager.resume_writes("t1", "again") is False
+    assert manager.writes.resume_writes("other", "a stale abort") is False
+    assert manager.writes.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
+    assert manager.writes.resume_writes("t1", "aborted by the controller") is True
+    assert manager.writes.pause is None
+    assert manager.writes.put([msg(1)]).status is PutStatus.PUT_OK
+    assert manager.writes.resume_writes("t1", "again") is False
 
 
 def test_the_acknowledgement_may_arrive_while_the_master_waits(manager: ReplicasManager) -> None:
     master = become_master(manager)
-    manager.put([msg()])
+    manager.writes.put([msg()])
     preparing, ready = call_in_thread(lambda: prepare(manager, timeout_s=WAIT_S))
-    wait_until(lambda: manager.write_pause is not None, WAIT_S, "the write pause", interval=0.005)
+    wait_until(lambda: manager.writes.pause is not None, WAIT_S, "the write pause", interval=0.005)
     assert manager.replica is not None
     ack(master, 2, manager.replica.store.max_offset)
     preparing.join(WAIT_S)
@@ -464,7 +464,7 @@ def test_a_put_in_flight_gets_its_answer_before_the_transfer_is_ready(all_ack_ma
     assert manager.replica is not None
     store = manager.replica.store
     before = store.max_offset
-    putter, put_result = call_in_thread(lambda: manager.put([msg()]))
+    putter, put_result = call_in_thread(lambda: manager.writes.put([msg()]))
     wait_until(lambda: store.max_offset > before, WAIT_S, "the put's append", interval=0.005)
     final = store.max_offset
 
@@ -474,7 +474,7 @@ def test_a_put_in_flight_gets_its_answer_before_the_transfer_is_ready(all_ack_ma
         return ready
 
     preparing, ready = call_in_thread(transfer_then_step_down)
-    wait_until(lambda: manager.write_pause is not None, WAIT_S, "the write pause", interval=0.005)
+    wait_until(lambda: manager.writes.pause is not None, WAIT_S, "the write pause", interval=0.005)
     ack(master, 2, final)
     preparing.join(0.5)  # the old code answers at once and steps down: the put it leaves waiting fails
     putter.join(0.5)
@@ -488,7 +488,7 @@ def test_a_put_in_flight_gets_its_answer_before_the_transfer_is_ready(all_ack_ma
 def master_acked_by_target(manager: ReplicasManager) -> HAMaster:
     """Make `manager` master with one message that the target (broker 2) has acknowledged."""
     master = become_master(manager)
-    manager.put([msg()])
+    manager.writes.put([msg()])
     assert manager.replica is not None
     ack(master, 2, manager.replica.store.max_offset)
     return master
@@ -498,21 +498,21 @@ def test_a_second_prepare_takes_the_pause_over_with_its_token(manager: ReplicasM
     master_acked_by_target(manager)
     assert prepare(manager, token="t1").code == ResponseCode.SUCCESS
     assert prepare(manager, token="t2").code == ResponseCode.SUCCESS
-    assert manager.write_pause is not None and manager.write_pause.token == "t2"
-    assert manager.resume_writes("t1", "old leader") is False
-    assert manager.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
-    assert manager.resume_writes("t2", "new leader") is True
-    assert manager.put([msg(1)]).status is PutStatus.PUT_OK
+    assert manager.writes.pause is not None and manager.writes.pause.token == "t2"
+    assert manager.writes.resume_writes("t1", "old leader") is False
+    assert manager.writes.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
+    assert manager.writes.resume_writes("t2", "new leader") is True
+    assert manager.writes.put([msg(1)]).status is PutStatus.PUT_OK
 
 
 def test_an_expired_lease_waits_for_the_controller_instead_of_resuming(manager: ReplicasManager) -> None:
     master = master_acked_by_target(manager)
     assert prepare(manager).code == ResponseCode.SUCCESS
-    pause = manager.write_pause
+    pause = manager.writes.pause
     assert pause is not None
-    manager._observe(tick=True, now=pause.until + 1.0)  # what the watchdog does once the lease ran out
-    assert manager.write_pause is None
-    assert manager.put([msg(1)]).status is PutStatus.SERVICE_NOT_AVAILABLE, "fenced until the controller answers"
+    manager.writes.observe(tick=True, now=pause.until + 1.0)  # what the watchdog does once the lease ran out
+    assert manager.writes.pause is None
+    assert manager.writes.put([msg(1)]).status is PutStatus.SERVICE_NOT_AVAILABLE, "fenced until the controller answers"
     assert manager._events.get_nowait() == Poll(), "the controller is asked at once"
     assert master.put([msg(1)]).status is PutStatus.PUT_OK, "the HA master itself is no longer paused"
 
@@ -520,11 +520,11 @@ def test_an_expired_lease_waits_for_the_controller_instead_of_resuming(manager: 
 def test_the_lease_does_not_end_a_pause_early(manager: ReplicasManager) -> None:
     master_acked_by_target(manager)
     assert prepare(manager).code == ResponseCode.SUCCESS
-    pause = manager.write_pause
+    pause = manager.writes.pause
     assert pause is not None
-    manager._observe(tick=True, now=pause.until)
-    assert manager.write_pause == pause
-    assert manager.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
+    manager.writes.observe(tick=True, now=pause.until)
+    assert manager.writes.pause == pause
+    assert manager.writes.put([msg(1)]).status is PutStatus.MASTER_TRANSFERRING
 
 
 def test_the_role_and_epoch_have_one_record_the_replicas_position(manager: ReplicasManager) -> None:
@@ -541,8 +541,8 @@ def test_a_role_change_ends_the_pause(manager: ReplicasManager) -> None:
     master_acked_by_target(manager)
     assert prepare(manager).code == ResponseCode.SUCCESS
     become_master(manager, epoch=2)  # e.g. the transfer was aborted by an election that kept this broker
-    assert manager.write_pause is None
-    assert manager.put([msg(1)]).status is PutStatus.PUT_OK, "the new epoch's master starts unpaused"
+    assert manager.writes.pause is None
+    assert manager.writes.put([msg(1)]).status is PutStatus.PUT_OK, "the new epoch's master starts unpaused"
 
 
 # --- the agent API ------------------------------------------------------------------------------------
@@ -564,7 +564,7 @@ def test_prepare_transfer_requests_are_validated_before_anything_pauses(
     r = servicer_for(manager).PrepareTransfer(prepare_request(**fields), None)
     assert r.code == ResponseCode.CONTROLLER_INVALID_REQUEST
     assert r.remark.startswith("token, target_broker_id >= 1, timeout_millis 1..60000 and lease_millis")
-    assert manager.write_pause is None
+    assert manager.writes.pause is None
 
 
 def test_prepare_transfer_reports_the_manager_answer(manager: ReplicasManager) -> None:
