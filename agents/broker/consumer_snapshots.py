@@ -36,7 +36,12 @@ from agents.ha.replica import Replica
 from agents.ha.role import Role
 from agents.store.layout import CONSUMER_SNAPSHOT, STORE_DIR
 from agents.store.message_store import MessageStore
+from mqbase.client import AgentClient
+from mqbase.codes import ResponseCode
+from mqbase.errors import MqError
 from mqbase.files import atomic_write
+from mqbase.proto import agent_pb2
+from mqbase.security import ClientSecurity
 
 log = logging.getLogger(__name__)
 
@@ -223,3 +228,29 @@ class SnapshotKeeper(Periodic):
             f"{why}; it is taken from the set's master once it can be (restore the file {path}, or copy the store "
             "of an in-sync replica)"
         )
+
+
+def fetch_snapshot(address: str, broker_name: str, security: ClientSecurity) -> bytes | None:
+    """The consumer-state snapshot of set `broker_name`'s master at `address`, page by page (GetConsumerSnapshot);
+    None when it cannot be had now (the master has none, changed it while read, or is unreachable)."""
+    ref = agent_pb2.BrokerRef(broker_name=broker_name)
+    pages: list[bytes] = []
+    covered: int | None = None
+    try:
+        with AgentClient(timeout=10.0, security=security) as client:
+            while True:
+                request = agent_pb2.GetConsumerSnapshotRequest(
+                    broker=ref, position=sum(map(len, pages)), max_bytes=MAX_PAGE_BYTES
+                )
+                r = client.call(address, "GetConsumerSnapshot", request)
+                if r.code != ResponseCode.SUCCESS or (covered is not None and r.covered != covered):
+                    log.info("%s: no consumer-state snapshot from the master %s: %s",
+                             broker_name, address, r.remark or "it changed while read; next run")  # fmt: skip
+                    return None
+                covered = r.covered
+                pages.append(r.data)
+                if sum(map(len, pages)) >= r.total_bytes or not r.data:
+                    return b"".join(pages)
+    except MqError as exc:
+        log.info("%s: no consumer-state snapshot from the master %s: %s", broker_name, address, exc)
+        return None

@@ -20,18 +20,20 @@ import queue
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, assert_never
+from typing import assert_never
 
+from agents.broker import convert
 from agents.broker.acting_shell import ActingShell
 from agents.broker.cleaner import CommitLogCleaner
 from agents.broker.consumer_ledger import unserved_dead_letter_topics
-from agents.broker.consumer_snapshots import MAX_PAGE_BYTES, SnapshotKeeper
+from agents.broker.consumer_snapshots import SnapshotKeeper, fetch_snapshot
 from agents.broker.consumers import Consumers
 from agents.broker.controller_link import ControllerLink
 from agents.broker.delays import TimerDelivery
 from agents.broker.escape import EscapeIntake, EscapeLink, Neighbour
 from agents.broker.escape_journal import EscapeJournal
 from agents.broker.queue_locks import QueueLocks
+from agents.broker.registration import Registration
 from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Stay, TakeSyncStateSet, decide
 from agents.broker.roles import View as ControllerView
 from agents.broker.stats import BrokerStats
@@ -51,37 +53,28 @@ from agents.broker.worker_events import (
 from agents.broker.writes import WriteGuard
 from agents.config import BrokerConfig
 from agents.consumer.records import Escaped
-from agents.errors import AgentError
 from agents.ha import acting
 from agents.ha.master_service import Appended, PutResult
 from agents.ha.master_session import admit_slave
 from agents.ha.replica import Replica, StaleEpoch
 from agents.ha.role import Position, Role
-from agents.identity import Identity, IdentityError, IdentityFiles, check
-from agents.metadata import Group, MetadataTable, Topic, learn, reread_due, stale
+from agents.identity import Identity, IdentityError, IdentityFiles
+from agents.metadata import MetadataTable, learn, reread_due, stale
 from agents.pop.model import QueueKey
 from agents.store.commitlog import CommitLogError
 from agents.store.epoch_file import EpochFileError
 from agents.store.record import Message
-from mqbase import retry
-from mqbase.client import AgentClient
 from mqbase.clock import Clock, monotonic_ms, wall_ms
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError
 from mqbase.metadata import DEFAULT_QUEUE_NUMS, MESSAGE_TYPE, PERM_READ, PERM_WRITE
-from mqbase.proto import agent_pb2, common_pb2
+from mqbase.proto import common_pb2
 from mqbase.proto import controller_pb2 as pb
 from mqbase.security import SecurityConfig
 
 log = logging.getLogger(__name__)
 
-RETRY_S = 1.0
-"""Wait between attempts while registration cannot reach the controller (Java retries every 5 s)."""
 TICK_S = 0.1
-
-
-class RegistrationError(AgentError, RuntimeError):
-    """The broker cannot register for a reason retrying will not fix (names in the identity file differ)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +117,6 @@ class ReplicasManager:
         self._members_wanted = threading.Event()
         self.replica: Replica | None = None
         self.broker_id = -1
-        self._files = IdentityFiles(config.store_root)
         self._events: queue.Queue[WorkerEvent] = queue.Queue()
         self._stopped = threading.Event()
         self._lock = threading.Lock()
@@ -144,6 +136,7 @@ class ReplicasManager:
             interval_s=lambda: self.config.broker_heartbeat_interval / 1000,
             security=self._client_security,
         )
+        self.registration = Registration(self, self._link, IdentityFiles(config.store_root))
         self._worker = threading.Thread(target=self._run, name=f"replicas-{config.broker_name}", daemon=True)
         self._watchdog = threading.Thread(target=self._watch, name=f"watchdog-{config.broker_name}", daemon=True)
         self.snapshots = SnapshotKeeper(lambda: self.replica, lambda: self.config, fetch=self._master_snapshot)
@@ -205,32 +198,12 @@ class ReplicasManager:
             return self._master[1]
 
     def _master_snapshot(self) -> bytes | None:
-        """The set's master's consumer-state snapshot, page by page (GetConsumerSnapshot); None when it cannot be
-        had now (no master known, this broker is the master, the master has none or is unreachable)."""
+        """The set's master's consumer-state snapshot (``consumer_snapshots.fetch_snapshot``); None when it cannot be
+        had now, or this broker is the master."""
         address = self.master_address()
         if not address or address == self.config.broker_address:
             return None
-        ref = agent_pb2.BrokerRef(broker_name=self.config.broker_name)
-        pages: list[bytes] = []
-        covered: int | None = None
-        try:
-            with AgentClient(timeout=10.0, security=self._client_security) as client:
-                while True:
-                    request = agent_pb2.GetConsumerSnapshotRequest(
-                        broker=ref, position=sum(map(len, pages)), max_bytes=MAX_PAGE_BYTES
-                    )
-                    r = client.call(address, "GetConsumerSnapshot", request)
-                    if r.code != ResponseCode.SUCCESS or (covered is not None and r.covered != covered):
-                        log.info("%s: no consumer-state snapshot from the master %s: %s",
-                                 self._name(), address, r.remark or "it changed while read; next run")  # fmt: skip
-                        return None
-                    covered = r.covered
-                    pages.append(r.data)
-                    if sum(map(len, pages)) >= r.total_bytes or not r.data:
-                        return b"".join(pages)
-        except MqError as exc:
-            log.info("%s: no consumer-state snapshot from the master %s: %s", self._name(), address, exc)
-            return None
+        return fetch_snapshot(address, self.config.broker_name, self._client_security)
 
     @property
     def metadata(self) -> MetadataTable:
@@ -289,7 +262,7 @@ class ReplicasManager:
         if note.HasField("metadata_version"):
             self._events.put(MetadataChanged(note.metadata_version))
         else:
-            self._events.put(RoleChanged(self._view_of_push(note)))
+            self._events.put(RoleChanged(convert.view_of_push(note)))
 
     def append(self, messages: Sequence[Message]) -> Appended | PutResult:
         """The consumer state's writes (``consumer_ledger.Host``): behind the write gate like any put."""
@@ -310,10 +283,13 @@ class ReplicasManager:
 
     def _run(self) -> None:
         try:
-            if not self._register():
+            registered = self.registration.register(self._stopped)
+            if registered is None:
                 return
-        except (RegistrationError, IdentityError, OSError, ValueError, CommitLogError, EpochFileError) as exc:
-            self._set_error(f"cannot start: {exc}")  # ValueError includes a damaged checkpoint (CheckpointError)
+            self.set_error("")
+            self._apply(convert.view_of(registered), may_elect=True)
+        except (IdentityError, OSError, ValueError, CommitLogError, EpochFileError) as exc:
+            self.set_error(f"cannot start: {exc}")  # ValueError includes a damaged checkpoint (CheckpointError)
             log.error("%s: %s", self._name(), self._error)
             return
         self._link.start()
@@ -371,94 +347,14 @@ class ReplicasManager:
             case _:
                 assert_never(event)
 
-    def _register(self) -> bool:
-        """Registration phases, retried until done or stopped; False when stopped first.
-
-        Identity files that cannot be written (a full or read-only disk) are retried like an absent controller
-        (Java retries registration every few seconds); only files that cannot be trusted stop the broker.
-        """
-        identity = self._files.load()
-        if identity is not None:
-            check(identity, self.config.broker_cluster_name, self.config.broker_name)
-        while not self._stopped.is_set():
-            try:
-                if identity is None:
-                    try:
-                        identity = self._apply_broker_id()
-                    except OSError as exc:
-                        error = f"registration retries: cannot write the broker identity: {exc}"
-                        if error != self.status().error:
-                            log.warning("%s: %s", self._name(), error)
-                        self._set_error(error)
-                if identity is not None:
-                    self._open(identity.broker_id)
-                    response = self._link.call("RegisterBroker", self._register_request())
-                    if response.code == ResponseCode.SUCCESS:
-                        self._set_error("")
-                        self._apply(self._view_of(response), may_elect=True)
-                        return True
-                    self._set_error(f"RegisterBroker answered {response.code}: {response.remark}")
-            except MqError as exc:
-                self._set_error(f"registration waits for the controller: {exc}")
-            self._stopped.wait(RETRY_S)
-        return False
-
-    def _apply_broker_id(self, keep: Identity | None = None) -> Identity | None:
-        """GetNextBrokerId → temp file → ApplyBrokerId → identity file; None to try again later.
-
-        With `keep` (a controller that lost the set) the broker applies its own id again instead of a new one.
-        """
-        c = self.config
-        temp = self._files.load_temp()
-        if temp is None and keep is not None:
-            temp = self._files.write_temp(keep, c.broker_address)
-        if temp is None:
-            request = pb.GetNextBrokerIdRequest(cluster_name=c.broker_cluster_name, broker_name=c.broker_name)
-            got = self._link.call("GetNextBrokerId", request)
-            if got.code != ResponseCode.SUCCESS:
-                self._set_error(f"GetNextBrokerId answered {got.code}: {got.remark}")
-                return None
-            temp = self._files.write_temp(
-                Identity(c.broker_cluster_name, c.broker_name, got.next_broker_id), c.broker_address
-            )
-        check(temp.identity, c.broker_cluster_name, c.broker_name)
-        applied = self._link.call(
-            "ApplyBrokerId",
-            pb.ApplyBrokerIdRequest(
-                cluster_name=c.broker_cluster_name,
-                broker_name=c.broker_name,
-                applied_broker_id=temp.identity.broker_id,
-                register_check_code=temp.register_check_code,
-                ha_address=c.ha_address,
-            ),
-        )
-        if applied.code != ResponseCode.SUCCESS:
-            log.info("%s: ApplyBrokerId(%d) answered %d (%s); asking for a new id",
-                     self._name(), temp.identity.broker_id, applied.code, applied.remark)  # fmt: skip
-            self._set_error(f"ApplyBrokerId answered {applied.code}: {applied.remark}")  # e.g. NO_PERMISSION
-            self._files.clear_temp()
-            return None
-        self._files.commit(temp.identity)
-        log.info("%s: registered broker id %d", self._name(), temp.identity.broker_id)
-        return temp.identity
-
-    def _open(self, broker_id: int) -> None:
+    def open_replica(self, broker_id: int) -> None:
+        """Open the store under the broker id registration settled on (once)."""
         if self.replica is None:
             c = self.config
             self.replica = Replica(
                 c.store_root, broker_id, c.to_ha_config(), c.mapped_file_size_commit_log, ha_host=c.broker_ip1
             )
             self.broker_id = broker_id
-
-    def _register_request(self) -> pb.RegisterBrokerRequest:
-        c = self.config
-        return pb.RegisterBrokerRequest(
-            cluster_name=c.broker_cluster_name,
-            broker_name=c.broker_name,
-            broker_id=self.broker_id,
-            broker_address=c.broker_address,
-            ha_address=c.ha_address,
-        )
 
     def _poll_cycle(self, *, full: bool = True) -> None:
         """GetReplicaInfo and GetMetadata, then RIP-32's check, whatever they raised: the controllers count as
@@ -485,13 +381,13 @@ class ReplicasManager:
         if response.code == ResponseCode.CONTROLLER_BROKER_METADATA_NOT_EXIST:
             log.warning("%s: the controller lost this broker set; registering again", self._name())
             own = Identity(c.broker_cluster_name, c.broker_name, self.broker_id)
-            if self._apply_broker_id(keep=own) != own:
+            if self.registration.apply_broker_id(keep=own) != own:
                 return
-            response = self._link.call("RegisterBroker", self._register_request())
+            response = self._link.call("RegisterBroker", self.registration.request())
         if response.code != ResponseCode.SUCCESS:
             log.info("%s: controller answered %d: %s", self._name(), response.code, response.remark)
             return
-        self._apply(self._view_of(response), may_elect=may_elect)
+        self._apply(convert.view_of(response), may_elect=may_elect)
         self.writes.answered(asked_at)
 
     def _read_metadata(self) -> None:
@@ -500,18 +396,7 @@ class ReplicasManager:
         if response.code != ResponseCode.SUCCESS:
             log.info("%s: GetMetadata answered %d: %s", self._name(), response.code, response.remark)
             return
-        topics = [
-            Topic(t.topic_name, frozenset(t.broker_names), t.read_queue_nums, t.write_queue_nums, t.perm,
-                  t.attributes.get("message.type", "NORMAL"))
-            for t in response.topics
-            if t.cluster_name == self.config.broker_cluster_name
-        ]  # fmt: skip
-        groups = [
-            Group(g.group_name, frozenset(g.broker_names), g.consume_orderly, g.retry_max_times, g.consume_enable,
-                  retry.of_message(g.retry_policy))
-            for g in response.groups
-            if g.cluster_name == self.config.broker_cluster_name
-        ]  # fmt: skip
+        topics, groups = convert.metadata_of(response, self.config.broker_cluster_name)
         with self._lock:
             before = self._metadata
             wiped = response.write_wiped_broker_names
@@ -653,7 +538,7 @@ class ReplicasManager:
         )
         response = self._link.call("ElectMaster", request)
         if response.code in (ResponseCode.SUCCESS, ResponseCode.CONTROLLER_MASTER_STILL_EXIST):
-            self._apply(self._view_of(response), may_elect=False)
+            self._apply(convert.view_of(response), may_elect=False)
         else:
             log.info("%s: no master elected yet (%d: %s)", self._name(), response.code, response.remark)
 
@@ -712,7 +597,13 @@ class ReplicasManager:
         if self._on_role_change is not None:
             self._on_role_change(self)
 
-    def _set_error(self, error: str) -> None:
+    @property
+    def error(self) -> str:
+        """The last error, "" when none (ListBrokers, GetHAStatus)."""
+        with self._lock:
+            return self._error
+
+    def set_error(self, error: str) -> None:
         with self._lock:
             self._error = error
 
@@ -734,35 +625,3 @@ class ReplicasManager:
 
     def _name(self) -> str:
         return f"{self.config.broker_cluster_name}/{self.config.broker_name}"
-
-    @staticmethod
-    def _view_of(response: Any) -> ControllerView:
-        """The controller's picture from a RegisterBroker / GetReplicaInfo / ElectMaster answer."""
-        has_master = response.HasField("master_broker_id") and response.master_address
-        members: Sequence[int]
-        sync_state_set = response.sync_state_set
-        if hasattr(response, "sync_state_set_info") and response.HasField("sync_state_set_info"):
-            sync_state_set = response.sync_state_set_info  # ElectMasterResponse's SyncStateSet message (field 14)
-        if isinstance(sync_state_set, common_pb2.SyncStateSet):
-            members, sss_epoch = sync_state_set.broker_ids, sync_state_set.sync_state_set_epoch
-        else:  # an older controller's ElectMasterResponse: the ids, and the epoch beside them
-            members, sss_epoch = sync_state_set, response.sync_state_set_epoch
-        return ControllerView(
-            response.master_broker_id if has_master else None,
-            response.master_address if has_master else "",
-            response.master_ha_address if has_master else "",
-            response.master_epoch,
-            frozenset(members),
-            sss_epoch,
-        )
-
-    @staticmethod
-    def _view_of_push(note: common_pb2.RoleChangeNotification) -> ControllerView:
-        return ControllerView(
-            note.master_broker_id if note.master_address else None,
-            note.master_address,
-            note.master_ha_address,
-            note.master_epoch,
-            frozenset(note.sync_state_set),
-            note.sync_state_set_epoch,
-        )

@@ -238,7 +238,7 @@ def test_a_broker_whose_table_is_behind_rereads_it_before_refusing(box: Sandbox,
     config = replace(manager_config(tmp_path / "behind"), broker_cluster_name=CLUSTER,
                      controller_addr=tuple(box.addresses().split(";")))  # fmt: skip
     manager = ReplicasManager(config, clock=SYSTEM)
-    manager._open(1)
+    manager.open_replica(1)
     try:
         become_master(manager, members=frozenset({1}))
         assert manager.metadata.version == -1  # nothing learnt

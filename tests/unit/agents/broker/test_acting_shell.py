@@ -36,7 +36,7 @@ def slave(tmp_path: Path) -> Iterator[ReplicasManager]:
     """broker-a's replica 2, a slave of epoch 1 whose master (1) is unreachable, with enableSlaveActingMaster."""
     config = replace(manager_config(tmp_path / "broker"), enable_slave_acting_master=True)
     m = ReplicasManager(config, clock=SYSTEM)
-    m._open(2)
+    m.open_replica(2)
     assert m.replica is not None
     m.replica.change_to_slave(NOBODY, 1)
     serve_topics(m, "Orders")
@@ -142,7 +142,7 @@ def test_an_acting_replica_locks_orderly_queues_and_releases_them_when_it_stops(
     """RIP-32's lock quorum: the acting replica coordinates, so it takes the locks (not strict: its own table);
     when a master is reported it stops and frees them, so the master need not wait for them to expire."""
     m = ReplicasManager(replace(manager_config(tmp_path / "broker"), enable_slave_acting_master=True), clock=SYSTEM)
-    m._open(2)
+    m.open_replica(2)
     assert m.replica is not None
     m.replica.change_to_slave(NOBODY, 1)
     keys = [QueueKey("G", "Orders", 0)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.broker.manager import ReplicasManager
+from agents.broker import convert
 from agents.broker.roles import View
 from mqbase.proto import common_pb2
 from mqbase.proto import controller_pb2 as pb
@@ -31,10 +31,10 @@ def test_every_controller_answer_becomes_the_same_view() -> None:
         sync_state_set=[9], sync_state_set_epoch=8, sync_state_set_info=members,
     )  # fmt: skip
     answers = (register, info, elect, elect_message)
-    assert [ReplicasManager._view_of(r) for r in answers] == [expected] * 4
-    assert ReplicasManager._view_of_push(push) == expected
+    assert [convert.view_of(r) for r in answers] == [expected] * 4
+    assert convert.view_of_push(push) == expected
 
 
 def test_an_answer_without_an_alive_master_has_no_master() -> None:
-    view = ReplicasManager._view_of(pb.GetReplicaInfoResponse(master_epoch=4))
+    view = convert.view_of(pb.GetReplicaInfoResponse(master_epoch=4))
     assert (view.master_id, view.master_address, view.master_epoch) == (None, "", 4)

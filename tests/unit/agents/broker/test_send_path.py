@@ -32,7 +32,7 @@ class Context:
 def manager(tmp_path: Path) -> Iterator[ReplicasManager]:
     """broker-a, master of epoch 1, knowing topic Orders only."""
     m = ReplicasManager(manager_config(tmp_path / "broker"), clock=SYSTEM)
-    m._open(1)
+    m.open_replica(1)
     become_master(m, members=frozenset({1}))
     serve_topics(m, "Orders")
     yield m

@@ -347,7 +347,7 @@ def test_a_put_waiting_for_acks_is_included_in_the_final_offset(store: MessageSt
 def manager(tmp_path: Path) -> Iterator[ReplicasManager]:
     """A manager whose threads never start: no controller, no heartbeats; broker id 1 opened but fenced."""
     m = ReplicasManager(manager_config(tmp_path / "broker"), clock=SYSTEM)
-    m._open(1)
+    m.open_replica(1)
     yield m
     if m.replica is not None:
         m.replica.close()
@@ -450,7 +450,7 @@ def test_the_acknowledgement_may_arrive_while_the_master_waits(manager: Replicas
 def all_ack_manager(tmp_path: Path) -> Iterator[ReplicasManager]:
     """As `manager`, with allAckInSyncStateSet=true: a put waits for every SyncStateSet member."""
     m = ReplicasManager(replace(manager_config(tmp_path / "broker"), all_ack_in_sync_state_set=True), clock=SYSTEM)
-    m._open(1)
+    m.open_replica(1)
     yield m
     if m.replica is not None:
         m.replica.close()
