@@ -99,7 +99,7 @@ class Cluster:
         """The table after one (rate-limited) re-read by a hosted broker: a topic may be newer than the table."""
         for manager in self.managers():
             try:
-                manager.reread_metadata(limited=True)
+                manager.topics.reread(limited=True)
             except MqError as exc:
                 log.debug("metadata re-read failed: %s", exc)
             break

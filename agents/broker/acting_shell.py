@@ -13,6 +13,8 @@ import threading
 from collections.abc import Mapping
 from typing import Protocol
 
+from agents.broker.controller_link import ControllerLink
+from agents.broker.convert import SetReplica
 from agents.config import BrokerConfig
 from agents.ha import acting
 from agents.ha.acting import ControllerAnswer, SetView, Verdict, Why
@@ -21,7 +23,7 @@ from agents.ha.role import Position, Role
 from mqbase.client import AgentClient
 from mqbase.clock import Clock, monotonic_ms, wall_ms
 from mqbase.errors import MqError
-from mqbase.proto import agent_pb2, controller_pb2
+from mqbase.proto import agent_pb2
 from mqbase.security import ClientSecurity
 
 log = logging.getLogger(__name__)
@@ -38,9 +40,6 @@ class Member(Protocol):
     broker_id: int
 
     def position(self) -> Position: ...
-    def set_info(self) -> controller_pb2.ReplicasInfo | None:
-        """The controller's record of the set (GetSyncStateData); None when it cannot be had now."""
-
     def coordination_changed(self) -> None:
         """A verdict was given: the broker's coordination (queue locks, take-back) follows it."""
 
@@ -48,8 +47,9 @@ class Member(Protocol):
 class ActingShell:
     """The acting verdict of one replica and what it was decided on (the worker thread writes; anyone reads)."""
 
-    def __init__(self, member: Member, clock: Clock, security: ClientSecurity) -> None:
+    def __init__(self, member: Member, link: ControllerLink, clock: Clock, security: ClientSecurity) -> None:
         self._member = member
+        self._link = link
         self._clock = clock
         self._security = security
         self._lock = threading.Lock()  # guards the verdict and its start
@@ -116,9 +116,8 @@ class ActingShell:
         peers whose agents answer now (one that reports master is a sighting)."""
         own = self._member.broker_id
         learnt_for = (self._member.position(), self.acting)
-        info = self.learn_replicas() if reachable else None
-        if info is not None:
-            replicas = [*info.in_sync_replicas, *info.not_in_sync_replicas]
+        replicas = self.learn_replicas() if reachable else None
+        if replicas is not None:
             self.alive = frozenset(r.broker_id for r in replicas if r.alive) | {own}
             self._alive_for = learnt_for
             return
@@ -134,13 +133,13 @@ class ActingShell:
         self.alive = frozenset(alive)
         self._alive_for = learnt_for
 
-    def learn_replicas(self) -> controller_pb2.ReplicasInfo | None:
+    def learn_replicas(self) -> tuple[SetReplica, ...] | None:
         """Ask the controller for the set's registered replicas and keep their agent addresses (`peers`); without an
         answer the last ones learnt stay."""
-        info = self._member.set_info()
-        if info is not None:
-            self.peers = {r.broker_id: r.broker_address for r in [*info.in_sync_replicas, *info.not_in_sync_replicas]}
-        return info
+        replicas = self._link.set_replicas(self._member.config.broker_name)
+        if replicas is not None:
+            self.peers = {r.broker_id: r.address for r in replicas}
+        return replicas
 
     def _peer_role(self, broker_id: int, address: str) -> Role | None:
         """The role a peer replica's agent reports for it; None when the agent does not answer or hosts it not

@@ -16,7 +16,12 @@ from typing import Any
 
 import grpc
 
+from agents.broker import convert
+from agents.broker.convert import SetReplica
+from agents.broker.roles import View
 from mqbase.client import ControllerClient
+from mqbase.codes import ResponseCode
+from mqbase.errors import MqError
 from mqbase.proto import common_pb2
 from mqbase.proto import controller_pb2 as pb
 from mqbase.proto import controller_pb2_grpc as pb_grpc
@@ -54,6 +59,49 @@ class ControllerLink:
     def call(self, method: str, request: Any) -> Any:
         """One RPC on the leader; raises ``mqbase.errors.MqError`` when no leader answers."""
         return self._client.call(method, request)
+
+    # --- typed calls ---------------------------------------------------------------------------------
+
+    def set_replicas(self, broker_name: str) -> tuple[SetReplica, ...] | None:
+        """The controller's record of set `broker_name` (GetSyncStateData); None when it has none or cannot be
+        asked now (logged)."""
+        try:
+            response = self.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=[broker_name]))
+        except MqError as exc:
+            log.info("%s: cannot learn the broker set's replicas: %s", broker_name, exc)
+            return None
+        info = next((i for i in response.replicas_info if i.broker_name == broker_name), None)
+        return None if info is None else convert.replicas_of(info)
+
+    def elect(self, cluster_name: str, broker_name: str, broker_id: int) -> View | None:
+        """ElectMaster for the set; the controller's view when it has a master now, None otherwise (logged).
+        Raises MqError when no controller answers."""
+        request = pb.ElectMasterRequest(cluster_name=cluster_name, broker_name=broker_name, broker_id=broker_id)
+        response = self.call("ElectMaster", request)
+        if response.code in (ResponseCode.SUCCESS, ResponseCode.CONTROLLER_MASTER_STILL_EXIST):
+            return convert.view_of(response)
+        log.info("%s: no master elected yet (%d: %s)", broker_name, response.code, response.remark)
+        return None
+
+    def alter_sync_state_set(
+        self, broker_name: str, master_id: int, master_epoch: int, members: frozenset[int], sss_epoch: int
+    ) -> tuple[frozenset[int], int] | str:
+        """AlterSyncStateSet: the SyncStateSet and its epoch the controller confirmed, or why it refused. Raises
+        MqError when no controller answers."""
+        response = self.call(
+            "AlterSyncStateSet",
+            pb.AlterSyncStateSetRequest(
+                broker_name=broker_name,
+                master_broker_id=master_id,
+                master_epoch=master_epoch,
+                new_sync_state_set=common_pb2.SyncStateSet(broker_ids=sorted(members), sync_state_set_epoch=sss_epoch),
+            ),
+        )
+        if response.code != ResponseCode.SUCCESS:
+            return f"{response.code}: {response.remark}"
+        return frozenset(response.sync_state_set.broker_ids), response.new_sync_state_set_epoch
+
+    # --- the streams ---------------------------------------------------------------------------------
 
     def start(self) -> None:
         for address in self.addresses:

@@ -4,13 +4,33 @@ tables (``roles.View``, ``metadata.Topic`` and ``Group``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agents.broker.roles import View
+from agents.config import BrokerConfig
+from agents.ha.replica import Replica
 from agents.metadata import Group, Topic
 from mqbase import retry
 from mqbase.proto import common_pb2
 from mqbase.proto import controller_pb2 as cpb
+
+
+@dataclass(frozen=True, slots=True)
+class SetReplica:
+    """One registered replica of a broker set as the controller records it."""
+
+    broker_id: int
+    address: str
+    """Its agent API address (the broker's own listen port)."""
+    alive: bool
+
+
+def replicas_of(info: cpb.ReplicasInfo) -> tuple[SetReplica, ...]:
+    """Every registered replica of a GetSyncStateData entry, in sync or not."""
+    return tuple(
+        SetReplica(r.broker_id, r.broker_address, r.alive) for r in (*info.in_sync_replicas, *info.not_in_sync_replicas)
+    )
 
 
 def metadata_of(response: cpb.GetMetadataResponse, cluster_name: str) -> tuple[list[Topic], list[Group]]:
@@ -59,4 +79,20 @@ def view_of_push(note: common_pb2.RoleChangeNotification) -> View:
         note.master_epoch,
         frozenset(note.sync_state_set),
         note.sync_state_set_epoch,
+    )
+
+
+def heartbeat(c: BrokerConfig, broker_id: int, replica: Replica) -> cpb.BrokerHeartbeatRequest:
+    """One beat of the broker's heartbeat streams: who it is, its log's epoch and offsets, its election keys."""
+    return cpb.BrokerHeartbeatRequest(
+        cluster_name=c.broker_cluster_name,
+        broker_address=c.broker_address,
+        broker_name=c.broker_name,
+        broker_id=broker_id,
+        epoch=replica.epochs.cache.last_epoch(),
+        max_offset=replica.store.max_offset,
+        confirm_offset=replica.store.confirm_offset,
+        heartbeat_timeout_millis=c.controller_heart_beat_timeout_mills,
+        election_priority=c.broker_election_priority,
+        async_learner=c.async_learner,
     )

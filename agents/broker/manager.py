@@ -38,6 +38,7 @@ from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Loca
 from agents.broker.roles import View as ControllerView
 from agents.broker.stats import BrokerStats
 from agents.broker.take_back import TakeBack
+from agents.broker.topics_table import TopicsTable
 from agents.broker.worker_events import (
     Check,
     DeadLetters,
@@ -59,7 +60,7 @@ from agents.ha.master_session import admit_slave
 from agents.ha.replica import Replica, StaleEpoch
 from agents.ha.role import Position, Role
 from agents.identity import Identity, IdentityError, IdentityFiles
-from agents.metadata import MetadataTable, learn, reread_due, stale
+from agents.metadata import MetadataTable, stale
 from agents.pop.model import QueueKey
 from agents.store.commitlog import CommitLogError
 from agents.store.epoch_file import EpochFileError
@@ -67,7 +68,6 @@ from agents.store.record import Message
 from mqbase.clock import Clock, monotonic_ms, wall_ms
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError
-from mqbase.metadata import DEFAULT_QUEUE_NUMS, MESSAGE_TYPE, PERM_READ, PERM_WRITE
 from mqbase.proto import common_pb2
 from mqbase.proto import controller_pb2 as pb
 from mqbase.security import SecurityConfig
@@ -123,18 +123,19 @@ class ReplicasManager:
         self._sss_epoch = 0
         self._master: tuple[int | None, str, str] = (None, "", "")
         self._error = ""
-        self._metadata = MetadataTable()
-        self._last_reread: float | None = None  # when a refused send last re-read the metadata (monotonic)
         self._on_role_change = on_role_change
         self.writes = WriteGuard(self, clock, lambda: self._events.put(Poll()))
         self._client_security = (security or SecurityConfig()).client()
-        self.rip32 = ActingShell(self, clock, self._client_security)
         self._link = ControllerLink(
             config.controller_addr,
             self._heartbeat,
             self.notify,
             interval_s=lambda: self.config.broker_heartbeat_interval / 1000,
             security=self._client_security,
+        )
+        self.rip32 = ActingShell(self, self._link, clock, self._client_security)
+        self.topics = TopicsTable(
+            lambda: self.config, self._link, clock, lambda b, a: self.consumers.offsets.forget(b, a)
         )
         self.registration = Registration(self, self._link, IdentityFiles(config.store_root))
         self._worker = threading.Thread(target=self._run, name=f"replicas-{config.broker_name}", daemon=True)
@@ -208,43 +209,7 @@ class ReplicasManager:
     @property
     def metadata(self) -> MetadataTable:
         """The topics and subscription groups as last read from the controller."""
-        with self._lock:
-            return self._metadata
-
-    def reread_metadata(self, *, limited: bool = True) -> bool:
-        """Re-read the metadata for a send the table refuses: the topic may be newer than the table (its push not
-        yet here). `limited`: not if a re-read started within ``REREAD_INTERVAL_S`` (False then). Raises MqError
-        when no controller answers; bounded by the link's call timeout."""
-        now = self._clock.monotonic()
-        with self._lock:
-            if limited and not reread_due(self._last_reread, now):
-                return False
-            self._last_reread = now
-        self._read_metadata()
-        return True
-
-    def create_topic(
-        self, topic: str, queues: int = DEFAULT_QUEUE_NUMS, why: str = "autoCreateTopicEnable"
-    ) -> pb.MetadataChangeResponse:
-        """Ask the controller to create `topic` served by this broker set (or to add this set to it): `queues`
-        read and write queues (Java's default), perm RW, NORMAL; then learn the metadata it answers. Raises MqError
-        when unreachable."""
-        request = pb.UpdateTopicRequest(
-            broker_name=self.config.broker_name,
-            topic_name=topic,
-            read_queue_nums=queues,
-            write_queue_nums=queues,
-            perm=PERM_READ | PERM_WRITE,
-            attributes=[f"+{MESSAGE_TYPE}=NORMAL"],
-        )
-        response: pb.MetadataChangeResponse = self._link.call("UpdateTopic", request)
-        if response.code == ResponseCode.SUCCESS:
-            log.info("%s: created topic %s (%s)", self._name(), topic, why)
-            self._read_metadata()
-        else:
-            log.warning("%s: creating topic %s (%s) failed: %d %s", self._name(), topic, why, response.code,
-                        response.remark)  # fmt: skip
-        return response
+        return self.topics.table
 
     def dead_letters_stored(self, topics: frozenset[str]) -> None:
         """See ``consumers.Host``: created by the worker (a controller call), one queue each as Java's
@@ -328,7 +293,7 @@ class ReplicasManager:
                 self._apply(view, may_elect=False)
             case MetadataChanged(version=version):
                 if stale(self.metadata, version):
-                    self._read_metadata()
+                    self.topics.read()
             case Proposed(sync_state_set=members):
                 self._alter_sync_state_set(members)
             case Poll():
@@ -338,10 +303,10 @@ class ReplicasManager:
             case LearnMembers():
                 self._learn_members()
             case ReadMetadata():
-                self._read_metadata()
+                self.topics.read()
             case DeadLetters(topics=topics):
                 for topic in sorted(unserved_dead_letter_topics(topics, self.metadata, self.config.broker_name)):
-                    self.create_topic(topic, queues=1, why="its first dead letter")
+                    self.topics.create_topic(topic, queues=1, why="its first dead letter")
             case Stop():
                 pass  # the loop ends before handling it
             case _:
@@ -364,7 +329,7 @@ class ReplicasManager:
         try:
             self._poll(may_elect=full)
             if full:
-                self._read_metadata()
+                self.topics.read()
         except MqError as exc:
             log.info("%s: controller unavailable for poll: %s", self._name(), exc)
         finally:
@@ -389,22 +354,6 @@ class ReplicasManager:
             return
         self._apply(convert.view_of(response), may_elect=may_elect)
         self.writes.answered(asked_at)
-
-    def _read_metadata(self) -> None:
-        """Read the topics and groups (GetMetadata, on the leader) and keep them if not older than the table's."""
-        response = self._link.call("GetMetadata", pb.GetMetadataRequest())
-        if response.code != ResponseCode.SUCCESS:
-            log.info("%s: GetMetadata answered %d: %s", self._name(), response.code, response.remark)
-            return
-        topics, groups = convert.metadata_of(response, self.config.broker_cluster_name)
-        with self._lock:
-            before = self._metadata
-            wiped = response.write_wiped_broker_names
-            self._metadata = after = learn(before, response.metadata_version, topics, groups, wiped)
-            learnt = after is not before and after.version != before.version
-        if learnt:
-            log.info("%s: learnt metadata version %d", self._name(), response.metadata_version)
-            self.consumers.offsets.forget(before, after)
 
     def _apply(self, view: ControllerView, *, may_elect: bool) -> None:
         self.rip32.answered(view.master_id)
@@ -516,31 +465,15 @@ class ReplicasManager:
         Best effort: without an answer the last ids learnt stay, and a refused slave asks again.
         """
         self._members_wanted.clear()
-        info = self.set_info()
-        if info is not None:
-            replicas = [*info.in_sync_replicas, *info.not_in_sync_replicas]
+        replicas = self._link.set_replicas(self.config.broker_name)
+        if replicas is not None:
             self._members = frozenset(r.broker_id for r in replicas)
-
-    def set_info(self) -> pb.ReplicasInfo | None:
-        """The controller's record of this broker set (GetSyncStateData); None when it has none or cannot be asked."""
-        name = self.config.broker_name
-        try:
-            response = self._link.call("GetSyncStateData", pb.GetSyncStateDataRequest(broker_names=[name]))
-        except MqError as exc:
-            log.info("%s: cannot learn the broker set's replicas: %s", self._name(), exc)
-            return None
-        return next((info for info in response.replicas_info if info.broker_name == name), None)
 
     def _elect(self) -> None:
         c = self.config
-        request = pb.ElectMasterRequest(
-            cluster_name=c.broker_cluster_name, broker_name=c.broker_name, broker_id=self.broker_id
-        )
-        response = self._link.call("ElectMaster", request)
-        if response.code in (ResponseCode.SUCCESS, ResponseCode.CONTROLLER_MASTER_STILL_EXIST):
-            self._apply(convert.view_of(response), may_elect=False)
-        else:
-            log.info("%s: no master elected yet (%d: %s)", self._name(), response.code, response.remark)
+        view = self._link.elect(c.broker_cluster_name, c.broker_name, self.broker_id)
+        if view is not None:
+            self._apply(view, may_elect=False)
 
     def _alter_sync_state_set(self, new_set: frozenset[int]) -> None:
         """Report the HA master's proposal; apply it only when the controller confirms it."""
@@ -549,26 +482,17 @@ class ReplicasManager:
         position = self.position()
         if master is None or position.role is not Role.MASTER:
             return
-        response = self._link.call(
-            "AlterSyncStateSet",
-            pb.AlterSyncStateSetRequest(
-                broker_name=self.config.broker_name,
-                master_broker_id=self.broker_id,
-                master_epoch=position.master_epoch,
-                new_sync_state_set=common_pb2.SyncStateSet(
-                    broker_ids=sorted(new_set), sync_state_set_epoch=self._sss_epoch
-                ),
-            ),
+        answer = self._link.alter_sync_state_set(
+            self.config.broker_name, self.broker_id, position.master_epoch, new_set, self._sss_epoch
         )
-        if response.code == ResponseCode.SUCCESS:
-            members, epoch = frozenset(response.sync_state_set.broker_ids), response.new_sync_state_set_epoch
-            master.confirm(members, epoch)
-            with self._lock:
-                self._sss_epoch = epoch
-        else:
-            log.info("%s: AlterSyncStateSet %s refused (%d: %s)",
-                     self._name(), sorted(new_set), response.code, response.remark)  # fmt: skip
+        if isinstance(answer, str):
+            log.info("%s: AlterSyncStateSet %s refused (%s)", self._name(), sorted(new_set), answer)
             master.abandon()
+            return
+        members, epoch = answer
+        master.confirm(members, epoch)
+        with self._lock:
+            self._sss_epoch = epoch
 
     # --- helpers ---------------------------------------------------------------------------------
 
@@ -608,20 +532,8 @@ class ReplicasManager:
             self._error = error
 
     def _heartbeat(self) -> pb.BrokerHeartbeatRequest:
-        c, replica = self.config, self.replica
-        assert replica is not None
-        return pb.BrokerHeartbeatRequest(
-            cluster_name=c.broker_cluster_name,
-            broker_address=c.broker_address,
-            broker_name=c.broker_name,
-            broker_id=self.broker_id,
-            epoch=replica.epochs.cache.last_epoch(),
-            max_offset=replica.store.max_offset,
-            confirm_offset=replica.store.confirm_offset,
-            heartbeat_timeout_millis=c.controller_heart_beat_timeout_mills,
-            election_priority=c.broker_election_priority,
-            async_learner=c.async_learner,
-        )
+        assert self.replica is not None  # the streams start once registration opened the store
+        return convert.heartbeat(self.config, self.broker_id, self.replica)
 
     def _name(self) -> str:
         return f"{self.config.broker_cluster_name}/{self.config.broker_name}"

@@ -187,10 +187,10 @@ def _admit(manager: ReplicasManager, topic: str) -> Allowed | Refused:
     if isinstance(verdict, Allowed) or (isinstance(verdict, Refused) and not verdict.learnable):
         return verdict
     try:
-        if manager.reread_metadata(limited=not isinstance(verdict, Create)):
+        if manager.topics.reread(limited=not isinstance(verdict, Create)):
             verdict = verdict_now()
         if isinstance(verdict, Create):
-            created = manager.create_topic(topic)
+            created = manager.topics.create_topic(topic)
             if created.code != ResponseCode.SUCCESS:
                 return Refused(
                     ResponseCode.TOPIC_NOT_EXIST,

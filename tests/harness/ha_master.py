@@ -85,6 +85,6 @@ def servicer_for(m: ReplicasManager) -> AgentServicer:
 def serve_topics(m: ReplicasManager, *names: str) -> None:
     """Make `m` know the topics `names` too (served by its set, perm RW, 4 queues), as a GetMetadata would."""
     added = [Topic(name, frozenset({m.config.broker_name}), 4, 4, 6) for name in names]
-    with m._lock:
-        table = m._metadata
-        m._metadata = learn(table, table.version + 1, [*table.topics.values(), *added], table.groups.values())
+    with m.topics._lock:
+        table = m.topics._table
+        m.topics._table = learn(table, table.version + 1, [*table.topics.values(), *added], table.groups.values())
