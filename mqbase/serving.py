@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import socket
 import time
+import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
@@ -78,3 +79,18 @@ def bind(server: Any, address: str, security: SecurityConfig) -> int:
     if port == 0:
         raise BindError("address in use?")
     return port
+
+
+def peer_address(peer: str) -> str | None:
+    """The ip:port of a gRPC peer (``context.peer()``: ``ipv4:1.2.3.4:5``, ``ipv6:[::1]:5``, the brackets
+    possibly %-encoded), or None for a peer without one (a Unix socket, or text of another form)."""
+    kind, _, rest = peer.partition(":")
+    address = urllib.parse.unquote(rest)
+    if kind == "ipv4":
+        host, sep, port = address.rpartition(":")
+    elif kind == "ipv6" and address.startswith("["):
+        host, sep, port = address.rpartition(":")
+        sep = sep if host.endswith("]") else ""
+    else:
+        return None
+    return address if sep and host and port.isdigit() else None

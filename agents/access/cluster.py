@@ -15,7 +15,8 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from agents.access.routes import BrokerSet, ReplicaReport, from_reports
-from agents.broker.manager import ReplicasManager
+from agents.broker.api import BrokerApi
+from agents.config import BrokerConfig
 from agents.metadata import MetadataTable
 from mqbase.client import AgentClient, ControllerClient
 from mqbase.clock import Clock
@@ -35,10 +36,29 @@ NUDGE_MIN_S = 0.2
 RPC_TIMEOUT_S = 2.0
 
 
-class Managers(Protocol):
-    """What the view needs of the agent: its hosted brokers."""
+class Rereads(Protocol):
+    def reread(self, *, limited: bool = True) -> bool: ...
 
-    def managers(self) -> Iterable[tuple[str, ReplicasManager]]: ...
+
+class Hosted(Protocol):
+    """A broker this agent hosts, as the access point needs it (``ReplicasManager``)."""
+
+    config: BrokerConfig
+
+    @property
+    def api(self) -> BrokerApi: ...
+    @property
+    def metadata(self) -> MetadataTable: ...
+    @property
+    def acting(self) -> bool: ...
+    @property
+    def topics(self) -> Rereads: ...
+
+
+class Managers(Protocol):
+    """What the view needs of the agent: its hosted brokers (with their config files)."""
+
+    def managers(self) -> Iterable[tuple[str, Hosted]]: ...
 
 
 class Cluster:
@@ -88,16 +108,16 @@ class Cluster:
         """Ask for a refresh now (a held request: the master may have changed)."""
         self._wanted.set()
 
-    def managers(self) -> list[ReplicasManager]:
+    def hosted(self) -> list[Hosted]:
         return [m for _, m in self._host.managers()]
 
     def metadata(self) -> MetadataTable:
         """The newest topics-and-groups table among the hosted brokers (empty when none hosted)."""
-        return max((m.metadata for m in self.managers()), key=lambda t: t.version, default=MetadataTable())
+        return max((m.metadata for m in self.hosted()), key=lambda t: t.version, default=MetadataTable())
 
     def reread_metadata(self) -> MetadataTable:
         """The table after one (rate-limited) re-read by a hosted broker: a topic may be newer than the table."""
-        for manager in self.managers():
+        for manager in self.hosted():
             try:
                 manager.topics.reread(limited=True)
             except MqError as exc:
@@ -106,7 +126,7 @@ class Cluster:
         return self.metadata()
 
     def cluster_name(self) -> str:
-        return next((m.config.broker_cluster_name for m in self.managers()), "")
+        return next((m.config.broker_cluster_name for m in self.hosted()), "")
 
     def _run(self) -> None:
         while not self._stopped.is_set():
@@ -140,11 +160,11 @@ class Cluster:
 
     def _hosted_acting(self) -> frozenset[str]:
         """The sets a replica hosted here acts as read-only master for."""
-        return frozenset(m.config.broker_name for m in self.managers() if m.acting)
+        return frozenset(m.config.broker_name for m in self.hosted() if m.acting)
 
     def refresh(self) -> None:
         """Read every set's master and replicas from the controllers, and the access points of new replicas."""
-        managers = self.managers()
+        managers = self.hosted()
         if not managers:
             return
         acting = {m.config.broker_name: m.config.broker_address for m in managers if m.acting}

@@ -16,6 +16,7 @@ from agents.access.protocol import v2
 from agents.access.validation import MAX_BODY_SIZE, Problem, send_problem
 from agents.delay.timer import TIMER_DELIVER_MS, TIMER_OUT_MS
 from agents.metadata import BORN_HOST, BORN_TIMESTAMP, KEYS, MESSAGE_GROUP, TAGS, UNIQ_KEY, Topic
+from agents.store.record import Message
 from mqbase.proto import agent_pb2 as apb
 
 KEY_SEPARATOR = " "
@@ -77,9 +78,9 @@ def type_problem(message: Any, topic: Topic) -> Problem | None:
     return None
 
 
-def to_agent(message: Any) -> apb.Message:
-    """The agent API's message for a valid sent ``v2.Message``: the broker picks the queue (-1), by the message
-    group when there is one (the Python client never sends the queue it chose: reference trap 8)."""
+def to_broker(message: Any) -> Message:
+    """The broker's message for a valid sent ``v2.Message``: the broker picks the queue (-1), by the message group
+    when there is one (the Python client never sends the queue it chose)."""
     system = message.system_properties
     properties = dict(message.user_properties)
     properties[UNIQ_KEY] = system.message_id
@@ -95,7 +96,7 @@ def to_agent(message: Any) -> apb.Message:
         properties[BORN_HOST] = system.born_host
     if system.HasField("delivery_timestamp"):
         properties[TIMER_DELIVER_MS] = str(system.delivery_timestamp.ToMilliseconds())
-    return apb.Message(topic=message.topic.name, queue_id=-1, body=message.body, properties=properties)
+    return Message(message.topic.name, -1, message.body, properties, 0)
 
 
 def delivered(received: apb.ReceivedMessage, namespace: str = "") -> Any:

@@ -20,8 +20,8 @@ from mqbase.proto import agent_pb2 as apb
 
 log = logging.getLogger(__name__)
 
-Call = Callable[[str, str, Any, float], Awaitable[Any]]
-"""``Forwarder.call`` with a fixed request: (broker set, method, request, deadline) → answer or a Problem."""
+Call = Callable[[str, apb.ChangeInvisibleDurationRequest, float], Awaitable[Any]]
+"""A change of invisibility through ``Forwarder.call``: (broker set, request, deadline) → answer or a Problem."""
 
 
 @dataclass
@@ -85,9 +85,13 @@ class Renewer:
                 receipt_handle=held.current,
                 invisible_millis=timing.AUTO_RENEW_INVISIBLE_MS,
             )
-            answer = await self._call(held.broker_name, "ChangeInvisibleDuration", change,
-                                      self._clock.monotonic() + timing.DEFAULT_TIMEOUT_S)  # fmt: skip
-            if getattr(answer, "code", -1) == 0 and answer.receipt_handle:
+            try:
+                answer = await self._call(held.broker_name, change, self._clock.monotonic() + timing.DEFAULT_TIMEOUT_S)
+            except timing.GaveUp as exc:
+                log.info("access point: renewing a delivery of %s/%s failed: %s", held.group, held.topic, exc)
+                self._held.pop(handle, None)
+                return
+            if answer.code == 0 and answer.receipt_handle:
                 held.current, held.deadline_ms = answer.receipt_handle, answer.invisible_until_millis
             else:
                 log.info("access point: renewing a delivery of %s/%s failed: %s", held.group, held.topic, answer)

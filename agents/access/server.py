@@ -16,33 +16,35 @@ import itertools
 import logging
 import threading
 import zlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 from grpc_health.v1 import health, health_pb2
 
 from agents.access import auth, routes, settings, timing
-from agents.access.cluster import Cluster
+from agents.access.cluster import Cluster, Managers
 from agents.access.codes import Code, consumer_code, send_code
 from agents.access.connections import Connection, Connections
-from agents.access.messages import delivered, outgoing_problem, to_agent, type_problem
+from agents.access.messages import delivered, outgoing_problem, to_broker, type_problem
 from agents.access.protocol import SERVICE_NAME, service, stubs, v2
+from agents.access.remote import RemoteBroker
 from agents.access.renewals import Renewer
 from agents.access.routes import BrokerSet
 from agents.access.validation import Problem, group_problem, topic_problem
-from agents.broker.manager import ReplicasManager
-from agents.broker.service import AgentServicer, Host, peer_address
+from agents.broker.api import BrokerApi
+from agents.broker.sends import SendAnswer
 from agents.metadata import Topic
 from agents.pop.handle import ReceiptHandle
+from agents.store.record import Message
 from mqbase import serving
 from mqbase.clock import Clock, wall_ms
 from mqbase.grpc_guard import AioDecodeGuard
 from mqbase.proto import agent_pb2 as apb
-from mqbase.proto import agent_pb2_grpc as apb_grpc
 from mqbase.security import ClientSecurity, SecurityConfig, accounts, open_channel
+from mqbase.serving import peer_address
 
 log = logging.getLogger(__name__)
 
@@ -62,17 +64,9 @@ NOT_IMPLEMENTED = (
     "SyncLiteSubscription",
 )
 
-ACTING_SERVES = frozenset({"ReceiveMessage", "AckMessage", "ChangeInvisibleDuration"})
-"""The calls a replica acting as its set's read-only master serves (RIP-32): consumption, whose writes escape."""
-
 
 def status(code: Code, message: str = "") -> Any:
     return v2.Status(code=code, message=message)
-
-
-def _fixed(request: Any) -> Callable[[float], Any]:
-    """A request that does not depend on the deadline, for ``Forwarder.call``."""
-    return lambda _deadline: request
 
 
 def _connection(client: Any, headers: dict[str, str], context: Any, clock: Clock) -> Connection:
@@ -97,47 +91,35 @@ def _connection(client: Any, headers: dict[str, str], context: Any, clock: Clock
     )
 
 
-class Forwarder:
-    """Calls the agent API on a broker set's current master: in-process when this agent hosts it, else over gRPC;
-    holds the call while the set has no master that answers (see the module docstring)."""
+class Host(Managers, Protocol):
+    """What the access point needs of its agent."""
 
-    def __init__(
-        self, cluster: Cluster, host: Host, security: ClientSecurity, pool: ThreadPoolExecutor, clock: Clock
-    ) -> None:
+    @property
+    def proxy_address(self) -> str: ...
+
+
+class Forwarder:
+    """Calls a broker set's current master through its `BrokerApi`: in-process when this agent hosts it, else over
+    the agent API; holds the call while the set has no master that answers (see the module docstring)."""
+
+    def __init__(self, cluster: Cluster, security: ClientSecurity, pool: ThreadPoolExecutor, clock: Clock) -> None:
         self._cluster = cluster
         self._clock = clock
-        self._local = AgentServicer(host)
         self._security = security
         self._pool = pool
         self._lock = threading.Lock()  # the pool's threads share the channels
         self._channels: dict[str, grpc.Channel] = {}
 
-    def _hosted_master(self, broker_name: str, address: str) -> ReplicasManager | None:
-        return next(
-            (
-                m
-                for m in self._cluster.managers()
-                if m.config.broker_name == broker_name and m.config.broker_address == address
-            ),
-            None,
-        )
-
-    def _invoke(self, broker_name: str, address: str, method: str, request: Any, timeout: float) -> Any:
-        """One call, blocking (run on the pool); None when the master did not answer."""
-        manager = self._hosted_master(broker_name, address)
-        if manager is not None:
-            request.broker.CopyFrom(apb.BrokerRef(broker_name=broker_name, broker_id=manager.broker_id))
-            return getattr(self._local, method)(request, None)
-        request.broker.CopyFrom(apb.BrokerRef(broker_name=broker_name))
+    def _api(self, broker_name: str, address: str, timeout: float) -> BrokerApi:
+        hosted = next((b for b in self._cluster.hosted() if b.config.broker_name == broker_name
+                       and b.config.broker_address == address), None)  # fmt: skip
+        if hosted is not None:
+            return hosted.api
         with self._lock:
             channel = self._channels.get(address)
             if channel is None:
                 channel = self._channels[address] = open_channel(address, self._security)
-        try:
-            return getattr(apb_grpc.AgentServiceStub(channel), method)(request, timeout=timeout)
-        except grpc.RpcError as exc:
-            log.info("access point: %s to %s (%s) failed: %s", method, broker_name, address, exc.code())
-            return None
+        return RemoteBroker(channel, broker_name, address, timeout)
 
     def close(self) -> None:
         with self._lock:
@@ -145,26 +127,57 @@ class Forwarder:
         for channel in channels:
             channel.close()
 
-    async def call(self, broker_name: str, method: str, make: Callable[[float], Any], deadline: float) -> Any | Problem:
-        """The master's answer to ``make(deadline)``'s request, or the give-up Problem at the deadline."""
+    async def send(self, broker_name: str, messages: Sequence[Message], deadline: float) -> SendAnswer:
+        """Each call answers the master's answer, or raises ``timing.GaveUp`` at the deadline."""
+        answer: SendAnswer = await self._call(
+            broker_name, lambda api, _deadline: api.send(messages, None), deadline, consumer=False
+        )
+        return answer
+
+    async def receive(
+        self, broker_name: str, make: Callable[[float], apb.ReceiveMessageRequest], deadline: float
+    ) -> apb.ReceiveMessageResponse:
+        """`make(deadline)`: the request for the time left (its long polling ends before the deadline)."""
+        answer: apb.ReceiveMessageResponse = await self._call(
+            broker_name, lambda api, at: api.receive(make(at)), deadline, consumer=True
+        )
+        return answer
+
+    async def ack(self, broker_name: str, request: apb.AckMessageRequest, deadline: float) -> apb.AckMessageResponse:
+        answer: apb.AckMessageResponse = await self._call(
+            broker_name, lambda api, _deadline: api.ack(request), deadline, consumer=True
+        )
+        return answer
+
+    async def change_invisible(
+        self, broker_name: str, request: apb.ChangeInvisibleDurationRequest, deadline: float
+    ) -> apb.ChangeInvisibleDurationResponse:
+        answer: apb.ChangeInvisibleDurationResponse = await self._call(
+            broker_name, lambda api, _deadline: api.change_invisible(request), deadline, consumer=True
+        )
+        return answer
+
+    async def _call(
+        self, broker_name: str, ask: Callable[[BrokerApi, float], Any], deadline: float, *, consumer: bool
+    ) -> Any:
+        """The master's answer to ``ask(api, deadline)``; ``timing.GaveUp`` at the deadline. `consumer`: a
+        consumption call, which a replica acting as master serves too (RIP-32)."""
         clock = self._clock
         started = clock.monotonic()
         loop = asyncio.get_running_loop()
         while True:
-            acting_ok = method in ACTING_SERVES
-            address = self._cluster.consumer_target(broker_name) if acting_ok else self._cluster.master(broker_name)
+            address = self._cluster.consumer_target(broker_name) if consumer else self._cluster.master(broker_name)
             if address:
                 timeout = max(0.1, deadline - timing.MARGIN_S - clock.monotonic())
-                call = loop.run_in_executor(
-                    self._pool, self._invoke, broker_name, address, method, make(deadline), timeout
-                )
+                api = self._api(broker_name, address, timeout)
+                call = loop.run_in_executor(self._pool, ask, api, deadline)
                 answer = await self._answer_or_new_master(call, broker_name, address)
                 if answer is not None and not timing.holds(answer.code):
                     return answer
             self._cluster.nudge()
             wait = timing.pause(clock.monotonic(), deadline)
             if wait is None:
-                return timing.gave_up(broker_name, clock.monotonic() - started)
+                raise timing.GaveUp(timing.gave_up(broker_name, clock.monotonic() - started))
             await asyncio.sleep(wait)
 
     async def _answer_or_new_master(self, call: asyncio.Future[Any], broker_name: str, address: str) -> Any:
@@ -353,19 +366,20 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         broker_name = await self._pick_set(topic, first.message_group if first.HasField("message_group") else None)
         if broker_name is None:
             return refused(Code.TOPIC_NOT_FOUND, f"topic {topic.name} is served by no broker set known yet; retry")
-        batch = apb.SendMessagesRequest(messages=[to_agent(m) for m in request.messages])
-        answer = await self._forward.call(broker_name, "SendMessages", _fixed(batch), self._deadline(context))
-        if isinstance(answer, Problem):
-            return refused(answer.code, answer.message)
+        batch = [to_broker(m) for m in request.messages]
+        try:
+            answer = await self._forward.send(broker_name, batch, self._deadline(context))
+        except timing.GaveUp as exc:
+            return refused(exc.problem.code, exc.problem.message)
         code = send_code(answer.code, answer.status)
-        if code != Code.OK or len(answer.results) != len(request.messages):
+        if code != Code.OK or len(answer.placed) != len(request.messages):
             return refused(code if code != Code.OK else Code.INTERNAL_SERVER_ERROR, answer.remark or "send failed")
         return service.SendMessageResponse(
             status=status(Code.OK, "OK"),
             entries=[
                 service.SendResultEntry(status=status(Code.OK, "OK"), message_id=m.system_properties.message_id,
                                         offset=r.queue_offset)
-                for m, r in zip(request.messages, answer.results, strict=True)
+                for m, r in zip(request.messages, answer.placed, strict=True)
             ],
         )  # fmt: skip
 
@@ -406,9 +420,10 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
                 attempt_id=request.attempt_id,
             )
 
-        answer = await self._forward.call(broker_name, "ReceiveMessage", make, self._deadline(context))
-        if isinstance(answer, Problem):
-            yield service.ReceiveMessageResponse(status=status(answer.code, answer.message))
+        try:
+            answer = await self._forward.receive(broker_name, make, self._deadline(context))
+        except timing.GaveUp as exc:
+            yield service.ReceiveMessageResponse(status=status(exc.problem.code, exc.problem.message))
             yield done()
             return
         code = consumer_code(answer.code, answer.pop_code)
@@ -456,11 +471,13 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         for broker_name, indexes in by_set.items():
             handles = [current[i] for i in indexes]
             ack = apb.AckMessageRequest(group=group, topic=topic, receipt_handles=handles)
-            answer = await self._forward.call(broker_name, "AckMessage", _fixed(ack), deadline)
+            try:
+                answer = await self._forward.ack(broker_name, ack, deadline)
+            except timing.GaveUp as exc:
+                results.update((i, status(exc.problem.code, exc.problem.message)) for i in indexes)
+                continue
             for n, i in enumerate(indexes):
-                if isinstance(answer, Problem):
-                    results[i] = status(answer.code, answer.message)
-                elif answer.code != 0 or n >= len(answer.results):
+                if answer.code != 0 or n >= len(answer.results):
                     code = consumer_code(answer.code, 0)
                     results[i] = status(code, answer.remark or code.name)
                 else:
@@ -496,11 +513,10 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
             receipt_handle=text,
             invisible_millis=request.invisible_duration.ToMilliseconds(),
         )
-        answer = await self._forward.call(
-            handle.broker_name, "ChangeInvisibleDuration", _fixed(change), self._deadline(context)
-        )
-        if isinstance(answer, Problem):
-            return refused(answer.code, answer.message)
+        try:
+            answer = await self._forward.change_invisible(handle.broker_name, change, self._deadline(context))
+        except timing.GaveUp as exc:
+            return refused(exc.problem.code, exc.problem.message)
         code = consumer_code(answer.code, answer.pop_code)
         return service.ChangeInvisibleDurationResponse(
             status=status(code, answer.remark or code.name),
@@ -523,9 +539,10 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
             receipt_handles=[text],
             dead_letter=True,
         )
-        done = await self._forward.call(handle.broker_name, "AckMessage", _fixed(ack), self._deadline(context))
-        if isinstance(done, Problem):
-            return answer(done.code, done.message)
+        try:
+            done = await self._forward.ack(handle.broker_name, ack, self._deadline(context))
+        except timing.GaveUp as exc:
+            return answer(exc.problem.code, exc.problem.message)
         if done.code != 0 or not done.results:
             code = consumer_code(done.code, 0)
             return answer(code, done.remark or code.name)
@@ -559,12 +576,10 @@ class AccessPoint:
         self.port = 0
         self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="access")
         self.cluster = Cluster(host, client, clock)
-        self._forwarder = Forwarder(self.cluster, host, client, self._pool, clock)
+        self._forwarder = Forwarder(self.cluster, client, self._pool, clock)
         secrets = {ak: secret for ak, (secret, _role) in accounts(security).items()} if security.acl_enable else None
         forward = self._forwarder
-        self._renewer = Renewer(
-            lambda name, method, request, deadline: forward.call(name, method, _fixed(request), deadline), clock
-        )
+        self._renewer = Renewer(forward.change_invisible, clock)
         self._servicer = MessagingServicer(
             self.cluster, forward, self._renewer, secrets, lambda: host.proxy_address, clock
         )

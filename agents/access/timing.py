@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from agents.access.codes import Code
 from agents.access.validation import Problem
+from agents.errors import AgentError
 from agents.pop.errors import PopError
 from agents.pop.handle import ReceiptHandle, decode
 from mqbase.codes import ResponseCode
@@ -37,6 +38,14 @@ def pause(now: float, deadline: float) -> float | None:
     if left <= 0:
         return None
     return min(POLL_S, left)
+
+
+class GaveUp(AgentError):
+    """A call held until its deadline without an answer from a master (`gave_up`'s Problem)."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
 
 
 def gave_up(broker_name: str, waited_s: float) -> Problem:

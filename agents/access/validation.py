@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import final
 
 from agents.access.codes import Code
 from agents.metadata import BORN_HOST, BORN_TIMESTAMP, KEYS, MESSAGE_GROUP, TAGS, UNIQ_KEY
@@ -45,6 +46,7 @@ SYSTEM_PROPERTIES = frozenset(
 """Property keys the broker reads or writes itself (RocketMQ's ``MessageConst`` names a user may not set)."""
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Problem:
     """Why a request is refused: the v2 code and a one-line message."""

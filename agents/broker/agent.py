@@ -394,6 +394,7 @@ class Agent:
                 security=self.config.security,
                 neighbours=neighbours,
                 clock=self.clock,
+                put_metrics=self.metrics.observe_put if self.metrics is not None else None,
             )
         )
         hosted = Hosted(config_path, own[0], server, lock)

@@ -1,5 +1,6 @@
-"""The edge between a broker and its peers' protobufs: controller answers and pushes into the domain's views and
-tables (``roles.View``, ``metadata.Topic`` and ``Group``)."""
+"""The edge between a broker and the protobufs: controller answers and pushes into the domain's views and tables
+(``roles.View``, ``metadata.Topic`` and ``Group``, `SetReplica`), and the agent API's sends into messages and
+`SendAnswer`s and back."""
 
 from __future__ import annotations
 
@@ -8,10 +9,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.broker.roles import View
+from agents.broker.sends import SendAnswer
 from agents.config import BrokerConfig
 from agents.ha.replica import Replica
 from agents.metadata import Group, Topic
+from agents.store.message_store import Placement
+from agents.store.record import Message
 from mqbase import retry
+from mqbase.proto import agent_pb2 as apb
 from mqbase.proto import common_pb2
 from mqbase.proto import controller_pb2 as cpb
 
@@ -96,3 +101,27 @@ def heartbeat(c: BrokerConfig, broker_id: int, replica: Replica) -> cpb.BrokerHe
         election_priority=c.broker_election_priority,
         async_learner=c.async_learner,
     )
+
+
+def message_of(m: apb.Message) -> Message:
+    """A message a producer sent over the agent API (not stored yet: no store time)."""
+    return Message(m.topic, m.queue_id, m.body, dict(m.properties), 0)
+
+
+def message_to_pb(m: Message) -> apb.Message:
+    return apb.Message(topic=m.topic, queue_id=m.queue_id, body=m.body, properties=m.properties)
+
+
+def send_response(a: SendAnswer) -> apb.SendMessageResponse:
+    response = apb.SendMessageResponse(
+        code=a.code, remark=a.remark, status=a.status, broker_id=a.broker_id, master_epoch=a.master_epoch,
+        master_address=a.master_address,
+    )  # fmt: skip
+    for p in a.placed:
+        response.results.add(queue_id=p.queue_id, queue_offset=p.queue_offset, commit_log_offset=p.commit_log_offset)
+    return response
+
+
+def send_answer_of(r: apb.SendMessageResponse) -> SendAnswer:
+    placed = tuple(Placement(p.queue_id, p.queue_offset, p.commit_log_offset) for p in r.results)
+    return SendAnswer(r.code, r.remark, r.status, r.broker_id, r.master_epoch, r.master_address, placed)

@@ -24,6 +24,7 @@ from typing import assert_never
 
 from agents.broker import convert
 from agents.broker.acting_shell import ActingShell
+from agents.broker.api import LocalBroker
 from agents.broker.cleaner import CommitLogCleaner
 from agents.broker.consumer_ledger import unserved_dead_letter_topics
 from agents.broker.consumer_snapshots import SnapshotKeeper, fetch_snapshot
@@ -36,6 +37,7 @@ from agents.broker.queue_locks import QueueLocks
 from agents.broker.registration import Registration
 from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Stay, TakeSyncStateSet, decide
 from agents.broker.roles import View as ControllerView
+from agents.broker.sends import SendService
 from agents.broker.stats import BrokerStats
 from agents.broker.take_back import TakeBack
 from agents.broker.topics_table import TopicsTable
@@ -54,6 +56,7 @@ from agents.broker.worker_events import (
 from agents.broker.writes import WriteGuard
 from agents.config import BrokerConfig
 from agents.consumer.records import Escaped
+from agents.delay.timer import TIMER_TOPIC
 from agents.ha import acting
 from agents.ha.master_service import Appended, PutResult
 from agents.ha.master_session import admit_slave
@@ -106,10 +109,12 @@ class ReplicasManager:
         security: SecurityConfig | None = None,
         neighbours: Callable[[], Iterable[Neighbour]] = tuple,
         clock: Clock,
+        put_metrics: Callable[[ReplicasManager, float, str], None] | None = None,
     ):
         """`security`: the agent's TLS and credentials for the controllers; with aclEnable, this broker's HA
         port admits only ids the controller registered in its set. `neighbours`: the other brokers the agent
-        hosts (RIP-31's local escape). `clock`: the agent's, read by every part of the broker."""
+        hosts (RIP-31's local escape). `clock`: the agent's, read by every part of the broker. `put_metrics`: the
+        agent's put metrics (``AgentMetrics.observe_put``), if it serves any."""
         self.config = config
         self._clock = clock
         self._check_slaves = security is not None and security.acl_enable
@@ -158,6 +163,10 @@ class ReplicasManager:
             lambda: self.replica, lambda: self.config, retained_floor=self.snapshots.retained_floor
         )
         self.stats = BrokerStats(clock.monotonic())  # brokerStatus / statsAll
+        observe = None if put_metrics is None else (lambda seconds, status: put_metrics(self, seconds, status))
+        self.sends = SendService(self, self.topics, self.writes, self.stats, clock, observe)
+        self.api = LocalBroker(self.sends, self.consumers.pop, self.stats, clock)
+        """This broker as the access point and the agent API call it."""
         self.started_ms = wall_ms(clock)
 
     # --- life cycle ------------------------------------------------------------------------------
@@ -232,6 +241,15 @@ class ReplicasManager:
     def append(self, messages: Sequence[Message]) -> Appended | PutResult:
         """The consumer state's writes (``consumer_ledger.Host``): behind the write gate like any put."""
         return self.writes.append(messages)
+
+    def position_epoch(self) -> int:
+        return self.position().master_epoch
+
+    def stored(self, messages: Sequence[Message]) -> None:
+        """A send stored `messages` (``sends.Broker``): long-polling receives and the timer look again now."""
+        self.consumers.ledger.wake()
+        if any(m.topic == TIMER_TOPIC for m in messages):
+            self.timer.wake()
 
     def readable(self) -> bool:
         """Reads are refused while fenced (the role is not known yet), unless the replica acts as master (RIP-32: a

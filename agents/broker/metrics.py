@@ -2,7 +2,7 @@
 
 The agent owns its ``CollectorRegistry``, never the process-global one. The per-broker gauges are read
 from the hosted managers at scrape time (``status()``, the replica's store and HA master), so a scrape
-never shows a stale value. Puts are recorded where they happen: the servicer calls ``observe_put``.
+never shows a stale value. Puts are recorded where they happen: each broker's ``SendService`` calls ``observe_put``.
 """
 
 from __future__ import annotations

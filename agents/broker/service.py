@@ -8,52 +8,37 @@ broker's own listen port (where an unnamed request means that broker).
 from __future__ import annotations
 
 import functools
-import itertools
 import logging
-import urllib.parse
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
 from agents.access.connections import Connection
-from agents.broker import query
-from agents.broker.answers import REMARKS, STATUS_CODES
+from agents.broker import convert, query
 from agents.broker.consumer_checks import Refused as ConsumerRefused
 from agents.broker.escape import decode_escaped, decode_released, encode_escaped
 from agents.broker.manager import ReplicasManager
-from agents.broker.metrics import AgentMetrics
 from agents.broker.queue_locks import Batch, batch_problem, keys_of
 from agents.broker.stats import Figures
 from agents.broker.write_gate import request_problem
 from agents.consumer.errors import StateFormatError
-from agents.delay.timer import REAL_QID, TIMER_TOPIC, Refusal, to_timer
 from agents.errors import AgentError
 from agents.ha.role import Role
-from agents.ha.sync_state import PutStatus
 from agents.metadata import (
-    BORN_HOST,
-    BORN_TIMESTAMP,
-    Allowed,
-    Create,
-    Refused,
-    SendVerdict,
-    queue_for_send,
-    queue_id_problem,
     reader_queue_nums,
-    send_verdict,
 )
 from agents.store.commitlog import OffsetTooSmall
 from agents.store.epochs import MAX_OFFSET
 from agents.store.message_store import MessageStore
 from agents.store.record import Message, RecordError
 from mqbase import __version__
-from mqbase.clock import Clock, wall_ms
+from mqbase.clock import Clock
 from mqbase.codes import ResponseCode
 from mqbase.configkeys import address_problem
-from mqbase.errors import MqError
 from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import agent_pb2_grpc as pb_grpc
 from mqbase.proto import common_pb2
 from mqbase.security import Role as CallerRole
+from mqbase.serving import peer_address
 from mqbase.storelock import StoreLockError
 
 log = logging.getLogger(__name__)
@@ -104,7 +89,6 @@ class FailedBroker(Protocol):
 class Host(Protocol):
     """What the servicer needs from the agent."""
 
-    metrics: AgentMetrics | None
     clock: Clock
 
     @property
@@ -172,45 +156,6 @@ def _readable_store(manager: ReplicasManager) -> MessageStore | None:
     return replica.store if replica is not None and manager.readable() else None
 
 
-def _admit(manager: ReplicasManager, topic: str) -> Allowed | Refused:
-    """May a send of `topic` write on this broker set (``send_verdict``)? A refusal a newer table might lift is
-    decided again after one re-read (rate-limited, so a stream of sends to a bad topic costs the controller one
-    read a second); an unknown topic with autoCreateTopicEnable is looked up afresh, then created at the
-    controller. No send ever writes to a topic the controller does not have."""
-    c = manager.config
-
-    def verdict_now() -> SendVerdict:
-        table = manager.metadata
-        return send_verdict(table, topic, c.broker_name, c.broker_cluster_name, c.auto_create_topic_enable)
-
-    verdict = verdict_now()
-    if isinstance(verdict, Allowed) or (isinstance(verdict, Refused) and not verdict.learnable):
-        return verdict
-    try:
-        if manager.topics.reread(limited=not isinstance(verdict, Create)):
-            verdict = verdict_now()
-        if isinstance(verdict, Create):
-            created = manager.topics.create_topic(topic)
-            if created.code != ResponseCode.SUCCESS:
-                return Refused(
-                    ResponseCode.TOPIC_NOT_EXIST,
-                    f"topic[{topic}] not exist, and the controller did not create it (autoCreateTopicEnable): "
-                    f"code {created.code}, {created.remark}",
-                )
-            verdict = verdict_now()
-    except MqError as exc:
-        if isinstance(verdict, Refused):
-            return verdict  # the table's answer stands; a later re-read may tell more
-        return Refused(
-            ResponseCode.SERVICE_NOT_AVAILABLE,
-            f"topic[{topic}] not exist and cannot be created now (autoCreateTopicEnable): no controller answered "
-            f"({exc}); retry",
-        )
-    if isinstance(verdict, Create):  # created, but the read after it did not answer
-        return Refused(ResponseCode.SERVICE_NOT_AVAILABLE, f"topic[{topic}] was created but is not learnt yet; retry")
-    return verdict
-
-
 class AgentServicer(pb_grpc.AgentServiceServicer):
     """AgentService over a Host."""
 
@@ -218,7 +163,6 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         """`only`: serve one broker (its own listen port), where a request without a broker name means it."""
         self._host = host
         self._only = only
-        self._round_robin = itertools.count()
 
     def _find(self, ref: pb.BrokerRef) -> ReplicasManager:
         if self._only is None:
@@ -236,80 +180,13 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
     def SendMessage(
         self, manager: ReplicasManager, request: pb.SendMessageRequest, context: Any
     ) -> pb.SendMessageResponse:
-        return self._send(manager, [request.message], context)
+        return _send(manager, [request.message], context)
 
     @scoped(pb.SendMessageResponse)
     def SendMessages(
         self, manager: ReplicasManager, request: pb.SendMessagesRequest, context: Any
     ) -> pb.SendMessageResponse:
-        return self._send(manager, list(request.messages), context)
-
-    def _send(self, manager: ReplicasManager, messages: list[pb.Message], context: Any) -> pb.SendMessageResponse:
-        queues: dict[str, int] = {}
-        for topic in dict.fromkeys(m.topic for m in messages):  # each topic once, in the order sent
-            admitted = _admit(manager, topic)
-            if isinstance(admitted, Refused):
-                return pb.SendMessageResponse(code=admitted.code, remark=admitted.remark)
-            queues[topic] = admitted.write_queue_nums
-        for m in messages:  # before anything is stored: one bad queue id refuses the whole batch
-            if (illegal := queue_id_problem(m.topic, m.queue_id, queues[m.topic])) is not None:
-                return pb.SendMessageResponse(code=ResponseCode.SYSTEM_ERROR, remark=illegal)
-        clock = self._host.clock
-        now = wall_ms(clock)
-        host = peer_address(context.peer()) if context is not None else None
-        batch: list[Message] = []
-        try:
-            for m in messages:
-                sent = Message(
-                    m.topic,
-                    queue_for_send(m.queue_id, m.properties, queues[m.topic], next(self._round_robin)),
-                    m.body,
-                    born_properties(m.properties, host, now),
-                    now,
-                )
-                stored = to_timer(sent, now, manager.config.timer_max_delay_sec)
-                if isinstance(stored, Refusal):
-                    return pb.SendMessageResponse(code=stored.code, remark=stored.remark)
-                batch.append(stored)
-        except (RecordError, ValueError) as exc:
-            return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=str(exc))
-        if not batch:
-            return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark="no message to send")
-        started = clock.monotonic()
-        try:
-            result = manager.writes.put(batch)
-        except RecordError as exc:
-            return pb.SendMessageResponse(code=ResponseCode.MESSAGE_ILLEGAL, remark=str(exc))
-        except OSError as exc:  # a full disk (ENOSPC, EFBIG): a failed append writes nothing, a failed flush may
-            log.error("%s: put failed: %s", manager.config.broker_name, exc)
-            remark = f"the store cannot write ({exc.strerror or exc}); the message may not be stored: retry later"
-            return pb.SendMessageResponse(code=ResponseCode.SYSTEM_ERROR, remark=remark)
-        if self._host.metrics is not None:
-            self._host.metrics.observe_put(manager, clock.monotonic() - started, result.status.value)
-        if result.status is PutStatus.PUT_OK:
-            manager.stats.put(((m.topic, len(m.body)) for m in messages), clock.monotonic())
-            manager.consumers.ledger.wake()
-            if any(m.topic == TIMER_TOPIC for m in batch):
-                manager.timer.wake()
-        status = manager.status()  # after the put: a refusal names the master the broker knows now
-        response = pb.SendMessageResponse(
-            code=STATUS_CODES[result.status],
-            remark=REMARKS[result.status],
-            status=result.status.value,
-            broker_id=status.broker_id,
-            master_epoch=result.epoch if result.epoch >= 0 else status.master_epoch,  # the epoch of the write
-            master_address=status.master_address,
-        )
-        pause = manager.writes.pause
-        if result.status is PutStatus.MASTER_TRANSFERRING and pause is not None:
-            response.master_address = pause.target_address
-        for placed, stored in zip(result.placed, batch, strict=bool(result.placed)):  # a refusal placed nothing
-            # as Java's SendResult, a delayed message is placed in its own queue, not the timer's queue 0
-            queue_id = int(stored.properties[REAL_QID]) if stored.topic == TIMER_TOPIC else placed.queue_id
-            response.results.add(
-                queue_id=queue_id, queue_offset=placed.queue_offset, commit_log_offset=placed.commit_log_offset
-            )
-        return response
+        return _send(manager, request.messages, context)
 
     @scoped(pb.PullMessageResponse)
     def PullMessage(
@@ -359,22 +236,19 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
     def ReceiveMessage(
         self, manager: ReplicasManager, request: pb.ReceiveMessageRequest, context: Any
     ) -> pb.ReceiveMessageResponse:
-        response = manager.consumers.pop.receive(request)
-        size = sum(len(m.message.body) for m in response.messages)
-        manager.stats.got(request.topic, request.group, len(response.messages), size, self._host.clock.monotonic())
-        return response
+        return manager.api.receive(request)
 
     @scoped(pb.AckMessageResponse)
     def AckMessage(
         self, manager: ReplicasManager, request: pb.AckMessageRequest, context: Any
     ) -> pb.AckMessageResponse:
-        return manager.consumers.pop.ack(request)
+        return manager.api.ack(request)
 
     @scoped(pb.ChangeInvisibleDurationResponse)
     def ChangeInvisibleDuration(
         self, manager: ReplicasManager, request: pb.ChangeInvisibleDurationRequest, context: Any
     ) -> pb.ChangeInvisibleDurationResponse:
-        return manager.consumers.pop.change_invisible(request)
+        return manager.api.change_invisible(request)
 
     @scoped(pb.AgentResponse)
     def UpdateConsumerOffset(
@@ -754,6 +628,11 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         return response
 
 
+def _send(manager: ReplicasManager, messages: Iterable[pb.Message], context: Any) -> pb.SendMessageResponse:
+    born_host = peer_address(context.peer()) if context is not None else None
+    return convert.send_response(manager.api.send([convert.message_of(m) for m in messages], born_host))
+
+
 def _lock_batch(
     manager: ReplicasManager, request: pb.LockBatchMQRequest | pb.UnlockBatchMQRequest, life_ms: int, *, unlock: bool
 ) -> pb.LockBatchMQResponse:
@@ -795,27 +674,3 @@ def notification_problem(note: common_pb2.RoleChangeNotification, cluster_name: 
         if value and (problem := address_problem(value)):
             return f"{field} {problem}"
     return None
-
-
-def peer_address(peer: str) -> str | None:
-    """The ip:port of a gRPC peer (``context.peer()``: ``ipv4:1.2.3.4:5``, ``ipv6:[::1]:5``, the brackets
-    possibly %-encoded), or None for a peer without one (a Unix socket, or text of another form)."""
-    kind, _, rest = peer.partition(":")
-    address = urllib.parse.unquote(rest)
-    if kind == "ipv4":
-        host, sep, port = address.rpartition(":")
-    elif kind == "ipv6" and address.startswith("["):
-        host, sep, port = address.rpartition(":")
-        sep = sep if host.endswith("]") else ""
-    else:
-        return None
-    return address if sep and host and port.isdigit() else None
-
-
-def born_properties(properties: Mapping[str, str], host: str | None, now_ms: int) -> dict[str, str]:
-    """A message's properties with BORN_HOST (`host`, when known) and BORN_TIMESTAMP (`now_ms`, the receive time)
-    added where the producer did not set them; the producer's own values are kept."""
-    born = {BORN_TIMESTAMP: str(now_ms)}
-    if host is not None:
-        born[BORN_HOST] = host
-    return {**born, **properties}

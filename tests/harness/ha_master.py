@@ -71,10 +71,8 @@ def become_master(m: ReplicasManager, epoch: int = 1, members: frozenset[int] = 
 
 
 class FakeHost:
-    """The servicer's Host with nothing but the metrics switch (off) and the clock; the broker is found through
-    `only`."""
+    """The servicer's Host with nothing but the clock; the broker is found through `only`."""
 
-    metrics = None
     clock = SYSTEM
 
 

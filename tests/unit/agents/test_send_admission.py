@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.broker.service import born_properties, peer_address
+from agents.broker.sends import born_properties
 from agents.metadata import (
     BORN_HOST,
     BORN_TIMESTAMP,
@@ -22,6 +22,7 @@ from agents.metadata import (
 )
 from mqbase.codes import ResponseCode as C
 from mqbase.metadata import DEFAULT_QUEUE_NUMS
+from mqbase.serving import peer_address
 
 TABLE = learn(
     MetadataTable(),

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agents.access.codes import Code
-from agents.access.messages import delivered, outgoing_problem, to_agent, type_problem
+from agents.access.messages import delivered, outgoing_problem, to_broker, type_problem
 from agents.access.protocol import v2
 from agents.metadata import Topic
 from mqbase.proto import agent_pb2 as apb
@@ -32,7 +32,7 @@ def sent(**system: Any) -> Any:
 def test_a_sent_message_becomes_our_properties() -> None:
     message = sent(tag="TagA", keys=["k1", "k2"], message_group="g1")
     assert outgoing_problem(message, NOW) is None
-    out = to_agent(message)
+    out = to_broker(message)
     assert (out.topic, out.queue_id, out.body) == ("Orders", -1, b"hello")
     assert dict(out.properties) == {
         "color": "red",
@@ -66,7 +66,7 @@ def test_a_delivery_time_more_than_a_day_ahead_is_refused_as_javas_proxy_does() 
 
 def test_a_delayed_message_carries_its_delivery_time_as_timer_deliver_ms() -> None:
     assert outgoing_problem(_delayed(), NOW) is None
-    assert to_agent(_delayed()).properties["TIMER_DELIVER_MS"] == "1700000060000"
+    assert to_broker(_delayed()).properties["TIMER_DELIVER_MS"] == "1700000060000"
 
 
 def _grouped() -> Any:

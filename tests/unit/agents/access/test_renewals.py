@@ -22,8 +22,8 @@ class Master:
         self.code = code
         self.changed: list[str] = []
 
-    async def call(self, broker_name: str, method: str, request: Any, deadline: float) -> Any:
-        assert (broker_name, method) == ("broker-a", "ChangeInvisibleDuration")
+    async def call(self, broker_name: str, request: apb.ChangeInvisibleDurationRequest, deadline: float) -> Any:
+        assert broker_name == "broker-a"
         assert request.invisible_millis == timing.AUTO_RENEW_INVISIBLE_MS and deadline > time.monotonic()
         self.changed.append(request.receipt_handle)
         await asyncio.sleep(0)
