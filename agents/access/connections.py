@@ -1,5 +1,5 @@
 """The RocketMQ 5 clients connected through one access point, for ``consumerConnection``, ``producerConnection``
-and ``consumerStatus`` (issue 35).
+and ``consumerStatus``.
 
 A client announces itself with its settings on the Telemetry stream (who it is, which group or topics) and then
 heartbeats (every 10 s for Java's and the Python client); Java's broker drops a client channel it has not heard

@@ -70,7 +70,7 @@ def status(code: Code, message: str = "") -> Any:
 
 
 def _connection(client: Any, headers: dict[str, str], context: Any, clock: Clock) -> Connection:
-    """The registry's view of a client from its Telemetry settings and call headers (issue 35)."""
+    """The registry's view of a client from its Telemetry settings and call headers."""
     agent = client.user_agent
     if client.WhichOneof("pub_sub") == "subscription":
         group = client.subscription.group.name
@@ -498,7 +498,7 @@ class MessagingServicer(stubs.MessagingServiceServicer):  # type: ignore[misc]
         return service.AckMessageResponse(status=top, entries=entries)
 
     async def ChangeInvisibleDuration(self, request: Any, context: Any) -> Any:
-        def refused(code: Code, message: str) -> Any:  # the client keeps the handle it gets back (trap 14)
+        def refused(code: Code, message: str) -> Any:  # the client keeps the handle it gets back, refused too
             return service.ChangeInvisibleDurationResponse(
                 status=status(code, message), receipt_handle=request.receipt_handle
             )

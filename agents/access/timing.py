@@ -1,7 +1,7 @@
 """The access point's decisions about time: holding a request while its broker set has no master, a receive's
 polling and invisible durations, and the expiry of a receipt handle. Pure: the clock is passed in.
 
-The hold (issue 26): during a failover or a graceful transfer the set's answer is "not the master" (SLAVE_NOT_AVAILABLE,
+The hold: during a failover or a graceful transfer the set's answer is "not the master" (SLAVE_NOT_AVAILABLE,
 SERVICE_NOT_AVAILABLE, MASTER_TRANSFERRING) or no answer at all. The access point asks again every ``POLL_S``
 until a master answers, and gives up ``MARGIN_S`` before the request's deadline, so its answer (a retryable
 PROXY_TIMEOUT) still reaches the client: the Python producer makes only 3 immediate attempts.

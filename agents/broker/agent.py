@@ -101,7 +101,7 @@ def remembered(config: AgentConfig) -> list[str]:
 
 def bind_failure(what: str, address: str, key: str, reason: object) -> AgentStartError:
     """The one line a port that cannot be bound ends the start with: the address, the config key that chose it,
-    and how to choose another (issue 35: two agents on one host)."""
+    and how to choose another (two agents on one host need two sets of ports)."""
     return AgentStartError(f"cannot serve {what} on {address} ({key}): {reason}; set {key} to a free port (0: any)")
 
 

@@ -1,4 +1,4 @@
-"""ReplicasManager: one hosted broker's life with the controller (reference §3.1).
+"""ReplicasManager: one hosted broker's life with the controller (Java's ``ReplicasManager``).
 
 Fenced until its role is known. Start-up: the crash-safe two-phase broker-id registration (identity files),
 the replica's store opened under that id, RegisterBroker, heartbeat streams to every controller node, and an

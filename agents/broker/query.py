@@ -1,4 +1,4 @@
-"""Message query over one replica's store (issue 35 §2): what AgentService's QueryMessage, ViewMessage and
+"""Message query over one replica's store: what AgentService's QueryMessage, ViewMessage and
 QueryConsumeQueue answer, from the messages this replica has dispatched.
 
 Every replica dispatches the replicated log into its own consume queues and message index, so any of them answers,

@@ -1,4 +1,5 @@
-"""What a broker does with what the controller tells it: pure decisions, no I/O (reference §3.1).
+"""What a broker does with what the controller tells it: pure decisions, no I/O (Java's
+``ReplicasManager.changeBrokerRole``).
 
 The ReplicasManager feeds every controller answer (GetReplicaInfo, RegisterBroker, ElectMaster) and every
 pushed role change through ``decide`` and executes the one decision it returns. Java's rules, kept:

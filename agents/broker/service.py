@@ -230,7 +230,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             )
         return response
 
-    # --- consumer groups (issue 25) ---------------------------------------------------------------
+    # --- consumer groups ----------------------------------------------------------------------------
 
     @scoped(pb.ReceiveMessageResponse)
     def ReceiveMessage(
@@ -356,7 +356,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         """This replica's own table releases what the owner holds; another owner's locks stay."""
         return _lock_batch(manager, request, 0, unlock=True)
 
-    # --- issue 35: figures, retention now, client connections ----------------------------------------
+    # --- figures, retention now, client connections ------------------------------------------------
 
     @scoped(pb.GetBrokerStatsResponse, ref=_itself)
     def GetBrokerStats(
@@ -394,7 +394,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         connections = [_client(c, access_point) for c in self._host.client_connections(request.group, request.topic)]
         return pb.GetClientConnectionsResponse(code=ResponseCode.SUCCESS, connections=connections)
 
-    # --- issue 35 §2: message query (agents/broker/query.py) ---------------------------------------
+    # --- message query (agents/broker/query.py) ---------------------------------------------
 
     @scoped(pb.QueryMessageResponse)
     def QueryMessage(
@@ -519,7 +519,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             return pb.AgentResponse(code=ResponseCode.SYSTEM_ERROR, remark="only a master's flush offset can be reset")
         store = replica.store
         before, end = store.confirm_offset, store.last_message_boundary()
-        if request.offset > end:  # clamped, it would answer success having changed nothing (issue 35)
+        if request.offset > end:  # clamped, it would answer success having changed nothing
             return pb.AgentResponse(
                 code=ResponseCode.CONTROLLER_INVALID_REQUEST,
                 remark=f"offset {request.offset} is past the end of the log (its last message ends at {end}); "

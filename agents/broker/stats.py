@@ -1,4 +1,4 @@
-"""Put and get figures of one broker, for ``brokerStatus``, ``statsAll`` and ``clusterList`` (issue 35).
+"""Put and get figures of one broker, for ``brokerStatus``, ``statsAll`` and ``clusterList``.
 
 Java's ``BrokerStatsManager`` keeps ``TOPIC_PUT_NUMS``/``SIZE`` per topic and ``GROUP_GET_NUMS``/``SIZE`` per topic
 and group, with per-minute averages; these are the same figures: messages and bytes since the broker started, and

@@ -86,7 +86,7 @@ def test_the_pre_online_merge_runs_in_quick_mode_and_checks_its_merged_table() -
     """The script exits non-zero if the merged table, the applied keys or the take-back on a real store are wrong."""
     out = run_quick("pre_online.py").stdout
     assert "| merge: 2 replicas + escaped changes twice" in out
-    assert "| take_back (merge + QueueMerged records appended)" in out
+    assert "| take_back.merge (merge + QueueMerged records appended)" in out
 
 
 def test_the_acting_master_takeover_runs_in_quick_mode() -> None:

@@ -29,7 +29,7 @@ def consumer(group: str = "G") -> object:
 def test_a_producer_gets_javas_publishing_settings() -> None:
     out = merged(producer(), None)
     assert out is not None
-    assert out.publishing.max_body_size == 4 * 1024 * 1024  # never 0: the Python producer copies it (trap 2)
+    assert out.publishing.max_body_size == 4 * 1024 * 1024  # never 0: the Python producer copies it as its own limit
     assert out.publishing.validate_message_type and [t.name for t in out.publishing.topics] == ["Orders"]
     assert out.backoff_policy.max_attempts == 3
     backoff = out.backoff_policy.exponential_backoff

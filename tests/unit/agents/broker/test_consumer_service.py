@@ -358,7 +358,8 @@ def test_an_orderly_group_is_served_only_from_the_queues_the_coordinator_holds_a
 
 
 def test_a_topic_deleted_and_created_again_replays_nothing_to_its_groups_old_or_new(broker: Broker) -> None:
-    """Issue 35 §1.3: the group received every acked message again, a new group the old ones too."""
+    """A re-created topic starts after the old one's end: before, the group received every acked message again, and
+    a new group the old ones too."""
     send(broker, 6)
     s, _ = service(broker)
     got = receive(s)

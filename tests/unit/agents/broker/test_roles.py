@@ -1,4 +1,4 @@
-"""The broker's role decisions (reference §3.1), over every combination of small inputs."""
+"""The broker's role decisions, over every combination of small inputs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Graceful master transfer (issue 6), the broker's side: the write gate's rules (``write_gate``, table-driven,
+"""Graceful master transfer, the broker's side: the write gate's rules (``write_gate``, table-driven,
 the clock passed in), the HA master's write pause, waiting for the target's acknowledgement, the ReplicasManager
 that carries the gate out, and the agent API around them.
 
