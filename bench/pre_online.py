@@ -19,10 +19,10 @@ The merged table is checked: every key at the larger committed offset of the thr
 and the applied keys exactly this set's escaped ones.
 End to end on a real store (once, in a temp directory): ``Consumers`` over a real master ``Replica`` whose log
 holds the same committed offsets as consumer-state records (``OffsetCommitted`` messages of ``rmq_sys_CONSUMER_STATE``,
-256 records per message); timed: its first ``take_back.phase`` (the state rebuilt from the log), ``take_back.merge`` with
-the two replicas' states and this set's escaped changes (the merge plus the ``QueueMerged`` records appended and
-settled), and ``state_page`` read page by page to the end (``GetConsumerState``'s encoding and paging), each against
-the baseline above. What is not in these figures: the RPCs that fetch the tables and escaped changes, whose cost is
+256 records per message); timed: its first ``take_back.phase`` (the state rebuilt from the log),
+``take_back.merge`` with the two replicas' states and this set's escaped changes (the merge plus the ``QueueMerged``
+records appended and settled), and ``state_page`` read page by page to the end (``GetConsumerState``'s encoding and
+paging), each against the baseline above. What is not in these figures: the RPCs that fetch the tables and escaped changes, whose cost is
 that of moving the same bytes as the pages.
 """
 
@@ -251,8 +251,8 @@ def main() -> None:
     print_table("pre-online", ["step", "ms", "× baseline"], rows)
     states = [replica_state(state, queue_keys, 0), replica_state(state, queue_keys, 5)]
     e2e = end_to_end(state, states, changes)
-    print(f"end to end on a real store (once): {n} committed offsets as records, take_back.merge of 2 replica states and "
-          f"{m} escaped changes; state_page: {e2e['bytes']:.0f} bytes in {e2e['n']:.0f} page(s)")  # fmt: skip
+    print(f"end to end on a real store (once): {n} committed offsets as records, take_back.merge of 2 replica states "
+          f"and {m} escaped changes; state_page: {e2e['bytes']:.0f} bytes in {e2e['n']:.0f} page(s)")  # fmt: skip
     rows = [
         ("baseline: snapshot decode of the own table", f"{decode_s * 1000:.0f}", "1.00×"),
         *(

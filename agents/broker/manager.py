@@ -16,17 +16,14 @@ clock, holds the gate's lock and carries out what the gate's steps say.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import assert_never
 
 from agents.broker import convert
 from agents.broker.acting_shell import ActingShell
 from agents.broker.api import LocalBroker
 from agents.broker.cleaner import CommitLogCleaner
-from agents.broker.consumer_ledger import unserved_dead_letter_topics
 from agents.broker.consumer_snapshots import SnapshotKeeper, fetch_snapshot
 from agents.broker.consumers import Consumers
 from agents.broker.controller_link import ControllerLink
@@ -35,42 +32,29 @@ from agents.broker.escape import EscapeIntake, EscapeLink, Neighbour
 from agents.broker.escape_journal import EscapeJournal
 from agents.broker.queue_locks import QueueLocks
 from agents.broker.registration import Registration
-from agents.broker.roles import BecomeMaster, BecomeSlave, Decision, Elect, Local, Stay, TakeSyncStateSet, decide
-from agents.broker.roles import View as ControllerView
+from agents.broker.role_keeper import RoleKeeper
 from agents.broker.sends import SendService
 from agents.broker.stats import BrokerStats
 from agents.broker.take_back import TakeBack
 from agents.broker.topics_table import TopicsTable
 from agents.broker.worker_events import (
-    Check,
     DeadLetters,
-    LearnMembers,
     MetadataChanged,
     Poll,
-    Proposed,
-    ReadMetadata,
     RoleChanged,
-    Stop,
-    WorkerEvent,
 )
 from agents.broker.writes import WriteGuard
 from agents.config import BrokerConfig
 from agents.consumer.records import Escaped
 from agents.delay.timer import TIMER_TOPIC
-from agents.ha import acting
 from agents.ha.master_service import Appended, PutResult
-from agents.ha.master_session import admit_slave
-from agents.ha.replica import Replica, StaleEpoch
+from agents.ha.replica import Replica
 from agents.ha.role import Position, Role
-from agents.identity import Identity, IdentityError, IdentityFiles
-from agents.metadata import MetadataTable, stale
+from agents.identity import IdentityFiles
+from agents.metadata import MetadataTable
 from agents.pop.model import QueueKey
-from agents.store.commitlog import CommitLogError
-from agents.store.epoch_file import EpochFileError
 from agents.store.record import Message
-from mqbase.clock import Clock, monotonic_ms, wall_ms
-from mqbase.codes import ResponseCode
-from mqbase.errors import MqError
+from mqbase.clock import Clock, wall_ms
 from mqbase.proto import common_pb2
 from mqbase.proto import controller_pb2 as pb
 from mqbase.security import SecurityConfig
@@ -117,19 +101,12 @@ class ReplicasManager:
         agent's put metrics (``AgentMetrics.observe_put``), if it serves any."""
         self.config = config
         self._clock = clock
-        self._check_slaves = security is not None and security.acl_enable
-        self._members: frozenset[int] | None = None  # the set's registered ids, as last learnt (aclEnable)
-        self._members_wanted = threading.Event()
         self.replica: Replica | None = None
         self.broker_id = -1
-        self._events: queue.Queue[WorkerEvent] = queue.Queue()
         self._stopped = threading.Event()
-        self._lock = threading.Lock()
-        self._sss_epoch = 0
-        self._master: tuple[int | None, str, str] = (None, "", "")
+        self._lock = threading.Lock()  # guards _error
         self._error = ""
-        self._on_role_change = on_role_change
-        self.writes = WriteGuard(self, clock, lambda: self._events.put(Poll()))
+        self.writes = WriteGuard(self, clock, lambda: self.roles.put(Poll()))
         self._client_security = (security or SecurityConfig()).client()
         self._link = ControllerLink(
             config.controller_addr,
@@ -143,7 +120,11 @@ class ReplicasManager:
             lambda: self.config, self._link, clock, lambda b, a: self.consumers.offsets.forget(b, a)
         )
         self.registration = Registration(self, self._link, IdentityFiles(config.store_root))
-        self._worker = threading.Thread(target=self._run, name=f"replicas-{config.broker_name}", daemon=True)
+        self.roles = RoleKeeper(
+            self, self._link, self.registration, self.topics, self.writes, self.rip32, clock,
+            check_slaves=security is not None and security.acl_enable,
+            on_role_change=(lambda: on_role_change(self)) if on_role_change is not None else lambda: None,
+        )  # fmt: skip
         self._watchdog = threading.Thread(target=self._watch, name=f"watchdog-{config.broker_name}", daemon=True)
         self.snapshots = SnapshotKeeper(lambda: self.replica, lambda: self.config, fetch=self._master_snapshot)
         self.consumers = Consumers(self, self.snapshots, clock)
@@ -172,7 +153,7 @@ class ReplicasManager:
     # --- life cycle ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        self._worker.start()
+        self.roles.start()
         self._watchdog.start()
         self.cleaner.start()
         self.snapshots.start()
@@ -182,8 +163,7 @@ class ReplicasManager:
     def stop(self) -> None:
         """Stop talking to the controllers, then stop the data plane and close the store."""
         self._stopped.set()
-        self._events.put(Stop())
-        self._worker.join(timeout=10)
+        self.roles.stop()
         self._watchdog.join(timeout=2)
         self.cleaner.stop()
         self.snapshots.stop()
@@ -195,17 +175,15 @@ class ReplicasManager:
 
     def status(self) -> Status:
         position = self.position()
-        with self._lock:
-            master_id, address, ha = self._master
-            return Status(
-                self.broker_id, position.role, position.master_epoch, master_id, address, ha, self._sss_epoch,
-                self._error, self.rip32.since_ms, self.rip32.episodes,
-            )  # fmt: skip
+        sss_epoch, (master_id, address, ha) = self.roles.record()
+        return Status(
+            self.broker_id, position.role, position.master_epoch, master_id, address, ha, sss_epoch, self.error,
+            self.rip32.since_ms, self.rip32.episodes,
+        )  # fmt: skip
 
     def master_address(self) -> str:
         """Where the set's master is, as last learnt ("" when unknown)."""
-        with self._lock:
-            return self._master[1]
+        return self.roles.record()[1][1]
 
     def _master_snapshot(self) -> bytes | None:
         """The set's master's consumer-state snapshot (``consumer_snapshots.fetch_snapshot``); None when it cannot be
@@ -223,7 +201,7 @@ class ReplicasManager:
     def dead_letters_stored(self, topics: frozenset[str]) -> None:
         """See ``consumers.Host``: created by the worker (a controller call), one queue each as Java's
         ``DLQ_NUMS_PER_GROUP``; a topic still missing is asked for again at the set's next dead letter."""
-        self._events.put(DeadLetters(topics))
+        self.roles.put(DeadLetters(topics))
 
     def update_config(self, config: BrokerConfig) -> None:
         """Runtime keys take effect for the next heartbeat and poll; the HA keys from the next role change."""
@@ -234,9 +212,9 @@ class ReplicasManager:
     def notify(self, note: common_pb2.RoleChangeNotification) -> None:
         """A role change pushed by a direct NotifyBrokerRoleChanged call (same as over the stream)."""
         if note.HasField("metadata_version"):
-            self._events.put(MetadataChanged(note.metadata_version))
+            self.roles.put(MetadataChanged(note.metadata_version))
         else:
-            self._events.put(RoleChanged(convert.view_of_push(note)))
+            self.roles.put(RoleChanged(convert.view_of_push(note)))
 
     def append(self, messages: Sequence[Message]) -> Appended | PutResult:
         """The consumer state's writes (``consumer_ledger.Host``): behind the write gate like any put."""
@@ -264,72 +242,6 @@ class ReplicasManager:
 
     # --- the worker ------------------------------------------------------------------------------
 
-    def _run(self) -> None:
-        try:
-            registered = self.registration.register(self._stopped)
-            if registered is None:
-                return
-            self.set_error("")
-            self._apply(convert.view_of(registered), may_elect=True)
-        except (IdentityError, OSError, ValueError, CommitLogError, EpochFileError) as exc:
-            self.set_error(f"cannot start: {exc}")  # ValueError includes a damaged checkpoint (CheckpointError)
-            log.error("%s: %s", self._name(), self._error)
-            return
-        self._link.start()
-        self._events.put(ReadMetadata())  # learn the topics and groups at once, not a period later
-        next_poll = self._clock.monotonic() + self.config.sync_broker_metadata_period / 1000
-        while not self._stopped.is_set():
-            wait = next_poll - self._clock.monotonic()
-            if self.config.enable_slave_acting_master:
-                wait = min(wait, acting.CHECK_S)  # a master may be gone: look at the HA stream this often
-            event: WorkerEvent
-            try:
-                event = self._events.get(timeout=max(0.0, wait))
-            except queue.Empty:
-                if self._clock.monotonic() < next_poll:
-                    if not self.rip32.watching():
-                        continue
-                    event = Check()
-                else:
-                    event = Poll()
-            if isinstance(event, Stop):
-                return
-            if isinstance(event, Poll):
-                next_poll = self._clock.monotonic() + self.config.sync_broker_metadata_period / 1000
-            try:
-                self._handle(event)
-            except MqError as exc:
-                log.info("%s: controller unavailable for %s: %s", self._name(), type(event).__name__, exc)
-            except StaleEpoch as exc:
-                log.warning("%s: refused a role change: %s", self._name(), exc)
-            except Exception:  # the worker must outlive any one bad answer; the next poll tries again
-                log.exception("%s: handling %s failed", self._name(), type(event).__name__)
-
-    def _handle(self, event: WorkerEvent) -> None:
-        match event:
-            case RoleChanged(view=view):
-                self._apply(view, may_elect=False)
-            case MetadataChanged(version=version):
-                if stale(self.metadata, version):
-                    self.topics.read()
-            case Proposed(sync_state_set=members):
-                self._alter_sync_state_set(members)
-            case Poll():
-                self._poll_cycle()
-            case Check():
-                self._poll_cycle(full=False)
-            case LearnMembers():
-                self._learn_members()
-            case ReadMetadata():
-                self.topics.read()
-            case DeadLetters(topics=topics):
-                for topic in sorted(unserved_dead_letter_topics(topics, self.metadata, self.config.broker_name)):
-                    self.topics.create_topic(topic, queues=1, why="its first dead letter")
-            case Stop():
-                pass  # the loop ends before handling it
-            case _:
-                assert_never(event)
-
     def open_replica(self, broker_id: int) -> None:
         """Open the store under the broker id registration settled on (once)."""
         if self.replica is None:
@@ -338,47 +250,6 @@ class ReplicasManager:
                 c.store_root, broker_id, c.to_ha_config(), c.mapped_file_size_commit_log, ha_host=c.broker_ip1
             )
             self.broker_id = broker_id
-
-    def _poll_cycle(self, *, full: bool = True) -> None:
-        """GetReplicaInfo and GetMetadata, then RIP-32's check, whatever they raised: the controllers count as
-        reachable only if one of them gave this cycle an answer on the set. Not `full` (RIP-32's check between
-        polls): no election and no metadata read, so a set without a master costs the controllers no more."""
-        started = monotonic_ms(self._clock)
-        try:
-            self._poll(may_elect=full)
-            if full:
-                self.topics.read()
-        except MqError as exc:
-            log.info("%s: controller unavailable for poll: %s", self._name(), exc)
-        finally:
-            answer = self.rip32.answer
-            reachable = answer is not None and answer.received_ms >= started
-            self.rip32.check(reachable=reachable)
-            if reachable and self.config.lock_in_strict_mode and not self.config.enable_slave_acting_master:
-                self.rip32.learn_replicas()  # the acting check learnt them otherwise
-
-    def _poll(self, *, may_elect: bool = True) -> None:
-        c = self.config
-        asked_at = self._clock.monotonic()
-        response = self._link.call("GetReplicaInfo", pb.GetReplicaInfoRequest(broker_name=c.broker_name))
-        if response.code == ResponseCode.CONTROLLER_BROKER_METADATA_NOT_EXIST:
-            log.warning("%s: the controller lost this broker set; registering again", self._name())
-            own = Identity(c.broker_cluster_name, c.broker_name, self.broker_id)
-            if self.registration.apply_broker_id(keep=own) != own:
-                return
-            response = self._link.call("RegisterBroker", self.registration.request())
-        if response.code != ResponseCode.SUCCESS:
-            log.info("%s: controller answered %d: %s", self._name(), response.code, response.remark)
-            return
-        self._apply(convert.view_of(response), may_elect=may_elect)
-        self.writes.answered(asked_at)
-
-    def _apply(self, view: ControllerView, *, may_elect: bool) -> None:
-        self.rip32.answered(view.master_id)
-        decision = decide(self._local(), view, may_elect=may_elect)
-        self._execute(decision, view)
-        if view.master_id is not None and self.acting:
-            self.rip32.decide(reachable=True)  # a master exists: stop at once, not at the next poll
 
     # --- RIP-32: lock quorum ----------------------------------------------------------------------
 
@@ -438,106 +309,12 @@ class ReplicasManager:
     def is_master(self) -> bool:
         return self.position().role is Role.MASTER
 
-    def _execute(self, decision: Decision, view: ControllerView) -> None:
-        replica = self.replica
-        assert replica is not None
-        match decision:
-            case BecomeMaster(epoch=epoch, sync_state_set=members, sync_state_set_epoch=sss_epoch):
-                if self._check_slaves:
-                    self._learn_members()  # before the HA port opens, so the slaves' first handshakes pass
-                replica.change_to_master(
-                    epoch, members, sss_epoch, lambda s: self._events.put(Proposed(s)), self.config.ha_listen_port,
-                    admit=self._admit_slave if self._check_slaves else None,
-                )  # fmt: skip
-                self._took_role(sss_epoch, view)
-            case BecomeSlave(epoch=epoch, master_ha_address=ha):
-                if not ha:
-                    log.error("%s: master %s of epoch %d registered no HA address; staying as is",
-                              self._name(), view.master_id, epoch)  # fmt: skip
-                    return
-                replica.change_to_slave(ha, epoch)
-                self._took_role(0, view)
-            case TakeSyncStateSet(sync_state_set=members, sync_state_set_epoch=sss_epoch):
-                if replica.master is not None:
-                    replica.master.confirm(members, sss_epoch)
-                with self._lock:
-                    self._sss_epoch = sss_epoch
-            case Elect():
-                self._elect()
-            case Stay():
-                with self._lock:
-                    self._master = (view.master_id, view.master_address, view.master_ha_address)
-
-    def _admit_slave(self, slave_id: int) -> str | None:
-        """HA admission, on an HA connection thread: a refusal asks the worker to learn the ids again (the
-        slave may have registered since), and the slave's next connection attempt is decided on those."""
-        refused = admit_slave(slave_id, self.broker_id, self._members)
-        if refused is not None and not self._members_wanted.is_set():
-            self._members_wanted.set()
-            self._events.put(LearnMembers())
-        return refused
-
-    def _learn_members(self) -> None:
-        """Ask the controller which ids are registered in this broker set (GetSyncStateData lists them all).
-
-        Best effort: without an answer the last ids learnt stay, and a refused slave asks again.
-        """
-        self._members_wanted.clear()
-        replicas = self._link.set_replicas(self.config.broker_name)
-        if replicas is not None:
-            self._members = frozenset(r.broker_id for r in replicas)
-
-    def _elect(self) -> None:
-        c = self.config
-        view = self._link.elect(c.broker_cluster_name, c.broker_name, self.broker_id)
-        if view is not None:
-            self._apply(view, may_elect=False)
-
-    def _alter_sync_state_set(self, new_set: frozenset[int]) -> None:
-        """Report the HA master's proposal; apply it only when the controller confirms it."""
-        replica = self.replica
-        master = replica.master if replica is not None else None
-        position = self.position()
-        if master is None or position.role is not Role.MASTER:
-            return
-        answer = self._link.alter_sync_state_set(
-            self.config.broker_name, self.broker_id, position.master_epoch, new_set, self._sss_epoch
-        )
-        if isinstance(answer, str):
-            log.info("%s: AlterSyncStateSet %s refused (%s)", self._name(), sorted(new_set), answer)
-            master.abandon()
-            return
-        members, epoch = answer
-        master.confirm(members, epoch)
-        with self._lock:
-            self._sss_epoch = epoch
-
     # --- helpers ---------------------------------------------------------------------------------
 
     def position(self) -> Position:
         """The role and epoch the replica was told (its ``position`` is their one record); fenced without one."""
         replica = self.replica
         return replica.position if replica is not None else Position()
-
-    def _local(self) -> Local:
-        position = self.position()
-        with self._lock:
-            return Local(self.broker_id, position.role, position.master_epoch, self._sss_epoch)
-
-    def _took_role(self, sss_epoch: int, view: ControllerView) -> None:
-        """The replica took the role `view` gave it: record what goes with it and tell the owner."""
-        with self._lock:
-            self._sss_epoch = sss_epoch
-            self._master = (view.master_id, view.master_address, view.master_ha_address)
-        self.writes.new_role()
-        position = self.position()
-        log.info("%s: broker %d is %s in epoch %d (master %s)",
-                 self._name(), self.broker_id, position.role.value, position.master_epoch, view.master_id)  # fmt: skip
-        if self.config.enable_slave_acting_master:
-            self.rip32.learn_alive(reachable=True)  # the new master's pre-online asks every alive replica
-        self.coordination_changed()
-        if self._on_role_change is not None:
-            self._on_role_change(self)
 
     @property
     def error(self) -> str:

@@ -64,7 +64,7 @@ def manager_config(root: Path) -> BrokerConfig:
 def become_master(m: ReplicasManager, epoch: int = 1, members: frozenset[int] = frozenset({1, 2})) -> HAMaster:
     """Carry out the controller's "you are master" decision (the HA service listens on an ephemeral port)."""
     view = View(1, "127.0.0.1:30911", "127.0.0.1:31911", epoch, members, 2)
-    m._execute(BecomeMaster(epoch, members, 2), view)
+    m.roles._execute(BecomeMaster(epoch, members, 2), view)
     assert m.status().role is Role.MASTER
     assert m.replica is not None and m.replica.master is not None
     return m.replica.master

@@ -95,7 +95,7 @@ def test_a_master_in_a_controller_answer_stops_acting_at_once(slave: ReplicasMan
     no_master_reported(slave, frozenset({2, 3}))
     slave.rip32.decide(reachable=True)
     assert slave.acting
-    slave._apply(View(3, "127.0.0.1:3", NOBODY, 2, frozenset({3}), 1), may_elect=False)  # a push: 3 is master
+    slave.roles._apply(View(3, "127.0.0.1:3", NOBODY, 2, frozenset({3}), 1), may_elect=False)  # a push: 3 is master
     status = slave.status()
     assert not slave.acting and status.acting_since_ms == 0 and status.acting_episodes == 1
     assert status.role is Role.SLAVE and status.master_id == 3
@@ -111,7 +111,7 @@ def test_with_no_controller_and_no_peer_answering_a_slave_that_never_saw_a_maste
 
 
 def test_a_poll_no_controller_answers_decides_as_unreachable(slave: ReplicasManager) -> None:
-    slave._poll_cycle()  # the controller address has no listener
+    slave.roles._poll_cycle()  # the controller address has no listener
     assert slave.rip32.answer is None and slave.rip32.alive == frozenset({2})
     assert slave.acting  # never answered, no master ever seen, no peer known
 

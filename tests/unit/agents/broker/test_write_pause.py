@@ -513,7 +513,7 @@ def test_an_expired_lease_waits_for_the_controller_instead_of_resuming(manager: 
     manager.writes.observe(tick=True, now=pause.until + 1.0)  # what the watchdog does once the lease ran out
     assert manager.writes.pause is None
     assert manager.writes.put([msg(1)]).status is PutStatus.SERVICE_NOT_AVAILABLE, "fenced until the controller answers"
-    assert manager._events.get_nowait() == Poll(), "the controller is asked at once"
+    assert manager.roles._events.get_nowait() == Poll(), "the controller is asked at once"
     assert master.put([msg(1)]).status is PutStatus.PUT_OK, "the HA master itself is no longer paused"
 
 
