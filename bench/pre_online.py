@@ -18,12 +18,12 @@ Timed, each the median of `--repeat` runs:
 The merged table is checked: every key at the larger committed offset of the three tables and the escaped changes,
 and the applied keys exactly this set's escaped ones.
 End to end on a real store (once, in a temp directory): ``Consumers`` over a real master ``Replica`` whose log
-holds the same committed offsets as consumer-state records (``OffsetCommitted`` messages of ``rmq_sys_CONSUMER_STATE``,
-256 records per message); timed: its first ``take_back.phase`` (the state rebuilt from the log),
-``take_back.merge`` with the two replicas' states and this set's escaped changes (the merge plus the ``QueueMerged``
-records appended and settled), and ``state_page`` read page by page to the end (``GetConsumerState``'s encoding and
-paging), each against the baseline above. What is not in these figures: the RPCs that fetch the tables and escaped changes, whose cost is
-that of moving the same bytes as the pages.
+holds the same committed offsets as consumer-state records (``OffsetCommitted`` messages of
+``rmq_sys_CONSUMER_STATE``, 256 records per message); timed: its first ``take_back.phase`` (the state rebuilt from
+the log), ``take_back.merge`` with the two replicas' states and this set's escaped changes (the merge plus the
+``QueueMerged`` records appended and settled), and ``state_page`` read page by page to the end
+(``GetConsumerState``'s encoding and paging), each against the baseline above. What is not in these figures: the
+RPCs that fetch the tables and escaped changes, whose cost is that of moving the same bytes as the pages.
 """
 
 from __future__ import annotations
