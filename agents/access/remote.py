@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 
 import grpc
 
-from agents.broker import convert
-from agents.broker.sends import SendAnswer
+from agents.broker.api import SendAnswer
+from agents.broker.convert import message_to_pb, send_answer_of
 from agents.store.record import Message
 from mqbase.proto import agent_pb2 as apb
 from mqbase.proto import agent_pb2_grpc as apb_grpc
@@ -43,9 +43,9 @@ class RemoteBroker:
 
     def send(self, messages: Sequence[Message], born_host: str | None) -> SendAnswer | None:
         """`born_host` is the agent's to learn from the call itself (the peer it sees), as for any producer."""
-        request = apb.SendMessagesRequest(messages=[convert.message_to_pb(m) for m in messages])
+        request = apb.SendMessagesRequest(messages=[message_to_pb(m) for m in messages])
         answer = self._call(self._stub.SendMessages, request)
-        return None if answer is None else convert.send_answer_of(answer)
+        return None if answer is None else send_answer_of(answer)
 
     def receive(self, request: apb.ReceiveMessageRequest) -> apb.ReceiveMessageResponse | None:
         return self._call(self._stub.ReceiveMessage, request)

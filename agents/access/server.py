@@ -34,8 +34,7 @@ from agents.access.remote import RemoteBroker
 from agents.access.renewals import Renewer
 from agents.access.routes import BrokerSet
 from agents.access.validation import Problem, group_problem, topic_problem
-from agents.broker.api import BrokerApi
-from agents.broker.sends import SendAnswer
+from agents.broker.api import BrokerApi, SendAnswer
 from agents.metadata import Topic
 from agents.pop.handle import ReceiptHandle
 from agents.store.record import Message

@@ -1,7 +1,7 @@
 """BrokerApi: what an access point asks of a broker set's master, the same in-process and over the agent API.
 
-The access point holds a `BrokerApi` for the master it talks to: `LocalBroker` when its own agent hosts that
-master (a direct call, no protobuf in between for a send), else the agent API's client (``agents.access.remote``),
+The access point holds a `BrokerApi` for the master it talks to: ``local.LocalBroker`` when its own agent hosts
+that master (a direct call, no protobuf in between for a send), else the agent API's client (``agents.access.remote``),
 which turns the same calls into RPCs. Sends take and return domain types; consumption passes the agent API's own
 request and answer messages, which the POP service reads directly.
 """
@@ -9,14 +9,27 @@ request and answer messages, which the POP service reads directly.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
-from agents.broker.pop_service import PopService
-from agents.broker.sends import SendAnswer, SendService
-from agents.broker.stats import BrokerStats
+from agents.store.message_store import Placement
 from agents.store.record import Message
-from mqbase.clock import Clock
 from mqbase.proto import agent_pb2 as pb
+
+
+@dataclass(frozen=True, slots=True)
+class SendAnswer:
+    """A send's outcome: the RocketMQ code and remark, the put status, who answered in which epoch, and where each
+    message went (in the order sent; none unless the put wrote them)."""
+
+    code: int
+    remark: str
+    status: str = ""
+    broker_id: int = -1
+    master_epoch: int = 0
+    master_address: str = ""
+    """The master the broker knows now (a refusal's hint where to send instead; a transfer's target)."""
+    placed: tuple[Placement, ...] = ()
 
 
 class BrokerApi(Protocol):
@@ -28,28 +41,3 @@ class BrokerApi(Protocol):
     def change_invisible(
         self, request: pb.ChangeInvisibleDurationRequest
     ) -> pb.ChangeInvisibleDurationResponse | None: ...
-
-
-class LocalBroker:
-    """A hosted broker's `BrokerApi`: its services called directly (the agent API's servicer calls it too)."""
-
-    def __init__(self, sends: SendService, pop: PopService, stats: BrokerStats, clock: Clock) -> None:
-        self._sends = sends
-        self._pop = pop
-        self._stats = stats
-        self._clock = clock
-
-    def send(self, messages: Sequence[Message], born_host: str | None) -> SendAnswer:
-        return self._sends.send(messages, born_host)
-
-    def receive(self, request: pb.ReceiveMessageRequest) -> pb.ReceiveMessageResponse:
-        response = self._pop.receive(request)
-        size = sum(len(m.message.body) for m in response.messages)
-        self._stats.got(request.topic, request.group, len(response.messages), size, self._clock.monotonic())
-        return response
-
-    def ack(self, request: pb.AckMessageRequest) -> pb.AckMessageResponse:
-        return self._pop.ack(request)
-
-    def change_invisible(self, request: pb.ChangeInvisibleDurationRequest) -> pb.ChangeInvisibleDurationResponse:
-        return self._pop.change_invisible(request)

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents.broker.api import SendAnswer
 from agents.broker.roles import View
-from agents.broker.sends import SendAnswer
 from agents.config import BrokerConfig
 from agents.ha.replica import Replica
 from agents.metadata import Group, Topic

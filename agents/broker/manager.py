@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 from agents.broker import convert
 from agents.broker.acting_shell import ActingShell
-from agents.broker.api import LocalBroker
 from agents.broker.cleaner import CommitLogCleaner
 from agents.broker.consumer_snapshots import SnapshotKeeper, fetch_snapshot
 from agents.broker.consumers import Consumers
@@ -30,6 +29,7 @@ from agents.broker.controller_link import ControllerLink
 from agents.broker.delays import TimerDelivery
 from agents.broker.escape import EscapeIntake, EscapeLink, Neighbour
 from agents.broker.escape_journal import EscapeJournal
+from agents.broker.local import LocalBroker
 from agents.broker.queue_locks import QueueLocks
 from agents.broker.registration import Registration
 from agents.broker.role_keeper import RoleKeeper

@@ -12,10 +12,10 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from agents.broker.answers import REMARKS, STATUS_CODES
+from agents.broker.api import SendAnswer
 from agents.broker.stats import BrokerStats
 from agents.broker.writes import WriteGuard
 from agents.config import BrokerConfig
@@ -41,21 +41,6 @@ from mqbase.errors import MqError
 from mqbase.proto.controller_pb2 import MetadataChangeResponse
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class SendAnswer:
-    """A send's outcome: the RocketMQ code and remark, the put status, who answered in which epoch, and where each
-    message went (in the order sent; none unless the put wrote them)."""
-
-    code: int
-    remark: str
-    status: str = ""
-    broker_id: int = -1
-    master_epoch: int = 0
-    master_address: str = ""
-    """The master the broker knows now (a refusal's hint where to send instead; a transfer's target)."""
-    placed: tuple[Placement, ...] = ()
 
 
 class Broker(Protocol):

@@ -119,6 +119,18 @@ def test_only_the_cli_uses_terminal_libraries(module: str) -> None:
     assert not _third_party(module) & set(UI_LIBRARIES), f"{module} imports typer/rich/click: it belongs to the CLI"
 
 
+ACCESS_SEES_OF_THE_BROKER = frozenset({"agents.broker.api", "agents.broker.convert"})
+"""What the access point may import of ``agents.broker``: the typed API it calls and the edge conversions, never a
+concrete broker class (it reaches hosted brokers through Protocols, decisions.md "A typed API between access point
+and broker")."""
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("agents.access")))
+def test_the_access_point_uses_the_broker_only_through_its_api(module: str) -> None:
+    wrong = sorted(t for t in EDGES[module] if t.startswith("agents.broker") and t not in ACCESS_SEES_OF_THE_BROKER)
+    assert not wrong, f"{module} must reach the broker through agents.broker.api, not {wrong}"
+
+
 def test_spark_reaches_no_running_agent_code() -> None:
     """Transitively too: a store reader that pulled in roles or sockets would drag them into Spark's workers."""
     seen: set[str] = set()

@@ -1,0 +1,38 @@
+"""LocalBroker: a hosted broker's `BrokerApi`, its services called directly."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agents.broker.api import SendAnswer
+from agents.broker.pop_service import PopService
+from agents.broker.sends import SendService
+from agents.broker.stats import BrokerStats
+from agents.store.record import Message
+from mqbase.clock import Clock
+from mqbase.proto import agent_pb2 as pb
+
+
+class LocalBroker:
+    """A hosted broker's `BrokerApi`: its services called directly (the agent API's servicer calls it too)."""
+
+    def __init__(self, sends: SendService, pop: PopService, stats: BrokerStats, clock: Clock) -> None:
+        self._sends = sends
+        self._pop = pop
+        self._stats = stats
+        self._clock = clock
+
+    def send(self, messages: Sequence[Message], born_host: str | None) -> SendAnswer:
+        return self._sends.send(messages, born_host)
+
+    def receive(self, request: pb.ReceiveMessageRequest) -> pb.ReceiveMessageResponse:
+        response = self._pop.receive(request)
+        size = sum(len(m.message.body) for m in response.messages)
+        self._stats.got(request.topic, request.group, len(response.messages), size, self._clock.monotonic())
+        return response
+
+    def ack(self, request: pb.AckMessageRequest) -> pb.AckMessageResponse:
+        return self._pop.ack(request)
+
+    def change_invisible(self, request: pb.ChangeInvisibleDurationRequest) -> pb.ChangeInvisibleDurationResponse:
+        return self._pop.change_invisible(request)
