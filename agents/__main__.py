@@ -58,7 +58,7 @@ def run(
         return
     start_logging(level, "agent")  # pysyncobj quiet as in mqcontroller, for an embedded controller
     from agents.broker.agent import Agent
-    from agents.broker.service import AgentStartError
+    from agents.broker.rpc_scope import AgentStartError
 
     agent = Agent(config)
     stop = threading.Event()

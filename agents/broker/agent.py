@@ -33,7 +33,8 @@ from agents import net
 from agents.access.connections import Connection
 from agents.broker.manager import ReplicasManager
 from agents.broker.metrics import AgentMetrics
-from agents.broker.service import POLICY, SERVICE, AgentServicer, AgentStartError, BrokerNotFound
+from agents.broker.rpc_scope import AgentStartError, BrokerNotFound
+from agents.broker.service import POLICY, SERVICE, AgentServicer
 from agents.config import AgentConfig, load_broker, with_overrides
 from agents.store import fastpath
 from controller.config import ControllerConfig

@@ -1,5 +1,5 @@
 """Which sends may write (``agents.metadata.send_verdict``), how often a refused send re-reads the metadata
-(``reread_due``), and the born host and timestamp a message is stamped with (``agents.broker.service``). Pure."""
+(``reread_due``), and the born host and timestamp a message is stamped with (``agents.broker.sends``). Pure."""
 
 from __future__ import annotations
 
