@@ -82,6 +82,12 @@ def test_the_slave_ab_says_what_to_do_with_a_wrong_old_checkout(tmp_path: Path) 
     assert "give a checkout of this repository" in result.stderr
 
 
+def test_the_inprocess_send_benchmark_runs_in_quick_mode() -> None:
+    """The script asserts that both paths give the same message and that every send on the store is answered OK."""
+    out = run_quick("inprocess_send.py").stdout
+    assert "| translations now (v2 → message)" in out and "saved per in-process send" in out
+
+
 def test_the_pre_online_merge_runs_in_quick_mode_and_checks_its_merged_table() -> None:
     """The script exits non-zero if the merged table, the applied keys or the take-back on a real store are wrong."""
     out = run_quick("pre_online.py").stdout
