@@ -41,10 +41,10 @@ from controller.requests import (
 )
 from controller.transfer import Record
 from mqbase import metadata, retry
+from mqbase.configkeys import MAX_NAME
 from mqbase.proto import common_pb2 as common
 from mqbase.proto import controller_pb2 as pb
 
-MAX_NAME = 255
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
 
