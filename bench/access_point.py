@@ -1,7 +1,7 @@
 """The RocketMQ 5 access point (issue 26): sends with the official Python client against the agent's own RPC, and
 failover as the official producer sees it.
 
-Sandbox: 1 controller and one broker set of 3 replicas, each on its own agent process (``python -m agents``), with
+Sandbox: 1 controller and one broker set of 3 replicas, each on its own agent process (``mqagent``), with
 the sandbox's allAckInSyncStateSet=true: a send returns once both slaves hold the message. Every agent serves the
 access point (``apache.rocketmq.v2.MessagingService``) next to its agent API. The topic is made with ``mqadmin
 updateTopic`` (8 queues). The client is ``rocketmq-python-client`` 5.1.2, unmodified, given every access point.

@@ -1,4 +1,4 @@
-"""Failover as a client sees it: 3 controllers, 3 real agents (`python -m agents`) hosting one broker set.
+"""Failover as a client sees it: 3 controllers, 3 real agents (`mqagent`) hosting one broker set.
 
 The broker set runs with allAckInSyncStateSet=true and the FAST settings of the end-to-end test
 (200 ms broker heartbeats; the controllers scan for expired brokers every 200 ms). A producer thread in

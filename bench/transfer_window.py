@@ -1,6 +1,6 @@
 """Graceful master transfer against crash failover, as a producer sees it (3 controllers, 3 real agents).
 
-The cluster is agent_failover.py's: 3 controller processes, 3 agent processes (`python -m agents`) hosting one
+The cluster is agent_failover.py's: 3 controller processes, 3 agent processes (`mqagent`) hosting one
 broker set with allAckInSyncStateSet=true and 200 ms broker heartbeats. A producer thread sends one small message
 at a time (5 ms pause between acks). Each send has a deadline (--send-deadline-ms, 3 s like Java's
 sendMsgTimeout) and retries until then: SLAVE_NOT_AVAILABLE (11) and SERVICE_NOT_AVAILABLE (14, which includes

@@ -6,7 +6,7 @@ Two clusters, both up for the send and receive parts, on the same machine:
 * Java: ``tests/harness/java_cluster.py``, the pinned Java RocketMQ 5 in controller mode (namesrv with the
   controller embedded, a broker set of 2 brokers, a proxy in cluster mode), started first; the settings its master
   reports (``getBrokerConfig``: ack rule, flush, heartbeats) are printed.
-* ours: a sandbox of 1 controller and one broker set of 3 replicas on 3 agent processes (``python -m agents``),
+* ours: a sandbox of 1 controller and one broker set of 3 replicas on 3 agent processes (``mqagent``),
   each agent serving the RocketMQ 5 access point, with the Java master's ``allAckInSyncStateSet`` and
   ``inSyncReplicas``, so a send returns after the same acknowledgements on both (``--ours-all-ack true|false``
   overrides).

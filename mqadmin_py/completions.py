@@ -36,8 +36,8 @@ from mqadmin_py.typer_private import File, StringParamType, TyperChoice
 #: Program name -> ``module:attribute`` of its typer app.
 PROGRAMS: dict[str, str] = {
     "mqadmin": "mqadmin_py.app:app",
-    "mqcontroller": "controller.__main__:app",
-    "mqagent": "agents.__main__:app",
+    "mqcontroller": "mqadmin_py.mqcontroller:app",
+    "mqagent": "mqadmin_py.mqagent:app",
 }
 SHELLS: tuple[str, ...] = ("bash", "zsh", "fish")
 DEFAULT_DIR = Path("completions")

@@ -1,7 +1,8 @@
 """What ``mqcontroller`` and ``mqagent`` share at start-up: the typer app, ``--log-level``, logging, failing.
 
-Their ``__main__`` modules are entry points: they sit on top with the CLI (they import typer) and only their
-own package's ``run`` differs (``tests/unit/test_layers.py``).
+Their command lines, ``mqadmin_py/mqcontroller.py`` and ``mqadmin_py/mqagent.py``, are entry points: they sit in
+the CLI package (they import typer) and compose the daemon packages below, which import nothing of it
+(``tests/unit/test_layers.py``).
 """
 
 from __future__ import annotations

@@ -412,7 +412,7 @@ class Sandbox:
         proc = self._process(node_id)
         if proc.pid:
             return proc.pid
-        module = "controller" if isinstance(proc, ControllerProcess) else "agents"
+        module = "mqadmin_py.mqcontroller" if isinstance(proc, ControllerProcess) else "mqadmin_py.mqagent"
         env = {**os.environ, "GRPC_VERBOSITY": "ERROR", "PYTHONUNBUFFERED": "1"}
         root = str(Path(__file__).resolve().parent.parent)
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

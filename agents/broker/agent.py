@@ -10,21 +10,21 @@ not start either (it would serve nothing), unless it has none to start or hosts 
 Each store is held by one process only (``mqbase.storelock``): the agent locks ``agentStorePath`` and every
 broker's ``storePathRootDir`` while it uses them.
 
-With ``enableControllerInAgent=true`` the agent also runs a controller node (``EmbeddedController``: its
-own thread and asyncio loop; the agent's main thread keeps SIGTERM/SIGINT). With
+With ``enableControllerInAgent=true`` the agent also runs a controller node: the entry point composes it
+(``controller.embedded``: its own thread and asyncio loop; the agent's main thread keeps SIGTERM/SIGINT) and hands
+it over as a ``HostedController``, started before the brokers and stopped after them. With
 ``metricsExporterType=PROM`` it serves its broker metrics (``agents.broker.metrics``) on
 ``metricsPromExporterPort``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 from concurrent import futures
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import grpc
 from grpc_health.v1 import health, health_pb2
@@ -37,9 +37,6 @@ from agents.broker.rpc_scope import AgentStartError, BrokerNotFound
 from agents.broker.service import POLICY, SERVICE, AgentServicer
 from agents.config import AgentConfig, load_broker, with_overrides
 from agents.store import fastpath
-from controller.config import ControllerConfig
-from controller.daemon import ControllerNode, GrpcBindError, MetricsBindError
-from controller.raft import RaftStartError
 from mqbase import serving
 from mqbase.clock import SYSTEM, Clock
 from mqbase.files import atomic_write
@@ -57,8 +54,6 @@ log = logging.getLogger(__name__)
 
 SERVICE_NAME = "mqadmin.agent.v1.AgentService"
 WORKERS = 32  # sends block until acknowledged (up to syncFlushTimeout), so the pool is generous
-CONTROLLER_START_S = 30.0
-CONTROLLER_STOP_S = 30.0
 
 
 @dataclass
@@ -143,54 +138,26 @@ def serve(
     return server, port
 
 
-class EmbeddedController:
-    """A controller node on its own thread and asyncio loop, without signal handlers (see the module docstring)."""
+class HostedController(Protocol):
+    """A controller node the agent runs beside its brokers (``enableControllerInAgent=true``).
 
-    def __init__(self, config: ControllerConfig) -> None:
-        self.config = config
-        self._node: ControllerNode | None = None
-        self._ready = threading.Event()
-        self._error: Exception | None = None
-        self._thread = threading.Thread(target=self._run, name="embedded-controller", daemon=True)
+    The entry point composes it (``controller.embedded.EmbeddedController``) and hands it to the agent, which
+    starts it before its brokers and stops it after them; so this package imports no controller code.
+    """
 
     def start(self) -> None:
-        """Start the node; returns once its gRPC port serves (AgentStartError when it cannot start)."""
-        self._thread.start()
-        if not self._ready.wait(CONTROLLER_START_S):
-            raise AgentStartError(f"embedded controller not serving within {CONTROLLER_START_S:g} s")
-        if self._error is not None:
-            raise AgentStartError(f"embedded controller: {self._error}") from self._error
+        """Return once the node serves; raise RuntimeError, whose message ends the agent's start, if it cannot."""
 
     def stop(self) -> None:
-        """Shut the node down in its usual order (``ControllerNode.serve``) and wait for it."""
-        if self._node is not None:
-            self._node.stop()
-        if self._thread.is_alive():
-            self._thread.join(CONTROLLER_STOP_S)
-
-    def _run(self) -> None:
-        try:
-            # Built on this thread: pysyncobj's tick thread lives as long as the thread that built it.
-            self._node = node = ControllerNode(self.config)
-            try:
-                asyncio.run(node.serve(lambda _port: self._ready.set(), handle_signals=False))
-            except (GrpcBindError, MetricsBindError):
-                node.destroy()
-                raise
-        except (RaftStartError, StoreLockError, GrpcBindError, MetricsBindError) as exc:
-            self._error = exc
-        except Exception as exc:
-            log.exception("embedded controller failed")
-            self._error = exc
-        finally:
-            self._ready.set()
+        """Shut the node down and wait for it (also after a failed or no start)."""
 
 
 class Agent:
     """Hosts brokers; see the module docstring."""
 
-    def __init__(self, config: AgentConfig, clock: Clock = SYSTEM) -> None:
-        """`clock`: read by every part of every hosted broker (tests pass one they move by hand)."""
+    def __init__(self, config: AgentConfig, controller: HostedController | None = None, clock: Clock = SYSTEM) -> None:
+        """`controller`: the embedded node the entry point composed, if any; `clock`: read by every part of every
+        hosted broker (tests pass one they move by hand)."""
         self.config = config
         self.clock = clock
         self.port = 0
@@ -203,7 +170,7 @@ class Agent:
         self._store = Path(config.agent_store_path).expanduser()
         prom = config.metrics_exporter_type == "PROM"
         self.metrics = AgentMetrics(lambda: [m for _, m in self.managers()]) if prom else None
-        self._controller = EmbeddedController(config.controller_config) if config.controller_config else None
+        self._controller = controller
         self._access: AccessPoint | None = None
         self._proxy_port = 0
 
@@ -228,7 +195,10 @@ class Agent:
         except StoreLockError as exc:
             raise AgentStartError(str(exc)) from exc
         if self._controller is not None:
-            self._controller.start()
+            try:
+                self._controller.start()
+            except RuntimeError as exc:
+                raise AgentStartError(str(exc)) from exc
         if self.metrics is not None:
             self._serve_metrics(self.metrics)
         address = f"{self.config.listen_host}:{self.config.listen_port}"

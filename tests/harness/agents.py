@@ -65,7 +65,7 @@ class AgentProcess(ChildProcess):
 
     def start(self, env: Mapping[str, str] | None = None) -> AgentProcess:
         """Start the process; `env` adds environment variables (the chaos tests' fault-injection knobs)."""
-        self.spawn(["-m", "agents", "-c", str(self.conf), "--log-level", "INFO"], env)
+        self.spawn(["-m", "mqadmin_py.mqagent", "-c", str(self.conf), "--log-level", "INFO"], env)
         return self
 
     def close(self) -> None:

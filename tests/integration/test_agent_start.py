@@ -65,7 +65,7 @@ BROKEN: dict[str, tuple[Callable[[Path], Path], str]] = {
 def test_an_agent_whose_only_broker_is_broken_exits_1_naming_it(case: str, tmp_path: Path) -> None:
     make, reason = BROKEN[case]
     broken = make(tmp_path)
-    result = run_second("agents", agent_file(tmp_path, broken))
+    result = run_second("mqadmin_py.mqagent", agent_file(tmp_path, broken))
     assert result.returncode == 1, result.stderr
     line = [x for x in result.stderr.splitlines() if x.startswith("mqagent: cannot start: ")]
     assert line and "no broker could start" in line[0] and str(broken) in line[0] and reason in line[0], line
@@ -76,7 +76,7 @@ def test_a_broker_whose_ha_port_is_taken_fails_at_start_not_at_its_first_failove
     """The HA port opens only when the broker becomes master; a taken one is named at start all the same."""
     with taken_port() as port:
         broken = broker_file(tmp_path / "ha.conf", haListenPort=str(port))
-        result = run_second("agents", agent_file(tmp_path, broken))
+        result = run_second("mqadmin_py.mqagent", agent_file(tmp_path, broken))
     assert result.returncode == 1, result.stderr
     expected = f"{broken}: cannot serve HA on 127.0.0.1:{port} (haListenPort of {broken}): address already in use"
     assert expected in result.stderr and "Traceback" not in result.stderr, result.stderr
@@ -106,7 +106,7 @@ def test_an_agent_whose_brokers_all_fail_exits_1_with_each_reason(tmp_path: Path
     with taken_port() as port:
         in_use = broker_file(tmp_path / "in-use.conf", listenPort=str(port))
         unnamed = broker_file(tmp_path / "unnamed.conf", brokerName="")
-        result = run_second("agents", agent_file(tmp_path, in_use, unnamed))
+        result = run_second("mqadmin_py.mqagent", agent_file(tmp_path, in_use, unnamed))
     assert result.returncode == 1, result.stderr
     assert f"{in_use}: cannot serve broker b on 127.0.0.1:{port} (listenPort of {in_use}): address already in use" in (
         result.stderr
@@ -119,7 +119,11 @@ def test_print_config_checks_every_broker_file(tmp_path: Path) -> None:
     bad = broker_file(tmp_path / "bad.conf", brokerNmae="b")
     conf = agent_file(tmp_path, good, bad)
     result = subprocess.run(
-        [sys.executable, "-m", "agents", "-c", str(conf), "-p"], capture_output=True, text=True, timeout=60, cwd=ROOT
+        [sys.executable, "-m", "mqadmin_py.mqagent", "-c", str(conf), "-p"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
     )
     assert result.returncode == 2, result.stdout
     expected = f"mqagent: bad configuration: {bad}: unknown config key 'brokerNmae'"

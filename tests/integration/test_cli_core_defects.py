@@ -137,8 +137,8 @@ def test_a_second_agent_on_a_taken_port_exits_with_one_line_naming_it(cli: Cli, 
     ports = {"listenPort": "0", "proxyListenPort": "0", key: taken}
     conf = tmp_path / "agent.conf"
     conf.write_text("".join(f"{k}={v}\n" for k, v in ports.items()) + f"agentStorePath={tmp_path / 'store'}\n")
-    result = subprocess.run([sys.executable, "-m", "agents", "-c", str(conf)], capture_output=True, text=True,
-                            cwd=ROOT, env={**cli.env}, timeout=60)  # fmt: skip
+    result = subprocess.run([sys.executable, "-m", "mqadmin_py.mqagent", "-c", str(conf)], capture_output=True,
+                            text=True, cwd=ROOT, env={**cli.env}, timeout=60)  # fmt: skip
     assert result.returncode == 1, result.stderr
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("mqagent: cannot start: ") and f"127.0.0.1:{taken} ({key})" in last, result.stderr

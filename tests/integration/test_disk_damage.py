@@ -54,7 +54,11 @@ def _next_id(client: Client, broker_name: str) -> int:
 
 def _start_in_foreground(config_file: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "controller", "-c", config_file], capture_output=True, text=True, timeout=60, cwd=ROOT
+        [sys.executable, "-m", "mqadmin_py.mqcontroller", "-c", config_file],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
     )
 
 

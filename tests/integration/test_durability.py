@@ -70,7 +70,7 @@ def test_node_refuses_to_start_on_a_damaged_snapshot(compacting_sandbox: Sandbox
     assert snapshot.exists()
     snapshot.write_text('{"state": {"v": 1, "brokerSets": [{"broken": true}]}}')
     result = subprocess.run(
-        [sys.executable, "-m", "controller", "-c", node.configFile],
+        [sys.executable, "-m", "mqadmin_py.mqcontroller", "-c", node.configFile],
         capture_output=True,
         text=True,
         timeout=60,

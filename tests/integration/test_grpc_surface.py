@@ -75,7 +75,9 @@ def test_sigterm_stops_a_node_cleanly_with_exit_code_0(tmp_path: Path) -> None:
     finally:
         sandbox.down()
     # Run in the foreground this time so the exit status is ours to read.
-    proc = subprocess.Popen([sys.executable, "-m", "controller", "-c", conf], cwd=ROOT, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mqadmin_py.mqcontroller", "-c", conf], cwd=ROOT, stderr=subprocess.PIPE
+    )
     try:
         sandbox_node = Sandbox(tmp_path / "single").controllers()[0]
         with ControllerClient(sandbox_node.address, timeout=1) as client:

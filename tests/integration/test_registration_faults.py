@@ -141,7 +141,7 @@ def test_a_broker_registers_once_its_identity_file_can_be_written(controller: Sa
     agent = AgentProcess(tmp_path, "full", controller.addresses(), {"full-set": dict(FAST)})
     log = open(agent.dir / "agent.log", "ab")  # noqa: SIM115 - the child owns it
     agent.proc = subprocess.Popen(
-        [sys.executable, "-m", "agents", "-c", str(agent.conf)],
+        [sys.executable, "-m", "mqadmin_py.mqagent", "-c", str(agent.conf)],
         stdout=log,
         stderr=log,
         env={**os.environ, "PYTHONPATH": str(ROOT)},

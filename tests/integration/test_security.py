@@ -273,7 +273,8 @@ def test_secrets_appear_in_no_answer_and_no_log(sandbox: Sandbox, admin: ClientS
     with AgentClient(security=admin) as agents:
         for agent in sandbox.agents():
             seen += agents.call(agent.brokers[0].brokerAddress, "GetBrokerConfig", apb.BrokerRef()).config.values()
-    printed = subprocess.run([sys.executable, "-m", "controller", "-c", sandbox.controllers()[0].configFile, "-p"],
+    printed = subprocess.run([sys.executable, "-m", "mqadmin_py.mqcontroller", "-c",
+                              sandbox.controllers()[0].configFile, "-p"],
                              capture_output=True, text=True, cwd=ROOT, timeout=60, check=True).stdout  # fmt: skip
     assert "adminSecretKey=******" in printed
     logs = "".join(Path(p.logFile).read_text(errors="replace") for p in sandbox.processes())

@@ -31,7 +31,7 @@ def test_a_second_controller_on_a_node_store_exits_1_naming_the_holder(tmp_path:
         values["controllerPeers"] = f"{first.id}-127.0.0.1:{raft}:{grpc}"  # same id and store, other ports
         copy = tmp_path / "copy.conf"
         write_properties_atomic(copy, values, "a second node on the first one's store")
-        result = run_second("controller", copy)
+        result = run_second("mqadmin_py.mqcontroller", copy)
         store = Path(values["controllerStorePath"]) / first.id
         assert result.returncode == 1, result.stderr
         assert f"mqcontroller: cannot start: store {store} is in use by pid {first.pid}" in result.stderr
@@ -55,7 +55,7 @@ def test_a_second_agent_on_a_store_exits_1_naming_the_holder(shared: str, tmp_pa
     try:
         first.start()
         wait_until(lambda: first.stub().ListBrokers(pb.ListBrokersRequest(), timeout=2).brokers, 30, "the first agent")
-        result = run_second("agents", second.conf)
+        result = run_second("mqadmin_py.mqagent", second.conf)
         assert result.returncode == 1, result.stderr
         assert "mqagent: cannot start: " in result.stderr and "Traceback" not in result.stderr
         assert f"store {store} is in use by pid {first.pid}" in result.stderr

@@ -2,7 +2,8 @@
 
 Every ``import`` counts, wherever it is written (module top, inside a function, under ``TYPE_CHECKING``), since a
 lazy import is still a dependency a reader has to follow. docs/architecture.md draws the layers; decisions.md says
-why the floor is a sibling package and why the agent may import the controller's configuration and node.
+why the floor is a sibling package, why the daemons' command lines live in the CLI package (they compose the
+embedded controller there) and why the agent's configuration alone may import the controller's.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("mqbase", "controller", "agents", "spark", "mqadmin_py")
-ENTRY_POINTS = frozenset({"controller.__main__", "agents.__main__"})
-"""The daemons' command lines: they import typer, so they sit on top with the CLI."""
-EMBEDDED_CONTROLLER = frozenset({"agents.config", "agents.broker.agent"})
-"""``enableControllerInAgent``: the agent's config holds a ControllerConfig and its container runs a node."""
+BELOW_THE_CLI = ("mqbase", "controller", "agents", "spark")
+EMBEDDED_CONTROLLER = {"agents.config": frozenset({"controller.config"})}
+"""``enableControllerInAgent``: agent.conf holds the embedded node's keys, so the agent's config parses them into a
+ControllerConfig; nothing else of the agent imports the controller (``mqadmin_py/mqagent.py`` composes the node)."""
 STORE_READERS = ("agents.store.", "agents.identity", "agents.errors")
 """What spark may take from agents: the store formats it reads in place (no threads, sockets or roles)."""
 UI_LIBRARIES = ("typer", "rich", "click")
@@ -79,8 +80,8 @@ def _third_party(module: str) -> set[str]:
 
 
 def layer(module: str) -> str:
-    """mqbase, controller, agents, spark or cli (the CLI, the sandbox and the entry points)."""
-    if module in ENTRY_POINTS or module.startswith("mqadmin_py"):
+    """mqbase, controller, agents, spark or cli (the CLI, the sandbox and the daemons' entry points)."""
+    if module == "mqadmin_py" or module.startswith("mqadmin_py."):
         return "cli"
     return module.partition(".")[0]
 
@@ -97,7 +98,7 @@ ALLOWED = {
 def _allowed(source: str, target: str) -> bool:
     src, dst = layer(source), layer(target)
     if src == "agents" and dst == "controller":
-        return source in EMBEDDED_CONTROLLER
+        return target in EMBEDDED_CONTROLLER.get(source, ())
     if src == "spark" and dst == "agents":
         return target.startswith(STORE_READERS)
     return dst in ALLOWED[src]
@@ -105,13 +106,31 @@ def _allowed(source: str, target: str) -> bool:
 
 def test_the_graph_covers_every_package() -> None:
     assert {layer(m) for m in MODULES} == {"mqbase", "controller", "agents", "spark", "cli"}
-    assert "controller.daemon" in EDGES["agents.broker.agent"]  # the resolver sees real edges
+    assert "controller.embedded" in EDGES["mqadmin_py.mqagent"]  # the resolver sees real edges
+    assert "controller.config" in EDGES["agents.config"]
 
 
 @pytest.mark.parametrize("source", sorted(MODULES))
 def test_imports_only_lower_layers(source: str) -> None:
     wrong = sorted(t for t in EDGES[source] if not _allowed(source, t))
     assert not wrong, f"{source} ({layer(source)}) must not import {wrong}"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if layer(m) in BELOW_THE_CLI))
+def test_nothing_below_the_cli_imports_it(module: str) -> None:
+    """No arrow points up to the CLI package: the daemons' command lines and their shared start-up live in it and
+    compose the packages below, never the other way round (and so no daemon module is an entry point)."""
+    upward = sorted(t for t in EDGES[module] if layer(t) == "cli")
+    assert not upward, f"{module} imports {upward} of the CLI package"
+    assert not module.endswith(".__main__"), f"{module}: a command line belongs in mqadmin_py/"
+
+
+def test_the_entry_points_compose_the_embedded_controller() -> None:
+    """The agent takes its controller node from the entry point: no module of the running agent imports the
+    controller, and the one module that may (its config) takes only the controller's configuration."""
+    reached = {m: sorted(t for t in EDGES[m] if layer(t) == "controller") for m in MODULES if layer(m) == "agents"}
+    allowed = {m: sorted(t) for m, t in EMBEDDED_CONTROLLER.items()}
+    assert {m: t for m, t in reached.items() if t} == allowed, "the agent imports the controller beyond its config"
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if layer(m) != "cli"))

@@ -89,7 +89,7 @@ class ControllerProc(ChildProcess):
         return self.store / self.id
 
     def start(self) -> None:
-        self.spawn(["-m", "controller", "-c", str(self.conf)], {"GRPC_VERBOSITY": "ERROR"})
+        self.spawn(["-m", "mqadmin_py.mqcontroller", "-c", str(self.conf)], {"GRPC_VERBOSITY": "ERROR"})
 
     def signal(self, sig: int) -> None:
         """Send `sig` if it runs: a fault's heal may come after another fault killed the node."""

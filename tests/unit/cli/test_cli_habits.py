@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 import typer
 from typer.main import get_command
@@ -11,16 +13,19 @@ from mqadmin_py.app import app
 from mqadmin_py.commands.common import AliasGroup
 from mqbase import __version__
 from mqbase.errors import UsageError
-from tests.harness.processes import run_module
+from tests.harness.processes import ROOT, run_module
 
 
-@pytest.mark.parametrize(("module", "program"), [("mqadmin_py", "mqadmin"), ("controller", "mqcontroller"),
-                                                 ("agents", "mqagent")])  # fmt: skip
+@pytest.mark.parametrize(("module", "program"), [("mqadmin_py", "mqadmin"),
+                                                 ("mqadmin_py.mqcontroller", "mqcontroller"),
+                                                 ("mqadmin_py.mqagent", "mqagent")])  # fmt: skip
 def test_each_program_prints_its_version_and_takes_dash_h(module: str, program: str) -> None:
     version = run_module(module, "--version")
     assert version.returncode == 0 and version.stdout == f"{program} {__version__}\n"
     short = run_module(module, "-h")
     assert short.returncode == 0 and "Usage:" in short.stdout and "-h, --help" in short.stdout
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts[program] == ("mqadmin_py.__main__" if module == "mqadmin_py" else module) + ":main"
 
 
 def test_dash_h_reaches_every_command() -> None:

@@ -259,7 +259,7 @@ def test_mqcontroller_refuses_a_bad_store_path_in_one_line(tmp_path: Path, store
     (tmp_path / "file").write_text("")
     conf = tmp_path / "c.conf"
     conf.write_text(f"controllerPeers=n0-127.0.0.1:1:2\ncontrollerSelfId=n0\ncontrollerStorePath={tmp_path / store}\n")
-    result = run_module("controller", "-c", str(conf))
+    result = run_module("mqadmin_py.mqcontroller", "-c", str(conf))
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("mqcontroller: bad configuration: controllerStorePath: ")
     assert len(result.stderr.splitlines()) == 1, result.stderr

@@ -1,4 +1,8 @@
-"""``mqagent``: run a broker agent (a container of broker replicas), or print its effective configuration."""
+"""``mqagent``: run a broker agent (a container of broker replicas), or print its effective configuration.
+
+The entry point composes the process: the agent and, with ``enableControllerInAgent=true``, the controller node
+it hosts (``controller.embedded``). ``python -m mqadmin_py.mqagent`` runs it as the ``mqagent`` script does.
+"""
 
 from __future__ import annotations
 
@@ -59,8 +63,11 @@ def run(
     start_logging(level, "agent")  # pysyncobj quiet as in mqcontroller, for an embedded controller
     from agents.broker.agent import Agent
     from agents.broker.rpc_scope import AgentStartError
+    from controller.embedded import EmbeddedController
 
-    agent = Agent(config)
+    # Composed here, not in the agent: it starts the node before its brokers and stops it after them.
+    controller = EmbeddedController(config.controller_config) if config.controller_config else None
+    agent = Agent(config, controller)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())

@@ -1,4 +1,7 @@
-"""``mqcontroller``: run one controller node, or print its effective configuration."""
+"""``mqcontroller``: run one controller node, or print its effective configuration.
+
+``python -m mqadmin_py.mqcontroller`` runs it as the ``mqcontroller`` script does.
+"""
 
 from __future__ import annotations
 
