@@ -80,11 +80,10 @@ class BrokerConfig:
     max_ha_transfer_byte_in_second: int = 100 * 1024 * 1024
     sync_flush_timeout: int = 5000
     sync_broker_metadata_period: int = 5000
-    check_sync_state_set_period: int = 5000
-    sync_controller_metadata_period: int = 10_000
+    check_sync_state_set_period: int = 1000
+    """How often the master checks whether a slave fell behind (the SyncStateSet shrink); Java's default is 5000."""
     broker_heartbeat_interval: int = 1000
     controller_heart_beat_timeout_mills: int = 10_000
-    send_heartbeat_timeout_millis: int = 1000
     mapped_file_size_commit_log: int = 1024 * 1024 * 1024
     mapped_file_size_consume_queue: int = 300_000 * CQ_UNIT_SIZE
     file_reserved_time: int = 72
@@ -156,6 +155,7 @@ class BrokerConfig:
             heartbeat_interval_s=self.ha_send_heartbeat_interval / 1000,
             housekeeping_s=self.ha_housekeeping_interval / 1000,
             max_not_catchup_s=self.ha_max_time_slave_not_catchup / 1000,
+            check_sync_state_set_s=self.check_sync_state_set_period / 1000,
             max_bytes_per_s=self.max_ha_transfer_byte_in_second,
             all_ack_in_sync_state_set=self.all_ack_in_sync_state_set,
             in_sync_replicas=self.in_sync_replicas,
@@ -208,8 +208,17 @@ _BROKER_PARSERS: dict[str, Parser] = {
 BROKER_KEYS: dict[str, str] = java_keys(BrokerConfig)
 """Java key → BrokerConfig field name."""
 
-IGNORED_KEYS = frozenset({"brokerId", "brokerRole"})
-"""Accepted in files for Java compatibility, but the controller assigns ids and roles (RocketMQ #6813)."""
+_ASSIGNED = "in controller mode the controller assigns it (RocketMQ #6813)"
+IGNORED_KEYS: dict[str, str] = {
+    "brokerId": _ASSIGNED,
+    "brokerRole": _ASSIGNED,
+    "syncControllerMetadataPeriod": "the broker's controller client follows the leader on every call, so there is "
+    "no leader address to refresh",
+    "sendHeartbeatTimeoutMillis": "heartbeats go over a stream to every controller node, so there is no send to "
+    "time out",
+}
+"""Java keys accepted in files so that a Java ``broker.conf`` loads, but ignored, with why (decisions.md, "Java
+broker keys that mean nothing here")."""
 
 RETENTION_KEYS = (
     "fileReservedTime",
@@ -269,10 +278,8 @@ _POSITIVE = (
     "sync_flush_timeout",
     "sync_broker_metadata_period",
     "check_sync_state_set_period",
-    "sync_controller_metadata_period",
     "broker_heartbeat_interval",
     "controller_heart_beat_timeout_mills",
-    "send_heartbeat_timeout_millis",
     "mapped_file_size_consume_queue",
     "clean_resource_interval",
     "delete_file_batch_max",
@@ -369,8 +376,8 @@ def parse_broker(values: Mapping[str, str], base_dir: Path | None = None) -> Bro
 
     A relative storePathRootDir is resolved against `base_dir`; without one it must be absolute.
     """
-    for key in sorted(IGNORED_KEYS & values.keys()):
-        log.warning("%s=%s ignored: in controller mode the controller assigns it (RocketMQ #6813)", key, values[key])
+    for key in sorted(IGNORED_KEYS.keys() & values.keys()):
+        log.warning("%s=%s ignored: %s", key, values[key], IGNORED_KEYS[key])
     own = {k: v for k, v in values.items() if k not in IGNORED_KEYS}
     config = replace(BrokerConfig(), **parse_fields(BrokerConfig, own, _BROKER_PARSERS))
     if config.store_path_root_dir:
@@ -381,9 +388,9 @@ def parse_broker(values: Mapping[str, str], base_dir: Path | None = None) -> Bro
 
 def with_overrides(config: BrokerConfig, values: Mapping[str, str]) -> BrokerConfig:
     """`config` with UpdateBrokerConfig's Java-named `values` applied and validated; only RUNTIME_KEYS may change."""
-    assigned = sorted(IGNORED_KEYS & values.keys())
-    if assigned:
-        raise ConfigError(f"{', '.join(assigned)} cannot be set: in controller mode the controller assigns it")
+    ignored = sorted(IGNORED_KEYS.keys() & values.keys())
+    if ignored:
+        raise ConfigError(f"{ignored[0]} cannot be set: {IGNORED_KEYS[ignored[0]]}")
     for key in values:
         if key not in BROKER_KEYS:
             raise unknown_key(key, BROKER_KEYS)

@@ -51,7 +51,6 @@ BROKER_DEFAULTS = {
     "brokerHeartbeatInterval": "500",
     "controllerHeartBeatTimeoutMills": "3000",
     "syncBrokerMetadataPeriod": "1000",
-    "checkSyncStateSetPeriod": "1000",
     "haMaxTimeSlaveNotCatchup": "5000",
     "haSendHeartbeatInterval": "1000",
     "haHousekeepingInterval": "5000",

@@ -13,6 +13,7 @@ class HAConfig:
     heartbeat_interval_s: float = 5.0  # haSendHeartbeatInterval
     housekeeping_s: float = 20.0  # haHousekeepingInterval
     max_not_catchup_s: float = 15.0  # haMaxTimeSlaveNotCatchup
+    check_sync_state_set_s: float = 1.0  # checkSyncStateSetPeriod: how often the master looks for a slave to shrink
     max_bytes_per_s: int = 100 * 1024 * 1024  # maxHaTransferByteInSecond
     all_ack_in_sync_state_set: bool = False  # allAckInSyncStateSet
     in_sync_replicas: int = 1  # inSyncReplicas

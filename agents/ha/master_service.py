@@ -306,7 +306,7 @@ class HAMaster:
         threading.Thread(target=self._on_propose, args=(self._sync.proposed,), daemon=True).start()
 
     def _shrink_loop(self) -> None:
-        while not self._stopped.wait(min(1.0, self._config.max_not_catchup_s / 2)):
+        while not self._stopped.wait(self._config.check_sync_state_set_s):
             with self._lock:
                 if self._sync.synchronizing:
                     if proposal_expired(self._sync, self._proposed_at, self._clock()):

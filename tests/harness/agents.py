@@ -22,7 +22,6 @@ FAST = {  # broker keys that make failures show up in seconds, not tens of secon
     "brokerHeartbeatInterval": "200",
     "controllerHeartBeatTimeoutMills": "2000",
     "syncBrokerMetadataPeriod": "1000",
-    "checkSyncStateSetPeriod": "1000",
     "haMaxTimeSlaveNotCatchup": "3000",
     "haSendHeartbeatInterval": "500",
     "haHousekeepingInterval": "3000",

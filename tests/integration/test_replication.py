@@ -35,6 +35,7 @@ FAST = HAConfig(
     heartbeat_interval_s=0.2,
     housekeeping_s=3.0,
     max_not_catchup_s=1.0,
+    check_sync_state_set_s=0.5,
     sync_flush_timeout_s=2.0,
     reconnect_backoff_s=(0.02, 0.2),
 )

@@ -109,6 +109,7 @@ def test_to_ha_config_maps_every_field_that_has_a_java_key() -> None:
         haSendHeartbeatInterval="1500",
         haHousekeepingInterval="4000",
         haMaxTimeSlaveNotCatchup="2500",
+        checkSyncStateSetPeriod="400",
         maxHaTransferByteInSecond="12345",
         allAckInSyncStateSet="true",
         totalReplicas="3",
@@ -125,6 +126,7 @@ def test_to_ha_config_maps_every_field_that_has_a_java_key() -> None:
         heartbeat_interval_s=1.5,
         housekeeping_s=4.0,
         max_not_catchup_s=2.5,
+        check_sync_state_set_s=0.4,
         max_bytes_per_s=12345,
         all_ack_in_sync_state_set=True,
         in_sync_replicas=2,
@@ -183,9 +185,7 @@ BAD_BROKER_VALUES = [
     ({"controllerHeartBeatTimeoutMills": "0"}, "controllerHeartBeatTimeoutMills must be positive"),
     ({"syncBrokerMetadataPeriod": "0"}, "syncBrokerMetadataPeriod must be positive"),
     ({"checkSyncStateSetPeriod": "0"}, "checkSyncStateSetPeriod must be positive"),
-    ({"syncControllerMetadataPeriod": "0"}, "syncControllerMetadataPeriod must be positive"),
     ({"brokerHeartbeatInterval": "0"}, "brokerHeartbeatInterval must be positive"),
-    ({"sendHeartbeatTimeoutMillis": "0"}, "sendHeartbeatTimeoutMillis must be positive"),
     ({"mappedFileSizeConsumeQueue": "0"}, "mappedFileSizeConsumeQueue must be positive"),
     (
         {"haHousekeepingInterval": "5000"},
@@ -247,6 +247,19 @@ def test_broker_id_and_role_are_ignored_with_a_warning(caplog: pytest.LogCapture
     assert "brokerId=0 ignored" in caplog.text
     assert "brokerRole=ASYNC_MASTER ignored" in caplog.text
     assert "#6813" in caplog.text
+
+
+def test_java_keys_that_mean_nothing_here_load_with_a_warning_that_says_why(caplog: pytest.LogCaptureFixture) -> None:
+    """A Java broker.conf carries them; our heartbeats are streams and our client follows the leader per call."""
+    with caplog.at_level(logging.WARNING, logger="agents.config"):
+        c = broker(syncControllerMetadataPeriod="10000", sendHeartbeatTimeoutMillis="1000")
+    assert c == broker()
+    assert (
+        "syncControllerMetadataPeriod=10000 ignored: the broker's controller client follows the leader" in caplog.text
+    )
+    assert "sendHeartbeatTimeoutMillis=1000 ignored: heartbeats go over a stream" in caplog.text
+    with pytest.raises(ConfigError, match="sendHeartbeatTimeoutMillis cannot be set: heartbeats go over a stream"):
+        with_overrides(broker(), {"sendHeartbeatTimeoutMillis": "500"})
 
 
 # --- runtime changes (UpdateBrokerConfig) ----------------------------------------------------------
