@@ -240,7 +240,7 @@ store.flush()
 store.set_confirm_offset(store.max_offset)
 assert [m.body for _, m in store.consume("Full", 0, 0, 10)] == [bytes(100)]
 resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-start, _ = put(2, 4000)
+start = put(2, 4000).start
 assert start == end, (start, end)
 store.flush()
 store.set_confirm_offset(store.max_offset)
