@@ -33,6 +33,7 @@ from mqbase.configkeys import (
     camel,
     format_value,
     java_keys,
+    millis_problem,
     name_problem,
     parse_bool,
     parse_fields,
@@ -289,6 +290,23 @@ _POSITIVE = (
     "rebalance_lock_max_live_time",
 )
 
+MILLIS_FIELDS = (
+    "ha_max_time_slave_not_catchup",
+    "ha_send_heartbeat_interval",
+    "ha_housekeeping_interval",
+    "sync_flush_timeout",
+    "sync_broker_metadata_period",
+    "check_sync_state_set_period",
+    "broker_heartbeat_interval",
+    "controller_heart_beat_timeout_mills",
+    "clean_resource_interval",
+    "delete_commit_log_files_interval",
+    "flush_consumer_offset_interval",
+    "broker_not_active_timeout_millis",
+    "rebalance_lock_max_live_time",
+)
+"""The periods and timeouts in ms: each at most ``MAX_MILLIS``."""
+
 
 def _check_port(key: str, port: int) -> None:
     if port > 65535:
@@ -317,7 +335,7 @@ def _validate_broker(c: BrokerConfig) -> BrokerConfig:
     _check_port("haListenPort", c.ha_listen_port)
     if c.listen_port and c.listen_port == c.ha_listen_port:
         raise ConfigError(f"haListenPort must differ from listenPort (both {c.listen_port})")
-    for name in (*_POSITIVE, *_RATIO_RANGES, "broker_election_priority"):
+    for name in (*_POSITIVE, *MILLIS_FIELDS, *_RATIO_RANGES, "broker_election_priority"):
         if problem := _value_problem(name, getattr(c, name)):
             raise ConfigError(problem)
     for key, count in (("inSyncReplicas", c.in_sync_replicas), ("minInSyncReplicas", c.min_in_sync_replicas)):
@@ -350,6 +368,8 @@ def _value_problem(name: str, value: Any) -> str | None:
     """Why field `name` cannot hold `value` whatever the other keys say, or None."""
     if name in _POSITIVE and value == 0:
         return f"{camel(name)} must be positive"
+    if name in MILLIS_FIELDS:
+        return millis_problem(name, value)
     if name in _RATIO_RANGES and not _RATIO_RANGES[name][0] <= value <= _RATIO_RANGES[name][1]:
         low, high = _RATIO_RANGES[name]
         return f"{camel(name)} must be {low}-{high} (percent of the disk), got {value}"

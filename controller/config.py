@@ -19,7 +19,7 @@ from typing import Any
 
 from mqbase.configkeys import ConfigError as ConfigError
 from mqbase.configkeys import camel as _camel
-from mqbase.configkeys import java_keys, unknown_key
+from mqbase.configkeys import java_keys, millis_problem, unknown_key
 from mqbase.configkeys import parse_bool as _parse_bool
 from mqbase.configkeys import parse_int as _parse_int
 from mqbase.properties import PropertiesError, read_properties
@@ -203,6 +203,20 @@ _POSITIVE = (
     "preferred_master_transfer_max_per_scan",
 )
 
+MILLIS_FIELDS = (
+    "scan_not_active_broker_interval",
+    "scan_inactive_master_interval",
+    "scan_preferred_master_interval",
+    "preferred_master_transfer_interval_ms",
+    "raft_min_timeout_ms",
+    "raft_max_timeout_ms",
+    "raft_append_entries_period_ms",
+    "raft_leader_fallback_timeout_ms",
+    "raft_connection_retry_ms",
+    "raft_log_compaction_min_time_ms",
+)
+"""The periods and timeouts in ms: each at most ``MAX_MILLIS``."""
+
 
 def _value_problem(name: str, value: Any) -> str | None:
     """Why field `name` cannot hold `value` whatever the other keys say, or None."""
@@ -210,6 +224,8 @@ def _value_problem(name: str, value: Any) -> str | None:
         return f"{_camel(name)} must be positive"
     if name == "transfer_master_timeout_ms" and not 100 <= value <= 60_000:
         return f"transferMasterTimeoutMs must be 100..60000 (writes pause up to this long), got {value}"
+    if name in MILLIS_FIELDS:
+        return millis_problem(name, value)
     return None
 
 
@@ -230,6 +246,9 @@ def validate(config: ControllerConfig) -> ControllerConfig:
         raise ConfigError("controllerPeers is required")
     _ = config.self_peer
     c = config
+    for name in (*_POSITIVE, *MILLIS_FIELDS, "transfer_master_timeout_ms"):
+        if problem := _value_problem(name, getattr(c, name)):
+            raise ConfigError(problem)
     if c.raft_min_timeout_ms <= 3 * c.raft_append_entries_period_ms:
         raise ConfigError("raftMinTimeoutMs must be more than 3 x raftAppendEntriesPeriodMs")
     if c.raft_max_timeout_ms <= c.raft_min_timeout_ms:
@@ -238,9 +257,6 @@ def validate(config: ControllerConfig) -> ControllerConfig:
         raise ConfigError("raftLeaderFallbackTimeoutMs must be more than raftAppendEntriesPeriodMs")
     if c.raft_append_entries_period_ms == 0 or c.raft_log_compaction_min_entries < 2:
         raise ConfigError("raftAppendEntriesPeriodMs must be positive and raftLogCompactionMinEntries at least 2")
-    for name in (*_POSITIVE, "transfer_master_timeout_ms"):
-        if problem := _value_problem(name, getattr(c, name)):
-            raise ConfigError(problem)
     if c.metrics_exporter_type not in METRICS_EXPORTER_TYPES:
         raise ConfigError(
             f"metricsExporterType must be one of {', '.join(METRICS_EXPORTER_TYPES)}, got {c.metrics_exporter_type!r}"

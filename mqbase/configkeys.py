@@ -17,6 +17,10 @@ from mqbase.errors import MqBaseError
 MAX_NAME = 255
 """Longest cluster or broker name; the controller refuses longer ones (controller/convert.py)."""
 
+MAX_MILLIS = 2**31 - 1
+"""A period or timeout in ms is at most Java's int milliseconds (24.8 days), far inside what the platform's timers
+take: a larger one made a wait overflow (OverflowError) instead of being refused."""
+
 Parser = Callable[[str, str], Any]
 """(Java key, raw text) → parsed value, or ConfigError naming the key."""
 
@@ -29,6 +33,13 @@ def camel(name: str) -> str:
     """Java key of a snake_case field name."""
     head, *rest = name.split("_")
     return head + "".join(w.capitalize() for w in rest)
+
+
+def millis_problem(field: str, value: int) -> str | None:
+    """Why a period or timeout field (ms) cannot be `value`, or None."""
+    if value > MAX_MILLIS:
+        return f"{camel(field)} must be at most {MAX_MILLIS} ms (24.8 days), got {value}"
+    return None
 
 
 def java_keys(cls: type) -> dict[str, str]:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from agents.config import (
     AGENT_KEYS,
     BROKER_KEYS,
+    MILLIS_FIELDS,
     MIN_COMMIT_LOG_FILE_SIZE,
     RUNTIME_KEYS,
     AgentConfig,
@@ -28,7 +29,7 @@ from agents.config import (
 from agents.ha.acting import ActingPolicy
 from agents.ha.config import HAConfig
 from agents.ha.retention import Policy
-from mqbase.configkeys import ConfigError
+from mqbase.configkeys import MAX_MILLIS, ConfigError, camel
 
 REQUIRED = {"brokerName": "broker-a", "storePathRootDir": "/data/broker-a", "controllerAddr": "10.0.0.1:9876"}
 PEERS = "n0-127.0.0.1:9878:9876;n1-127.0.0.1:9868:9866;n2-127.0.0.1:9858:9856"
@@ -263,6 +264,17 @@ def test_java_keys_that_mean_nothing_here_load_with_a_warning_that_says_why(capl
 
 
 # --- runtime changes (UpdateBrokerConfig) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("field", MILLIS_FIELDS)
+def test_a_period_beyond_java_int_millis_is_refused_at_load_and_at_run_time(field: str) -> None:
+    key = camel(field)
+    message = f"{key} must be at most {MAX_MILLIS} ms (24.8 days), got {MAX_MILLIS + 1}"
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        broker(**{key: str(MAX_MILLIS + 1)})
+    if key in RUNTIME_KEYS:
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            with_overrides(broker(), {key: str(MAX_MILLIS + 1)})
 
 
 def test_runtime_keys_change_and_are_validated() -> None:

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from controller.config import (
+    MILLIS_FIELDS,
     ConfigError,
     ControllerConfig,
+    check_value,
     load,
     parse_peers,
     to_properties,
     validate,
     with_overrides,
 )
+from mqbase.configkeys import MAX_MILLIS, camel
 from mqbase.properties import PropertiesError, parse_properties, read_properties, write_properties_atomic
 
 PEERS = "n0-127.0.0.1:9878:9876;n1-127.0.0.1:9868:9866;n2-127.0.0.1:9858:9856"
@@ -90,6 +94,17 @@ def test_validate_rejects_raft_timings_pysyncobj_would_assert_on() -> None:
         validate(with_overrides(ControllerConfig(), {**base, "raftMinTimeoutMs": "100"}))
     with pytest.raises(ConfigError, match="raftMaxTimeoutMs must be more than raftMinTimeoutMs"):
         validate(with_overrides(ControllerConfig(), {**base, "raftMaxTimeoutMs": "300"}))
+
+
+@pytest.mark.parametrize("field", MILLIS_FIELDS)
+def test_a_period_beyond_java_int_millis_is_refused_in_the_file_and_before_an_update(field: str) -> None:
+    key = camel(field)
+    message = f"{key} must be at most {MAX_MILLIS} ms (24.8 days), got {MAX_MILLIS + 1}"
+    too_long = {"controllerPeers": PEERS, "controllerSelfId": "n0", key: str(MAX_MILLIS + 1)}
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        validate(with_overrides(ControllerConfig(), too_long))
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        check_value(key, str(MAX_MILLIS + 1))
 
 
 def test_blacklist_always_holds_the_java_fixed_keys() -> None:
