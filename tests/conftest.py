@@ -1,12 +1,18 @@
-"""Suite-wide hooks: test files start longest first (tests/harness/schedule.py says why and how it is measured)."""
+"""Suite-wide hooks: test files start longest first (tests/harness/schedule.py says why and how it is measured), and
+no property test has a deadline: a hypothesis deadline is a timing threshold, which a loaded two-core CI box breaks
+(the fuzz suite's ``fuzz(n)`` says the same for its targets)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.harness.schedule import ModuleSeconds, file_of, longest_first, recorded
+
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
