@@ -9,12 +9,13 @@ import sys
 def main() -> None:
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     from mqadmin_py.app import app
+    from mqadmin_py.output import complain
     from mqbase.errors import MqError
 
     try:
         app(prog_name="mqadmin")  # usage errors exit 2 inside typer
     except MqError as exc:
-        print(f"mqadmin: {exc}", file=sys.stderr)
+        complain(exc)
         sys.exit(exc.exit_code)
 
 

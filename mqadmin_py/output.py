@@ -25,6 +25,12 @@ class Output(StrEnum):
     legacy = "legacy"
 
 
+def complain(error: Exception) -> None:
+    """A failure as the one line on stderr every command gives (``mqadmin: <message>``): a command's failure
+    (``__main__``) and each failed run of a watch (``-i``), which goes on."""
+    print(f"mqadmin: {error}", file=sys.stderr, flush=True)
+
+
 def null(value: Any) -> str:
     """A value in legacy text: Java prints a missing value as ``null``."""
     return "null" if value is None else str(value)

@@ -15,7 +15,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from typer.core import TyperGroup, TyperOption
 
-from mqadmin_py.output import Doc, Output, emit
+from mqadmin_py.output import Doc, Output, complain, emit
 from mqadmin_py.typer_private import Command, Context, get_current_context
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError, OperationFailed, OperationRefused, RequestInvalid, UsageError
@@ -364,7 +364,7 @@ def run(
                 last_error = None
             except MqError as exc:
                 last_error = exc
-                print(f"mqadmin: {exc}", file=sys.stderr, flush=True)
+                complain(exc)
                 continue
             if redraw:
                 console.clear()
