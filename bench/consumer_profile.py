@@ -26,6 +26,8 @@ from types import MappingProxyType
 from _common import machine_note, ms, parse_args, percentile, print_table
 from _replicas import TOPIC, Cluster, messages, wait_until
 
+from agents.broker import convert
+from agents.broker.api import AckRequest, ReceiveRequest
 from agents.broker.consumer_snapshots import SnapshotKeeper
 from agents.broker.consumers import Consumers
 from agents.config import BrokerConfig
@@ -128,8 +130,7 @@ class Consumed:
 def consume_all(service: Consumers, host: Host, group: str, total: int) -> Consumed:
     """One group receives (32, no long polling) and acks every message once; each call and its put timed."""
     out = Consumed(0.0, 0, [], [], [], [])
-    request = pb.ReceiveMessageRequest(group=group, topic=TOPIC, filter_expression="*", batch_size=BATCH,
-                                       invisible_millis=60_000)  # fmt: skip
+    request = ReceiveRequest(group, TOPIC, BATCH, 60_000, "*")
     start = time.perf_counter()
     deadline = time.monotonic() + 120
     while out.messages < total and time.monotonic() < deadline:
@@ -139,8 +140,8 @@ def consume_all(service: Consumers, host: Host, group: str, total: int) -> Consu
         out.receive_puts += host.puts
         if r.code != ResponseCode.SUCCESS:
             raise RuntimeError(f"receive: {r.code} {r.remark}")
-        r.SerializeToString()
-        ack = pb.AckMessageRequest(group=group, topic=TOPIC, receipt_handles=[m.receipt_handle for m in r.messages])
+        convert.received_to_pb(r).SerializeToString()  # what the agent API sends back
+        ack = AckRequest(group, TOPIC, tuple(m.receipt_handle for m in r.messages))
         mark, host.puts = time.perf_counter(), []
         a = service.pop.ack(ack)
         out.ack.append(time.perf_counter() - mark)

@@ -16,10 +16,18 @@ import grpc
 from agents.access import timing
 from agents.access.cluster import Cluster
 from agents.access.remote import RemoteBroker
-from agents.broker.api import BrokerApi, SendAnswer
+from agents.broker.api import (
+    Acked,
+    AckRequest,
+    BrokerApi,
+    Changed,
+    ChangeInvisibleRequest,
+    Received,
+    ReceiveRequest,
+    SendAnswer,
+)
 from agents.store.record import Message
 from mqbase.clock import Clock
-from mqbase.proto import agent_pb2 as apb
 from mqbase.security import ClientSecurity, open_channel
 
 
@@ -59,25 +67,17 @@ class Forwarder:
         )
         return answer
 
-    async def receive(
-        self, broker_name: str, make: Callable[[float], apb.ReceiveMessageRequest], deadline: float
-    ) -> apb.ReceiveMessageResponse:
+    async def receive(self, broker_name: str, make: Callable[[float], ReceiveRequest], deadline: float) -> Received:
         """`make(deadline)`: the request for the time left (its long polling ends before the deadline)."""
-        answer: apb.ReceiveMessageResponse = await self._call(
-            broker_name, lambda api, at: api.receive(make(at)), deadline, consumer=True
-        )
+        answer: Received = await self._call(broker_name, lambda api, at: api.receive(make(at)), deadline, consumer=True)
         return answer
 
-    async def ack(self, broker_name: str, request: apb.AckMessageRequest, deadline: float) -> apb.AckMessageResponse:
-        answer: apb.AckMessageResponse = await self._call(
-            broker_name, lambda api, _deadline: api.ack(request), deadline, consumer=True
-        )
+    async def ack(self, broker_name: str, request: AckRequest, deadline: float) -> Acked:
+        answer: Acked = await self._call(broker_name, lambda api, _deadline: api.ack(request), deadline, consumer=True)
         return answer
 
-    async def change_invisible(
-        self, broker_name: str, request: apb.ChangeInvisibleDurationRequest, deadline: float
-    ) -> apb.ChangeInvisibleDurationResponse:
-        answer: apb.ChangeInvisibleDurationResponse = await self._call(
+    async def change_invisible(self, broker_name: str, request: ChangeInvisibleRequest, deadline: float) -> Changed:
+        answer: Changed = await self._call(
             broker_name, lambda api, _deadline: api.change_invisible(request), deadline, consumer=True
         )
         return answer

@@ -1,4 +1,5 @@
-"""Messages both ways between RocketMQ 5's gRPC form and the agent API's (properties), as Java's proxy converts them.
+"""Messages both ways between RocketMQ 5's gRPC form and the broker's (a stored ``Message`` and its properties, a
+``Delivery``), as Java's proxy converts them.
 
 A sent message's system properties become the RocketMQ properties our brokers store (``UNIQ_KEY``, ``TAGS``,
 ``KEYS``, ``__SHARDINGKEY``, ``BORN_HOST``, ``BORN_TIMESTAMP``, and ``TIMER_DELIVER_MS`` for a delayed message's
@@ -14,10 +15,10 @@ from typing import Any
 from agents.access.codes import Code
 from agents.access.protocol import v2
 from agents.access.validation import MAX_BODY_SIZE, Problem, send_problem
+from agents.broker.api import Delivery
 from agents.delay.timer import TIMER_DELIVER_MS, TIMER_OUT_MS
 from agents.metadata import BORN_HOST, BORN_TIMESTAMP, KEYS, MESSAGE_GROUP, TAGS, UNIQ_KEY, Topic
 from agents.store.record import Message
-from mqbase.proto import agent_pb2 as apb
 
 KEY_SEPARATOR = " "
 """RocketMQ joins a message's keys into ``KEYS`` with one space."""
@@ -99,7 +100,7 @@ def to_broker(message: Any) -> Message:
     return Message(message.topic.name, -1, message.body, properties, 0)
 
 
-def delivered(received: apb.ReceivedMessage, namespace: str = "") -> Any:
+def delivered(received: Delivery, namespace: str = "") -> Any:
     """The ``v2.Message`` a client gets for a message the agent API delivered."""
     m = received.message
     props = m.properties
@@ -113,7 +114,7 @@ def delivered(received: apb.ReceivedMessage, namespace: str = "") -> Any:
         receipt_handle=received.receipt_handle,
         queue_id=m.queue_id,
         queue_offset=received.queue_offset,
-        delivery_attempt=max(received.delivery_attempt, 1),
+        delivery_attempt=max(received.attempt, 1),
     )
     if TAGS in props:
         system.tag = props[TAGS]
@@ -122,8 +123,8 @@ def delivered(received: apb.ReceivedMessage, namespace: str = "") -> Any:
     if group:
         system.message_group = group
     born = props.get(BORN_TIMESTAMP, "")
-    system.born_timestamp.FromMilliseconds(int(born) if born.isdigit() else received.store_timestamp)
-    system.store_timestamp.FromMilliseconds(received.store_timestamp)
+    system.born_timestamp.FromMilliseconds(int(born) if born.isdigit() else m.store_timestamp)
+    system.store_timestamp.FromMilliseconds(m.store_timestamp)
     deliver = props.get(TIMER_DELIVER_MS, "")
     if deliver.isdigit():
         system.delivery_timestamp.FromMilliseconds(int(deliver))

@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 
 import grpc
 
-from agents.broker.api import SendAnswer
-from agents.broker.convert import message_to_pb, send_answer_of
+import agents.broker.convert as convert
+from agents.broker.api import Acked, AckRequest, Changed, ChangeInvisibleRequest, Received, ReceiveRequest, SendAnswer
 from agents.store.record import Message
 from mqbase.proto import agent_pb2 as apb
 from mqbase.proto import agent_pb2_grpc as apb_grpc
@@ -43,17 +43,18 @@ class RemoteBroker:
 
     def send(self, messages: Sequence[Message], born_host: str | None) -> SendAnswer | None:
         """`born_host` is the agent's to learn from the call itself (the peer it sees), as for any producer."""
-        request = apb.SendMessagesRequest(messages=[message_to_pb(m) for m in messages])
+        request = apb.SendMessagesRequest(messages=[convert.message_to_pb(m) for m in messages])
         answer = self._call(self._stub.SendMessages, request)
-        return None if answer is None else send_answer_of(answer)
+        return None if answer is None else convert.send_answer_of(answer)
 
-    def receive(self, request: apb.ReceiveMessageRequest) -> apb.ReceiveMessageResponse | None:
-        return self._call(self._stub.ReceiveMessage, request)
+    def receive(self, request: ReceiveRequest) -> Received | None:
+        answer = self._call(self._stub.ReceiveMessage, convert.receive_request_to_pb(request))
+        return None if answer is None else convert.received_of(answer)
 
-    def ack(self, request: apb.AckMessageRequest) -> apb.AckMessageResponse | None:
-        return self._call(self._stub.AckMessage, request)
+    def ack(self, request: AckRequest) -> Acked | None:
+        answer = self._call(self._stub.AckMessage, convert.ack_request_to_pb(request))
+        return None if answer is None else convert.acked_of(answer)
 
-    def change_invisible(
-        self, request: apb.ChangeInvisibleDurationRequest
-    ) -> apb.ChangeInvisibleDurationResponse | None:
-        return self._call(self._stub.ChangeInvisibleDuration, request)
+    def change_invisible(self, request: ChangeInvisibleRequest) -> Changed | None:
+        answer = self._call(self._stub.ChangeInvisibleDuration, convert.change_request_to_pb(request))
+        return None if answer is None else convert.changed_of(answer)

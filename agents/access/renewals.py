@@ -12,16 +12,16 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from agents.access import timing
+from agents.broker.api import Changed, ChangeInvisibleRequest
 from mqbase.clock import Clock, wall_ms
-from mqbase.proto import agent_pb2 as apb
 
 log = logging.getLogger(__name__)
 
-Call = Callable[[str, apb.ChangeInvisibleDurationRequest, float], Awaitable[Any]]
-"""A change of invisibility through ``Forwarder.call``: (broker set, request, deadline) → answer or a Problem."""
+Call = Callable[[str, ChangeInvisibleRequest, float], Awaitable[Changed]]
+"""A change of invisibility through ``Forwarder.change_invisible``: (broker set, request, deadline) → the answer;
+``timing.GaveUp`` at the deadline."""
 
 
 @dataclass
@@ -79,12 +79,7 @@ class Renewer:
         async with held.lock:
             if self._held.get(handle) is not held:
                 return  # acked or dropped meanwhile
-            change = apb.ChangeInvisibleDurationRequest(
-                group=held.group,
-                topic=held.topic,
-                receipt_handle=held.current,
-                invisible_millis=timing.AUTO_RENEW_INVISIBLE_MS,
-            )
+            change = ChangeInvisibleRequest(held.group, held.topic, held.current, timing.AUTO_RENEW_INVISIBLE_MS)
             try:
                 answer = await self._call(held.broker_name, change, self._clock.monotonic() + timing.DEFAULT_TIMEOUT_S)
             except timing.GaveUp as exc:
@@ -92,7 +87,7 @@ class Renewer:
                 self._held.pop(handle, None)
                 return
             if answer.code == 0 and answer.receipt_handle:
-                held.current, held.deadline_ms = answer.receipt_handle, answer.invisible_until_millis
+                held.current, held.deadline_ms = answer.receipt_handle, answer.invisible_until_ms
             else:
                 log.info("access point: renewing a delivery of %s/%s failed: %s", held.group, held.topic, answer)
                 self._held.pop(handle, None)

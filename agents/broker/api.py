@@ -2,8 +2,8 @@
 
 The access point holds a `BrokerApi` for the master it talks to: ``local.LocalBroker`` when its own agent hosts
 that master (a direct call, no protobuf in between for a send), else the agent API's client (``agents.access.remote``),
-which turns the same calls into RPCs. Sends take and return domain types; consumption passes the agent API's own
-request and answer messages, which the POP service reads directly.
+which turns the same calls into RPCs. Every call takes and returns the domain types below; the protobufs stay at
+the agent API's edge (``convert``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import Protocol
 
 from agents.store.message_store import Placement
 from agents.store.record import Message
-from mqbase.proto import agent_pb2 as pb
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,12 +31,105 @@ class SendAnswer:
     placed: tuple[Placement, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class ReceiveRequest:
+    """A POP receive: up to `batch_size` messages visible to `group`, invisible to it for `invisible_ms` once
+    delivered; nothing visible: wait up to `long_polling_ms` for one. `queue_id` None: every readable queue."""
+
+    group: str
+    topic: str
+    batch_size: int
+    invisible_ms: int
+    filter_expression: str = ""
+    long_polling_ms: int = 0
+    attempt_id: str = ""
+    """The client's id of this receive, the same when it retries it (FIFO groups hand the lost batch out again)."""
+    queue_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """One delivered message and the receipt handle that brings it back in an ack or a change of invisibility."""
+
+    message: Message
+    queue_offset: int
+    attempt: int
+    """1 for the first delivery."""
+    receipt_handle: str
+    invisible_until_ms: int
+    body_digest: str
+    """MD5 of the body in upper-case hex, as Java's proxy sends it and clients check."""
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    """A receive's answer: the remoting `code` and the v2 `pop_code` of the outcome (MESSAGE_NOT_FOUND when
+    nothing was visible), the deliveries, and the master's address when this broker is not it."""
+
+    code: int
+    pop_code: int
+    remark: str = ""
+    messages: tuple[Delivery, ...] = ()
+    master_address: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AckRequest:
+    """Acks of deliveries of one group and topic, decided and stored together; `dead_letter`: copy each message
+    into the group's dead-letter topic in the same put, before its ack."""
+
+    group: str
+    topic: str
+    receipt_handles: tuple[str, ...]
+    dead_letter: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AckOutcome:
+    receipt_handle: str
+    code: int
+    pop_code: int
+    remark: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Acked:
+    """An ack's answer: `code` SUCCESS when the batch was decided and stored; each handle's outcome in `results`."""
+
+    code: int
+    remark: str = ""
+    results: tuple[AckOutcome, ...] = ()
+    master_address: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeInvisibleRequest:
+    """A delivery made invisible for `invisible_ms` from now; `nack`: for the group's retry backoff instead."""
+
+    group: str
+    topic: str
+    receipt_handle: str
+    invisible_ms: int
+    nack: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    """A change of invisibility's answer: the new handle (the old one is stale from now on; on a refusal, the
+    request's)."""
+
+    code: int
+    pop_code: int
+    receipt_handle: str
+    remark: str = ""
+    invisible_until_ms: int = 0
+    master_address: str = ""
+
+
 class BrokerApi(Protocol):
     """A broker set's master as a caller sees it; None from a call: the master did not answer."""
 
     def send(self, messages: Sequence[Message], born_host: str | None) -> SendAnswer | None: ...
-    def receive(self, request: pb.ReceiveMessageRequest) -> pb.ReceiveMessageResponse | None: ...
-    def ack(self, request: pb.AckMessageRequest) -> pb.AckMessageResponse | None: ...
-    def change_invisible(
-        self, request: pb.ChangeInvisibleDurationRequest
-    ) -> pb.ChangeInvisibleDurationResponse | None: ...
+    def receive(self, request: ReceiveRequest) -> Received | None: ...
+    def ack(self, request: AckRequest) -> Acked | None: ...
+    def change_invisible(self, request: ChangeInvisibleRequest) -> Changed | None: ...

@@ -1,6 +1,7 @@
 """The edge between a broker and the protobufs: controller answers and pushes into the domain's views and tables
-(``roles.View``, ``metadata.Topic`` and ``Group``, `SetReplica`), and the agent API's sends into messages and
-`SendAnswer`s and back."""
+(``roles.View``, ``metadata.Topic`` and ``Group``, `SetReplica`), and the agent API's sends and POP calls into the
+`BrokerApi`'s domain types and back (the servicer turns requests in and answers out; ``RemoteBroker`` the other
+way)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.broker.api import SendAnswer
+from agents.broker.api import (
+    Acked,
+    AckOutcome,
+    AckRequest,
+    Changed,
+    ChangeInvisibleRequest,
+    Delivery,
+    Received,
+    ReceiveRequest,
+    SendAnswer,
+)
 from agents.broker.roles import View
 from agents.config import BrokerConfig
 from agents.ha.replica import Replica
@@ -125,3 +136,87 @@ def send_response(a: SendAnswer) -> apb.SendMessageResponse:
 def send_answer_of(r: apb.SendMessageResponse) -> SendAnswer:
     placed = tuple(Placement(p.queue_id, p.queue_offset, p.commit_log_offset) for p in r.results)
     return SendAnswer(r.code, r.remark, r.status, r.broker_id, r.master_epoch, r.master_address, placed)
+
+
+def receive_request_of(r: apb.ReceiveMessageRequest) -> ReceiveRequest:
+    return ReceiveRequest(
+        r.group, r.topic, r.batch_size, r.invisible_millis, r.filter_expression, r.long_polling_millis, r.attempt_id,
+        r.queue_id if r.HasField("queue_id") else None,
+    )  # fmt: skip
+
+
+def receive_request_to_pb(r: ReceiveRequest) -> apb.ReceiveMessageRequest:
+    return apb.ReceiveMessageRequest(
+        group=r.group, topic=r.topic, batch_size=r.batch_size, invisible_millis=r.invisible_ms,
+        filter_expression=r.filter_expression, long_polling_millis=r.long_polling_ms, attempt_id=r.attempt_id,
+        queue_id=r.queue_id,
+    )  # fmt: skip
+
+
+def received_to_pb(a: Received) -> apb.ReceiveMessageResponse:
+    response = apb.ReceiveMessageResponse(
+        code=a.code, remark=a.remark, pop_code=a.pop_code, master_address=a.master_address
+    )
+    for d in a.messages:
+        response.messages.add(
+            message=message_to_pb(d.message), queue_offset=d.queue_offset, store_timestamp=d.message.store_timestamp,
+            delivery_attempt=d.attempt, receipt_handle=d.receipt_handle, invisible_until_millis=d.invisible_until_ms,
+            body_digest=d.body_digest,
+        )  # fmt: skip
+    return response
+
+
+def received_of(r: apb.ReceiveMessageResponse) -> Received:
+    deliveries = tuple(_delivery_of(d) for d in r.messages)
+    return Received(r.code, r.pop_code, r.remark, deliveries, r.master_address)
+
+
+def _delivery_of(d: apb.ReceivedMessage) -> Delivery:
+    m = d.message
+    message = Message(m.topic, m.queue_id, m.body, dict(m.properties), d.store_timestamp, d.queue_offset)
+    return Delivery(message, d.queue_offset, d.delivery_attempt, d.receipt_handle, d.invisible_until_millis,
+                    d.body_digest)  # fmt: skip
+
+
+def ack_request_of(r: apb.AckMessageRequest) -> AckRequest:
+    return AckRequest(r.group, r.topic, tuple(r.receipt_handles), r.dead_letter)
+
+
+def ack_request_to_pb(r: AckRequest) -> apb.AckMessageRequest:
+    return apb.AckMessageRequest(
+        group=r.group, topic=r.topic, receipt_handles=r.receipt_handles, dead_letter=r.dead_letter
+    )
+
+
+def acked_to_pb(a: Acked) -> apb.AckMessageResponse:
+    return apb.AckMessageResponse(
+        code=a.code, remark=a.remark, master_address=a.master_address,
+        results=[apb.AckResult(receipt_handle=o.receipt_handle, code=o.code, pop_code=o.pop_code, remark=o.remark)
+                 for o in a.results],
+    )  # fmt: skip
+
+
+def acked_of(r: apb.AckMessageResponse) -> Acked:
+    results = tuple(AckOutcome(o.receipt_handle, o.code, o.pop_code, o.remark) for o in r.results)
+    return Acked(r.code, r.remark, results, r.master_address)
+
+
+def change_request_of(r: apb.ChangeInvisibleDurationRequest) -> ChangeInvisibleRequest:
+    return ChangeInvisibleRequest(r.group, r.topic, r.receipt_handle, r.invisible_millis, r.nack)
+
+
+def change_request_to_pb(r: ChangeInvisibleRequest) -> apb.ChangeInvisibleDurationRequest:
+    return apb.ChangeInvisibleDurationRequest(
+        group=r.group, topic=r.topic, receipt_handle=r.receipt_handle, invisible_millis=r.invisible_ms, nack=r.nack
+    )
+
+
+def changed_to_pb(a: Changed) -> apb.ChangeInvisibleDurationResponse:
+    return apb.ChangeInvisibleDurationResponse(
+        code=a.code, remark=a.remark, pop_code=a.pop_code, receipt_handle=a.receipt_handle,
+        invisible_until_millis=a.invisible_until_ms, master_address=a.master_address,
+    )  # fmt: skip
+
+
+def changed_of(r: apb.ChangeInvisibleDurationResponse) -> Changed:
+    return Changed(r.code, r.pop_code, r.receipt_handle, r.remark, r.invisible_until_millis, r.master_address)

@@ -91,19 +91,19 @@ class DataRpcs(ScopedRpcs):
     def ReceiveMessage(
         self, manager: ReplicasManager, request: pb.ReceiveMessageRequest, context: Any
     ) -> pb.ReceiveMessageResponse:
-        return manager.api.receive(request)
+        return convert.received_to_pb(manager.api.receive(convert.receive_request_of(request)))
 
     @scoped(pb.AckMessageResponse)
     def AckMessage(
         self, manager: ReplicasManager, request: pb.AckMessageRequest, context: Any
     ) -> pb.AckMessageResponse:
-        return manager.api.ack(request)
+        return convert.acked_to_pb(manager.api.ack(convert.ack_request_of(request)))
 
     @scoped(pb.ChangeInvisibleDurationResponse)
     def ChangeInvisibleDuration(
         self, manager: ReplicasManager, request: pb.ChangeInvisibleDurationRequest, context: Any
     ) -> pb.ChangeInvisibleDurationResponse:
-        return manager.api.change_invisible(request)
+        return convert.changed_to_pb(manager.api.change_invisible(convert.change_request_of(request)))
 
     @scoped(pb.AgentResponse)
     def UpdateConsumerOffset(

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.broker.api import SendAnswer
+from agents.broker.api import (
+    Acked,
+    AckRequest,
+    Changed,
+    ChangeInvisibleRequest,
+    Received,
+    ReceiveRequest,
+    SendAnswer,
+)
 from agents.broker.pop_service import PopService
 from agents.broker.sends import SendService
 from agents.broker.stats import BrokerStats
 from agents.store.record import Message
 from mqbase.clock import Clock
-from mqbase.proto import agent_pb2 as pb
 
 
 class LocalBroker:
@@ -25,14 +32,14 @@ class LocalBroker:
     def send(self, messages: Sequence[Message], born_host: str | None) -> SendAnswer:
         return self._sends.send(messages, born_host)
 
-    def receive(self, request: pb.ReceiveMessageRequest) -> pb.ReceiveMessageResponse:
-        response = self._pop.receive(request)
-        size = sum(len(m.message.body) for m in response.messages)
-        self._stats.got(request.topic, request.group, len(response.messages), size, self._clock.monotonic())
-        return response
+    def receive(self, request: ReceiveRequest) -> Received:
+        answer = self._pop.receive(request)
+        size = sum(len(d.message.body) for d in answer.messages)
+        self._stats.got(request.topic, request.group, len(answer.messages), size, self._clock.monotonic())
+        return answer
 
-    def ack(self, request: pb.AckMessageRequest) -> pb.AckMessageResponse:
+    def ack(self, request: AckRequest) -> Acked:
         return self._pop.ack(request)
 
-    def change_invisible(self, request: pb.ChangeInvisibleDurationRequest) -> pb.ChangeInvisibleDurationResponse:
+    def change_invisible(self, request: ChangeInvisibleRequest) -> Changed:
         return self._pop.change_invisible(request)

@@ -15,6 +15,16 @@ import hashlib
 import itertools
 from dataclasses import dataclass
 
+from agents.broker.api import (
+    Acked,
+    AckOutcome,
+    AckRequest,
+    Changed,
+    ChangeInvisibleRequest,
+    Delivery,
+    Received,
+    ReceiveRequest,
+)
 from agents.broker.consumer_checks import Refused, group_policy, served_topic
 from agents.broker.consumer_ledger import Appended, ConsumerLedger
 from agents.consumer.offsets import readable_range, remoting_code
@@ -33,7 +43,6 @@ from agents.store.record import Message
 from mqbase.clock import wall_ms
 from mqbase.codes import ResponseCode
 from mqbase.metadata import PERM_READ
-from mqbase.proto import agent_pb2 as pb
 
 MAX_LONG_POLLING_S = 20.0
 """The Java proxy clamps a receive's long polling to 20 s."""
@@ -86,11 +95,11 @@ def _size(message: Message) -> int:
 class _Read:
     """The messages one receive read, by queue and offset, for the view and the reply."""
 
-    messages: dict[tuple[int, int], tuple[Message, int]]
+    messages: dict[tuple[int, int], Message]
 
     def entry(self, queue_id: int, offset: int) -> Entry | None:
         found = self.messages.get((queue_id, offset))
-        return Entry(found[0].properties.get(TAGS)) if found is not None else None
+        return Entry(found.properties.get(TAGS)) if found is not None else None
 
 
 class PopService:
@@ -108,7 +117,7 @@ class PopService:
 
     # --- receive ---------------------------------------------------------------------------------
 
-    def receive(self, req: pb.ReceiveMessageRequest) -> pb.ReceiveMessageResponse:
+    def receive(self, req: ReceiveRequest) -> Received:
         """Deliver what is visible to the group, waiting up to the request's long polling for something to be."""
         ledger, clock = self._ledger, self._ledger.clock
         try:
@@ -120,7 +129,7 @@ class PopService:
             if policy.orderly:  # RIP-32: only the queues the coordinator holds a lock for (RPCs: outside the lock)
                 held = ledger.host.lock_queues([QueueKey(req.group, req.topic, q) for q in queue_ids])
                 queue_ids = [q for q in queue_ids if QueueKey(req.group, req.topic, q) in held]
-            deadline = clock.monotonic() + min(max(req.long_polling_millis, 0) / 1000, MAX_LONG_POLLING_S)
+            deadline = clock.monotonic() + min(max(req.long_polling_ms, 0) / 1000, MAX_LONG_POLLING_S)
             while True:
                 with ledger.lock:
                     handles, read, appended = self._receive_once(req, tag_filter, queue_ids, policy)
@@ -130,15 +139,13 @@ class PopService:
                     return _received(handles, read)
                 ledger.wait_for_arrival(min(left, POLL_S))
         except PopError as exc:
-            return pb.ReceiveMessageResponse(code=remoting_code(exc.code), remark=str(exc), pop_code=exc.code)
+            return Received(remoting_code(exc.code), exc.code, str(exc))
         except Refused as exc:
-            return pb.ReceiveMessageResponse(
-                code=exc.code, remark=str(exc), pop_code=exc.pop_code, master_address=ledger.master_address(exc)
-            )
+            return Received(exc.code, exc.pop_code, str(exc), master_address=ledger.master_address(exc))
 
-    def _queues(self, req: pb.ReceiveMessageRequest, topic: Topic) -> list[int]:
+    def _queues(self, req: ReceiveRequest, topic: Topic) -> list[int]:
         """The queue asked for, else every readable queue starting from the next in turn (fairness)."""
-        if req.HasField("queue_id"):
+        if req.queue_id is not None:
             if not 0 <= req.queue_id < topic.read_queue_nums:
                 raise Refused(
                     ResponseCode.MESSAGE_ILLEGAL,
@@ -150,7 +157,7 @@ class PopService:
         return [(first + i) % n for i in range(n)]
 
     def _receive_once(
-        self, req: pb.ReceiveMessageRequest, tag_filter: TagFilter, queue_ids: list[int], policy: GroupPolicy
+        self, req: ReceiveRequest, tag_filter: TagFilter, queue_ids: list[int], policy: GroupPolicy
     ) -> tuple[list[ReceiptHandle], _Read, Appended | None]:
         """Decide and append one receive over the queues (caller holds the lock); the caller settles."""
         ledger = self._ledger
@@ -168,11 +175,11 @@ class PopService:
             current = queue_state(state, key)
             min_offset, max_offset = readable_range(state, req.topic, queue_id, *store.queue_range(req.topic, queue_id))
             _read(store, read, key, current, min_offset, wanted, now, tag_filter)
-            sizes = {o: _size(m) for (q, o), (m, _) in read.messages.items() if q == queue_id}
-            room = MAX_REPLY_BYTES - sum(_size(read.messages[(h.queue_id, h.queue_offset)][0]) for h in handles)
+            sizes = {o: _size(m) for (q, o), m in read.messages.items() if q == queue_id}
+            room = MAX_REPLY_BYTES - sum(_size(read.messages[(h.queue_id, h.queue_offset)]) for h in handles)
             entries = {o: e for o in fitting(sizes, room, first=not handles) if (e := read.entry(queue_id, o))}
             view = QueueView(ledger.name, min_offset, max_offset, entries)
-            receive = rules.Receive(key, tag_filter, wanted, req.invisible_millis, req.attempt_id)
+            receive = rules.Receive(key, tag_filter, wanted, req.invisible_ms, req.attempt_id)
             answer = rules.receive(current, receive, view, policy, now)
             if answer.code not in (PopCode.OK, PopCode.MESSAGE_NOT_FOUND):
                 raise Refused(remoting_code(answer.code), answer.remark, answer.code)
@@ -180,12 +187,12 @@ class PopService:
             if answer.reply is not None:
                 handles += answer.reply.messages
                 for d in answer.reply.dead_letters:
-                    dead.append(dead_letter(read.messages[(queue_id, d.offset)][0], d.attempt, d.topic, now))
+                    dead.append(dead_letter(read.messages[(queue_id, d.offset)], d.attempt, d.topic, now))
         return handles, read, ledger.append(state, events, dead) if events else None
 
     # --- ack and invisibility --------------------------------------------------------------------
 
-    def ack(self, req: pb.AckMessageRequest) -> pb.AckMessageResponse:
+    def ack(self, req: AckRequest) -> Acked:
         """Ack every handle; one batch of records, one replication wait. Each handle's outcome is its own."""
         ledger = self._ledger
         try:
@@ -203,7 +210,7 @@ class PopService:
                 replica, state = ledger.ready()
                 events: list[Event] = []
                 dead: list[Message] = []
-                results: list[pb.AckResult] = []
+                results: list[AckOutcome] = []
                 # Acks of one batch are decided against the same state: they are independent (an ack of the same
                 # delivery twice answers OK twice, and its second record changes nothing).
                 for text, handle in decoded:
@@ -218,11 +225,11 @@ class PopService:
                     results.append(_ack_result(text, answer.code, answer.remark))
                 appended = ledger.append(state, events, dead) if events else None
             ledger.settle(appended)
-            return pb.AckMessageResponse(code=ResponseCode.SUCCESS, results=results)
+            return Acked(ResponseCode.SUCCESS, results=tuple(results))
         except Refused as exc:
-            return pb.AckMessageResponse(code=exc.code, remark=str(exc), master_address=ledger.master_address(exc))
+            return Acked(exc.code, str(exc), master_address=ledger.master_address(exc))
 
-    def change_invisible(self, req: pb.ChangeInvisibleDurationRequest) -> pb.ChangeInvisibleDurationResponse:
+    def change_invisible(self, req: ChangeInvisibleRequest) -> Changed:
         """A new handle, invisible for the request's duration (or the group's backoff for a nack)."""
         ledger, echo = self._ledger, req.receipt_handle
         try:
@@ -236,27 +243,16 @@ class PopService:
                 if req.nack:
                     answer = rules.nack(current, rules.Nack(req.group, req.topic, handle), ledger.name, policy, now)
                 else:
-                    change = rules.ChangeInvisible(req.group, req.topic, handle, req.invisible_millis)
+                    change = rules.ChangeInvisible(req.group, req.topic, handle, req.invisible_ms)
                     answer = rules.change_invisible(current, change, ledger.name, now)
                 appended = ledger.append(state, answer.events) if answer.events else None
             ledger.settle(appended)
             new = answer.reply or handle
-            return pb.ChangeInvisibleDurationResponse(
-                code=remoting_code(answer.code),
-                remark=answer.remark,
-                pop_code=answer.code,
-                receipt_handle=new.encode(),
-                invisible_until_millis=new.deadline_ms,
-            )
+            return Changed(remoting_code(answer.code), answer.code, new.encode(), answer.remark, new.deadline_ms)
         except PopError as exc:
-            return pb.ChangeInvisibleDurationResponse(
-                code=remoting_code(exc.code), remark=str(exc), pop_code=exc.code, receipt_handle=echo
-            )
+            return Changed(remoting_code(exc.code), exc.code, echo, str(exc))
         except Refused as exc:
-            return pb.ChangeInvisibleDurationResponse(
-                code=exc.code, remark=str(exc), pop_code=exc.pop_code, receipt_handle=echo,
-                master_address=ledger.master_address(exc),
-            )  # fmt: skip
+            return Changed(exc.code, exc.pop_code, echo, str(exc), master_address=ledger.master_address(exc))
 
 
 def _read(
@@ -282,30 +278,21 @@ def _read(
         except OffsetTooSmall:
             continue  # retention moved the queue's start meanwhile: the next receive sees the new one
         for queue_offset, message in found:
-            read.messages[(key.queue_id, queue_offset)] = (message, message.store_timestamp)
+            read.messages[(key.queue_id, queue_offset)] = message
 
 
-def _received(handles: list[ReceiptHandle], read: _Read) -> pb.ReceiveMessageResponse:
+def _received(handles: list[ReceiptHandle], read: _Read) -> Received:
     """The reply to a receive that delivered `handles` (none: PULL_NOT_FOUND)."""
-    response = pb.ReceiveMessageResponse(
-        code=ResponseCode.SUCCESS if handles else ResponseCode.PULL_NOT_FOUND,
-        pop_code=PopCode.OK if handles else PopCode.MESSAGE_NOT_FOUND,
-        remark="" if handles else "no message is visible to the group now",
-    )
+    if not handles:
+        nothing = "no message is visible to the group now"
+        return Received(ResponseCode.PULL_NOT_FOUND, PopCode.MESSAGE_NOT_FOUND, nothing)
+    deliveries = []
     for h in handles:
-        message, stored_at = read.messages[(h.queue_id, h.queue_offset)]
-        response.messages.add(
-            message=pb.Message(
-                topic=message.topic, queue_id=message.queue_id, body=message.body, properties=message.properties
-            ),
-            queue_offset=h.queue_offset,
-            store_timestamp=stored_at,
-            delivery_attempt=h.attempt,
-            receipt_handle=h.encode(),
-            invisible_until_millis=h.deadline_ms,
-            body_digest=body_digest(message.body),
+        message = read.messages[(h.queue_id, h.queue_offset)]
+        deliveries.append(
+            Delivery(message, h.queue_offset, h.attempt, h.encode(), h.deadline_ms, body_digest(message.body))
         )
-    return response
+    return Received(ResponseCode.SUCCESS, PopCode.OK, messages=tuple(deliveries))
 
 
 def _dead_letter_copy(store: MessageStore, handle: ReceiptHandle, group: str, now_ms: int) -> list[Message]:
@@ -317,5 +304,5 @@ def _dead_letter_copy(store: MessageStore, handle: ReceiptHandle, group: str, no
     return [dead_letter(m, handle.attempt, dlq_topic(group), now_ms) for o, m in found if o == handle.queue_offset]
 
 
-def _ack_result(handle: str, code: PopCode, remark: str) -> pb.AckResult:
-    return pb.AckResult(receipt_handle=handle, code=remoting_code(code), pop_code=code, remark=remark)
+def _ack_result(handle: str, code: PopCode, remark: str) -> AckOutcome:
+    return AckOutcome(handle, remoting_code(code), code, remark)

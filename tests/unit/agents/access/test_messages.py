@@ -9,8 +9,9 @@ import pytest
 from agents.access.codes import Code
 from agents.access.messages import delivered, outgoing_problem, to_broker, type_problem
 from agents.access.protocol import v2
+from agents.broker.api import Delivery
 from agents.metadata import Topic
-from mqbase.proto import agent_pb2 as apb
+from agents.store.record import Message
 
 NOW = 1_700_000_000_000
 
@@ -91,8 +92,7 @@ def test_a_message_goes_only_to_a_topic_of_its_type(topic_type: str, make: Any, 
 
 def test_a_delivered_delayed_message_is_delay_typed_with_its_delivery_time() -> None:
     props = {"UNIQ_KEY": "01", "TIMER_DELIVER_MS": "1700000060000", "TIMER_OUT_MS": "1700000060000", "c": "d"}
-    received = apb.ReceivedMessage(message=apb.Message(topic="T", body=b"x", properties=props), receipt_handle="h")
-    m = delivered(received)
+    m = delivered(Delivery(Message("T", 0, b"x", props, 0), 0, 1, "h", 0, ""))
     assert (m.system_properties.message_type, dict(m.user_properties)) == (v2.DELAY, {"c": "d"})
     assert m.system_properties.delivery_timestamp.ToMilliseconds() == 1_700_000_060_000
 
@@ -109,12 +109,12 @@ def test_a_sent_message_is_validated() -> None:
 def test_a_delivered_message_has_what_the_clients_check() -> None:
     props = {"UNIQ_KEY": "01ABCDEF", "TAGS": "TagA", "KEYS": "k1 k2", "__SHARDINGKEY": "g1",
              "BORN_TIMESTAMP": "1700000000000", "BORN_HOST": "10.0.0.1:5", "color": "red"}  # fmt: skip
-    received = apb.ReceivedMessage(
-        message=apb.Message(topic="Orders", queue_id=1, body=b"hello", properties=props),
+    received = Delivery(
+        Message("Orders", 1, b"hello", props, 1_700_000_000_500, 7),
         queue_offset=7,
-        store_timestamp=1_700_000_000_500,
-        delivery_attempt=2,
+        attempt=2,
         receipt_handle="1 broker-a G Orders 1 7 99 2 3",
+        invisible_until_ms=0,
         body_digest="5D41402ABC4B2A76B9719D911017C592",
     )
     m = delivered(received, "ns")
@@ -137,7 +137,6 @@ def test_a_delivered_message_has_what_the_clients_check() -> None:
 
 
 def test_a_delivered_message_without_producer_properties_still_has_an_attempt_and_a_time() -> None:
-    received = apb.ReceivedMessage(message=apb.Message(topic="T", body=b"x"), store_timestamp=5, receipt_handle="h")
-    s = delivered(received).system_properties
+    s = delivered(Delivery(Message("T", 0, b"x", {}, 5), 0, 0, "h", 0, "")).system_properties
     assert (s.delivery_attempt, s.message_type, s.born_timestamp.ToMilliseconds()) == (1, v2.NORMAL, 5)
     assert not s.HasField("tag") and not s.HasField("message_group")

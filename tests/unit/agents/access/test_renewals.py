@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
 
 import pytest
 
 from agents.access import timing
 from agents.access.renewals import Renewer
+from agents.broker.api import Changed, ChangeInvisibleRequest
 from mqbase.clock import SYSTEM
-from mqbase.proto import agent_pb2 as apb
 from tests.harness import aio
 
 
@@ -22,13 +21,12 @@ class Master:
         self.code = code
         self.changed: list[str] = []
 
-    async def call(self, broker_name: str, request: apb.ChangeInvisibleDurationRequest, deadline: float) -> Any:
+    async def call(self, broker_name: str, request: ChangeInvisibleRequest, deadline: float) -> Changed:
         assert broker_name == "broker-a"
-        assert request.invisible_millis == timing.AUTO_RENEW_INVISIBLE_MS and deadline > time.monotonic()
+        assert request.invisible_ms == timing.AUTO_RENEW_INVISIBLE_MS and deadline > time.monotonic()
         self.changed.append(request.receipt_handle)
         await asyncio.sleep(0)
-        new = f"{request.receipt_handle}+"
-        return apb.ChangeInvisibleDurationResponse(code=self.code, receipt_handle=new, invisible_until_millis=10**13)
+        return Changed(self.code, 20000, f"{request.receipt_handle}+", invisible_until_ms=10**13)
 
 
 def renew_once(monkeypatch: pytest.MonkeyPatch, master: Master, deadline_ms: int) -> tuple[Renewer, str]:

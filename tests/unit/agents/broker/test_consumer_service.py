@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.broker.api import Acked, AckRequest, Changed, ChangeInvisibleRequest, Received, ReceiveRequest
 from agents.broker.consumer_checks import Refused
 from agents.broker.consumer_snapshots import ConsumerStateUnavailable, SnapshotKeeper
 from agents.broker.consumers import Consumers
@@ -83,8 +84,8 @@ def send(b: Broker, n: int) -> None:
     assert b.replica.put([Message(TOPIC, i % 2, f"m{i}".encode(), {}, i) for i in range(n)]).status is PutStatus.PUT_OK
 
 
-def receive(s: Consumers, group: str = "G", batch: int = 32) -> pb.ReceiveMessageResponse:
-    request = pb.ReceiveMessageRequest(group=group, topic=TOPIC, batch_size=batch, invisible_millis=60_000)
+def receive(s: Consumers, group: str = "G", batch: int = 32) -> Received:
+    request = ReceiveRequest(group, TOPIC, batch, 60_000)
     return s.pop.receive(request)
 
 
@@ -93,9 +94,7 @@ def test_acks_hold_in_a_table_rebuilt_from_the_log_and_from_a_snapshot(broker: B
     s, keeper = service(broker)
     got = receive(s)
     assert len(got.messages) == 6 and got.messages[0].body_digest
-    acked = s.pop.ack(
-        pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[m.receipt_handle for m in got.messages[:4]])
-    )
+    acked = s.pop.ack(AckRequest("G", TOPIC, tuple(m.receipt_handle for m in got.messages[:4])))
     assert [r.pop_code for r in acked.results] == [20000] * 4
     for rebuilt, _ in (service(broker), (s, keeper)):
         progress = rebuilt.offsets.progress(pb.GetConsumerProgressRequest(group="G", topic=TOPIC))
@@ -115,7 +114,7 @@ def test_the_first_dead_letter_of_a_group_asks_for_its_topic_once_the_set_serves
     handles = [m.receipt_handle for m in receive(s).messages]
 
     def forward(handle: str) -> None:
-        dead = s.pop.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[handle], dead_letter=True))
+        dead = s.pop.ack(AckRequest("G", TOPIC, (handle,), dead_letter=True))
         assert [r.pop_code for r in dead.results] == [20000]
 
     forward(handles[0])
@@ -166,9 +165,7 @@ def test_without_a_snapshot_a_log_that_lost_its_start_is_refused(broker: Broker)
     keeper = SnapshotKeeper(lambda: broker.replica, lambda: broker.config)
     with pytest.raises(ConsumerStateUnavailable, match="cannot be rebuilt"):
         keeper.latest(broker.replica)
-    refused = Consumers(broker, keeper, SYSTEM).pop.receive(
-        pb.ReceiveMessageRequest(group="G", topic=TOPIC, batch_size=1, invisible_millis=60_000)
-    )
+    refused = Consumers(broker, keeper, SYSTEM).pop.receive(ReceiveRequest("G", TOPIC, 1, 60_000))
     assert refused.code == ResponseCode.SYSTEM_ERROR and "restore the file" in refused.remark
 
 
@@ -250,14 +247,10 @@ def test_a_broker_that_has_not_read_the_metadata_yet_asks_for_a_retry_instead_of
     s, _ = service(broker)
     [m] = receive(s).messages
     broker.metadata = MetadataTable()  # version -1: nothing learnt since the start
-    refused: list[
-        pb.ReceiveMessageResponse | pb.AckMessageResponse | pb.ChangeInvisibleDurationResponse | pb.AgentResponse
-    ] = [
+    refused: list[Received | Acked | Changed | pb.AgentResponse] = [
         receive(s),
-        s.pop.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[m.receipt_handle])),
-        s.pop.change_invisible(
-            pb.ChangeInvisibleDurationRequest(group="G", topic=TOPIC, receipt_handle=m.receipt_handle)
-        ),
+        s.pop.ack(AckRequest("G", TOPIC, (m.receipt_handle,))),
+        s.pop.change_invisible(ChangeInvisibleRequest("G", TOPIC, m.receipt_handle, 0)),
         s.offsets.update_offset(pb.UpdateConsumerOffsetRequest(group="G", topic=TOPIC, queue_id=0, offset=0)),
     ]
     assert {r.code for r in refused} == {ResponseCode.SERVICE_NOT_AVAILABLE}
@@ -308,7 +301,8 @@ def test_delayed_messages_are_re_put_when_due_once_and_after_a_rebuild_never_aga
     assert s.timers.deliver_due(150) == 150  # delivered one: look again at once
     assert s.timers.deliver_due(150) == 200
     first = receive(s)
-    assert [(m.message.body, m.message.queue_id, m.store_timestamp) for m in first.messages] == [(b"d1", 1, 150)]
+    got = [(m.message.body, m.message.queue_id, m.message.store_timestamp) for m in first.messages]
+    assert got == [(b"d1", 1, 150)]
     assert first.messages[0].message.properties[UNIQ_KEY] == "ID1"
     assert "REAL_TOPIC" not in first.messages[0].message.properties
     assert s.timers.deliver_due(1_000) == 1_000
@@ -363,7 +357,7 @@ def test_a_topic_deleted_and_created_again_replays_nothing_to_its_groups_old_or_
     send(broker, 6)
     s, _ = service(broker)
     got = receive(s)
-    s.pop.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=[m.receipt_handle for m in got.messages]))
+    s.pop.ack(AckRequest("G", TOPIC, tuple(m.receipt_handle for m in got.messages)))
     with_topic = broker.metadata
     without = learn(with_topic, 2, [], [])
     s.offsets.forget(with_topic, without)  # deleteTopic, as the master learns it

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from agents.broker import take_back
+from agents.broker.api import AckRequest, Delivery, Received, ReceiveRequest
 from agents.broker.consumer_checks import Refused
 from agents.broker.consumer_snapshots import SnapshotKeeper
 from agents.broker.consumers import Consumers
@@ -100,14 +101,14 @@ def send(b: Broker, n: int) -> None:
     assert b.replica.put(batch).status is PutStatus.PUT_OK
 
 
-def receive(s: Consumers, batch: int = 32) -> pb.ReceiveMessageResponse:
-    request = pb.ReceiveMessageRequest(group="G", topic=TOPIC, batch_size=batch, invisible_millis=INVISIBLE_MS)
+def receive(s: Consumers, batch: int = 32) -> Received:
+    request = ReceiveRequest("G", TOPIC, batch, INVISIBLE_MS)
     return s.pop.receive(request)
 
 
-def ack(s: Consumers, messages: Sequence[pb.ReceivedMessage]) -> list[int]:
+def ack(s: Consumers, messages: Sequence[Delivery]) -> list[int]:
     handles = [m.receipt_handle for m in messages]
-    answer = s.pop.ack(pb.AckMessageRequest(group="G", topic=TOPIC, receipt_handles=handles))
+    answer = s.pop.ack(AckRequest("G", TOPIC, tuple(handles)))
     assert answer.code == ResponseCode.SUCCESS, answer
     return [r.pop_code for r in answer.results]
 
