@@ -53,11 +53,11 @@ from mqadmin_py.sandbox import Sandbox
 from mqbase.client import AgentClient
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as apb
+from tests.harness.acting_probes import TOPIC, pull, route
+from tests.harness.escape_sets import ESCAPE, agent_of, healthy, sets
 from tests.harness.sandbox import BROKER, CLUSTER, Cli, Cluster, Master, send
 from tests.harness.wait import wait_until
-from tests.integration.test_access_acting_escape import ESCAPE, agent_of, healthy, sets
 from tests.integration.test_access_point import GROUP, raw_receive_from
-from tests.integration.test_slave_acting_master import TOPIC, pull, route
 
 POLL_S = 0.02
 SANDBOX_HEARTBEAT_TIMEOUT_S = 3.0

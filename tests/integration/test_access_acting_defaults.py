@@ -1,6 +1,6 @@
-"""RIP-32 as users meet it (issue 34): default settings but ``enableSlaveActingMaster``, replicas restarted rather
-than paused, and the official clients (Python, and Java for the one-set episodes) connected through the access
-point of a host whose replica does not act.
+"""RIP-32 as users meet it: default settings but ``enableSlaveActingMaster``, replicas restarted rather than
+paused, and the official clients (Python, and Java for the one-set episodes) connected through the access point of
+a host whose replica does not act.
 
 One controller; agent k hosts replica k of every set. Each episode has a sandbox of its own:
 
@@ -13,9 +13,8 @@ One controller; agent k hosts replica k of every set. Each episode has a sandbox
    through broker-b's master (the escape bridge).
 
 In the one-set episodes no other set has a master, so the acting replica keeps its consumers' changes in its escape
-journal. Each episode ends with the master back: its pre-online takes the acting replica's changes back
-(episode 4 of the issue), no acked message is delivered again, the rest is delivered once, and the acting replica
-wrote nothing to its commit log.
+journal. Each episode ends with the master back: its pre-online takes the acting replica's changes back, no acked
+message is delivered again, the rest is delivered once, and the acting replica wrote nothing to its commit log.
 """
 
 from __future__ import annotations
@@ -37,9 +36,9 @@ from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as apb
 from mqbase.proto import controller_pb2 as cpb
 from tests.harness.client_scenarios import driver_for
+from tests.harness.official_client import consume, send
 from tests.harness.sandbox import Cli, all_learnt, serving_sandbox
 from tests.harness.wait import wait_until
-from tests.integration.test_access_acting_escape import consume, send
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

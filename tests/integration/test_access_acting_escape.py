@@ -18,30 +18,40 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rocketmq import ClientConfiguration, Credentials, FilterExpression, Message, Producer, SimpleConsumer
+from rocketmq import ClientConfiguration, Credentials, FilterExpression, SimpleConsumer
 
 from agents.broker.escape import encode_escaped
 from agents.consumer.records import EscapeKey, EscapeReleased
 from mqadmin_py.sandbox import Sandbox
-from mqbase.client import AgentClient, ControllerClient
+from mqbase.client import AgentClient
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as apb
-from mqbase.proto import controller_pb2 as cpb
+from tests.harness.escape_sets import (
+    CLUSTER,
+    ESCAPE,
+    GROUP,
+    HOME,
+    NOT_ACTIVE_MS,
+    TOPIC,
+    agent_of,
+    caught_up,
+    healthy,
+    held,
+    listed,
+    sets,
+)
+from tests.harness.official_client import consume, send
 from tests.harness.sandbox import Cli, all_learnt, serving_sandbox
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-CLUSTER = "DefaultCluster"
-HOME, ESCAPE = "broker-a", "broker-b"
-TOPIC, DELAY_TOPIC = "Rip32Orders", "Rip32Later"
-GROUP, DELAY_GROUP = "GID_rip32", "GID_rip32_later"
-NOT_ACTIVE_MS = 2000
+DELAY_TOPIC, DELAY_GROUP = "Rip32Later", "GID_rip32_later"
 KEY = EscapeKey(2, 1, 1)  # who escaped a change: replica 2, in its episode started at 1 ms, its first change
 BROKER_CONF = {
     "allAckInSyncStateSet": "false",
@@ -69,87 +79,6 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
             "every broker to learn the topics and the groups",
         )
         yield sandbox
-
-
-def sets(box: Sandbox) -> dict[str, Any]:
-    """The controller's ReplicasInfo of each set, by name."""
-    with ControllerClient(box.addresses(), timeout=3.0) as client:
-        reply = client.call("GetSyncStateData", cpb.GetSyncStateDataRequest(cluster_name=CLUSTER))
-    assert reply.code == ResponseCode.SUCCESS, reply
-    return {info.broker_name: info for info in reply.replicas_info}
-
-
-def agent_of(box: Sandbox, broker_address: str) -> str:
-    return next(a.id for a in box.agents() for b in a.brokers if b.brokerAddress == broker_address)
-
-
-def healthy(box: Sandbox, replicas: int = 2) -> dict[str, Any]:
-    """Both sets with an alive master and every replica in sync."""
-
-    def full() -> dict[str, Any] | None:
-        found = sets(box)
-        ok = all(
-            info.HasField("master_broker_id") and len([r for r in info.in_sync_replicas if r.alive]) == replicas
-            for info in found.values()
-        )
-        return found if ok and len(found) == 2 else None
-
-    return wait_until(full, 90, "both sets healthy")
-
-
-def listed(address: str, broker_name: str) -> Any:
-    """The broker of `broker_name` that the agent at `address` lists."""
-    with AgentClient(timeout=5.0) as agents:
-        answer = agents.call(address, "ListBrokers", apb.ListBrokersRequest())
-    return next(b for b in answer.brokers if b.broker_name == broker_name)
-
-
-def send(endpoints: str, topic: str, count: int, deliver_s: int | None = None) -> set[str]:
-    producer = Producer(ClientConfiguration(endpoints, Credentials()), (topic,))
-    producer.startup()
-    try:
-        ids = set()
-        for i in range(count):
-            m = Message()
-            m.topic, m.body = topic, f"{topic}-{i}".encode()
-            if deliver_s is not None:
-                m.delivery_timestamp = deliver_s
-            ids.add(producer.send(m).message_id)
-        return ids
-    finally:
-        producer.shutdown()
-
-
-def consume(
-    consumer: SimpleConsumer, acked: dict[str, int], done: Callable[[], bool], batch: int = 8, timeout_s: float = 60
-) -> None:
-    """Receive and ack until `done()` or the timeout, counting each message id's deliveries in `acked`."""
-    deadline = time.monotonic() + timeout_s
-    while not done() and time.monotonic() < deadline:
-        for m in consumer.receive(batch, 30):
-            acked[m.message_id] = acked.get(m.message_id, 0) + 1
-            consumer.ack(m)
-
-
-def ha(address: str, broker_name: str) -> Any:
-    with AgentClient(timeout=5.0) as agents:
-        return agents.call(address, "GetHAStatus", apb.BrokerRef(broker_name=broker_name))
-
-
-def caught_up(master: str, slave: str) -> bool:
-    """Whether the slave holds and has confirmed everything the master has written."""
-    top = ha(master, HOME).max_offset
-    s = ha(slave, HOME)
-    return bool(s.max_offset >= top and s.confirm_offset >= top)
-
-
-def held(address: str) -> bool:
-    """Whether broker-b's master at `address` holds changes escaped from broker-a."""
-    request = apb.GetEscapedRequest(broker=apb.BrokerRef(broker_name=ESCAPE), home=HOME)
-    with AgentClient(timeout=5.0) as agents:
-        answer = agents.call(address, "GetEscaped", request)
-    assert answer.code == ResponseCode.SUCCESS, answer
-    return bool(answer.records)
 
 
 def test_malformed_escape_calls_are_refused_with_a_reason_and_change_nothing(box: Sandbox) -> None:

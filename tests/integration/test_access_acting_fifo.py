@@ -1,6 +1,6 @@
-"""RIP-32's lock quorum across an acting-master episode, with the official client (issue 27 §4): an orderly group
-consumes a FIFO topic's message groups through master → slave acting as master → master again, with
-``lockInStrictMode`` false and true.
+"""RIP-32's lock quorum across an acting-master episode, with the official client: an orderly group consumes a
+FIFO topic's message groups through master → slave acting as master → master again, with ``lockInStrictMode``
+false and true.
 
 Two broker sets of three replicas, agent k hosting replica k of both, one controller, ``enableSlaveActingMaster``
 on, a short ``rebalanceLockMaxLiveTime``. The FIFO topic lives on broker-a only, so every message group stays on
@@ -31,9 +31,7 @@ from rocketmq import ClientConfiguration, Credentials, FilterExpression, Message
 from rocketmq.v5.exception import ProxyTimeoutException
 
 from mqadmin_py.sandbox import AgentProcess, Sandbox
-from tests.harness.sandbox import Cli, all_learnt, serving_sandbox
-from tests.harness.wait import wait_until
-from tests.integration.test_access_acting_escape import (
+from tests.harness.escape_sets import (
     CLUSTER,
     ESCAPE,
     HOME,
@@ -45,7 +43,9 @@ from tests.integration.test_access_acting_escape import (
     listed,
     sets,
 )
-from tests.integration.test_access_failover import send_bodies
+from tests.harness.official_client import send_bodies
+from tests.harness.sandbox import Cli, all_learnt, serving_sandbox
+from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -21,22 +21,10 @@ import pytest
 from rocketmq import ClientConfiguration, Credentials, FilterExpression, SimpleConsumer
 
 from mqadmin_py.sandbox import Sandbox
+from tests.harness.escape_sets import CLUSTER, ESCAPE, GROUP, HOME, TOPIC, agent_of, healthy, held, listed, sets
+from tests.harness.official_client import consume, send
 from tests.harness.sandbox import Cli, all_learnt, serving_sandbox
 from tests.harness.wait import wait_until
-from tests.integration.test_access_acting_escape import (
-    CLUSTER,
-    ESCAPE,
-    GROUP,
-    HOME,
-    TOPIC,
-    agent_of,
-    consume,
-    healthy,
-    held,
-    listed,
-    send,
-    sets,
-)
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

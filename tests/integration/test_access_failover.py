@@ -1,7 +1,7 @@
-"""The access point during failovers (issue 26): an unmodified Python producer keeps sending while the master of
-its only broker set moves (transferMaster), hangs (SIGSTOP) or dies (SIGKILL), and every send it was told succeeded
-is consumed afterwards; a group's acks and its FIFO order survive a SIGKILL of the master. One controller, one
-broker set of three replicas on three agents; the clients are given every agent's access point.
+"""The access point during failovers: an unmodified Python producer keeps sending while the master of its only
+broker set moves (transferMaster), hangs (SIGSTOP) or dies (SIGKILL), and every send it was told succeeded is
+consumed afterwards; a group's acks and its FIFO order survive a SIGKILL of the master. One controller, one broker
+set of three replicas on three agents; the clients are given every agent's access point.
 
 The Python producer makes 3 immediate attempts of 3 s each; the access point holds each attempt while the set has
 no master that answers, so no send fails across the change.
@@ -29,6 +29,7 @@ from rocketmq import (
 )
 
 from mqadmin_py.sandbox import Sandbox
+from tests.harness.official_client import send_bodies
 from tests.harness.sandbox import BROKER, Cli, Cluster, Master, all_learnt, all_up, serving_sandbox
 from tests.harness.wait import wait_until
 
@@ -219,32 +220,16 @@ def test_deliveries_are_acked_on_the_new_master_after_a_failover(box: Sandbox, c
         consumer.shutdown()
 
 
-def send_bodies(endpoints: str, topic: str, bodies: list[str], group: str | None = None) -> dict[str, str]:
-    """Send each body in order (one message group for all, if given); message id -> body."""
-    producer = Producer(ClientConfiguration(endpoints, Credentials()), (topic,))
-    producer.startup()
-    try:
-        sent = {}
-        for body in bodies:
-            m = Message()
-            m.topic, m.body = topic, body.encode()
-            if group is not None:
-                m.message_group = group
-            sent[producer.send(m).message_id] = body
-        return sent
-    finally:
-        producer.shutdown()
-
-
 def kill_master(box: Sandbox, cluster: Cluster, master: Master) -> None:
     box.signal(cluster.agent_of(master.broker_id), signal.SIGKILL)
     cluster.wait_master(lambda m: m.broker_id != master.broker_id, 30, "a new master")
 
 
 def test_acked_messages_are_not_delivered_again_after_a_failover(box: Sandbox, cluster: Cluster) -> None:
-    """The previous issue's invariant through the client: the group acks some messages and holds others received
-    but unacked; the master is SIGKILLed. On the new master the group gets the ones it never received, the unacked
-    ones again once their invisibility ends (delivery attempt 2), and none of the acked ones."""
+    """The consumer state's failover invariant (an acked message is never delivered again) through the client: the
+    group acks some messages and holds others received but unacked; the master is SIGKILLed. On the new master the
+    group gets the ones it never received, the unacked ones again once their invisibility ends (delivery attempt 2),
+    and none of the acked ones."""
     master = all_up(box, cluster)
     endpoints = box.proxy_endpoints()
     sent = set(send_bodies(endpoints, ACK_TOPIC, [f"ack-{i}" for i in range(30)]))

@@ -1,5 +1,5 @@
-"""RIP-32's slave acting master when the controller answers but can elect nobody (issue 27): one controller, one
-broker set of three replicas on three agents, ``enableSlaveActingMaster=true``, unclean election off (the default).
+"""RIP-32's slave acting master when the controller answers but can elect nobody: one controller, one broker set
+of three replicas on three agents, ``enableSlaveActingMaster=true``, unclean election off (the default).
 
 One replica is left out of the SyncStateSet (SIGSTOP until the master shrinks the set), then every SyncStateSet
 member is SIGKILLed: the controller may elect only a member, so the set has no master. The left-out replica acts
@@ -21,9 +21,9 @@ import pytest
 from agents.access.protocol import v2
 from mqadmin_py.sandbox import Sandbox
 from mqbase.codes import ResponseCode
+from tests.harness.acting_probes import TOPIC, listed, pull, route, send
 from tests.harness.sandbox import Cli, Cluster, serving_sandbox
 from tests.harness.wait import wait_until
-from tests.integration.test_slave_acting_master import TOPIC, listed, pull, route, send
 
 pytestmark = [pytest.mark.integration]
 

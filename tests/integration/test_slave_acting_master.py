@@ -14,24 +14,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pytest
 
-from agents.access.protocol import service, stubs, v2
+from agents.access.protocol import v2
 from mqadmin_py.sandbox import Sandbox
-from mqbase.client import AgentClient
 from mqbase.codes import ResponseCode
-from mqbase.proto import agent_pb2 as pb
+from tests.harness.acting_probes import TOPIC, listed, pull, route, send
 from tests.harness.sandbox import Cli, Cluster, Master, serving_sandbox
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration]
 
-TOPIC = "Acting"
 NOT_ACTIVE_MS = 2000
 BROKER_CONF = {"brokerNotActiveTimeoutMillis": str(NOT_ACTIVE_MS), "syncBrokerMetadataPeriod": "500"}
 """Acting off (the default) in the files: each test sets it on the surviving replicas (a runtime key)."""
-CLIENT = (("x-mq-client-id", "acting-test"),)
 
 
 @pytest.fixture(scope="module")
@@ -61,13 +57,6 @@ def restored(box: Sandbox, cluster: Cluster) -> Iterator[None]:
     cluster.healthy(timeout=90)
 
 
-def listed(cli: Cli, address: str) -> dict[str, Any]:
-    """The broker at `address` as its agent lists it (listBrokers needs no controller)."""
-    [broker] = cli.json("listBrokers", "-c", address)
-    assert isinstance(broker, dict)
-    return broker
-
-
 def set_acting(cli: Cli, addresses: list[str], enabled: bool) -> None:
     for address in addresses:
         cli.json("updateBrokerConfig", "-b", address, "-k", "enableSlaveActingMaster", "-v", str(enabled).lower())
@@ -79,26 +68,6 @@ def masterless(box: Sandbox, cluster: Cluster, master: Master) -> None:
     for controller in box.controllers():
         box.stop(controller.id)
     box.signal(agent, signal.SIGKILL)
-
-
-def pull(address: str) -> Any:
-    """Queue 0 of the topic from the replica at `address`, from its start."""
-    with AgentClient(timeout=5.0) as agents:
-        return agents.call(address, "PullMessage", pb.PullMessageRequest(topic=TOPIC, queue_id=0, max_messages=10))
-
-
-def route(access_point: str) -> list[tuple[int, list[str]]]:
-    """The topic's queues as that access point routes them: each queue's permission and its set's endpoints."""
-    with grpc.insecure_channel(access_point) as channel:
-        request = service.QueryRouteRequest(topic=v2.Resource(name=TOPIC))
-        answer = stubs.MessagingServiceStub(channel).QueryRoute(request, metadata=CLIENT, timeout=10)
-    assert answer.status.code == v2.OK, answer.status
-    return [(q.permission, [f"{a.host}:{a.port}" for a in q.broker.endpoints.addresses]) for q in answer.message_queues]
-
-
-def send(address: str) -> Any:
-    with AgentClient(timeout=5.0) as agents:
-        return agents.call(address, "SendMessage", pb.SendMessageRequest(message=pb.Message(topic=TOPIC, body=b"x")))
 
 
 def test_the_smallest_alive_slave_acts_read_only_until_a_master_is_elected(box: Sandbox, cluster: Cluster) -> None:

@@ -21,13 +21,7 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
 from pyspark.sql import SparkSession
 
 from spark.session import build_session
-
-TEST_CONF = {
-    "spark.sql.shuffle.partitions": "2",
-    "spark.default.parallelism": "2",
-    # Fast JVM start for small jobs (platform notes §2.1); it slows big ones, so tests only.
-    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
-}
+from tests.harness.spark_conf import TEST_CONF
 
 
 @pytest.fixture(scope="session")

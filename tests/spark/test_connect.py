@@ -28,8 +28,10 @@ from spark.connect import LOOPBACK, SERVER_CLASS, TOKEN_ENV, ConnectServerError,
 from spark.connect import start_server as start_connect_server
 from spark.report import run_report
 from spark.synth import synthesize
+from tests.harness.spark_conf import TEST_CONF
+from tests.harness.terminal import Terminal
 
-FAST_SMALL_JOBS = "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"  # as conftest's
+FAST_SMALL_JOBS = f"spark.driver.extraJavaOptions={TEST_CONF['spark.driver.extraJavaOptions']}"
 
 
 def mqadmin(*args: str, env: dict[str, str] | None = None, timeout: float = 240) -> subprocess.CompletedProcess[str]:
@@ -209,9 +211,7 @@ def test_remote_report_equals_the_local_one(
 def test_a_remote_report_shows_its_stages_on_a_terminal(
     served: tuple[subprocess.Popen[bytes], dict[str, Any]], fleet_dir: Path
 ) -> None:
-    """Issue 35 §1.14: the server's progress reports feed the same bar as a local session's status tracker."""
-    from tests.spark.test_report_cli import Terminal
-
+    """The server's progress reports feed the same bar as a local session's status tracker."""
     _, ready = served
     env = os.environ | {"SPARK_REMOTE": ready["url"], TOKEN_ENV: ready["token"], "COLUMNS": "100"}
     terminal = Terminal()

@@ -1,53 +1,24 @@
-"""``mqadmin epochs report`` as an operator runs it, on a terminal (issue 35 §1.7 and §1.14): stage progress on
-stderr, the JVM's output in a log file instead, and Ctrl-C (SIGINT to the terminal's process group, Python workers
-included) that cancels the jobs and ends with one line and exit 130, leaving no JVM behind. One JVM start."""
+"""``mqadmin epochs report`` as an operator runs it, on a terminal: stage progress on stderr, the JVM's output in a
+log file instead, and Ctrl-C (SIGINT to the terminal's process group, Python workers included) that cancels the
+jobs and ends with one line and exit 130, leaving no JVM behind. One JVM start."""
 
 from __future__ import annotations
 
 import contextlib
 import os
-import pty
 import re
 import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 from spark.synth import synthesize
 from tests.harness.processes import ROOT
+from tests.harness.spark_conf import TEST_CONF
+from tests.harness.terminal import Terminal
 from tests.harness.wait import wait_until
-from tests.spark.conftest import TEST_CONF
-
-
-class Terminal:
-    """A pty as a child's stderr, read by a thread (a full pty would block the child) into `text`."""
-
-    def __init__(self) -> None:
-        self.main, self.child_end = pty.openpty()
-        self.chunks: list[str] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        while True:
-            try:
-                data = os.read(self.main, 4096)
-            except OSError:  # EIO: every writer has closed it
-                return
-            if not data:
-                return
-            self.chunks.append(data.decode(errors="replace"))
-
-    @property
-    def text(self) -> str:
-        return "".join(self.chunks)
-
-    def close(self) -> None:
-        self._reader.join(10)
-        os.close(self.main)
 
 
 def children(pid: int) -> list[int]:

@@ -45,7 +45,12 @@ MODULES = _modules()
 def _imported_names(module: str, path: Path) -> Iterator[str]:
     """Every dotted name `module` imports (``from a import b`` yields ``a.b``, resolved later)."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    yield from _names_in(ast.parse(path.read_text(), str(path)), package)
+
+
+def _names_in(tree: ast.AST, package: str) -> Iterator[str]:
+    """Every dotted name the imports in `tree` name, relative ones resolved against `package`."""
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -235,3 +240,49 @@ def test_test_support_code_lives_in_the_harness() -> None:
         and p.name not in allowed
     )
     assert stray == []
+
+
+def _test_code_imports(tree: ast.AST, package: str) -> list[str]:
+    """The test modules (``test_*``) and conftest files of tests/ that the imports in `tree` name."""
+    found = set()
+    for name in _names_in(tree, package):
+        parts = name.split(".")
+        if parts[0] in ("tests", "conftest") or parts[0].startswith("test_"):
+            cut = next((i for i, p in enumerate(parts) if p.startswith("test_") or p == "conftest"), None)
+            if cut is not None:
+                found.add(".".join(parts[: cut + 1]))
+    return sorted(found)
+
+
+def test_no_test_imports_a_test_module_or_a_conftest() -> None:
+    """What more than one test module uses lives in ``tests/harness/``: no file of tests/ imports a test module (one
+    test file's helpers would be another's dependency) or a conftest (pytest loads those itself; what a test needs of
+    one lives in the harness), decisions.md "One test harness"."""
+    tests = ROOT / "tests"
+    wrong = {}
+    for path in sorted(tests.rglob("*.py")):
+        module = _module_name(path)
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        named = _test_code_imports(ast.parse(path.read_text(), str(path)), package)
+        if named:
+            wrong[str(path.relative_to(ROOT))] = named
+    assert wrong == {}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from tests.integration.test_x import helper",
+        "import tests.unit.cli.test_x",
+        "from tests.unit import test_x",
+        "from .test_x import helper",
+        "from . import test_x",
+        "from ..integration.test_x import helper",
+        "from tests.spark.conftest import TEST_CONF",
+        "def f() -> None:\n    from tests.integration.test_x import helper",
+    ],
+)
+def test_the_test_import_finder_sees_every_form(source: str) -> None:
+    named = _test_code_imports(ast.parse(source), "tests.integration")
+    assert len(named) == 1 and named[0].startswith("tests."), named
+    assert not _test_code_imports(ast.parse("from tests.harness.wait import wait_until\nimport unittest"), "tests")

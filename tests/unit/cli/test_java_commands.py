@@ -1,5 +1,5 @@
-"""The pure parts of issue 35's commands: statsAll's rows, brokerStatus's document, updateOrderConf's conf, the
-connection lists and the scope checks."""
+"""The pure parts of the commands ported from Java's mqadmin: statsAll's rows, brokerStatus's document,
+updateOrderConf's conf, the connection lists and the scope checks."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from mqadmin_py.commands.connections import ConnectionDoc, connection_doc, merge
 from mqadmin_py.commands.perm import order_conf, order_conf_text, scope_problem
 from mqadmin_py.commands.stats import BrokerStatusDoc, StatsRowDoc, stats_rows, status_doc
 from mqbase.proto import agent_pb2 as pb
-from tests.unit.cli.test_cli_documents import problems
+from tests.harness.json_types import problems
 
 
 def figures(topic: str, group: str = "", put: int = 0, get: int = 0, tps: float = 0.0) -> pb.TrafficStats:
