@@ -1,4 +1,4 @@
-"""Raft's AppendEntries receiver rule (Raft §5.3) as a pure decision over (index, term) pairs.
+"""The AppendEntries receiver rule (Raft §5.3) as a pure decision over (index, term) pairs.
 
 pysyncobj 0.3.17 deletes every local entry after ``prevLogIdx`` whenever an AppendEntries matches there, then
 appends what came. A retransmitted (or older, delayed) AppendEntries therefore cuts entries the follower already
