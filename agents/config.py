@@ -441,7 +441,7 @@ class AgentConfig:
     listen_host: str = "127.0.0.1"
     listen_port: int = 10920
     enable_proxy: bool = True
-    """Serve the RocketMQ 5 gRPC access point (issue 26; ``agents.access``), as Java's ``mqbroker --enable-proxy``."""
+    """Serve the RocketMQ 5 gRPC access point (``agents.access``), as Java's ``mqbroker --enable-proxy``."""
     proxy_listen_port: int = 8081
     """The access point's port (Java's proxy ``grpcServerPort``); 0 = an ephemeral one."""
     broker_config_paths: tuple[Path, ...] = ()

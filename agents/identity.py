@@ -1,4 +1,4 @@
-"""The broker's persistent controller id: the two-phase ``brokerIdentity`` files of reference §3.1.
+"""The broker's persistent controller id: the two-phase ``brokerIdentity`` files (Java's ``BrokerMetadata``).
 
 A new broker asks the controller for the next free id, writes ``brokerIdentity-temp`` holding
 ``cluster#broker#id#<brokerAddress>;<epochMillis>``, applies the id with that register check code, and only then

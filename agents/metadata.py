@@ -1,4 +1,4 @@
-"""What a broker learnt of the cluster metadata: topics and subscription groups (issue 25), as pure data.
+"""What a broker learnt of the cluster metadata: topics and subscription groups, as pure data.
 
 The controller's replicated state is the truth; the agent keeps the copy it last read with GetMetadata, tagged
 with the controller's ``metadata_version``. A push announces a version (``RoleChangeNotification``'s optional

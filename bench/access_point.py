@@ -1,4 +1,4 @@
-"""The RocketMQ 5 access point (issue 26): sends with the official Python client against the agent's own RPC, and
+"""The RocketMQ 5 access point: sends with the official Python client against the agent's own RPC, and
 failover as the official producer sees it.
 
 Sandbox: 1 controller and one broker set of 3 replicas, each on its own agent process (``mqagent``), with

@@ -1,4 +1,4 @@
-"""RIP-32 acting master takeover (issue 27): from "the set has no master" to "the acting replica is routed, serves
+"""RIP-32 acting master takeover: from "the set has no master" to "the acting replica is routed, serves
 a read and serves consumers", on 1 controller and 3 real agents (two broker sets of three replicas, agent k hosting
 replica k of both, ``enableSlaveActingMaster=true``, ``allAckInSyncStateSet=false``).
 
@@ -17,7 +17,7 @@ Two ways a set loses its master, each `--runs` times in the same run:
   The smallest slave acts once the master is unseen for ``brokerNotActiveTimeoutMillis``. Target: that + 1 s.
 
 Then, in a second sandbox of one broker set with the sandbox's settings and only ``enableSlaveActingMaster`` on
-(issue 34: what a user meets; ``brokerNotActiveTimeoutMillis`` at Java's 10 s), through the access point of the
+(what a user meets; ``brokerNotActiveTimeoutMillis`` at Java's 10 s), through the access point of the
 slave that does not act:
 
 * *restarted slaves, no electable master*: the slaves' agents are stopped until the SyncStateSet shrinks to the
@@ -209,7 +209,7 @@ def controllers_down(box: Sandbox, cluster: Cluster, limit_s: float) -> Took:
 
 
 def restarted_slaves(box: Sandbox, cluster: Cluster, limit_s: float) -> Took:
-    """Issue 34's rack restart, measured through the access point of the slave that does not act."""
+    """A rack restart (no master to follow), measured through the access point of the slave that does not act."""
     master, count, body = prepared(cluster)
     actor, other = sorted(master.slaves())
     slave_agents = [cluster.agent_of(i) for i in (actor, other)]

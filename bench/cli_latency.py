@@ -2,7 +2,7 @@
 
 Each command runs as a fresh process (`python -m mqadmin_py`, as the `mqadmin` script does), N times in
 turn with the others so load changes hit every command alike; the baseline is `python -c pass` (the
-interpreter's own start) measured in the same rounds. Target (issue 5): well under 0.5 s each.
+interpreter's own start) measured in the same rounds. Target: well under 0.5 s each.
 """
 
 from __future__ import annotations

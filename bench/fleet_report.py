@@ -1,6 +1,6 @@
 """The fleet report (mqadmin epochs report) in Spark against the same report in pandas, at 1 M, 10 M and 100 M rows.
 
-Issue 7's targets: at 10 M epoch rows the Spark report within 2× of pandas' wall time; at 100 M it completes with
+The targets: at 10 M epoch rows the Spark report within 2× of pandas' wall time; at 100 M it completes with
 the driver under 4 GiB where pandas runs out of memory or needs many times that; no row-at-a-time Python UDFs on
 the hot path (the explain() of the report's plan is scanned for BatchEvalPython).
 
@@ -57,7 +57,7 @@ DRIVER_MEMORY = "3g"
 DRIVER_TARGET_GIB = 4.0
 RATIO_TARGET = 2.0
 QUICK_CONF = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
-"""--quick only: a faster JVM start for tiny jobs (platform notes §2.1); it slows big ones."""
+"""--quick only: a faster JVM start for tiny jobs; it slows big ones."""
 
 
 def machine_note() -> str:

@@ -1,4 +1,4 @@
-"""Raft's AppendEntries receiver rule (§5.3) as a pure decision over (index, term) pairs.
+"""The AppendEntries receiver rule (Raft §5.3) as a pure decision over (index, term) pairs.
 
 pysyncobj 0.3.17 deletes every local entry after ``prevLogIdx`` whenever an AppendEntries matches there, then
 appends what came. A retransmitted (or older, delayed) AppendEntries therefore cuts entries the follower already
@@ -29,7 +29,7 @@ class Accept:
     """Delete local entries from ``delete_from`` on (None: delete nothing), append ``incoming[append_from:]``.
 
     ``matched`` is the last index this message proves identical to the leader's log: the index to acknowledge
-    and the highest the commit index may reach on this message (§5.3: min(leaderCommit, index of last new entry)).
+    and the highest the commit index may reach on this message (Raft §5.3: min(leaderCommit, index of last new entry)).
     Local entries past it that do not conflict stay: a later message checks them.
     """
 

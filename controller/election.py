@@ -1,4 +1,4 @@
-"""The election policy (reference §1.6, with the Java bugs fixed).
+"""The election policy (Java's ``DefaultElectPolicy``, with the Java bugs fixed).
 
 One pure function. Candidates are the alive members of the SyncStateSet; only
 when none qualifies and unclean election is enabled are all alive replicas
@@ -102,7 +102,7 @@ def designated_refusal(
     allow_unclean: bool,
 ) -> str:
     """Why an admin-designated election (``electMaster -b``) elected nobody, and which ids it could elect: Java's
-    bare "Failed to elect a new master" leaves the operator guessing (issue 35)."""
+    bare "Failed to elect a new master" leaves the operator guessing."""
     eligible = set(_candidates(sync_state_set, alive)) | set(_candidates(registered, alive) if allow_unclean else ())
     if designated not in registered:
         why = f"broker {designated} is not registered in the set (registered ids: {_ids(registered)})"

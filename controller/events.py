@@ -1,4 +1,4 @@
-"""Events: the only thing the Raft log carries (reference §1.5).
+"""Events: the only thing the Raft log carries (Java's ``EventMessage`` types).
 
 The leader computes events from a request and its liveness facts; every node
 applies them. Each event carries the preconditions it was computed under
@@ -76,7 +76,7 @@ class CleanBrokerData:
 
 @dataclass(frozen=True, slots=True)
 class AssignPreferredMaster:
-    """Ours (issue 6): record the set's preferred master; ``broker_id`` None clears it.
+    """Ours: record the set's preferred master; ``broker_id`` None clears it.
 
     No-op when the set is gone or the id is no longer registered (a clean won the race).
     """
@@ -87,7 +87,7 @@ class AssignPreferredMaster:
 
 @dataclass(frozen=True, slots=True)
 class SetGroupConfig:
-    """Ours (issue 23): set group-wide runtime config keys (Java names, canonical text) for every node.
+    """Ours: set group-wide runtime config keys (Java names, canonical text) for every node.
 
     Fenced by ``expected_config_version``: a change decided on a config that another change has since replaced
     is a no-op, and every applied change bumps the version by one.
@@ -99,7 +99,7 @@ class SetGroupConfig:
 
 @dataclass(frozen=True, slots=True)
 class UpdateTopic:
-    """Ours (issue 25): create or replace a topic's config with ``topic`` (the whole resulting config).
+    """Ours: create or replace a topic's config with ``topic`` (the whole resulting config).
 
     Fenced by ``expected_metadata_version`` like ``SetGroupConfig``: decided on metadata that another change has
     since replaced, it is a no-op; every applied metadata event bumps the version by one.
@@ -111,7 +111,7 @@ class UpdateTopic:
 
 @dataclass(frozen=True, slots=True)
 class DeleteTopic:
-    """Ours (issue 25): remove a topic's metadata (its messages age out by retention)."""
+    """Ours: remove a topic's metadata (its messages age out by retention)."""
 
     topic_name: str
     expected_metadata_version: int
@@ -119,7 +119,7 @@ class DeleteTopic:
 
 @dataclass(frozen=True, slots=True)
 class UpdateSubscriptionGroup:
-    """Ours (issue 25): create or replace a subscription group's config; fenced as ``UpdateTopic``."""
+    """Ours: create or replace a subscription group's config; fenced as ``UpdateTopic``."""
 
     group: SubscriptionGroup
     expected_metadata_version: int
@@ -127,7 +127,7 @@ class UpdateSubscriptionGroup:
 
 @dataclass(frozen=True, slots=True)
 class DeleteSubscriptionGroup:
-    """Ours (issue 25): remove a subscription group's metadata."""
+    """Ours: remove a subscription group's metadata."""
 
     group_name: str
     expected_metadata_version: int
@@ -135,7 +135,7 @@ class DeleteSubscriptionGroup:
 
 @dataclass(frozen=True, slots=True)
 class SetBrokerWritePerm:
-    """Ours (issue 35): wipe (`writable` false) or give back a broker set's write permission; fenced as
+    """Ours: wipe (`writable` false) or give back a broker set's write permission; fenced as
     ``UpdateTopic``."""
 
     broker_name: str

@@ -1,4 +1,4 @@
-"""The broker live table a controller node keeps from heartbeats (reference §2.1).
+"""The broker live table a controller node keeps from heartbeats (Java's ``DefaultBrokerHeartbeatManager``).
 
 Every node (leader or follower) keeps its own table; it is not replicated.
 Brokers heartbeat every controller node, so a new leader already knows who

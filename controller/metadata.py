@@ -1,4 +1,4 @@
-"""Cluster metadata decisions: topics and subscription groups (issue 25), pure like ``controller.state``.
+"""Cluster metadata decisions: topics and subscription groups, pure like ``controller.state``.
 
 ``compute_metadata`` decides an update, delete or read against the state; ``apply_metadata`` applies a committed
 metadata event. Every event carries the ``metadata_version`` it was decided on and is a no-op once another change

@@ -1,4 +1,4 @@
-"""The replicated controller state: frozen, plain data (reference §1.3).
+"""The replicated controller state: frozen, plain data (Java's ``ReplicasInfoManager`` tables).
 
 Invariants (kept by ``controller.state.apply_event``):
 
@@ -165,7 +165,7 @@ class ControllerState:
 
 @dataclass(frozen=True, slots=True)
 class LiveInfo:
-    """What the leader's heartbeat table says about one alive broker (reference §2.1)."""
+    """What the leader's heartbeat table says about one alive broker (Java's ``BrokerLiveInfo``)."""
 
     broker_address: str = ""
     epoch: int = -1

@@ -350,7 +350,7 @@ def _decode_entry(doc: list[Any]) -> tuple[bytes, int, int]:
 def _conf(config: ControllerConfig, store: Path) -> SyncObjConf:
     ms = 1000.0
     return SyncObjConf(
-        appendEntriesUseBatch=False,  # batching costs 100-200 ms per write (platform notes §3)
+        appendEntriesUseBatch=False,  # batching costs 100-200 ms per write
         appendEntriesPeriod=config.raft_append_entries_period_ms / ms,
         raftMinTimeout=config.raft_min_timeout_ms / ms,
         raftMaxTimeout=config.raft_max_timeout_ms / ms,

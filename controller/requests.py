@@ -1,4 +1,4 @@
-"""Controller requests and replies as plain data (reference §1.2).
+"""Controller requests and replies as plain data (Java's controller request and response headers).
 
 The gRPC adapter (``controller.service``) converts protobuf messages to these
 after validating them; the functional core (``controller.state``) never sees
@@ -83,7 +83,7 @@ class GetSyncStateDataRequest:
 class CleanBrokerDataRequest:
     """``broker_ids_to_clean`` is the raw ``"1;2;3"`` option, parsed by the handler as Java does.
 
-    ``whole_set`` (ours, issue 23): the only way to remove the whole set; Java takes an empty id list for it.
+    ``whole_set`` (ours): the only way to remove the whole set; Java takes an empty id list for it.
     """
 
     cluster_name: str
@@ -95,7 +95,7 @@ class CleanBrokerDataRequest:
 
 @dataclass(frozen=True, slots=True)
 class AssignPreferredMasterRequest:
-    """Ours (issue 6): ``broker_id`` None clears the set's preferred master."""
+    """Ours: ``broker_id`` None clears the set's preferred master."""
 
     cluster_name: str
     broker_name: str
@@ -104,7 +104,7 @@ class AssignPreferredMasterRequest:
 
 @dataclass(frozen=True, slots=True)
 class TransferMasterRequest:
-    """Ours (issue 6): elect `broker_id` after the master paused writes and it acknowledged the final offset.
+    """Ours: elect `broker_id` after the master paused writes and it acknowledged the final offset.
 
     Decided only if the set still has `expected_master_id` as master in `expected_master_epoch`.
     `not_after` (the leader's monotonic clock) is checked by the proposer (``transfer.too_late``), not by
@@ -121,7 +121,7 @@ class TransferMasterRequest:
 
 @dataclass(frozen=True, slots=True)
 class SetGroupConfigRequest:
-    """Ours (issue 23): set runtime keys for the whole group (UpdateControllerConfig).
+    """Ours: set runtime keys for the whole group (UpdateControllerConfig).
 
     `values` are runtime keys in canonical text, already parsed and validated at the edge.
     `only_missing` (a new leader recording its file values) sets only keys the group has no value for yet.
@@ -133,7 +133,7 @@ class SetGroupConfigRequest:
 
 @dataclass(frozen=True, slots=True)
 class UpdateTopicRequest:
-    """Ours (issue 25): create or change a topic (``updateTopic``); fields already validated at the edge.
+    """Ours: create or change a topic (``updateTopic``); fields already validated at the edge.
 
     `cluster_name` adds every broker set of that cluster to the sets serving the topic, `broker_name` adds one
     (exactly one of them is given). A None field keeps the topic's value (a new topic takes the default).
@@ -151,7 +151,7 @@ class UpdateTopicRequest:
 
 @dataclass(frozen=True, slots=True)
 class DeleteTopicRequest:
-    """Ours (issue 25): remove a topic of `cluster_name` (``deleteTopic``); an unknown topic is a no-op."""
+    """Ours: remove a topic of `cluster_name` (``deleteTopic``); an unknown topic is a no-op."""
 
     cluster_name: str
     topic_name: str
@@ -159,7 +159,7 @@ class DeleteTopicRequest:
 
 @dataclass(frozen=True, slots=True)
 class UpdateSubscriptionGroupRequest:
-    """Ours (issue 25): create or change a subscription group (``updateSubGroup``); None keeps the value."""
+    """Ours: create or change a subscription group (``updateSubGroup``); None keeps the value."""
 
     group_name: str
     cluster_name: str = ""
@@ -172,7 +172,7 @@ class UpdateSubscriptionGroupRequest:
 
 @dataclass(frozen=True, slots=True)
 class DeleteSubscriptionGroupRequest:
-    """Ours (issue 25): remove a subscription group of `cluster_name`; an unknown group is a no-op."""
+    """Ours: remove a subscription group of `cluster_name`; an unknown group is a no-op."""
 
     cluster_name: str
     group_name: str
@@ -180,12 +180,12 @@ class DeleteSubscriptionGroupRequest:
 
 @dataclass(frozen=True, slots=True)
 class GetMetadataRequest:
-    """Ours (issue 25): every topic and subscription group with the metadata version (agents act on it)."""
+    """Ours: every topic and subscription group with the metadata version (agents act on it)."""
 
 
 @dataclass(frozen=True, slots=True)
 class SetBrokerPermissionRequest:
-    """Ours (issue 35): ``wipeWritePerm`` (`writable` false) / ``addWritePerm`` of a broker set, which must belong
+    """Ours: ``wipeWritePerm`` (`writable` false) / ``addWritePerm`` of a broker set, which must belong
     to `cluster_name` when one is given."""
 
     cluster_name: str

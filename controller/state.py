@@ -1,4 +1,4 @@
-"""The functional core of the controller: compute and apply (reference §1.4–1.5).
+"""The functional core of the controller: compute and apply (Java's ``ReplicasInfoManager``).
 
 ``compute(state, request, alive, allow_unclean=..., preferred_master=...)``
 decides a request against the current state, the liveness facts the leader
@@ -433,7 +433,7 @@ def clean_broker_data(state: ControllerState, req: CleanBrokerDataRequest, alive
     Unlike Java, listed ids are honoured with ``clean_living_broker`` too: only
     those ids are removed, never the whole set. And an empty id list is refused:
     the whole set goes only with ``whole_set``, so a caller's empty variable
-    cannot wipe a running set (issue 23).
+    cannot wipe a running set.
     """
     bad = C.CONTROLLER_INVALID_CLEAN_BROKER_METADATA
     try:

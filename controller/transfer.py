@@ -1,7 +1,7 @@
 """Graceful master transfer: who may take over, and which sets the preferred-master scan moves. Pure.
 
 A transfer hands the master role of a broker set to one of its in-sync replicas without losing or
-truncating anything (issue 6): the master stops accepting writes, the target acknowledges the master's
+truncating anything: the master stops accepting writes, the target acknowledges the master's
 final offset, and only then is the target elected with masterEpoch + 1. This module holds the decisions;
 ``controller.transferer`` runs the steps, ``agents.broker.manager`` fences the master.
 

@@ -1,4 +1,4 @@
-"""Runs graceful master transfers on the controller leader (issue 6); the decisions are ``controller.transfer``.
+"""Runs graceful master transfers on the controller leader; the decisions are ``controller.transfer``.
 
 One attempt, for the admin's TransferMaster or for the preferred-master scan:
 

@@ -94,7 +94,7 @@ add_commands(app, offsets.COMMANDS)
 add_commands(app, query.COMMANDS)
 add_commands(
     app,
-    {  # issue 35: the rest of Java's commands (assign-preferred-master is the kebab-case alias of the last)
+    {  # the rest of Java's commands (assign-preferred-master is the kebab-case alias of the last)
         "brokerStatus": stats.broker_status,
         "statsAll": stats.stats_all,
         "deleteExpiredCommitLog": stats.delete_expired_commit_log,

@@ -1,4 +1,4 @@
-"""RocketMQ response codes used by the controller API (reference §1.7) and the broker agent API.
+"""RocketMQ response codes used by the controller API (Java's ``ResponseCode``) and the broker agent API.
 
 Expected domain outcomes (a fenced epoch, a master that still exists, a
 follower that is not the leader) are values with these stable codes, not

@@ -1,4 +1,4 @@
-"""The master side of one AutoSwitch HA connection, without I/O (reference §3.3–3.4).
+"""The master side of one AutoSwitch HA connection, without I/O (Java's ``AutoSwitchHAConnection``).
 
 HANDSHAKE: wait for the slave's handshake, answer with this master's epoch
 entries. TRANSFER: the slave's first offset report decides where to stream

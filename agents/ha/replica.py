@@ -1,6 +1,6 @@
 """One broker replica's data plane: its store, its epoch file, and the HA role it currently plays.
 
-Role changes follow reference §3.2 with the issue's rules: a replica
+Role changes follow Java's ``ReplicasManager``, with these rules: a replica
 refuses writes until told its role; ``change_to_master(epoch)``
 truncates to the last complete message, records (epoch, maxOffset) in the
 epoch file and starts serving slaves; ``change_to_slave(master, epoch)``

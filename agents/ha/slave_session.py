@@ -1,4 +1,4 @@
-"""The slave side of one AutoSwitch HA connection, without I/O (reference §3.3–3.5).
+"""The slave side of one AutoSwitch HA connection, without I/O (Java's ``AutoSwitchHAClient``).
 
 READY → (connected) HANDSHAKE: send the slave handshake, receive the master's
 epoch entries, compute the consistent point and truncate to it (or close with

@@ -1,4 +1,4 @@
-"""The master's SyncStateSet, confirmOffset and acknowledgement rules (reference §3.2, §3.6). Pure.
+"""The master's SyncStateSet, confirmOffset and acknowledgement rules (Java's ``AutoSwitchHAService``). Pure.
 
 The master keeps two sets:
 

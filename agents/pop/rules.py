@@ -255,7 +255,7 @@ def change_invisible(
     """A new handle invisible until ``now + invisible_ms``; refused for a stale handle or an acked message.
 
     A refusal echoes the request's handle as the reply, since the Python client stores the reply's handle before
-    it reads the code (reference §1.7).
+    it reads the code.
     """
     if problem := _invisible_problem(req.invisible_ms, limits.min_change_invisible_ms, limits):
         return Answer(PopCode.ILLEGAL_INVISIBLE_TIME, problem, req.handle)

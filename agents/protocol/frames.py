@@ -1,4 +1,4 @@
-"""AutoSwitch HA frames: the four packets of RocketMQ's controller-mode replication (reference §3.3, §3.4).
+"""AutoSwitch HA frames: the four packets of RocketMQ's controller-mode replication.
 
 Pure framing, no I/O. Every integer is big-endian, exactly as Java's ``ByteBuffer``
 writes it, so a Python slave can follow a Java master and the other way round.

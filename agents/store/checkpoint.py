@@ -10,7 +10,7 @@ File layout (36 bytes, big-endian)::
 
 * ``flushedOffset``: a record boundary below which the commit log was fsynced before this file was written;
   recovery scans from here. Any operation that removes data below it lowers it in this file first.
-* ``confirmOffset``: reference §3.6 (``StoreCheckpoint.confirmPhyOffset``); clamped on restart.
+* ``confirmOffset``: Java's ``StoreCheckpoint.confirmPhyOffset``; clamped on restart.
 * ``consumeQueueOffset``: every record below it was dispatched and the consume-queue files fsynced.
 
 ``save`` replaces the file atomically (temp file, fsync, rename, directory fsync), so a crash leaves the old

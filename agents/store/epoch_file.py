@@ -1,4 +1,4 @@
-"""The epoch file: an ``EpochCache`` on disk, in Java's ``CheckpointFile`` format (reference §3.5).
+"""The epoch file: an ``EpochCache`` on disk, in Java's ``CheckpointFile`` format.
 
     <number of entries>\\n
     <CRC32 of the entry lines, & 0x7FFFFFFF, decimal>\\n      (0 = not checked)

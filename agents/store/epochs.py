@@ -1,4 +1,4 @@
-"""The epoch cache: which master epoch wrote which range of the commit log (reference §3.5).
+"""The epoch cache: which master epoch wrote which range of the commit log (Java's ``EpochFileCache``).
 
 Every elected master starts a new epoch at its current max offset, so an (epoch, start offset) pair names one
 stretch of log written by exactly one broker. Two replicas holding the same pair therefore hold the same bytes

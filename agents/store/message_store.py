@@ -8,7 +8,7 @@ Layout under ``root``::
     index/<20 digits>                            the message index of keys and unique keys (index.py)
     checkpoint                                   flushed offset, confirmOffset, consume-queue offset
 
-Messages reach the consume queues only up to the confirmOffset (reference §3.6: Java's ``ReputMessageService``
+Messages reach the consume queues only up to the confirmOffset (Java's ``ReputMessageService``
 dispatches up to ``getConfirmOffset()``), so a consumer never reads a message that a failover could still
 truncate. ``dispatched`` is the record boundary up to which messages were dispatched; always
 ``min_offset <= dispatched <= confirm_offset <= last_message_boundary()``.

@@ -1,5 +1,5 @@
-"""The clients connected through the access points: consumerConnection, producerConnection and consumerStatus
-(issue 35), with Java's names and options.
+"""The clients connected through the access points: consumerConnection, producerConnection and consumerStatus,
+with Java's names and options.
 
 RocketMQ 5 clients connect to an agent's access point (``proxyListenPort``), not to the brokers; each access point
 keeps the clients that announced their settings and still heartbeat (``agents.access.connections``). These

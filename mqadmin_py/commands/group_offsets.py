@@ -1,4 +1,4 @@
-"""Moving a group's offsets wholesale: cloneGroupOffset and skipAccumulatedMessage (issue 35), Java's names.
+"""Moving a group's offsets wholesale: cloneGroupOffset and skipAccumulatedMessage, Java's names.
 
 Both work like resetOffsetByTime (``offsets.py``): the controllers say which broker sets serve the topic and where
 their masters are, each master changes the group's committed offsets (replicated with its messages), and the

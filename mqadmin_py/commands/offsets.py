@@ -1,4 +1,4 @@
-"""A consumer group's offsets: consumerProgress, resetOffsetByTime and resetOffsetByOffset (issue 25).
+"""A consumer group's offsets: consumerProgress, resetOffsetByTime and resetOffsetByOffset.
 
 Offsets live in each broker set's commit log and only its master answers for them, so every command asks the
 master of each set serving the topic (or the group), found through the controllers, and follows a broker's hint

@@ -1,5 +1,5 @@
 """Topic and broker-set permissions and placement: updateTopicPerm, wipeWritePerm, addWritePerm, topicClusterList
-and updateOrderConf (issue 35), with Java's names and options.
+and updateOrderConf, with Java's names and options.
 
 Everything here changes or reads the controllers' replicated metadata, as updateTopic does: agents learn each change
 by push within moments. A topic has one config for every set serving it, so ``updateTopicPerm`` changes the topic

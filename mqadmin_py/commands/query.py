@@ -1,4 +1,4 @@
-"""Message query with Java's names (issue 35 §2): queryMsgByKey, queryMsgByUniqueKey, queryMsgById,
+"""Message query with Java's names: queryMsgByKey, queryMsgByUniqueKey, queryMsgById,
 queryMsgByOffset, printMsg, printMsgByQueue and queryCq.
 
 Each asks the master of every set serving the topic (from the controllers), or, with ``--brokerAddr``, one replica:

@@ -1,4 +1,4 @@
-"""A broker's runtime figures and retention on demand: brokerStatus, statsAll and deleteExpiredCommitLog (issue 35).
+"""A broker's runtime figures and retention on demand: brokerStatus, statsAll and deleteExpiredCommitLog.
 
 Java's names and options. Each broker counts what it stored and handed out since it started (``GetBrokerStats``,
 ``agents.broker.stats``): messages and bytes, and messages per second over the last minute. ``-b`` is one

@@ -1,4 +1,4 @@
-"""Topics and subscription groups, kept by the controllers as cluster metadata (issue 25).
+"""Topics and subscription groups, kept by the controllers as cluster metadata.
 
 updateTopic, deleteTopic, topicList, topicRoute, topicStatus, updateSubGroup, deleteSubGroup and getConsumerConfig,
 with Java's names and options, except where Java's letters are ours already: ``-a`` is the controller address

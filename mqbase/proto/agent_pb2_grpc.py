@@ -286,7 +286,7 @@ class AgentServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def PrepareTransfer(self, request, context):
-        """Ours (graceful transfer, issue 6): the master pauses writes and waits until the target replica has
+        """Ours (graceful transfer): the master pauses writes and waits until the target replica has
         acknowledged everything it stored; SUCCESS carries the final offset. On failure writes resume at once.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -301,7 +301,7 @@ class AgentServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ReceiveMessage(self, request, context):
-        """POP consumption (issue 25), on the master of the set: receive with invisibility, ack, change invisibility.
+        """POP consumption, on the master of the set: receive with invisibility, ack, change invisibility.
         Every change of a group's state is a record in the set's commit log, replicated before the answer.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -393,7 +393,7 @@ class AgentServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetBrokerStats(self, request, context):
-        """Issue 35 (Java's brokerStatus / statsAll / clusterList TPS): the broker's put and get counts since it started
+        """Java's brokerStatus / statsAll / clusterList TPS: the broker's put and get counts since it started
         and their rates over the last minute, in all and per topic (gets also per group).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -416,7 +416,7 @@ class AgentServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def QueryMessage(self, request, context):
-        """Issue 35 §2, message query (Java's QUERY_MESSAGE, VIEW_MESSAGE_BY_ID, QUERY_CONSUME_QUEUE): by key or unique
+        """Message query (Java's QUERY_MESSAGE, VIEW_MESSAGE_BY_ID, QUERY_CONSUME_QUEUE): by key or unique
         key through this replica's message index, by commit-log offset, and a queue's entries. Any replica answers,
         from what it has dispatched (confirmed).
         """

@@ -255,35 +255,35 @@ class ControllerServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def UpdateTopic(self, request, context):
-        """Ours (issue 25), leader only: create or change a topic (mqadmin updateTopic); admin role under ACL.
+        """Ours, leader only: create or change a topic (mqadmin updateTopic); admin role under ACL.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def DeleteTopic(self, request, context):
-        """Ours (issue 25), leader only: remove a topic's metadata (its messages age out by retention).
+        """Ours, leader only: remove a topic's metadata (its messages age out by retention).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def UpdateSubscriptionGroup(self, request, context):
-        """Ours (issue 25), leader only: create or change a subscription group (mqadmin updateSubGroup).
+        """Ours, leader only: create or change a subscription group (mqadmin updateSubGroup).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def DeleteSubscriptionGroup(self, request, context):
-        """Ours (issue 25), leader only: remove a subscription group's metadata.
+        """Ours, leader only: remove a subscription group's metadata.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetMetadata(self, request, context):
-        """Ours (issue 25), leader only, behind a read barrier: every topic and subscription group, with the
+        """Ours, leader only, behind a read barrier: every topic and subscription group, with the
         metadata version (agents poll it, and re-read when a push carries a newer version).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -291,7 +291,7 @@ class ControllerServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SetBrokerPermission(self, request, context):
-        """Ours (issue 35, Java's wipeWritePerm / addWritePerm): take a broker set's write permission away or give it
+        """Ours (Java's wipeWritePerm / addWritePerm): take a broker set's write permission away or give it
         back, for every topic it serves; kept with the topics (a metadata change, so agents learn it the same way).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)

@@ -3,8 +3,8 @@
 Each run starts 3 controllers and 3 agents, produces and consumes under random faults drawn from the seed
 (kills, pauses, partitions through the proxies, a slow disk), heals, and checks the invariants
 (``invariants.py``). A failure prints the seed's report: rerun it with ``bench/chaos.py --seed N``. One more
-runs follow a script instead of a seed: a controller leader cut off during a transfer (issue 23), and a broker set
-left with no electable master, served by its acting replica (issue 27, RIP-32).
+runs follow a script instead of a seed: a controller leader cut off during a transfer, and a broker set
+left with no electable master, served by its acting replica (RIP-32).
 """
 
 from __future__ import annotations

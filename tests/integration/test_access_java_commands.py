@@ -1,4 +1,4 @@
-"""Issue 35 §3, the rest of Java's mqadmin commands, each run as a real ``mqadmin`` process against one sandbox (one
+"""The rest of Java's mqadmin commands, each run as a real ``mqadmin`` process against one sandbox (one
 controller, two broker sets of two replicas), with the unmodified official Python client where clients are the point
 (consumerConnection, the drain of wipeWritePerm).
 

@@ -1,4 +1,4 @@
-"""The RocketMQ 5 gRPC access point (issue 26) with the unmodified official Python client, ``rocketmq-python-client``
+"""The RocketMQ 5 gRPC access point with the unmodified official Python client, ``rocketmq-python-client``
 5.1.2, against a sandbox of one controller and two broker sets of two replicas (two agents: each hosts a replica of
 each set, so some requests are answered in-process and some forwarded to the other agent's master).
 
@@ -351,7 +351,7 @@ def test_forged_and_expired_receipt_handles_are_refused_and_change_nothing(stub:
     change.invisible_duration.FromSeconds(30)
     changed = stub.ChangeInvisibleDuration(change, metadata=HEADERS, timeout=10)
     assert changed.status.code == v2.INVALID_RECEIPT_HANDLE
-    assert changed.receipt_handle == m.system_properties.receipt_handle  # the client keeps it (trap 14)
+    assert changed.receipt_handle == m.system_properties.receipt_handle  # the client keeps it
     again = raw_receive_from(stub, BAD_TOPIC, m.system_properties.receipt_handle.split()[1])[1]
     assert [(x.system_properties.message_id, x.system_properties.delivery_attempt) for x in again] == [
         (m.system_properties.message_id, 2)]  # fmt: skip

@@ -1,4 +1,4 @@
-"""Issue 35 §1's broker, controller and agent defects against one real sandbox (3 controllers, 3 agents, one set),
+"""Broker, controller and agent defects an operator met, against one real sandbox (3 controllers, 3 agents, one set),
 driven through the CLI as a real process. Tests run in file order; the last one stops every controller."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def bodies(doc: dict[str, Any]) -> list[str]:
     return sorted(m["body"] for m in doc["messages"])
 
 
-# --- §1.1: a send to a queue past the topic's write queues -------------------------------------------------
+# --- a send to a queue past the topic's write queues -------------------------------------------------------
 
 
 def test_a_send_to_a_queue_past_the_write_queues_is_refused_by_the_broker_and_stores_nothing(cli: Cli) -> None:
@@ -68,7 +68,7 @@ def test_a_send_to_a_queue_past_the_write_queues_is_refused_by_the_broker_and_st
     assert cli.json("sendMessage", "-t", "Orders", "-p", "ok", "-i", "7")["results"][0]["queueId"] == 7
 
 
-# --- §1.2: every scope option is checked ----------------------------------------------------------------
+# --- every scope option is checked ----------------------------------------------------------------------
 
 
 def test_clean_broker_metadata_of_a_wrong_cluster_is_refused_and_changes_nothing(cli: Cli) -> None:
@@ -81,7 +81,7 @@ def test_clean_broker_metadata_of_a_wrong_cluster_is_refused_and_changes_nothing
     assert sync_state(cli) == before
 
 
-# --- §1.3: a topic created again replays nothing ---------------------------------------------------------
+# --- a topic created again replays nothing ---------------------------------------------------------------
 
 
 def test_a_topic_deleted_and_created_again_replays_nothing_a_group_acked(cli: Cli) -> None:
@@ -101,7 +101,7 @@ def test_a_topic_deleted_and_created_again_replays_nothing_a_group_acked(cli: Cl
         assert bodies(got) == ["new-0", "new-1"], group
 
 
-# --- §1.12: updateBrokerConfig is persisted per broker -----------------------------------------------------
+# --- updateBrokerConfig is persisted per broker ------------------------------------------------------------
 
 
 def test_update_broker_config_outlives_a_restart_and_a_split_set_is_shown(cli: Cli) -> None:
@@ -127,7 +127,7 @@ def test_update_broker_config_outlives_a_restart_and_a_split_set_is_shown(cli: C
     cli.json("updateBrokerConfig", "-c", CLUSTER, "-k", "syncFlushTimeout", "-v", "4321")
 
 
-# --- §1.15: a second agent on a port the first serves ----------------------------------------------------
+# --- a second agent on a port the first serves -----------------------------------------------------------
 
 
 @pytest.mark.parametrize("key", ["proxyListenPort", "listenPort"])
@@ -146,7 +146,7 @@ def test_a_second_agent_on_a_taken_port_exits_with_one_line_naming_it(cli: Cli, 
     assert "Traceback" not in result.stderr and "cannot join thread" not in result.stderr
 
 
-# --- §1.16: a replica's reader needs no controller to find every queue (last: stops the controllers) ----------
+# --- a replica's reader needs no controller to find every queue (last: stops the controllers) -----------------
 
 
 def test_consume_from_one_replica_with_every_controller_down_reads_every_queue(cli: Cli) -> None:

@@ -1,4 +1,4 @@
-"""Long-running CLI work against a real sandbox (issue 35 §1.5-7): a send that rides through a SIGKILL of the
+"""Long-running CLI work against a real sandbox: a send that rides through a SIGKILL of the
 master, Ctrl-C (SIGINT to the real CLI process) during a long send and during ``sandbox up``, and ``sandbox down``
 with a damaged sandbox.json. One sandbox (3 controllers, 3 agents, one set) serves the module; its last test
 tears it down through the damaged state file."""

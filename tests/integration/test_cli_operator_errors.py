@@ -1,4 +1,4 @@
-"""Issue 35 §1 (items 4, 8-11, 13) against a real sandbox: what a new operator hit with bad input on purpose.
+"""The CLI's errors against a real sandbox: what a new operator hit with bad input on purpose.
 
 One sandbox (1 controller, 2 agents, one broker set) serves the module, driven through ``mqadmin`` as real
 processes. Tests run in file order; the last stops one agent (to ask for a dead broker's election).

@@ -53,7 +53,7 @@ def sync_state(cli: Cli, name: str = BROKER) -> dict[str, Any]:
 
 
 def test_sandbox_up_names_a_process_that_exits_at_start_with_its_log(tmp_path: Path) -> None:
-    """Issue 23 §4: a node that cannot start (metrics port in use) was noticed only at the timeout, as "no leader"."""
+    """Fixed: a node that cannot start (metrics port in use) was noticed only at the timeout, as "no leader"."""
     run = Cli(tmp_path / "sandbox")
     with taken_port() as port:
         result = run("sandbox", "up", "--controllers", "1", "--broker-sets", "0", "--timeout", "60",
@@ -163,7 +163,7 @@ def test_controller_config_get_update_and_a_refused_key(cli: Cli) -> None:
     refused = cli("updateControllerConfig", "-k", "configStorePath", "-v", "/tmp/x", ok=False)
     assert refused.returncode == 4 and "NO_PERMISSION (16)" in refused.stderr
     unknown = cli("updateControllerConfig", "-k", "noSuchKey", "-v", "1", ok=False)
-    assert unknown.returncode == 2 and "unknown config key 'noSuchKey'" in unknown.stderr  # issue 35: checked first
+    assert unknown.returncode == 2 and "unknown config key 'noSuchKey'" in unknown.stderr  # checked first
 
 
 # --- messages and broker commands ----------------------------------------------------------------
@@ -320,7 +320,7 @@ def test_elect_master_moves_the_master_and_a_repeat_is_a_no_op(cli: Cli) -> None
 
 
 def test_transfer_records_refusals_apart_and_a_transfer_to_the_master_is_a_no_op(cli: Cli) -> None:
-    """Issue 23 §5: a refused transferMaster replaced lastTransfer; a repeat exited 4; electMaster ignored -c."""
+    """Fixed: a refused transferMaster replaced lastTransfer; a repeat exited 4; electMaster ignored -c."""
     before = sync_state(cli)
     target = next(r["brokerId"] for r in before["inSyncReplicas"] if r["brokerId"] != before["masterBrokerId"])
     transfer = ("transferMaster", "-c", CLUSTER, "-bn", BROKER)
@@ -345,7 +345,7 @@ def test_transfer_records_refusals_apart_and_a_transfer_to_the_master_is_a_no_op
 
 
 def test_an_empty_clean_list_is_refused_and_the_live_set_survives(cli: Cli) -> None:
-    """Issue 23 §5: ``-b '' -l`` (and an empty list over the RPC) removed a live set's metadata."""
+    """Fixed: ``-b '' -l`` (and an empty list over the RPC) removed a live set's metadata."""
     from mqbase.client import ControllerClient
     from mqbase.codes import ResponseCode
     from mqbase.proto import controller_pb2 as pb

@@ -1,4 +1,4 @@
-"""The consumer-group commands end to end (issue 25): ``consumeMessage -g``, ``consumerProgress``,
+"""The consumer-group commands end to end: ``consumeMessage -g``, ``consumerProgress``,
 ``resetOffsetByTime`` and ``resetOffsetByOffset`` as real ``mqadmin`` processes against a sandbox of one controller
 and one broker set of one replica. The topic and the group are created first (a send to an unknown topic is
 refused), and the broker must have learnt them before it serves them.

@@ -1,4 +1,4 @@
-"""Consumer groups through failovers of a real broker set (issue 25 §2): nothing acked comes back, nothing is lost.
+"""Consumer groups through failovers of a real broker set: nothing acked comes back, nothing is lost.
 
 One sandbox serves the module: one controller and one broker set of three replicas, each its own mqagent, with the
 smallest commit-log segments and a consumer-state snapshot every second (for retention, the last test). Producers
@@ -148,7 +148,7 @@ def consume(
 
 
 def failover_keeps_acks(box: Sandbox, cluster: Cluster, name: str, move: str) -> tuple[Master, Master, Ledger]:
-    """§2's invariant through one failover (`move`: "kill" or "transfer") with a producer running; (the master
+    """The module's invariant through one failover (`move`: "kill" or "transfer") with a producer running; (the master
     before, the master after, the ledger). A killed master is left down."""
     create(box, cluster, name)
     before = cluster.healthy()

@@ -1,4 +1,4 @@
-"""Consumer groups on a real broker set (issue 25 §2–§3): receive, ack, invisibility, offsets, rebuild on restart.
+"""Consumer groups on a real broker set: receive, ack, invisibility, offsets, rebuild on restart.
 
 One controller and one broker set of two replicas (each its own agent process), driven over the agent's gRPC API;
 the topic is created with the real ``mqadmin updateTopic``. Failovers are in ``test_consumer_failover``.

@@ -1,4 +1,4 @@
-"""A replica whose disk was replaced keeps every ack through its promotion (issue 25 §2: retention never loses the
+"""A replica whose disk was replaced keeps every ack through its promotion (retention never loses the
 latest value of a key): it resyncs from the master's first file, takes the master's consumer-state snapshot, and
 after the master is killed serves the group exactly where it was.
 

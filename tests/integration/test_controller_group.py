@@ -1,4 +1,4 @@
-"""A real 3-node controller group on loopback, driven by fake brokers (reference §1–2).
+"""A real 3-node controller group on loopback, driven by fake brokers.
 
 Every test uses its own broker-set name, so tests sharing the module's group
 do not see each other's state. Tests that kill, stop or restart nodes put the
@@ -370,7 +370,7 @@ def test_the_first_leader_records_every_runtime_key_for_the_group(sandbox: Sandb
 
 
 def test_config_update_with_a_node_down_reaches_it_when_it_restarts(sandbox: Sandbox) -> None:
-    """Issue 23: the update used to change the first node, stop at the down one (exit 5, empty stdout) and split
+    """Fixed: the update used to change the first node, stop at the down one (exit 5, empty stdout) and split
     the group. Now the group commits it, stdout says which node holds what, and the down node gets it at restart."""
     cli = Cli(sandbox.dir)
     down = followers(sandbox, leader(sandbox).id)[0]
@@ -402,7 +402,7 @@ def test_config_update_with_a_node_down_reaches_it_when_it_restarts(sandbox: San
 
 
 def test_get_controller_config_with_a_node_down_shows_the_others_and_marks_it(sandbox: Sandbox) -> None:
-    """Issue 23: it used to show nothing and exit 5."""
+    """Fixed: it used to show nothing and exit 5."""
     down = followers(sandbox, leader(sandbox).id)[0]
     sandbox.stop(down.id)
     try:

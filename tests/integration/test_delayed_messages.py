@@ -1,4 +1,4 @@
-"""Delayed (timer) messages on a real broker set (issue 27 §2): not receivable before their time, delivered once
+"""Delayed (timer) messages on a real broker set: not receivable before their time, delivered once
 after it, and through a SIGKILL of the master each due message is delivered exactly once by the new master.
 
 One sandbox serves the module: one controller and one broker set of three replicas, each its own mqagent.

@@ -1,4 +1,4 @@
-"""Message query (issue 35 §2) against a real sandbox: by key, unique key, offset id and queue offset, printMsg and
+"""Message query against a real sandbox: by key, unique key, offset id and queue offset, printMsg and
 queryCq, on the master, on a slave with --brokerAddr, and on the new master after a SIGKILL of the old one.
 
 One sandbox (3 controllers, one broker set of 3 replicas) serves the module; the tests run in file order and the

@@ -1,4 +1,4 @@
-"""Preferred master, Assign and Elect (issue 6), on a real 3-node controller group driven by fake brokers.
+"""Preferred master, Assign and Elect, on a real 3-node controller group driven by fake brokers.
 
 The module's group runs with ``enablePreferredMaster=true``, switched on at run time through
 UpdateControllerConfig (a group-wide value). Each test uses its own broker-set name; tests that kill a node put the
@@ -207,7 +207,7 @@ def test_master_lost_elects_the_preferred_over_a_more_advanced_member(client: Cl
 def test_an_admin_election_away_from_the_preferred_warns_and_checks_the_cluster(
     client: Client, make: MakeBroker
 ) -> None:
-    """Issue 23 §5: electMaster gave no hint that the scan moves the role back, and accepted any cluster name."""
+    """Fixed: electMaster gave no hint that the scan moves the role back, and accepted any cluster name."""
     name = "p9-elect-warns"
     in_sync_set(client, make, name, [{}, {}, {}])
     assert assign(client, name, 1).code == C.SUCCESS

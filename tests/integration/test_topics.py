@@ -1,4 +1,4 @@
-"""Topics and subscription groups as controller metadata (issue 25 §1), end to end on real processes.
+"""Topics and subscription groups as controller metadata, end to end on real processes.
 
 A sandbox of 3 controllers and one agent (one broker set of one replica) whose broker polls the metadata only
 every 10 minutes (``syncBrokerMetadataPeriod``), so a change it learns within the test's minute came by push.
@@ -164,7 +164,7 @@ def test_a_producer_may_not_write_the_brokers_own_topics(cli: Cli) -> None:
     assert result["remark"] == "Sending message to topic[rmq_sys_CONSUMER_STATE] is forbidden."
 
 
-# --- the send path obeys the metadata (issue 25) ----------------------------------------------------------
+# --- the send path obeys the metadata ---------------------------------------------------------------------
 
 
 def refused_send(cli: Cli, topic: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Graceful master transfer (issue 6) on a real sandbox: 3 controllers, 3 agents hosting one broker set.
+"""Graceful master transfer on a real sandbox: 3 controllers, 3 agents hosting one broker set.
 
 One sandbox serves the module, started through ``mqadmin sandbox up`` with a fast preferred-master scan
 (``scanPreferredMasterInterval`` 300 ms, ``preferredMasterTransferIntervalMs`` 1 s) and a broker heartbeat
@@ -353,7 +353,7 @@ def test_dry_run_changes_nothing_and_names_the_reason_for_a_refusal(cluster: Clu
     doc = json.loads(refused.stdout)
     assert (doc["allowed"], doc["reason"], doc["transfer"]) == (False, reason, None)
     assert reason in refused.stderr
-    # The current master: a no-op with exit 0 (issue 23), dry run or not, as electMaster.
+    # The current master: a no-op with exit 0, dry run or not, as electMaster.
     noop = f"broker {before.broker_id} is already the master of {BROKER} (masterEpoch {before.epoch}); nothing to do"
     for extra in (("--dry-run",), ()):
         args = ("transferMaster", "-c", CLUSTER, "-bn", BROKER, "-b", str(before.broker_id), *extra)

@@ -1,5 +1,5 @@
 """``mqadmin epochs collect`` from a real sandbox through a failover that leaves a message to truncate, and the
-report over what it collected (issue 7: "the change and the truncation show up").
+report over what it collected: the change and the truncation show up.
 
 The master is made to hold a message no slave has in full: replication is capped at 4 KiB/s
 (``maxHaTransferByteInSecond``), a 48 KiB message is put (the put waits for acks that cannot come in time; the

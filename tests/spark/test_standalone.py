@@ -33,7 +33,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 SPARK_HOME = Path(os.environ.get("SPARK_HOME") or Path(pyspark.__file__).parent)
 REPO = Path(__file__).resolve().parents[2]
-FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"  # small jobs start faster (platform notes §2.1)
+FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"  # small jobs start faster
 JOB_CONF = {
     "spark.sql.shuffle.partitions": "2",
     "spark.executor.memory": "512m",

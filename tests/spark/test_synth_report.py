@@ -1,4 +1,4 @@
-"""A synthetic fleet through the real Spark report (issue 7): the report must give exactly the figures the
+"""A synthetic fleet through the real Spark report: the report must give exactly the figures the
 generator's manifest states, and the same per-set measures and worst lists as the pure-Python oracle of
 ``tests/harness/synth_oracle.py``. One small fleet (about 600 epoch entries) with every anomaly kind."""
 

@@ -1,4 +1,4 @@
-"""A port another process listens on is named before gRPC binds it (issue 35 §1.15: two agents on one host)."""
+"""A port another process listens on is named before gRPC binds it (two agents on one host)."""
 
 from __future__ import annotations
 

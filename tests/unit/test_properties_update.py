@@ -1,4 +1,4 @@
-"""updateBrokerConfig writes its keys into the broker's config file in place (issue 35 §1.12)."""
+"""updateBrokerConfig writes its keys into the broker's config file in place."""
 
 from __future__ import annotations
 

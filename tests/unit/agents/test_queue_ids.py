@@ -1,4 +1,4 @@
-"""Which queue ids a send may name, and how many queues a reader of one replica reads (issue 35 §1.1, §1.16)."""
+"""Which queue ids a send may name, and how many queues a reader of one replica reads."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A broker set whose write permission is wiped (issue 35, ``wipeWritePerm``) as the agent acts on it: its sends
+"""A broker set whose write permission is wiped (``wipeWritePerm``) as the agent acts on it: its sends
 are refused, and the access point's routes show its queues read-only."""
 
 from __future__ import annotations

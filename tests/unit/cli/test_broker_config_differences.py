@@ -1,4 +1,4 @@
-"""getBrokerConfig -c names the runtime keys on which a set's replicas disagree (issue 35 §1.12)."""
+"""getBrokerConfig -c names the runtime keys on which a set's replicas disagree."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 35 §1 (items 4, 8-11, 13): the CLI's errors, exit codes and output as a new operator met them, checked
+"""The CLI's errors, exit codes and output as a new operator met them, checked
 without a cluster (tests/integration/test_cli_operator_errors.py checks them against a real sandbox).
 
 An address nobody listens on stands for "no cluster": a command that checks its input first exits 2 before it

@@ -45,11 +45,11 @@ def test_every_camel_case_command_answers_to_its_kebab_spelling() -> None:
 def test_broker_identity_parsing() -> None:
     assert parse_broker_identity("DefaultCluster:broker-a:3") == ("DefaultCluster", "broker-a", 3)
     assert parse_broker_identity("c:b:-1") == ("c", "b", -1)
-    # out of int64 (a protobuf traceback before issue 23), non-ASCII digits
+    # out of int64 (once a protobuf traceback), non-ASCII digits
     for bad in ("broker-a", "c:b", "c:b:x", "c::1", "c:b:1:2", "c:b:99999999999999999999", "c:b:²", "c:b:--1"):
         with pytest.raises(UsageError, match="clusterName:brokerName:brokerId"):
             parse_broker_identity(bad)
-    for no_such_id in ("c:b:0", "c:b:-2"):  # issue 35: exit 1 "this agent hosts no broker"
+    for no_such_id in ("c:b:0", "c:b:-2"):  # once exit 1 "this agent hosts no broker"
         with pytest.raises(UsageError, match="broker ids start at 1"):
             parse_broker_identity(no_such_id)
 
@@ -133,15 +133,15 @@ def test_ha_status_legacy_text_keeps_the_java_columns() -> None:
     ("code", "exit_code"),
     [
         (16, 4),  # NO_PERMISSION: a blacklisted key
-        (2012, 4),  # an ineligible electMaster (exit 1 before issue 35)
-        (2009, 4),  # cleanBrokerMetadata of an alive broker (exit 1 before issue 35)
-        (2005, 2),  # CONTROLLER_INVALID_REQUEST: a bad config value (exit 1 before issue 35)
+        (2012, 4),  # an ineligible electMaster (once exit 1)
+        (2009, 4),  # cleanBrokerMetadata of an alive broker (once exit 1)
+        (2005, 2),  # CONTROLLER_INVALID_REQUEST: a bad config value (once exit 1)
         (2008, 1),  # not found: failed
         (1, 1),
     ],
 )
 def test_refusals_exit_4_invalid_requests_2_and_other_codes_fail_with_exit_1(code: int, exit_code: int) -> None:
-    """Issue 35: one rule for "refused", as README and docs/cli.md's table say."""
+    """One rule for "refused", as README and docs/cli.md's table say."""
     with pytest.raises(OperationFailed) as failed:
         check(pb.AgentResponse(code=code, remark="why"))
     assert (failed.value.exit_code, failed.value.code, str(failed.value).endswith(f"({code}): why")) == (

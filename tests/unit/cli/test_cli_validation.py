@@ -1,4 +1,4 @@
-"""Option validation (issue 23 §4): bad ids, durations and addresses are usage errors (exit 2), never a traceback
+"""Option validation: bad ids, durations and addresses are usage errors (exit 2), never a traceback
 or an outage (exit 5). The validators are pure and tested as tables; a few CLI runs check the wiring."""
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def test_broker_id_list_refuses_empty_and_malformed_lists(text: str, why: str) -
     assert why in str(caught.value)
 
 
-# --- the wiring: every case of the issue exits 2 with one Error line, before any connection ----------------
+# --- the wiring: every case above exits 2 with one Error line, before any connection -----------------------
 
 A = ("-a", "127.0.0.1:1")
 

@@ -1,4 +1,4 @@
-"""The consumer-group commands' pure parts (issue 25): resetOffsetByTime's -s, consumerProgress's rows and totals,
+"""The consumer-group commands' pure parts: resetOffsetByTime's -s, consumerProgress's rows and totals,
 and how consumeMessage -g reads an AckMessage answer; then the wiring of their usage errors (exit 2, one line,
 before any controller is asked)."""
 
@@ -313,7 +313,7 @@ class CtrlC(ScriptedSets):
 
 
 def test_ctrl_c_keeps_what_was_received_and_acked_and_ends_with_interrupted() -> None:
-    """Issue 35 §1.7: Ctrl-C ended consumeMessage -g with exit 130 and no word of the messages it had acked."""
+    """Fixed: Ctrl-C ended consumeMessage -g with exit 130 and no word of the messages it had acked."""
     agents = CtrlC({("h:1", RECEIVE): [received("b0", 0, 1)], ("h:1", ACK): [acked("b0 0", "b0 1")]}, at=3)
     targets = sets("h:1")
     messages, errors = consume_sets(agents, targets, ASK, 100, True, 3.0)

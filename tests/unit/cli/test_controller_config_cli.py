@@ -1,4 +1,4 @@
-"""getControllerConfig and updateControllerConfig (issue 23): which nodes disagree, the exit when one lacks a change."""
+"""getControllerConfig and updateControllerConfig: which nodes disagree, the exit when one lacks a change."""
 
 from __future__ import annotations
 

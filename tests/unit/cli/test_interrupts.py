@@ -1,4 +1,4 @@
-"""Ctrl-C in a long wait (issue 35 §1.7): one line saying what was awaited and last seen, exit 130, no traceback."""
+"""Ctrl-C in a long wait: one line saying what was awaited and last seen, exit 130, no traceback."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A damaged sandbox.json (issue 35 §1.6): one line naming what is wrong, and ``down`` still stops what the pid
+"""A damaged sandbox.json: one line naming what is wrong, and ``down`` still stops what the pid
 files name, with real processes standing in for the sandbox's (their command lines hold the config paths)."""
 
 from __future__ import annotations

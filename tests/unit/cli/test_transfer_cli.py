@@ -197,7 +197,7 @@ def test_an_allowed_dry_run_exits_0_and_shows_the_verdict(monkeypatch: pytest.Mo
 def test_a_target_that_already_is_master_is_a_no_op_with_exit_0(
     monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...]
 ) -> None:
-    """Issue 23: like electMaster, so a runbook under set -e can run it again (it exited 4)."""
+    """Like electMaster, so a runbook under set -e can run it again (it once exited 4)."""
     remark = "broker 2 is already the master of b (masterEpoch 2); nothing to do"
     response = answer(remark=remark, master=2, dry_run=bool(extra))
     result, _ = invoke(monkeypatch, response, *extra)
@@ -456,7 +456,7 @@ def test_retriable_codes_are_exactly_the_ones_that_store_nothing() -> None:
     assert ResponseCode.FLUSH_SLAVE_TIMEOUT not in messages.RETRIABLE
 
 
-# --- sendMessage through a failover (issue 35 §1.5) ---------------------------------------------------------------
+# --- sendMessage through a failover -------------------------------------------------------------------------------
 
 DEAD = BrokerUnavailable("broker h:1 unreachable (UNAVAILABLE)")
 

@@ -1,4 +1,4 @@
-"""Raft's AppendEntries receiver rule (§5.3): delete only from the first conflicting entry, append only what is new.
+"""The AppendEntries receiver rule (Raft §5.3): delete only from the first conflicting entry, append only what is new.
 
 A table of named cases, then every small log against a model of what the rule must leave behind.
 """

@@ -1,4 +1,4 @@
-"""A broker set's write permission in the replicated metadata (issue 35, ``wipeWritePerm`` / ``addWritePerm``):
+"""A broker set's write permission in the replicated metadata (``wipeWritePerm`` / ``addWritePerm``):
 compute, apply, fencing, codec, convert."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""CleanBrokerData (admin `cleanBrokerMetadata`, reference §1.4 and §1.5)."""
+"""CleanBrokerData (admin `cleanBrokerMetadata`): the request and its event."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def test_clean_malformed_ids_is_refused_with_the_format_remark(raw: str) -> None
 @pytest.mark.parametrize("living", [True, False])
 @pytest.mark.parametrize("ids", ["", ";"])
 def test_clean_without_ids_is_refused_unless_the_whole_set_is_asked_for(ids: str, living: bool) -> None:
-    """Issue 23: an empty list (an unset shell variable) once removed a live set with -l."""
+    """Fixed: an empty list (an unset shell variable) once removed a live set with -l."""
     state = with_master(1, (1, 2))
     after, result = run(state, clean(ids, living=living), alive_of(1, 2, 3))
     assert result.code == REFUSED

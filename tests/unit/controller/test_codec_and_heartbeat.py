@@ -1,4 +1,4 @@
-"""The versioned JSON codec (log entries and snapshots) and the heartbeat live table (reference §1.5, §2.1)."""
+"""The versioned JSON codec (log entries and snapshots) and the heartbeat live table."""
 
 from __future__ import annotations
 

@@ -123,7 +123,7 @@ def test_replies_carry_the_masters_ha_address_next_to_its_address() -> None:
 
 @pytest.mark.parametrize("code", [C.SUCCESS, C.CONTROLLER_MASTER_STILL_EXIST])
 def test_an_election_answers_the_sync_state_set_in_the_shape_of_every_other_reply(code: C) -> None:
-    """Issue 24: ElectMasterResponse had only ids (field 11); field 14 is the SyncStateSet message, epoch included,
+    """Fixed: ElectMasterResponse had only ids (field 11); field 14 is the SyncStateSet message, epoch included,
     and the deprecated field keeps the same ids for older clients."""
     elect = ElectMasterReply("c", "b", 2, "h:1", "h:2", 4, 7, ((1, "h:1"), (2, "h:3")), frozenset({2, 1}))
     r = pb.ElectMasterResponse(**convert.elect_reply(Result(code, reply=elect)))

@@ -1,4 +1,4 @@
-"""The election policy (reference §1.6) and ElectMaster end to end (§1.4, §1.5, §1.7)."""
+"""The election policy (Java's ``DefaultElectPolicy``) and ElectMaster end to end: request, event, response codes."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def test_first_election_by_admin_designation_makes_the_designated_id_master() ->
 
 @pytest.mark.parametrize("cluster", ["OtherCluster", ""])
 def test_admin_election_in_another_cluster_is_refused_like_assign_preferred_master(cluster: str) -> None:
-    """Issue 23: electMaster -c was ignored; a set is named by cluster and name, as assign-preferred-master does."""
+    """Fixed: electMaster -c was ignored; a set is named by cluster and name, as assign-preferred-master does."""
     state = with_master(1, (1, 2))
     after, result = run(state, ElectMasterRequest(cluster, BROKER, 2, designate_elect=True), alive_of(1, 2, 3))
     assert result.code == ResponseCode.CONTROLLER_BROKER_METADATA_NOT_EXIST
@@ -223,7 +223,7 @@ def test_broker_or_admin_trigger_with_nobody_gives_2012_and_no_event(request_: E
 def test_a_refused_designated_election_says_why_and_which_ids_are_eligible(
     designated: int, alive: tuple[int, ...], allow_unclean: bool, why: str
 ) -> None:
-    """Issue 35: ``electMaster -b 99`` or a dead broker answered a bare "Failed to elect a new master"."""
+    """Fixed: ``electMaster -b 99`` or a dead broker answered a bare "Failed to elect a new master"."""
     state = with_master(1, sync_state_set=(1, 3))
     request = ElectMasterRequest(CLUSTER, BROKER, designated, designate_elect=True)
     after, result = run(state, request, alive_of(*alive), allow_unclean=allow_unclean)

@@ -1,4 +1,4 @@
-"""The group's runtime config in the replicated state (issue 23): compute, apply, codec, and the effective config."""
+"""The group's runtime config in the replicated state: compute, apply, codec, and the effective config."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Topics and subscription groups in the replicated state (issue 25): compute, apply, fencing, codec, convert."""
+"""Topics and subscription groups in the replicated state: compute, apply, fencing, codec, convert."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Preferred master, Assign and Elect (issue 6): the decisions, their events, and the flag-off guarantee."""
+"""Preferred master, Assign and Elect: the decisions, their events, and the flag-off guarantee."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""GetNextBrokerId, ApplyBrokerId and RegisterBroker (reference §1.4, registration phases 1 to 3)."""
+"""GetNextBrokerId, ApplyBrokerId and RegisterBroker (registration phases 1 to 3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every state-changing request checks the cluster it names (issue 35 §1.2): a wrong one is 2008 and changes
+"""Every state-changing request checks the cluster it names: a wrong one is 2008 and changes
 nothing, as electMaster and transferMaster already refused it."""
 
 from __future__ import annotations

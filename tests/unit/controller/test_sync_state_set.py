@@ -1,4 +1,4 @@
-"""AlterSyncStateSet (checks in the Java order), GetReplicaInfo and GetSyncStateData (reference §1.4)."""
+"""AlterSyncStateSet (checks in the Java order), GetReplicaInfo and GetSyncStateData."""
 
 from __future__ import annotations
 

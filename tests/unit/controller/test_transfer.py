@@ -1,4 +1,4 @@
-"""Graceful master transfer (issue 6), the controller's side: who may take over, the scan's plan, the fenced
+"""Graceful master transfer, the controller's side: who may take over, the scan's plan, the fenced
 election (``transfer_master``), the proposer's deadline, the config keys and the gRPC request validation.
 
 Everything here is pure except the proposer tests, which use the in-memory Raft stand-in of test_proposer.
@@ -752,7 +752,7 @@ def test_a_set_still_queued_from_the_last_scan_is_not_attempted_twice(monkeypatc
 
 
 def test_a_refused_admin_attempt_is_kept_apart_from_the_last_real_transfer(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 23: a refused (or mistyped) transferMaster replaced lastTransfer, hiding the last real transfer."""
+    """Fixed: a refused (or mistyped) transferMaster replaced lastTransfer, hiding the last real transfer."""
     state = state_of(make_set("broker-a", 1, (1, 2, 3)))
     views = everyone("broker-a")
 
@@ -774,7 +774,7 @@ def test_a_refused_admin_attempt_is_kept_apart_from_the_last_real_transfer(monke
 
 
 def test_the_transferer_times_attempts_on_the_clock_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 24: the attempt's duration and the scan's minimum interval read the injected clock, not time.monotonic."""
+    """The attempt's duration and the scan's minimum interval read the injected clock, not time.monotonic."""
     state = state_of(make_set("broker-a", 1, (1, 2, 3), preferred=2))
     views = everyone("broker-a")
     config = replace(ControllerConfig(), enable_preferred_master=True)  # at most one attempt per set per 60 s

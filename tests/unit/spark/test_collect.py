@@ -293,6 +293,6 @@ def test_report_conf_reaches_the_spark_session(tmp_path: Path, monkeypatch: pyte
     args = ["--conf", "spark.driver.memory=1g", "--conf", " spark.driver.memory = 3g ", "--conf", "spark.x=a=b"]
     result = runner.invoke(app, ["epochs", "report", "--input", str(dataset), *args])
     assert isinstance(result.exception, Stop)
-    log = seen.pop("jvm_log")  # a local session's JVM output goes to a log file of its own (issue 35 §1.14)
+    log = seen.pop("jvm_log")  # a local session's JVM output goes to a log file of its own
     assert isinstance(log, Path) and log.name.startswith("mqadmin-epochs-report-")
     assert seen == {"master": None, "conf": {"spark.driver.memory": "3g", "spark.x": "a=b"}, "remote": None}

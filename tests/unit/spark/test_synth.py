@@ -1,4 +1,4 @@
-"""The synthetic fleet generator (``spark/synth.py``, issue 7) against an independent oracle.
+"""The synthetic fleet generator (``spark/synth.py``) against an independent oracle.
 
 The oracle (``tests/harness/synth_oracle.py``) reads the Parquet files back with pyarrow and computes the report's
 measures (docs/analytics.md) in plain Python, one row at a time, with the agents' own ``truncation_point``: it

@@ -103,7 +103,7 @@ def test_a_metadata_change_forgets_deleted_topics_and_groups(
     assert got == expected
 
 
-# --- a topic deleted and created again starts after the old one (issue 35 §1.3) ---------------------------
+# --- a topic deleted and created again starts after the old one -------------------------------------------
 
 
 def _starts(*starts: tuple[str, int, int]) -> ConsumerState:

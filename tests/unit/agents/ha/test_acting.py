@@ -86,7 +86,7 @@ def test_a_master_never_acts_and_the_others_defer_to_the_smallest_id_whatever_it
 
 
 def test_a_replica_restarted_during_the_episode_acts_though_it_never_learnt_a_role() -> None:
-    """Fenced: it registered while the set had no master to follow (issue 34's rack restart)."""
+    """Fenced: it registered while the set had no master to follow (a rack restart)."""
     assert decide(view(2, role=Role.FENCED), 1, ON) == Verdict(True, 2, Why.CONTROLLER_REPORTS_NONE)
     unreachable = view(2, role=Role.FENCED, answered=None, reachable=False, seen=None)
     assert decide(unreachable, 0, ON) == Verdict(True, 2, Why.MASTER_LOST)

@@ -1,4 +1,4 @@
-"""AutoSwitch HA frames (reference §3.3, §3.4): golden bytes, round trips, partial buffers, rejections, fuzzing.
+"""AutoSwitch HA frames: golden bytes, round trips, partial buffers, rejections, fuzzing.
 
 The golden bytes are written out by hand from the Java layouts (big-endian), not produced with ``struct``,
 so a wrong format string in the module cannot agree with itself.

@@ -1,4 +1,4 @@
-"""The epoch file format, its backup and its failure modes (reference §3.5, Java's ``CheckpointFile``)."""
+"""The epoch file format, its backup and its failure modes (Java's ``CheckpointFile``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The epoch cache and the handshake's truncation algorithm (reference §3.5; "Election Truncation Algorithm")."""
+"""The epoch cache (Java's ``EpochFileCache``) and the handshake's "Election Truncation Algorithm"."""
 
 from __future__ import annotations
 
@@ -240,7 +240,7 @@ def test_truncate_suffix_by_epoch_drops_that_epoch_and_above(epoch: int, after: 
 
 
 def test_suffix_truncation_reopens_the_last_end() -> None:
-    # Java resets the end on a copy ([QUIRK] §3.5), so its in-memory end stays stale; ours is MAX.
+    # Java's ``EpochFileCache`` resets the end on a copy (a quirk), so its in-memory end stays stale; ours is MAX.
     assert THREE.with_last_end(300).truncate_suffix_by_offset(500).last_entry() == EpochEntry(4, 200, MAX_OFFSET)
     assert THREE.truncate_suffix_by_epoch(4).last_entry() == EpochEntry(2, 100, MAX_OFFSET)
 
