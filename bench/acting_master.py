@@ -56,10 +56,13 @@ from mqbase.proto import agent_pb2 as apb
 from tests.harness.acting_probes import TOPIC, pull, route
 from tests.harness.escape_sets import ESCAPE, agent_of, healthy, sets
 from tests.harness.sandbox import BROKER, CLUSTER, Cli, Cluster, Master, send
+from tests.harness.v2_messages import raw_receive_from
 from tests.harness.wait import wait_until
-from tests.integration.test_access_point import GROUP, raw_receive_from
 
 POLL_S = 0.02
+GROUP = "GID_acting_bench"
+"""The group the defaults phase receives with, raw (created with updateSubGroup first)."""
+HEADERS = (("x-mq-client-id", "acting-master-bench"),)
 SANDBOX_HEARTBEAT_TIMEOUT_S = 3.0
 """The sandbox's controllerHeartBeatTimeoutMills (docs/cli.md), in force in the defaults phase."""
 MARGIN_S = 1.0
@@ -84,7 +87,7 @@ read, and until a POP receive returned the message sent before."""
 def received(access_point: str, body: bytes) -> bool:
     """Whether a POP receive of the group at broker-a's queue, through `access_point`, returns `body`."""
     with grpc.insecure_channel(access_point) as channel:
-        code, messages = raw_receive_from(stubs.MessagingServiceStub(channel), TOPIC, BROKER)
+        code, messages = raw_receive_from(stubs.MessagingServiceStub(channel), TOPIC, BROKER, GROUP, HEADERS)
     return code == v2.OK and any(m.body == body for m in messages)
 
 

@@ -1,4 +1,4 @@
-"""Pre-online merge time for a broker set with 100 k consumer offsets (RIP-32 §3), against the rebuild a new master
+"""Pre-online merge time for a broker set with 100 k consumer offsets, against the rebuild a new master
 does anyway, measured in the same run.
 
 A returning master's own table holds `--offsets` committed offsets (default 100 000 queue keys: groups × topics ×

@@ -1,4 +1,5 @@
-"""What a consumer group's clients were told, and issue 25 §2's failover invariant checked from outside the broker.
+"""What a consumer group's clients were told, and the failover invariant of consumer groups checked from outside
+the broker.
 
 The state a new master rebuilds is not visible to a client, so these checkers read only answers: sends that were
 PUT_OK, deliveries (receives), changes of invisibility and acks, each with when it was asked and answered. The

@@ -1,4 +1,4 @@
-"""The pure-Python oracle of the synthetic fleet (``spark/synth.py``, issue 7): docs/analytics.md's measures.
+"""The pure-Python oracle of the synthetic fleet (``spark/synth.py``): docs/analytics.md's measures.
 
 It reads the Parquet files back with pyarrow and computes the report's measures in plain Python, one row at a
 time, with the agents' own ``truncation_point``: it shares no code with the generator or the Spark report, so a

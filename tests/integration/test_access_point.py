@@ -36,7 +36,7 @@ from mqadmin_py.sandbox import Sandbox
 from mqbase.client import AgentClient
 from mqbase.proto import agent_pb2 as apb
 from tests.harness.sandbox import Cli, all_learnt, serving_sandbox
-from tests.harness.v2_messages import raw_message
+from tests.harness.v2_messages import raw_message, raw_receive_from
 from tests.harness.wait import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -272,25 +272,8 @@ def raw_receive(stub: Any, topic: str) -> tuple[int, list[Any]]:
     """One receive from each broker set: the last status code, and every message."""
     code, messages = 0, []
     for name in ("broker-a", "broker-b"):
-        code, got = raw_receive_from(stub, topic, name)
+        code, got = raw_receive_from(stub, topic, name, GROUP, HEADERS)
         messages += got
-    return code, messages
-
-
-def raw_receive_from(stub: Any, topic: str, broker_name: str, invisible_s: int = 10) -> tuple[int, list[Any]]:
-    queue = v2.MessageQueue(topic=v2.Resource(name=topic), broker=v2.Broker(name=broker_name))
-    request = svc.ReceiveMessageRequest(
-        group=v2.Resource(name=GROUP), message_queue=queue, batch_size=32,
-        filter_expression=v2.FilterExpression(type=v2.TAG, expression="*"),
-    )  # fmt: skip
-    request.invisible_duration.FromSeconds(invisible_s)
-    request.long_polling_timeout.FromSeconds(1)
-    code, messages = 0, []
-    for response in stub.ReceiveMessage(request, metadata=HEADERS, timeout=10):
-        if response.HasField("status"):
-            code = response.status.code
-        if response.HasField("message"):
-            messages.append(response.message)
     return code, messages
 
 
@@ -352,7 +335,7 @@ def test_forged_and_expired_receipt_handles_are_refused_and_change_nothing(stub:
     changed = stub.ChangeInvisibleDuration(change, metadata=HEADERS, timeout=10)
     assert changed.status.code == v2.INVALID_RECEIPT_HANDLE
     assert changed.receipt_handle == m.system_properties.receipt_handle  # the client keeps it
-    again = raw_receive_from(stub, BAD_TOPIC, m.system_properties.receipt_handle.split()[1])[1]
+    again = raw_receive_from(stub, BAD_TOPIC, m.system_properties.receipt_handle.split()[1], GROUP, HEADERS)[1]
     assert [(x.system_properties.message_id, x.system_properties.delivery_attempt) for x in again] == [
         (m.system_properties.message_id, 2)]  # fmt: skip
 

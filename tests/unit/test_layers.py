@@ -255,12 +255,11 @@ def _test_code_imports(tree: ast.AST, package: str) -> list[str]:
 
 
 def test_no_test_imports_a_test_module_or_a_conftest() -> None:
-    """What more than one test module uses lives in ``tests/harness/``: no file of tests/ imports a test module (one
-    test file's helpers would be another's dependency) or a conftest (pytest loads those itself; what a test needs of
-    one lives in the harness), decisions.md "One test harness"."""
-    tests = ROOT / "tests"
+    """What more than one test module uses lives in ``tests/harness/``: no file of tests/ or bench/ imports a test
+    module (one test file's helpers would be another's dependency) or a conftest (pytest loads those itself; what a
+    test needs of one lives in the harness), decisions.md "One test harness"."""
     wrong = {}
-    for path in sorted(tests.rglob("*.py")):
+    for path in sorted([*(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]):
         module = _module_name(path)
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         named = _test_code_imports(ast.parse(path.read_text(), str(path)), package)

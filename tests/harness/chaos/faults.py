@@ -115,7 +115,7 @@ class FaultScheduler:
                 self.cluster.start_agent(a)
 
     def stale_leader_during_transfer(self) -> None:
-        """A scripted schedule (issue 23): the controller leader is cut off (its Raft links blackholed) and, with
+        """A scripted schedule: the controller leader is cut off (its Raft links blackholed) and, with
         ``STALE_LEADER_CONFIG``, does not know it; the majority elects a new leader, which transfers the first
         set's master to another in-sync replica (the master pauses writes under the transfer's lease and the
         set moves to masterEpoch + 1); the old leader stays cut off ``STALE_LEADER_HOLD_S`` more while the poller
@@ -145,7 +145,7 @@ class FaultScheduler:
             self.heal_all()
 
     def acting_episode(self) -> None:
-        """A scripted schedule (issue 27, RIP-32): the first two sets' masters are made to live in different agents
+        """A scripted schedule (RIP-32): the first two sets' masters are made to live in different agents
         (a transfer when they share one); every controller is killed, then the first set's master broker is removed
         from its agent (``RemoveBroker``: it stops, the agent's replicas of other sets run on). With
         ``ACTING_CONFIG`` the smallest alive replica of that set acts as its read-only master: the consumer group

@@ -12,9 +12,9 @@ issue:
    state after healing;
 5. a consumer never saw a message that was later truncated;
 6. the answers to the transfer lease question (``GetReplicaInfo``) are linearizable: a question asked after
-   another was answered, of whichever node, never gets an older masterEpoch (issue 23: a deposed leader that
+   another was answered, of whichever node, never gets an older masterEpoch (a deposed leader that
    does not know it yet must not answer from its old state);
-7. consumer groups through failovers (issue 25 §2): an ack answered OK is final (the message is never delivered
+7. consumer groups through failovers: an ack answered OK is final (the message is never delivered
    again), every PUT_OK message is acked in the end (nothing lost), a delivery left unacked comes back with a
    higher attempt; and the consumer state the final master's files rebuild to agrees with every answer the
    group's client was told (``agents.consumer.invariant.violations``);
