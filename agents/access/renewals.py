@@ -67,13 +67,17 @@ class Renewer:
         """Renew what is due every ``RENEW_PERIOD_S`` until cancelled."""
         while True:
             await asyncio.sleep(timing.RENEW_PERIOD_S)
-            now = wall_ms(self._clock)
-            for handle, held in list(self._held.items()):
-                decision = timing.renewal(held.deadline_ms, held.received_ms, now)
-                if decision == "drop":
-                    self._held.pop(handle, None)
-                elif decision == "renew":
-                    await self._renew(handle, held)
+            await self.renew_due()
+
+    async def renew_due(self) -> None:
+        """One pass: renew the deliveries near their deadline now, drop those renewed for too long."""
+        now = wall_ms(self._clock)
+        for handle, held in list(self._held.items()):
+            decision = timing.renewal(held.deadline_ms, held.received_ms, now)
+            if decision == "drop":
+                self._held.pop(handle, None)
+            elif decision == "renew":
+                await self._renew(handle, held)
 
     async def _renew(self, handle: str, held: Held) -> None:
         async with held.lock:
