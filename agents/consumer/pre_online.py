@@ -31,12 +31,12 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TypeVar, assert_never
 
+from agents.consumer.progress import NO_PROGRESS, OffsetProgress
 from agents.consumer.records import Change, OffsetCommitted, QueueMerged, TimerDelivered
 from agents.consumer.records import Escaped as Escaped  # re-exported: callers of the merge may name them here
 from agents.consumer.records import EscapeKey as EscapeKey
 from agents.consumer.records import Version as Version
 from agents.consumer.state import ConsumerState, queue_state
-from agents.delay.timer import NO_PROGRESS, TimerProgress
 from agents.pop.events import Acked, Changed, Popped
 from agents.pop.model import NO_TICKET, Inflight, QueueKey, QueueState
 
@@ -203,14 +203,14 @@ def start(home: str, own: Table, applied: frozenset[EscapeKey], sources: Iterabl
     return PreOnline(home, own, applied, frozenset(sources))
 
 
-def take_replica(pre: PreOnline, source: str, table: Table, timer: TimerProgress = NO_PROGRESS) -> PreOnline:
+def take_replica(pre: PreOnline, source: str, table: Table, timer: OffsetProgress = NO_PROGRESS) -> PreOnline:
     """A replica of the set answered with its progress (``progress_of`` its state) and its delayed-message
     progress (its state's ``timer``)."""
     return replace(
         pre,
         table=join_tables(pre.table, table.items()),
         waiting=pre.waiting - {source},
-        timer=pre.timer | timer.delivered,
+        timer=pre.timer | timer.above,
         timer_floor=max(pre.timer_floor, timer.floor),
     )
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from agents.consumer.errors import StateFormatError
+from agents.consumer.progress import NO_PROGRESS, OffsetProgress
 from agents.consumer.records import (
     Escaped,
     EscapeKey,
@@ -44,7 +45,6 @@ from agents.consumer.records import (
 )
 from agents.consumer.state import Committed, ConsumerState, apply_all
 from agents.consumer.wire import Reader, Writer
-from agents.delay.timer import NO_PROGRESS, TimerProgress
 from agents.pop.model import QueueKey, QueueState
 from agents.store.crc import crc32
 
@@ -136,8 +136,8 @@ def encode(snapshot: Snapshot) -> bytes:
         write_queue(w, st.queues[key])
     if version >= TIMER_VERSION:
         w.uint(st.timer.floor)
-        w.uint(len(st.timer.delivered))
-        for offset in sorted(st.timer.delivered):
+        w.uint(len(st.timer.above))
+        for offset in sorted(st.timer.above):
             w.uint(offset)
     if version == ESCAPE_VERSION:
         w.uint(len(st.versions))
@@ -219,11 +219,11 @@ def decode(data: bytes) -> Snapshot:
     return Snapshot(covered, state)
 
 
-def _read_timer(r: Reader, version: int) -> TimerProgress:
+def _read_timer(r: Reader, version: int) -> OffsetProgress:
     floor = r.uint("timer floor")
     delivered: list[int] = []
     for _ in range(r.count("timer delivered")):
         delivered.append(r.uint("timer delivered offset", (delivered[-1] if delivered else floor) + 1))
     if version == TIMER_VERSION and not floor and not delivered:
         raise r.fail(f"version {TIMER_VERSION} without timer progress (that state is a version {VERSION} snapshot)")
-    return TimerProgress(floor, frozenset(delivered))
+    return OffsetProgress(floor, frozenset(delivered))

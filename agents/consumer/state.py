@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import assert_never
 
 from agents.consumer.errors import SequenceGap
+from agents.consumer.progress import NO_PROGRESS, OffsetProgress, mark
 from agents.consumer.records import (
     Escaped,
     EscapeKey,
@@ -34,7 +35,6 @@ from agents.consumer.records import (
     TimerDelivered,
     Version,
 )
-from agents.delay.timer import NO_PROGRESS, TimerProgress, mark
 from agents.pop import rules
 from agents.pop.events import Acked, Changed, Event, Popped
 from agents.pop.model import QueueKey, QueueState
@@ -71,7 +71,7 @@ class ConsumerState:
     seq: int = 0
     offsets: Mapping[QueueKey, Committed] = field(default_factory=_no_offsets)
     queues: Mapping[QueueKey, QueueState] = field(default_factory=_no_queues)
-    timer: TimerProgress = NO_PROGRESS
+    timer: OffsetProgress = NO_PROGRESS
     versions: Mapping[QueueKey, Version] = field(default_factory=_no_versions)
     """Each reset queue's version; a queue never reset is at ``Version()`` and absent."""
     escaped: Mapping[str, Mapping[EscapeKey, Escaped]] = field(default_factory=_no_escaped)

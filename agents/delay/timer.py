@@ -4,15 +4,16 @@ A send carrying ``TIMER_DELIVER_MS`` (the proxy's name for a client's ``delivery
 `TIMER_TOPIC`, queue 0, with its real topic and queue in ``REAL_TOPIC`` / ``REAL_QID`` (`to_timer`), unless its
 time has come already, when it goes to its topic at once, as Java's ``HookUtils.checkIfTimerMessage`` decides.
 When it is due, the master appends `re_put`'s copy to the real topic and a ``TimerDelivered`` record of its timer
-queue offset in the same put; `TimerProgress` is what those records rebuild (`mark`), and `due` picks what to
+queue offset in the same put; `OffsetProgress` is what those records rebuild (`mark`), and `due` picks what to
 deliver next from it and the timer messages read so far.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 
+from agents.consumer.progress import OffsetProgress
 from agents.store.record import Message
 from mqbase.codes import ResponseCode
 from mqbase.metadata import SYSTEM_TOPIC_PREFIX
@@ -89,42 +90,13 @@ def re_put(message: Message, now_ms: int) -> Message | None:
     return Message(topic, int(queue), message.body, properties, now_ms)
 
 
-@dataclass(frozen=True, slots=True)
-class TimerProgress:
-    """Which timer queue offsets are delivered: every one below `floor`, and those in `delivered` (all at or
-    above `floor + 1`: the floor itself is never delivered, `mark` moves past it)."""
-
-    floor: int = 0
-    delivered: frozenset[int] = field(default_factory=frozenset)
-
-    def done(self, offset: int) -> bool:
-        return offset < self.floor or offset in self.delivered
-
-
-NO_PROGRESS = TimerProgress()
-
-
-def mark(progress: TimerProgress, offsets: Iterable[int]) -> TimerProgress:
-    """The progress after `offsets` were delivered: marking one twice changes nothing, and the floor moves up
-    over every delivered offset that follows it, so the set holds only those delivered out of order."""
-    delivered = set(progress.delivered)
-    delivered.update(o for o in offsets if o >= progress.floor)
-    if len(delivered) == len(progress.delivered):
-        return progress
-    floor = progress.floor
-    while floor in delivered:
-        delivered.remove(floor)
-        floor += 1
-    return TimerProgress(floor, frozenset(delivered))
-
-
-def due(progress: TimerProgress, pending: Mapping[int, int], now_ms: int, limit: int = BATCH) -> list[int]:
+def due(progress: OffsetProgress, pending: Mapping[int, int], now_ms: int, limit: int = BATCH) -> list[int]:
     """The timer queue offsets to deliver now, earliest time first (then offset), at most `limit`: of
     `pending` (offset → due time, the timer messages read), those due at `now_ms` and not delivered yet."""
     ready = sorted((at, o) for o, at in pending.items() if at <= now_ms and not progress.done(o))
     return [o for _, o in ready[:limit]]
 
 
-def next_due(progress: TimerProgress, pending: Mapping[int, int]) -> int | None:
+def next_due(progress: OffsetProgress, pending: Mapping[int, int]) -> int | None:
     """The earliest due time of `pending` not delivered yet, None when there is none (the thread's wake-up)."""
     return min((at for o, at in pending.items() if not progress.done(o)), default=None)

@@ -25,6 +25,7 @@ from agents.consumer.pre_online import (
     take_escaped,
     take_replica,
 )
+from agents.consumer.progress import OffsetProgress
 from agents.consumer.records import (
     Escaped,
     EscapedChange,
@@ -38,7 +39,6 @@ from agents.consumer.records import (
     encode,
 )
 from agents.consumer.state import Committed, apply_all
-from agents.delay.timer import TimerProgress
 from agents.pop.events import Acked, Changed, Delivery, Popped
 from agents.pop.model import NO_TICKET, Inflight, QueueKey, QueueState
 from tests.harness.consumer_runs import STEPS, play
@@ -140,7 +140,7 @@ def test_the_commit_rule_makes_a_backward_commit_a_new_version_and_keeps_forward
 
 def test_a_replica_s_delivered_delayed_messages_and_escaped_ones_are_joined() -> None:
     pre = start(HOME, table(), frozenset(), ["r", "e"])
-    pre = take_replica(pre, "r", table(), TimerProgress(4, frozenset({7})))
+    pre = take_replica(pre, "r", table(), OffsetProgress(4, frozenset({7})))
     pre = take_escaped(pre, "e", [escaped(1, TimerDelivered((2, 9)))])
     assert (pre.timer, pre.timer_floor) == (frozenset({2, 7, 9}), 4)
     assert pre.table == {}  # a delayed message is no queue's
@@ -297,7 +297,7 @@ def test_merge_changes_make_the_own_state_the_merged_one_and_once_is_enough(
     assert merge_changes(own, start(HOME, progress_of(own), frozenset(), []), 5) == []  # nothing newer
     pre = start(HOME, progress_of(own), frozenset(), ["old", "e"])
     pre = take_escaped(
-        take_replica(pre, "old", progress_of(old), TimerProgress(floor, frozenset(delivered))), "e", escapes
+        take_replica(pre, "old", progress_of(old), OffsetProgress(floor, frozenset(delivered))), "e", escapes
     )
     changes = merge_changes(own, pre, 5)
     records = [StateRecord(own.seq + i, c) for i, c in enumerate(changes, 1)]

@@ -11,11 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents.consumer.errors import StateFormatError
+from agents.consumer.progress import OffsetProgress
 from agents.consumer.records import Escaped, EscapeKey, OffsetCommitted, TimerDelivered, Version, write_escaped
 from agents.consumer.snapshot import Snapshot, advance, decode, encode, rebuild, retained_floor, take
 from agents.consumer.state import Committed, ConsumerState, apply_all
 from agents.consumer.wire import Writer
-from agents.delay.timer import TimerProgress
 from agents.ha.retention import Floors, Policy, Segment, plan
 from agents.pop.events import Acked
 from agents.pop.model import Inflight, QueueKey, QueueState
@@ -30,7 +30,7 @@ QUEUE = QueueState(
 )
 STATE = ConsumerState(9, MappingProxyType({Q: Committed(12, 100), R: Committed(0, 5)}), MappingProxyType({R: QUEUE}))
 SNAP = Snapshot(4096, STATE)
-TIMED = encode(Snapshot(4096, replace(STATE, timer=TimerProgress(3, frozenset({5, 9})))))
+TIMED = encode(Snapshot(4096, replace(STATE, timer=OffsetProgress(3, frozenset({5, 9})))))
 
 
 def encode_escaped(e: Escaped) -> bytearray:
@@ -56,8 +56,8 @@ def test_timer_progress_makes_a_version_2_snapshot() -> None:
     """A state with delayed-message progress is version 2, its floor and delivered offsets after the queues;
     one without stays version 1, which a broker from before delayed messages reads."""
     assert TIMED.startswith(b"MQCS\x02") and TIMED[:-4].endswith(b"\x03\x02\x05\x09")
-    assert decode(TIMED).state.timer == TimerProgress(3, frozenset({5, 9}))
-    assert encode(Snapshot(4096, replace(STATE, timer=TimerProgress()))) == DATA
+    assert decode(TIMED).state.timer == OffsetProgress(3, frozenset({5, 9}))
+    assert encode(Snapshot(4096, replace(STATE, timer=OffsetProgress()))) == DATA
 
 
 def test_an_empty_state_round_trips() -> None:
@@ -193,7 +193,7 @@ ESCAPING = replace(STATE, versions=MappingProxyType({R: Version(2, 8)}), escaped
     [
         ESCAPING,
         replace(ESCAPING, escaped=MappingProxyType({})),
-        replace(ESCAPING, versions=MappingProxyType({}), timer=TimerProgress(3, frozenset({5}))),
+        replace(ESCAPING, versions=MappingProxyType({}), timer=OffsetProgress(3, frozenset({5}))),
     ],
 )
 def test_versions_and_escaped_changes_make_a_version_3_snapshot(state: ConsumerState) -> None:

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 
 from agents.consumer.errors import SequenceGap
+from agents.consumer.progress import OffsetProgress
 from agents.consumer.records import (
     Change,
     Escaped,
@@ -21,7 +22,6 @@ from agents.consumer.records import (
     Version,
 )
 from agents.consumer.state import Committed, ConsumerState, apply, apply_all, queue_state
-from agents.delay.timer import TimerProgress
 from agents.pop import rules
 from agents.pop.events import Acked, Delivery, Popped
 from agents.pop.model import Inflight, QueueKey, QueueState
@@ -142,9 +142,9 @@ def test_timer_deliveries_mark_progress_and_a_replay_changes_nothing() -> None:
     """``TimerDelivered`` records rebuild which delayed messages are delivered; the other kinds leave it be."""
     log = _records(TimerDelivered((1, 2)), OffsetCommitted(Q, 3, 100), TimerDelivered((0,)), Forgotten("G", "T"))
     state = apply_all(None, log)
-    assert (state.timer, state.seq) == (TimerProgress(3, frozenset()), 4)
+    assert (state.timer, state.seq) == (OffsetProgress(3, frozenset()), 4)
     assert apply_all(state, log) is state
-    assert apply_all(None, log[:1]).timer == TimerProgress(0, frozenset({1, 2}))
+    assert apply_all(None, log[:1]).timer == OffsetProgress(0, frozenset({1, 2}))
 
 
 E1, E2 = EscapeKey(2, 1_000, 1), EscapeKey(2, 1_000, 2)

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agents.consumer.progress import OffsetProgress, mark
 from agents.delay.timer import (
     REAL_QID,
     REAL_TOPIC,
@@ -14,9 +15,7 @@ from agents.delay.timer import (
     TIMER_OUT_MS,
     TIMER_TOPIC,
     Refusal,
-    TimerProgress,
     due,
-    mark,
     next_due,
     out_ms,
     re_put,
@@ -99,17 +98,17 @@ def test_a_timer_message_without_a_real_queue_has_no_copy(properties: dict[str, 
 
 
 def test_mark_moves_the_floor_over_what_follows_it() -> None:
-    p = mark(TimerProgress(), [1, 3])
-    assert p == TimerProgress(0, frozenset({1, 3}))
+    p = mark(OffsetProgress(), [1, 3])
+    assert p == OffsetProgress(0, frozenset({1, 3}))
     p = mark(p, [0])
-    assert p == TimerProgress(2, frozenset({3}))
-    assert mark(p, [2]) == TimerProgress(4, frozenset())
+    assert p == OffsetProgress(2, frozenset({3}))
+    assert mark(p, [2]) == OffsetProgress(4, frozenset())
     assert mark(p, [1, 3]) is p  # a replayed delivery changes nothing
     assert [o for o in range(6) if p.done(o)] == [0, 1, 3]
 
 
 def test_due_is_earliest_first_and_skips_the_delivered() -> None:
-    progress = TimerProgress(2, frozenset({4}))
+    progress = OffsetProgress(2, frozenset({4}))
     pending = {0: 10, 2: 30, 3: 20, 4: 5, 5: 20, 6: 99}
     assert due(progress, pending, 30) == [3, 5, 2]
     assert due(progress, pending, 30, limit=2) == [3, 5]
@@ -124,8 +123,8 @@ Entry = tuple[str, tuple[int, ...]]
 """One record of the model's log: ("copy", (timer offset,)) or ("progress", (timer offsets...))."""
 
 
-def _progress(log: list[Entry]) -> TimerProgress:
-    return mark(TimerProgress(), [o for kind, offsets in log if kind == "progress" for o in offsets])
+def _progress(log: list[Entry]) -> OffsetProgress:
+    return mark(OffsetProgress(), [o for kind, offsets in log if kind == "progress" for o in offsets])
 
 
 def _deliver(log: list[Entry], times: dict[int, int], now: int, limit: int) -> list[Entry]:
