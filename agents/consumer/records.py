@@ -20,10 +20,14 @@ several records share one message as a batch: ``to_message``)::
                                                (QueueMerged; queue as in a snapshot: committed, scanned,
                                                nextTicket, attemptId, n (offset ticket deadlineMs attempt)...,
                                                n (offset ticket)...)
+    version=3 | kind=10 | seq | resolution | n | offset...   (TransactionEnded: half queue offsets, increasing;
+                                               resolution 1 COMMIT, 2 ROLLBACK, 3 DROPPED)
+    version=3 | kind=11 | seq | n | offset...  (TransactionChecked: half queue offsets checked back, increasing)
 
 A record is written as version 1 whenever version 1 can say it (kinds 1-6, an OffsetCommitted of epoch 0), so a
-set that never escapes or merges writes records an older broker reads; version 3 adds the commit's masterEpoch and
-kinds 7-9 (RIP-32's escaped changes and pre-online merge, ``agents.consumer.pre_online``), and a version 1
+set that never escapes or merges writes records an older broker reads; version 3 adds the commit's masterEpoch,
+kinds 7-9 (RIP-32's escaped changes and pre-online merge, ``agents.consumer.pre_online``) and kinds 10-11
+(transactions, ``agents.transaction``), and a version 1
 OffsetCommitted reads as epoch 0.
 
 ``seq`` is the idempotency key: the broker set numbers its records 1, 2, 3... in log order, and a record whose
@@ -44,6 +48,7 @@ from agents.consumer.wire import MAX_QUEUE_ID, MAX_TEXT, Reader, Writer, int_pro
 from agents.pop.events import Acked, Changed, Delivery, Popped
 from agents.pop.model import Inflight, QueueKey, QueueState
 from agents.store.record import Message
+from agents.transaction.half import Resolution
 from mqbase.metadata import GROUP_MAX_LENGTH, SYSTEM_TOPIC_PREFIX, TOPIC_MAX_LENGTH
 
 VERSION, ESCAPE_VERSION = 1, 3
@@ -76,6 +81,22 @@ class Forgotten:
 class TimerDelivered:
     """The timer messages at these offsets of the timer queue (``agents.delay.timer``) were re-put into their
     topics, by the same put that carries this record (increasing, at least one)."""
+
+    offsets: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TransactionEnded:
+    """The transactions whose half messages are at these offsets of the half queue ended with `resolution` (a
+    commit's copies are in the put that carries this record); increasing, at least one."""
+
+    offsets: tuple[int, ...]
+    resolution: Resolution
+
+
+@dataclass(frozen=True, slots=True)
+class TransactionChecked:
+    """The open transactions at these half queue offsets were checked back once more (increasing, at least one)."""
 
     offsets: tuple[int, ...]
 
@@ -132,11 +153,21 @@ class QueueMerged:
 
 
 Change = (
-    OffsetCommitted | Popped | Acked | Changed | Forgotten | TimerDelivered | Escaped | EscapeReleased | QueueMerged
+    OffsetCommitted
+    | Popped
+    | Acked
+    | Changed
+    | Forgotten
+    | TimerDelivered
+    | Escaped
+    | EscapeReleased
+    | QueueMerged
+    | TransactionEnded
+    | TransactionChecked
 )
 _KINDS: dict[type[Change], int] = {
     OffsetCommitted: 1, Popped: 2, Acked: 3, Changed: 4, Forgotten: 5, TimerDelivered: 6,
-    Escaped: 7, EscapeReleased: 8, QueueMerged: 9,
+    Escaped: 7, EscapeReleased: 8, QueueMerged: 9, TransactionEnded: 10, TransactionChecked: 11,
 }  # fmt: skip
 _ESCAPED_KINDS = frozenset({1, 2, 3, 4, 6})
 HOME_MAX_LENGTH = TOPIC_MAX_LENGTH
@@ -160,8 +191,8 @@ def _problem(record: StateRecord) -> str | None:
 
 
 def _change_problem(c: Change) -> str | None:
-    if isinstance(c, TimerDelivered):
-        return _offsets_problem(c.offsets)
+    if isinstance(c, TimerDelivered | TransactionEnded | TransactionChecked):
+        return _offsets_problem(type(c).__name__, c.offsets)
     if isinstance(c, Escaped):
         return (
             name_problem("home", c.home, HOME_MAX_LENGTH)
@@ -194,12 +225,20 @@ def _version_problem(v: Version) -> str | None:
     return int_problem("version epoch", v.epoch) or int_problem("version seq", v.seq)
 
 
-def _offsets_problem(offsets: Sequence[int]) -> str | None:
-    """Why a TimerDelivered's offsets are not one or more increasing offsets, or None."""
+_OFFSET_FIELD = {
+    "TimerDelivered": "timer offset",
+    "TransactionEnded": "half offset",
+    "TransactionChecked": "half offset",
+}
+
+
+def _offsets_problem(kind: str, offsets: Sequence[int]) -> str | None:
+    """Why a record's offsets (a TimerDelivered's, a transaction record's) are not one or more increasing offsets,
+    or None."""
     if not offsets:
-        return "a TimerDelivered record names at least one offset"
+        return f"a {kind} record names at least one offset"
     for before, offset in zip((-1, *offsets), offsets, strict=False):
-        if problem := int_problem("timer offset", offset, before + 1):
+        if problem := int_problem(_OFFSET_FIELD[kind], offset, before + 1):
             return problem
     return None
 
@@ -263,7 +302,9 @@ def _change_checks(c: OffsetCommitted | Popped | Acked | Changed | QueueMerged) 
 
 def _version_of(c: Change) -> int:
     """The oldest record version that can say `c`."""
-    if isinstance(c, Escaped | EscapeReleased | QueueMerged) or (isinstance(c, OffsetCommitted) and c.epoch):
+    if isinstance(c, Escaped | EscapeReleased | QueueMerged | TransactionEnded | TransactionChecked) or (
+        isinstance(c, OffsetCommitted) and c.epoch
+    ):
         return ESCAPE_VERSION
     return VERSION
 
@@ -294,7 +335,9 @@ def _write_key(w: Writer, key: EscapeKey) -> None:
 
 def _write_change(w: Writer, c: Change, version: int) -> None:
     """`c`'s fields after its kind (and seq) in the record layout of `version`."""
-    if isinstance(c, TimerDelivered):
+    if isinstance(c, TransactionEnded):
+        w.uint(c.resolution)
+    if isinstance(c, TimerDelivered | TransactionEnded | TransactionChecked):
         w.uint(len(c.offsets))
         for n in c.offsets:
             w.uint(n)
@@ -398,14 +441,18 @@ def _read_change(r: Reader, kind: int, version: int) -> Change:
     """The fields of a change of `kind` (known) in the record layout of `version`."""
     if kind >= 7 and version != ESCAPE_VERSION:
         raise r.fail(f"kind {kind} is a version {ESCAPE_VERSION} record")
-    if kind == 6:
+    if kind in (6, 10, 11):
+        name = {6: "TimerDelivered", 10: "TransactionEnded", 11: "TransactionChecked"}[kind]
+        resolution = r.uint("resolution", min(Resolution), max(Resolution)) if kind == 10 else 0
         last = -1
         offsets: list[int] = []
-        for _ in range(r.count("timer offsets")):
-            offsets.append(last := r.uint("timer offset", last + 1))
+        for _ in range(r.count(_OFFSET_FIELD[name] + "s")):
+            offsets.append(last := r.uint(_OFFSET_FIELD[name], last + 1))
         if not offsets:
-            raise r.fail("a TimerDelivered record names at least one offset")
-        return TimerDelivered(tuple(offsets))
+            raise r.fail(f"a {name} record names at least one offset")
+        if kind == 10:
+            return TransactionEnded(tuple(offsets), Resolution(resolution))
+        return TimerDelivered(tuple(offsets)) if kind == 6 else TransactionChecked(tuple(offsets))
     if kind == 5:
         return Forgotten(r.name("group", GROUP_MAX_LENGTH), r.name("topic", TOPIC_MAX_LENGTH))
     if kind == 7:

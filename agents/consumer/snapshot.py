@@ -2,18 +2,21 @@
 
 A snapshot is the whole `ConsumerState` at one cut of the commit log::
 
-    magic "MQCS" | version | covered | seq | offsets | queues [| timer] [| versions | escaped] | crc32 (u32,
-    big-endian, of every byte before it)
+    magic "MQCS" | version | covered | seq | offsets | queues [| timer] [| versions | escaped] [| transactions]
+    | crc32 (u32, big-endian, of every byte before it)
     offsets: n, then per key in sorted order: group, topic, queueId, offset, timestampMs
     queues:  n, then per key in sorted order: group, topic, queueId, committed, scanned, nextTicket, attemptId,
              n in flight (offset ticket deadlineMs attempt)..., n done (offset ticket)..., each by offset
-    timer:   floor, n delivered offsets (increasing, above the floor)...   (versions 2 and 3)
-    versions: n, then per key in sorted order: group, topic, queueId, epoch, seq   (version 3 only)
+    timer:   floor, n delivered offsets (increasing, above the floor)...   (versions 2 to 4)
+    versions: n, then per key in sorted order: group, topic, queueId, epoch, seq   (versions 3 and 4)
     escaped:  n, then per (home, key) in sorted order: an Escaped record's fields from home on
-              (``agents.consumer.records``' kind 7)   (version 3 only)
+              (``agents.consumer.records``' kind 7)   (versions 3 and 4)
+    transactions: floor, n ended offsets (increasing, above the floor)..., n checked (offset count)... by offset
+              (version 4 only)
 
 Version 1 is a state without delayed-message progress, version 2 one with it, version 3 one with RIP-32 state
-(a reset queue's version, or changes escaped to this set; its timer may be empty): a broker set keeps writing the
+(a reset queue's version, or changes escaped to this set; its timer may be empty), version 4 one with transactions
+(its other parts may be empty): a broker set keeps writing the
 oldest version that holds its state, so one that never delivered a delayed message or escaped keeps writing
 snapshots an older broker reads.
 
@@ -49,7 +52,7 @@ from agents.pop.model import QueueKey, QueueState
 from agents.store.crc import crc32
 
 MAGIC = b"MQCS"
-VERSION, TIMER_VERSION, ESCAPE_VERSION = 1, 2, 3
+VERSION, TIMER_VERSION, ESCAPE_VERSION, TRANSACTION_VERSION = 1, 2, 3, 4
 _CRC = struct.Struct(">I")
 
 
@@ -112,6 +115,8 @@ def _sorted_keys(keys: Iterable[QueueKey]) -> list[QueueKey]:
 
 def _version_of(st: ConsumerState) -> int:
     """The oldest format that holds `st`."""
+    if st.transactions != NO_PROGRESS or st.checks:
+        return TRANSACTION_VERSION
     if st.versions or st.escaped:
         return ESCAPE_VERSION
     return VERSION if st.timer == NO_PROGRESS else TIMER_VERSION
@@ -139,7 +144,7 @@ def encode(snapshot: Snapshot) -> bytes:
         w.uint(len(st.timer.above))
         for offset in sorted(st.timer.above):
             w.uint(offset)
-    if version == ESCAPE_VERSION:
+    if version >= ESCAPE_VERSION:
         w.uint(len(st.versions))
         for key in _sorted_keys(st.versions):
             w.key(key)
@@ -149,6 +154,15 @@ def encode(snapshot: Snapshot) -> bytes:
         w.uint(len(held))
         for e in held:
             write_escaped(w, e)
+    if version == TRANSACTION_VERSION:
+        w.uint(st.transactions.floor)
+        w.uint(len(st.transactions.above))
+        for offset in sorted(st.transactions.above):
+            w.uint(offset)
+        w.uint(len(st.checks))
+        for offset in sorted(st.checks):
+            w.uint(offset)
+            w.uint(st.checks[offset])
     w.out += _CRC.pack(crc32(w.out))
     return bytes(w.out)
 
@@ -173,8 +187,8 @@ def decode(data: bytes) -> Snapshot:
     r = Reader(body, "consumer-state snapshot")
     r.pos = len(MAGIC)
     version = r.uint("version")
-    if version not in (VERSION, TIMER_VERSION, ESCAPE_VERSION):
-        raise r.fail(f"version {version} is not {VERSION}..{ESCAPE_VERSION} (written by a newer broker?)")
+    if version not in (VERSION, TIMER_VERSION, ESCAPE_VERSION, TRANSACTION_VERSION):
+        raise r.fail(f"version {version} is not {VERSION}..{TRANSACTION_VERSION} (written by a newer broker?)")
     if crc32(body) != stored:
         raise StateFormatError(f"consumer-state snapshot: checksum {crc32(body):08x} does not match {stored:08x}")
     covered, seq = r.uint("covered"), r.uint("seq")
@@ -191,7 +205,7 @@ def decode(data: bytes) -> Snapshot:
     timer = _read_timer(r, version) if version >= TIMER_VERSION else NO_PROGRESS
     versions: dict[QueueKey, Version] = {}
     escaped: dict[str, dict[EscapeKey, Escaped]] = {}
-    if version == ESCAPE_VERSION:
+    if version >= ESCAPE_VERSION:
         key = None
         for _ in range(r.count("versions")):
             key = _read_key(r, key)
@@ -205,8 +219,9 @@ def decode(data: bytes) -> Snapshot:
                 )
             last = (e.home, e.key)
             escaped.setdefault(e.home, {})[e.key] = e
-        if not versions and not escaped:
+        if version == ESCAPE_VERSION and not versions and not escaped:
             raise r.fail(f"version {ESCAPE_VERSION} without versions or escaped changes (an older version's state)")
+    transactions, checks = _read_transactions(r) if version == TRANSACTION_VERSION else (NO_PROGRESS, {})
     r.end()
     state = ConsumerState(
         seq,
@@ -215,6 +230,8 @@ def decode(data: bytes) -> Snapshot:
         timer,
         MappingProxyType(versions),
         MappingProxyType({home: MappingProxyType(held) for home, held in escaped.items()}),
+        transactions,
+        MappingProxyType(checks),
     )
     return Snapshot(covered, state)
 
@@ -227,3 +244,20 @@ def _read_timer(r: Reader, version: int) -> OffsetProgress:
     if version == TIMER_VERSION and not floor and not delivered:
         raise r.fail(f"version {TIMER_VERSION} without timer progress (that state is a version {VERSION} snapshot)")
     return OffsetProgress(floor, frozenset(delivered))
+
+
+def _read_transactions(r: Reader) -> tuple[OffsetProgress, dict[int, int]]:
+    floor = r.uint("transactions floor")
+    ended: list[int] = []
+    for _ in range(r.count("transactions ended")):
+        ended.append(r.uint("ended half offset", (ended[-1] if ended else floor) + 1))
+    checks: dict[int, int] = {}
+    last = -1
+    for _ in range(r.count("transactions checked")):
+        last = r.uint("checked half offset", last + 1)
+        if last < floor or last in ended:
+            raise r.fail(f"half offset {last} is both ended and checked")
+        checks[last] = r.uint("check count", 1)
+    if not floor and not ended and not checks:
+        raise r.fail(f"version {TRANSACTION_VERSION} without transactions (an older version's state)")
+    return OffsetProgress(floor, frozenset(ended)), checks

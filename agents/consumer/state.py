@@ -1,9 +1,10 @@
 """`ConsumerState`: the table the consumer-state records rebuild, and ``apply``, the only way it changes.
 
 It holds the committed offset of each (group, topic, queue) with the commit's time, each POP queue state
-(``agents.pop``, changed by its own ``apply``), the delayed messages delivered (``timer``, ``agents.delay.timer``)
-and ``seq``, the last record applied; ``Forgotten`` drops a group's keys on a topic. An offset commit (a reset)
-also starts the queue's POP state over at that offset, so one offset per queue is the group's progress whichever
+(``agents.pop``, changed by its own ``apply``), the delayed messages delivered (``timer``, ``agents.delay.timer``),
+the transactions ended (``transactions``) and the check-backs of those still open (``checks``,
+``agents.transaction``), and ``seq``, the last record applied; ``Forgotten`` drops a group's keys on a topic. An
+offset commit (a reset) also starts the queue's POP state over at that offset, so one offset per queue is the group's progress whichever
 way it consumes (``consumer_offset``). Records are applied in sequence: one at or below ``seq`` is a replay and
 changes nothing, so applying a log twice equals applying it once; one that skips a number raises `SequenceGap`,
 since the records between are missing from the log.
@@ -33,6 +34,8 @@ from agents.consumer.records import (
     QueueMerged,
     StateRecord,
     TimerDelivered,
+    TransactionChecked,
+    TransactionEnded,
     Version,
 )
 from agents.pop import rules
@@ -64,6 +67,10 @@ def _no_escaped() -> Mapping[str, Mapping[EscapeKey, Escaped]]:
     return MappingProxyType({})
 
 
+def _no_checks() -> Mapping[int, int]:
+    return MappingProxyType({})
+
+
 @dataclass(frozen=True, slots=True)
 class ConsumerState:
     """A broker set's consumer state after the records up to and including `seq`."""
@@ -76,6 +83,10 @@ class ConsumerState:
     """Each reset queue's version; a queue never reset is at ``Version()`` and absent."""
     escaped: Mapping[str, Mapping[EscapeKey, Escaped]] = field(default_factory=_no_escaped)
     """Home set → the changes its acting replicas escaped to this set, not yet released."""
+    transactions: OffsetProgress = NO_PROGRESS
+    """The half queue offsets of the transactions ended (committed, rolled back or dropped)."""
+    checks: Mapping[int, int] = field(default_factory=_no_checks)
+    """Half queue offset → check-backs so far, of the open transactions checked at least once."""
 
 
 EMPTY = ConsumerState()
@@ -91,6 +102,9 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
     escaped = {home: dict(held) for home, held in st.escaped.items()}
     pending: dict[QueueKey, list[Event]] = {}  # POP events not yet applied, by queue: one copy per run of them
     delivered: list[int] = []  # timer offsets, marked once at the end (marking is order-free)
+    ended: set[int] = set()  # half offsets, likewise
+    transactions = st.transactions
+    checks = dict(st.checks)
 
     def settle(keys: Iterable[QueueKey]) -> None:
         for key in list(keys):
@@ -121,6 +135,14 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
             pending.setdefault(c.queue, []).append(c)
         elif isinstance(c, TimerDelivered):
             delivered += c.offsets
+        elif isinstance(c, TransactionEnded):
+            ended.update(c.offsets)
+            for offset in c.offsets:
+                checks.pop(offset, None)
+        elif isinstance(c, TransactionChecked):
+            for offset in c.offsets:
+                if not transactions.done(offset) and offset not in ended:
+                    checks[offset] = checks.get(offset, 0) + 1
         elif isinstance(c, Forgotten):
             settle(k for k in pending if (k.group, k.topic) == (c.group, c.topic))
             for table in (offsets, queues, versions):
@@ -154,6 +176,8 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
         mark(st.timer, delivered),
         MappingProxyType(versions),
         MappingProxyType({home: MappingProxyType(held) for home, held in escaped.items()}),
+        mark(transactions, ended),
+        MappingProxyType(checks),
     )
 
 

@@ -24,6 +24,8 @@ from agents.consumer.records import (
     QueueMerged,
     StateRecord,
     TimerDelivered,
+    TransactionChecked,
+    TransactionEnded,
     Version,
     decode,
     encode,
@@ -34,6 +36,7 @@ from agents.pop.events import Acked, Changed, Delivery, Popped
 from agents.pop.model import NO_TICKET, Inflight, QueueKey, QueueState
 from agents.store.record import Message, decode_at
 from agents.store.record import encode as encode_message
+from agents.transaction.half import Resolution
 from mqbase.metadata import topic_problem
 from tests.harness.consumer_runs import STEPS, play
 from tests.harness.fuzzing import flip_bits, fuzz
@@ -67,6 +70,9 @@ ESCAPE_RECORDS = [
     StateRecord(11, EscapeReleased("broker-b", (EscapeKey(1, 9, 9), KEY, EscapeKey(2, BIG, 0)))),
     StateRecord(12, QueueMerged(Q, Version(3, 7), MERGED, 1_700_000_000_000)),
     StateRecord(13, QueueMerged(Q, Version(), QueueState(), 0)),
+    StateRecord(14, TransactionEnded((0, 7, BIG), Resolution.COMMIT)),
+    StateRecord(15, TransactionEnded((3,), Resolution.DROPPED)),
+    StateRecord(16, TransactionChecked((2, BIG))),
 ]
 
 
@@ -159,7 +165,7 @@ MERGED_BODY = encode(StateRecord(1, QueueMerged(Q, Version(), QueueState(3, 4, {
         (bytes([1, 5, 1, 1, ord("G")]), r"topic length is cut short \(at byte 5\)"),
         (bytes([1, 5, 1, 1, ord("G"), 1, ord("T"), 0]), r"1 bytes follow the end \(at byte 7\)"),
         (bytes([4]) + ACK[1:], r"version 4 is not 1 or 3 \(written by a newer broker\?\)"),
-        (bytes([1, 10]) + ACK[2:], r"kind 10 is unknown \(written by a newer broker\?\)"),
+        (bytes([1, 12]) + ACK[2:], r"kind 12 is unknown \(written by a newer broker\?\)"),
         (ACK[:-1], r"ticket is cut short \(at byte 9\)"),
         (ACK + b"\x00", r"1 bytes follow the end \(at byte 10\)"),
         (bytes([1, 3, 0]) + ACK[3:], "seq 0 is outside 1.."),
@@ -175,6 +181,10 @@ MERGED_BODY = encode(StateRecord(1, QueueMerged(Q, Version(), QueueState(3, 4, {
         (bytes([1, 6, 1, 2, 5, 5]), r"timer offset 5 is outside 6\.\."),
         (bytes([1, 6, 1, 2, 5]), r"timer offset is cut short \(at byte 5\)"),
         (bytes([1, 7]) + ESCAPED_ACK[2:], "kind 7 is a version 3 record"),
+        (bytes([1, 10, 1, 1, 1, 0]), "kind 10 is a version 3 record"),
+        (bytes([3, 10, 1, 4, 1, 0]), r"resolution 4 is outside 1\.\.3"),
+        (bytes([3, 10, 1, 1, 0]), "a TransactionEnded record names at least one offset"),
+        (bytes([3, 11, 1, 2, 5, 5]), r"half offset 5 is outside 6\.\."),
         (ESCAPED_ACK[:10] + bytes([5]) + ESCAPED_ACK[11:], "inner kind 5 is not a change that escapes"),
         (ESCAPED_ACK[:10] + bytes([7]) + ESCAPED_ACK[11:], "inner kind 7 is not a change that escapes"),
         (ESCAPED_ACK[:-1] + bytes([0]), "ticket 0 is outside 1.."),
@@ -268,6 +278,12 @@ ALL_CHANGES = st.one_of(
     st.builds(OffsetCommitted, KEYS, LONG, LONG, LONG),
     st.builds(Escaped, NAMES, ESCAPE_KEYS, st.builds(Version, LONG, LONG), CHANGES.filter(escapes)),
     st.builds(EscapeReleased, NAMES, st.lists(ESCAPE_KEYS, min_size=1, max_size=3, unique=True).map(sorted).map(tuple)),
+    st.builds(
+        TransactionEnded,
+        st.lists(LONG, min_size=1, max_size=4, unique=True).map(sorted).map(tuple),
+        st.sampled_from(Resolution),
+    ),
+    st.lists(LONG, min_size=1, max_size=4, unique=True).map(lambda offsets: TransactionChecked(tuple(sorted(offsets)))),
 )
 
 

@@ -76,7 +76,7 @@ DATA = encode(SNAP)
     [
         (b"", r"no MQCS magic at its start \(not a snapshot\)"),
         (b"MQCS", "4 bytes is too short"),
-        (b"MQCS\x04" + DATA[5:], r"version 4 is not 1..3 \(written by a newer broker\?\)"),
+        (b"MQCS\x05" + DATA[5:], r"version 5 is not 1..4 \(written by a newer broker\?\)"),
         (_sealed(b"MQCS\x02" + DATA[5:-4] + b"\x00\x00"), r"version 2 without timer progress"),
         (_sealed(TIMED[:-5] + b"\x05"), r"timer delivered offset 5 is outside 6\.\."),
         (DATA[:-1] + bytes([DATA[-1] ^ 1]), "checksum [0-9a-f]{8} does not match [0-9a-f]{8}"),
@@ -215,3 +215,29 @@ def test_a_version_3_snapshot_without_rip_32_state_or_in_disorder_is_refused() -
     assert swapped != body
     with pytest.raises(StateFormatError, match=r"escaped change broker-c/2/1000/1 is out of order or repeated"):
         decode(_sealed(swapped))
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        replace(STATE, transactions=OffsetProgress(4, frozenset({6, 9})), checks=MappingProxyType({5: 2, 7: 15})),
+        replace(ESCAPING, transactions=OffsetProgress(0, frozenset({1}))),
+        replace(STATE, checks=MappingProxyType({0: 1})),
+    ],
+)
+def test_transactions_make_a_version_4_snapshot(state: ConsumerState) -> None:
+    """Ended transactions and check counts follow the RIP-32 part (empty or not); without them a state keeps its
+    older version."""
+    data = encode(Snapshot(4096, state))
+    assert data.startswith(b"MQCS\x04")
+    assert decode(data) == Snapshot(4096, state)
+    assert encode(Snapshot(4096, replace(state, transactions=OffsetProgress(), checks={})))[4] in (1, 2, 3)
+
+
+def test_a_version_4_snapshot_without_transactions_or_with_an_ended_one_checked_is_refused() -> None:
+    empty = _sealed(b"MQCS\x04" + DATA[5:-4] + bytes([0, 0, 0, 0, 0, 0, 0]))  # timer, versions, escaped, tx: none
+    with pytest.raises(StateFormatError, match="version 4 without transactions"):
+        decode(empty)
+    both = _sealed(b"MQCS\x04" + DATA[5:-4] + bytes([0, 0, 0, 0, 3, 0, 1, 2, 1]))  # floor 3, offset 2 checked
+    with pytest.raises(StateFormatError, match="half offset 2 is both ended and checked"):
+        decode(both)

@@ -19,12 +19,15 @@ from agents.consumer.records import (
     QueueMerged,
     StateRecord,
     TimerDelivered,
+    TransactionChecked,
+    TransactionEnded,
     Version,
 )
 from agents.consumer.state import Committed, ConsumerState, apply, apply_all, queue_state
 from agents.pop import rules
 from agents.pop.events import Acked, Delivery, Popped
 from agents.pop.model import Inflight, QueueKey, QueueState
+from agents.transaction.half import Resolution
 from tests.harness.consumer_runs import STEPS, play
 from tests.harness.fuzzing import fuzz
 
@@ -145,6 +148,26 @@ def test_timer_deliveries_mark_progress_and_a_replay_changes_nothing() -> None:
     assert (state.timer, state.seq) == (OffsetProgress(3, frozenset()), 4)
     assert apply_all(state, log) is state
     assert apply_all(None, log[:1]).timer == OffsetProgress(0, frozenset({1, 2}))
+
+
+def test_transactions_end_once_and_count_their_check_backs_while_open() -> None:
+    """An ended transaction's count goes, a check of an ended one counts nothing, and a replay changes nothing."""
+    log = _records(
+        TransactionChecked((0, 1, 3)),
+        TransactionChecked((1, 3)),
+        TransactionEnded((1,), Resolution.COMMIT),
+        TransactionEnded((0,), Resolution.ROLLBACK),
+        TransactionChecked((0, 1, 3)),
+        TransactionEnded((2, 3), Resolution.DROPPED),
+        TransactionChecked((5,)),
+    )
+    state = apply_all(None, log)
+    assert (state.transactions, dict(state.checks), state.seq) == (OffsetProgress(4, frozenset()), {5: 1}, 7)
+    assert apply_all(state, log) is state
+    middle = apply_all(None, log[:5])
+    assert (middle.transactions, dict(middle.checks)) == (OffsetProgress(2, frozenset()), {3: 3})
+    in_one_batch = apply_all(None, _records(TransactionEnded((4,), Resolution.COMMIT), TransactionChecked((4,))))
+    assert (in_one_batch.transactions, dict(in_one_batch.checks)) == (OffsetProgress(0, frozenset({4})), {})
 
 
 E1, E2 = EscapeKey(2, 1_000, 1), EscapeKey(2, 1_000, 2)
