@@ -102,6 +102,12 @@ class BrokerConfig:
     """How often the consumer-state snapshot is cut at the confirmOffset (Java persists consumer offsets this often)."""
     timer_max_delay_sec: int = DEFAULT_MAX_DELAY_SEC
     """A delayed message whose delivery time is further ahead is refused (Java's default: 3 days)."""
+    transaction_time_out: int = 6000
+    """An open transaction is first checked back this long (ms) after its half message was stored."""
+    transaction_check_interval: int = 30_000
+    """An open transaction checked back is checked again this long (ms) later."""
+    transaction_check_max: int = 15
+    """An open transaction checked back this often is dropped (to TRANS_CHECK_MAX_TIME_TOPIC) at its next turn."""
     auto_create_topic_enable: bool = False
     """Create an unknown topic at the controller on its first send (Java's default is true: we refuse instead,
     so a typo in a producer's topic name is an error, not a new topic; see docs/decisions.md)."""
@@ -257,6 +263,9 @@ RUNTIME_KEYS = frozenset(
         "controllerHeartBeatTimeoutMills",
         "flushConsumerOffsetInterval",
         "timerMaxDelaySec",
+        "transactionTimeOut",
+        "transactionCheckInterval",
+        "transactionCheckMax",
         "autoCreateTopicEnable",
         "enableSlaveActingMaster",
         "brokerNotActiveTimeoutMillis",
@@ -288,6 +297,9 @@ _POSITIVE = (
     "broker_not_active_timeout_millis",
     "timer_max_delay_sec",
     "rebalance_lock_max_live_time",
+    "transaction_time_out",
+    "transaction_check_interval",
+    "transaction_check_max",
 )
 
 MILLIS_FIELDS = (
@@ -304,6 +316,8 @@ MILLIS_FIELDS = (
     "flush_consumer_offset_interval",
     "broker_not_active_timeout_millis",
     "rebalance_lock_max_live_time",
+    "transaction_time_out",
+    "transaction_check_interval",
 )
 """The periods and timeouts in ms: each at most ``MAX_MILLIS``."""
 

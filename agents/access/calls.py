@@ -16,6 +16,7 @@ from agents.access.forwarder import Forwarder
 from agents.access.protocol import v2
 from agents.access.renewals import Renewer
 from agents.access.routes import BrokerSet
+from agents.access.streams import Streams
 from agents.access.validation import Problem, topic_problem
 from agents.metadata import Topic
 from mqbase.clock import Clock
@@ -29,7 +30,8 @@ def status(code: Code, message: str = "") -> Any:
 
 
 class Calls:
-    """The parts the RPC groups (``route_rpcs``, ``send_rpcs``, ``consume_rpcs``) share, and their helpers."""
+    """The parts the RPC groups (``route_rpcs``, ``send_rpcs``, ``consume_rpcs``, ``transaction_rpcs``) share, and
+    their helpers."""
 
     def __init__(
         self,
@@ -44,6 +46,7 @@ class Calls:
         self._cluster = cluster
         self._clock = clock
         self.connections = connections or Connections()
+        self.streams = Streams()
         self._forward = forwarder
         self._renewer = renewer
         self._secrets = secrets

@@ -22,6 +22,9 @@ from agents.broker.api import (
     BrokerApi,
     Changed,
     ChangeInvisibleRequest,
+    Checks,
+    Ended,
+    EndRequest,
     Received,
     ReceiveRequest,
     SendAnswer,
@@ -79,6 +82,19 @@ class Forwarder:
     async def change_invisible(self, broker_name: str, request: ChangeInvisibleRequest, deadline: float) -> Changed:
         answer: Changed = await self._call(
             broker_name, lambda api, _deadline: api.change_invisible(request), deadline, consumer=True
+        )
+        return answer
+
+    async def end_transaction(self, broker_name: str, request: EndRequest, deadline: float) -> Ended:
+        """A transaction's end goes to the master of the set holding its half message, held through a failover."""
+        answer: Ended = await self._call(
+            broker_name, lambda api, _deadline: api.end_transaction(request), deadline, consumer=False
+        )
+        return answer
+
+    async def take_checks(self, broker_name: str, topics: frozenset[str], deadline: float) -> Checks:
+        answer: Checks = await self._call(
+            broker_name, lambda api, _deadline: api.take_checks(topics), deadline, consumer=False
         )
         return answer
 

@@ -2,14 +2,16 @@
 ``Delivery``), as Java's proxy converts them.
 
 A sent message's system properties become the RocketMQ properties our brokers store (``UNIQ_KEY``, ``TAGS``,
-``KEYS``, ``__SHARDINGKEY``, ``BORN_HOST``, ``BORN_TIMESTAMP``, and ``TIMER_DELIVER_MS`` for a delayed message's
-``delivery_timestamp``); a delivered message gets them back as system properties plus what the clients check:
-``body_encoding`` IDENTITY, the MD5 body digest, the delivery attempt (≥ 1), the receipt handle and where it was
-stored. Pure.
+``KEYS``, ``__SHARDINGKEY``, ``BORN_HOST``, ``BORN_TIMESTAMP``, ``TIMER_DELIVER_MS`` for a delayed message's
+``delivery_timestamp``, ``TRAN_MSG`` and ``CHECK_IMMUNITY_TIME_IN_SECONDS`` for a transactional one's type and
+``orphaned_transaction_recovery_duration``); a delivered message gets them back as system properties plus what
+the clients check: ``body_encoding`` IDENTITY, the MD5 body digest, the delivery attempt (≥ 1), the receipt handle
+and where it was stored. Pure.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from agents.access.codes import Code
@@ -19,13 +21,14 @@ from agents.broker.api import Delivery
 from agents.delay.timer import TIMER_DELIVER_MS, TIMER_OUT_MS
 from agents.metadata import BORN_HOST, BORN_TIMESTAMP, KEYS, MESSAGE_GROUP, TAGS, UNIQ_KEY, Topic
 from agents.store.record import Message
+from agents.transaction.half import CHECK_IMMUNITY, PGROUP, TRAN_MSG, is_transactional
 
 KEY_SEPARATOR = " "
 """RocketMQ joins a message's keys into ``KEYS`` with one space."""
 SYSTEM_KEYS = frozenset(
-    {UNIQ_KEY, TAGS, KEYS, MESSAGE_GROUP, BORN_HOST, BORN_TIMESTAMP, TIMER_DELIVER_MS, TIMER_OUT_MS}
-)
-UNSUPPORTED_TYPES = {v2.TRANSACTION: "transaction"}
+    {UNIQ_KEY, TAGS, KEYS, MESSAGE_GROUP, BORN_HOST, BORN_TIMESTAMP, TIMER_DELIVER_MS, TIMER_OUT_MS, TRAN_MSG,
+     CHECK_IMMUNITY, PGROUP}
+)  # fmt: skip
 MAX_DELAY_MS = 24 * 3600 * 1000
 """Java's proxy ``maxDelayTimeMills``: a delivery time further ahead is refused (the broker takes up to
 ``timerMaxDelaySec`` through the agent API, as Java's broker through remoting)."""
@@ -42,9 +45,11 @@ def _group(system: Any) -> str | None:
 def outgoing_problem(message: Any, now_ms: int, max_body_size: int = MAX_BODY_SIZE) -> Problem | None:
     """Why one sent ``v2.Message`` may not be forwarded at `now_ms`, or None."""
     system = message.system_properties
-    if system.message_type in UNSUPPORTED_TYPES:
-        kind = UNSUPPORTED_TYPES[system.message_type]
-        return Problem(Code.UNSUPPORTED, f"{kind} messages are not supported by this access point")
+    if system.message_type == v2.TRANSACTION and (system.HasField("delivery_timestamp") or _group(system)):
+        return Problem(
+            Code.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE,
+            "a transactional message cannot carry a delivery timestamp or a message group",
+        )
     if system.HasField("delivery_timestamp") and system.delivery_timestamp.ToMilliseconds() - now_ms > MAX_DELAY_MS:
         return Problem(Code.ILLEGAL_DELIVERY_TIME, "message delay time too large (24 h at most)")
     return send_problem(
@@ -60,9 +65,11 @@ def outgoing_problem(message: Any, now_ms: int, max_body_size: int = MAX_BODY_SI
 
 
 def message_type(message: Any) -> str:
-    """What a sent message is, from what it carries, as Java's ``TopicMessageType.parseFromMessageProperty``: a
-    delivery time makes it DELAY, a message group FIFO, anything else NORMAL (transactions are refused before)."""
+    """What a sent message is, from what it carries, as Java's ``TopicMessageType.parseFromMessageProperty``: its
+    type TRANSACTION makes it TRANSACTION, a delivery time DELAY, a message group FIFO, anything else NORMAL."""
     system = message.system_properties
+    if system.message_type == v2.TRANSACTION:
+        return "TRANSACTION"
     return "DELAY" if system.HasField("delivery_timestamp") else "FIFO" if _group(system) is not None else "NORMAL"
 
 
@@ -97,24 +104,42 @@ def to_broker(message: Any) -> Message:
         properties[BORN_HOST] = system.born_host
     if system.HasField("delivery_timestamp"):
         properties[TIMER_DELIVER_MS] = str(system.delivery_timestamp.ToMilliseconds())
+    if system.message_type == v2.TRANSACTION:
+        properties[TRAN_MSG] = "true"
+        if system.HasField("orphaned_transaction_recovery_duration"):
+            seconds = system.orphaned_transaction_recovery_duration.ToSeconds()
+            if seconds > 0:
+                properties[CHECK_IMMUNITY] = str(seconds)
     return Message(message.topic.name, -1, message.body, properties, 0)
 
 
 def delivered(received: Delivery, namespace: str = "") -> Any:
     """The ``v2.Message`` a client gets for a message the agent API delivered."""
-    m = received.message
+    out = stored_message(received.message, received.body_digest, namespace)
+    system = out.system_properties
+    system.receipt_handle = received.receipt_handle
+    system.queue_offset = received.queue_offset
+    system.delivery_attempt = max(received.attempt, 1)
+    return out
+
+
+def _type_of(props: Mapping[str, str]) -> Any:
+    if is_transactional(props):
+        return v2.TRANSACTION
+    return v2.DELAY if TIMER_DELIVER_MS in props else v2.FIFO if props.get(MESSAGE_GROUP) else v2.NORMAL
+
+
+def stored_message(m: Message, body_digest: str, namespace: str = "") -> Any:
+    """The ``v2.Message`` of a stored message, as a delivery or a transaction check-back carries it."""
     props = m.properties
     group = props.get(MESSAGE_GROUP)
     system = v2.SystemProperties(
         message_id=props.get(UNIQ_KEY, ""),
-        body_digest=v2.Digest(type=v2.MD5, checksum=received.body_digest),
+        body_digest=v2.Digest(type=v2.MD5, checksum=body_digest),
         body_encoding=v2.IDENTITY,
-        message_type=v2.DELAY if TIMER_DELIVER_MS in props else v2.FIFO if group else v2.NORMAL,
+        message_type=_type_of(props),
         born_host=props.get(BORN_HOST, ""),
-        receipt_handle=received.receipt_handle,
         queue_id=m.queue_id,
-        queue_offset=received.queue_offset,
-        delivery_attempt=max(received.attempt, 1),
     )
     if TAGS in props:
         system.tag = props[TAGS]

@@ -13,7 +13,18 @@ from typing import Any, TypeVar
 import grpc
 
 import agents.broker.convert as convert
-from agents.broker.api import Acked, AckRequest, Changed, ChangeInvisibleRequest, Received, ReceiveRequest, SendAnswer
+from agents.broker.api import (
+    Acked,
+    AckRequest,
+    Changed,
+    ChangeInvisibleRequest,
+    Checks,
+    Ended,
+    EndRequest,
+    Received,
+    ReceiveRequest,
+    SendAnswer,
+)
 from agents.store.record import Message
 from mqbase.proto import agent_pb2 as apb
 from mqbase.proto import agent_pb2_grpc as apb_grpc
@@ -58,3 +69,11 @@ class RemoteBroker:
     def change_invisible(self, request: ChangeInvisibleRequest) -> Changed | None:
         answer = self._call(self._stub.ChangeInvisibleDuration, convert.change_request_to_pb(request))
         return None if answer is None else convert.changed_of(answer)
+
+    def end_transaction(self, request: EndRequest) -> Ended | None:
+        answer = self._call(self._stub.EndTransaction, convert.end_request_to_pb(request))
+        return None if answer is None else convert.ended_of(answer)
+
+    def take_checks(self, topics: frozenset[str]) -> Checks | None:
+        answer = self._call(self._stub.TakeTransactionChecks, apb.TakeTransactionChecksRequest(topics=sorted(topics)))
+        return None if answer is None else convert.checks_of(answer)

@@ -1,9 +1,10 @@
 """The access point's route, settings and liveness RPCs: QueryRoute, QueryAssignment (the queues of the sets serving
 a topic, as ``routes`` lays them out), Heartbeat, NotifyClientTermination, and Telemetry (the client's settings
-merged with its group's, and the connection registry)."""
+merged with its group's, the connection registry, and the commands the server sends a client: ``streams``)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -87,20 +88,46 @@ class RouteRpcs(Calls):
         return service.NotifyClientTerminationResponse(status=status(problem.code, problem.message) if problem else ok)
 
     async def Telemetry(self, request_iterator: Any, context: Any) -> AsyncIterator[Any]:
+        """Answers each settings the client sends, and sends what the server has for it (``streams``: a
+        transaction check-back) down the same stream."""
         if problem := self._refused(context):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT if problem.code == Code.CLIENT_ID_REQUIRED
                                 else grpc.StatusCode.UNAUTHENTICATED, problem.message)  # fmt: skip
-        async for command in request_iterator:
-            if not command.HasField("settings"):
-                continue  # thread stacks, verify results: nothing asked them
-            client = command.settings
-            group = None
-            if client.WhichOneof("pub_sub") == "subscription":
-                group = self._cluster.metadata().groups.get(client.subscription.group.name)
-            answer = settings.merged(client, group)
-            if answer is None:
-                await context.abort(
-                    grpc.StatusCode.INVALID_ARGUMENT, "settings hold neither publishing nor subscription"
-                )
-            self.connections.announce(_connection(client, self._headers(context), context, self._clock))
-            yield service.TelemetryCommand(status=status(Code.OK, "OK"), settings=answer)
+        headers = self._headers(context)
+        client_id = headers[auth.CLIENT_ID]
+        outgoing: asyncio.Queue[Any] = asyncio.Queue()
+
+        async def read() -> None:
+            try:
+                async for command in request_iterator:
+                    if not command.HasField("settings"):
+                        continue  # thread stacks, verify results: nothing asked them
+                    client = command.settings
+                    group = None
+                    if client.WhichOneof("pub_sub") == "subscription":
+                        group = self._cluster.metadata().groups.get(client.subscription.group.name)
+                    answer = settings.merged(client, group)
+                    if answer is None:
+                        await outgoing.put(_NEITHER)
+                        return
+                    self.connections.announce(_connection(client, headers, context, self._clock))
+                    self.streams.opened(client_id, outgoing)
+                    await outgoing.put(service.TelemetryCommand(status=status(Code.OK, "OK"), settings=answer))
+            finally:
+                await outgoing.put(_END)
+
+        reader = asyncio.create_task(read())
+        try:
+            while (command := await outgoing.get()) is not _END:
+                if command is _NEITHER:
+                    await context.abort(
+                        grpc.StatusCode.INVALID_ARGUMENT, "settings hold neither publishing nor subscription"
+                    )
+                yield command
+        finally:
+            reader.cancel()
+            self.streams.closed(client_id, outgoing)
+
+
+_END, _NEITHER = object(), object()
+"""The stream's own markers in its outgoing queue: the client closed it; its settings were refused."""

@@ -10,9 +10,11 @@ from agents.access import timing
 from agents.access.calls import Calls, status
 from agents.access.codes import Code, send_code
 from agents.access.messages import outgoing_problem, to_broker, type_problem
-from agents.access.protocol import service
+from agents.access.protocol import service, v2
 from agents.access.validation import Problem
 from agents.metadata import Topic
+from agents.store.message_store import Placement
+from agents.transaction.half import TransactionRef
 from mqbase.clock import wall_ms
 
 
@@ -71,7 +73,14 @@ class SendRpcs(Calls):
             status=status(Code.OK, "OK"),
             entries=[
                 service.SendResultEntry(status=status(Code.OK, "OK"), message_id=m.system_properties.message_id,
-                                        offset=r.queue_offset)
+                                        offset=r.queue_offset, transaction_id=_transaction_id(broker_name, m, r))
                 for m, r in zip(request.messages, answer.placed, strict=True)
             ],
         )  # fmt: skip
+
+
+def _transaction_id(broker_name: str, message: Any, placed: Placement) -> str:
+    """A transactional message's id for its end: where its half message is (``agents.transaction.half``)."""
+    if message.system_properties.message_type != v2.TRANSACTION:
+        return ""
+    return TransactionRef(broker_name, placed.queue_offset, placed.commit_log_offset).encode()

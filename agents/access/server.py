@@ -32,6 +32,7 @@ from agents.access.protocol import SERVICE_NAME, service, stubs
 from agents.access.renewals import Renewer
 from agents.access.route_rpcs import RouteRpcs
 from agents.access.send_rpcs import SendRpcs
+from agents.access.transaction_rpcs import CheckRelay, TransactionRpcs
 from mqbase import serving
 from mqbase.clock import Clock
 from mqbase.grpc_guard import AioDecodeGuard
@@ -48,7 +49,6 @@ NOT_IMPLEMENTED = (
     "UpdateOffset",
     "GetOffset",
     "QueryOffset",
-    "EndTransaction",
     "RecallMessage",
     "SyncLiteSubscription",
 )
@@ -61,7 +61,7 @@ class Host(Managers, Protocol):
     def proxy_address(self) -> str: ...
 
 
-class MessagingServicer(RouteRpcs, SendRpcs, ConsumeRpcs, stubs.MessagingServiceServicer):  # type: ignore[misc]
+class MessagingServicer(RouteRpcs, SendRpcs, ConsumeRpcs, TransactionRpcs, stubs.MessagingServiceServicer):  # type: ignore[misc]
     """``apache.rocketmq.v2.MessagingService``: its RPC groups over one ``Calls`` (a ``Cluster``, a ``Forwarder``,
     the ``Renewer`` and the connection registry); what is not served answers NOT_IMPLEMENTED."""
 
@@ -99,6 +99,8 @@ class AccessPoint:
         self._servicer = MessagingServicer(
             self.cluster, forward, self._renewer, secrets, lambda: host.proxy_address, clock
         )
+        servicer = self._servicer
+        self._checks = CheckRelay(self.cluster, forward, servicer.connections, servicer.streams, clock)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping: asyncio.Event | None = None
         self._ready = threading.Event()
@@ -151,6 +153,7 @@ class AccessPoint:
         self.port = serving.bind(server, self._address, self._security)
         await server.start()
         renewals = asyncio.create_task(self._renewer.run())
+        checks = asyncio.create_task(self._checks.run())
         log.info(
             "access point (RocketMQ 5 gRPC, %s) serving on %s",
             SERVICE_NAME,
@@ -159,4 +162,5 @@ class AccessPoint:
         self._ready.set()
         await self._stopping.wait()
         renewals.cancel()
+        checks.cancel()
         await server.stop(0.5)

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from agents.store.message_store import Placement
 from agents.store.record import Message
+from agents.transaction.half import Resolution
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +127,44 @@ class Changed:
     master_address: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class EndRequest:
+    """A transaction's end: `resolution` COMMIT or ROLLBACK (None: the producer does not know yet, nothing
+    changes); `from_check`: the producer answers a check-back."""
+
+    topic: str
+    message_id: str
+    transaction_id: str
+    resolution: Resolution | None
+    from_check: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """An end's answer: SUCCESS once the decision is stored (or was before: an end is idempotent)."""
+
+    code: int
+    remark: str = ""
+    master_address: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckBack:
+    """An open transaction to ask a producer about: its id and the message as it would be committed."""
+
+    transaction_id: str
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class Checks:
+    """The check-backs due for the topics an access point's producers publish, handed out once each."""
+
+    code: int
+    remark: str = ""
+    checks: tuple[CheckBack, ...] = ()
+
+
 class BrokerApi(Protocol):
     """A broker set's master as a caller sees it; None from a call: the master did not answer."""
 
@@ -133,3 +172,5 @@ class BrokerApi(Protocol):
     def receive(self, request: ReceiveRequest) -> Received | None: ...
     def ack(self, request: AckRequest) -> Acked | None: ...
     def change_invisible(self, request: ChangeInvisibleRequest) -> Changed | None: ...
+    def end_transaction(self, request: EndRequest) -> Ended | None: ...
+    def take_checks(self, topics: frozenset[str]) -> Checks | None: ...

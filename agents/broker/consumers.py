@@ -1,10 +1,9 @@
 """One broker set's consumer side, composed: the ledger of its consumer state and the services over it.
 
-Where each decision is made: ``consumer_checks`` (names, topics, groups), ``consumer_ledger`` (which state is
-served, the write path of its records, process pauses), ``pop_service`` (receive, ack, invisibility),
-``offsets_service`` (commits, resets, progress, deletions), ``delays`` (due delayed messages), ``escape`` (other
-sets' escaped changes), ``take_back`` (RIP-32's pre-online merge).
-"""
+Where each decision is made: ``consumer_checks`` (names, topics, groups), ``consumer_ledger`` (which state is served,
+the write path of its records, process pauses), ``pop_service`` (receive, ack, invisibility), ``offsets_service``
+(commits, resets, progress, deletions), ``delays`` (due delayed messages), ``transactions`` (ends and check-backs),
+``escape`` (other sets' escaped changes), ``take_back`` (RIP-32's pre-online merge)."""
 
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ from agents.broker.delays import TimerScan
 from agents.broker.escape import EscapeIntake
 from agents.broker.offsets_service import OffsetsService
 from agents.broker.pop_service import PopService
+from agents.broker.transactions import TransactionBook
 from mqbase.clock import Clock
 
 
@@ -25,4 +25,5 @@ class Consumers:
         self.pop = PopService(self.ledger)
         self.offsets = OffsetsService(self.ledger)
         self.timers = TimerScan(self.ledger)
+        self.transactions = TransactionBook(self.ledger)
         self.intake = EscapeIntake(self.ledger)

@@ -15,7 +15,11 @@ from agents.broker.api import (
     AckRequest,
     Changed,
     ChangeInvisibleRequest,
+    CheckBack,
+    Checks,
     Delivery,
+    Ended,
+    EndRequest,
     Received,
     ReceiveRequest,
     SendAnswer,
@@ -26,6 +30,7 @@ from agents.ha.replica import Replica
 from agents.metadata import Group, Topic
 from agents.store.message_store import Placement
 from agents.store.record import Message
+from agents.transaction.half import Resolution
 from mqbase import retry
 from mqbase.proto import agent_pb2 as apb
 from mqbase.proto import common_pb2
@@ -220,3 +225,45 @@ def changed_to_pb(a: Changed) -> apb.ChangeInvisibleDurationResponse:
 
 def changed_of(r: apb.ChangeInvisibleDurationResponse) -> Changed:
     return Changed(r.code, r.pop_code, r.receipt_handle, r.remark, r.invisible_until_millis, r.master_address)
+
+
+_RESOLUTIONS = {apb.COMMIT: Resolution.COMMIT, apb.ROLLBACK: Resolution.ROLLBACK}
+_PB_RESOLUTIONS = {Resolution.COMMIT: apb.COMMIT, Resolution.ROLLBACK: apb.ROLLBACK}
+
+
+def end_request_of(r: apb.EndTransactionRequest) -> EndRequest:
+    return EndRequest(r.topic, r.message_id, r.transaction_id, _RESOLUTIONS.get(r.resolution), r.from_check)
+
+
+def end_request_to_pb(r: EndRequest) -> apb.EndTransactionRequest:
+    unknown = apb.TRANSACTION_RESOLUTION_UNSPECIFIED
+    resolution = unknown if r.resolution is None else _PB_RESOLUTIONS.get(r.resolution, unknown)
+    return apb.EndTransactionRequest(
+        topic=r.topic, message_id=r.message_id, transaction_id=r.transaction_id, resolution=resolution,
+        from_check=r.from_check,
+    )  # fmt: skip
+
+
+def ended_to_pb(a: Ended) -> apb.EndTransactionResponse:
+    return apb.EndTransactionResponse(code=a.code, remark=a.remark, master_address=a.master_address)
+
+
+def ended_of(r: apb.EndTransactionResponse) -> Ended:
+    return Ended(r.code, r.remark, r.master_address)
+
+
+def checks_to_pb(a: Checks) -> apb.TakeTransactionChecksResponse:
+    return apb.TakeTransactionChecksResponse(
+        code=a.code, remark=a.remark,
+        checks=[apb.TransactionCheck(transaction_id=c.transaction_id, message=message_to_pb(c.message),
+                                     store_timestamp=c.message.store_timestamp) for c in a.checks],
+    )  # fmt: skip
+
+
+def checks_of(r: apb.TakeTransactionChecksResponse) -> Checks:
+    found = tuple(
+        CheckBack(c.transaction_id, Message(c.message.topic, c.message.queue_id, c.message.body,
+                                            dict(c.message.properties), c.store_timestamp))
+        for c in r.checks
+    )  # fmt: skip
+    return Checks(r.code, r.remark, found)

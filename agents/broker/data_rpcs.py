@@ -105,6 +105,34 @@ class DataRpcs(ScopedRpcs):
     ) -> pb.ChangeInvisibleDurationResponse:
         return convert.changed_to_pb(manager.api.change_invisible(convert.change_request_of(request)))
 
+    # --- transactions ----------------------------------------------------------------------------
+
+    @scoped(pb.EndTransactionResponse)
+    def EndTransaction(
+        self, manager: ReplicasManager, request: pb.EndTransactionRequest, context: Any
+    ) -> pb.EndTransactionResponse:
+        return convert.ended_to_pb(manager.api.end_transaction(convert.end_request_of(request)))
+
+    @scoped(pb.TakeTransactionChecksResponse)
+    def TakeTransactionChecks(
+        self, manager: ReplicasManager, request: pb.TakeTransactionChecksRequest, context: Any
+    ) -> pb.TakeTransactionChecksResponse:
+        return convert.checks_to_pb(manager.api.take_checks(frozenset(request.topics)))
+
+    @scoped(pb.GetOpenTransactionsResponse)
+    def GetOpenTransactions(
+        self, manager: ReplicasManager, request: pb.GetOpenTransactionsRequest, context: Any
+    ) -> pb.GetOpenTransactionsResponse:
+        try:
+            found = manager.consumers.transactions.open_transactions(request.topic)
+        except ConsumerRefused as exc:
+            return pb.GetOpenTransactionsResponse(code=exc.code, remark=str(exc))
+        return pb.GetOpenTransactionsResponse(
+            code=ResponseCode.SUCCESS,
+            transactions=[pb.OpenTransaction(transaction_id=t.transaction_id, message_id=t.message_id,
+                                             store_timestamp=t.stored_ms, checks=t.checks) for t in found],
+        )  # fmt: skip
+
     @scoped(pb.AgentResponse)
     def UpdateConsumerOffset(
         self, manager: ReplicasManager, request: pb.UpdateConsumerOffsetRequest, context: Any

@@ -110,16 +110,18 @@ class TimerScan:
 
 
 class TimerDelivery:
-    """The delivery thread of one hosted broker."""
+    """The delivery thread of one hosted broker: of its delayed messages, or (`what`) of another `Deliverer`'s work
+    that follows the master role the same way (``transactions.TransactionBook``'s check-backs)."""
 
-    def __init__(self, scan: Deliverer, broker_name: str, clock: Clock) -> None:
+    def __init__(self, scan: Deliverer, broker_name: str, clock: Clock, what: str = "delayed messages") -> None:
         self._scan = scan
+        self._what = what
         self._broker_name = broker_name
         self._clock = clock
         self._problem = ""  # the last refusal logged, so a lasting one is logged once
         self._woken = threading.Event()
         self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name=f"timer-{broker_name}", daemon=True)
+        self._thread = threading.Thread(target=self._loop, name=f"{what.split()[0]}-{broker_name}", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
@@ -143,7 +145,7 @@ class TimerDelivery:
         except Refused as exc:
             problem = "" if exc.code in _NOT_MASTER else str(exc)
             if problem and problem != self._problem:
-                log.warning("broker %s: delayed messages not delivered now: %s", self._broker_name, problem)
+                log.warning("broker %s: %s not delivered now: %s", self._broker_name, self._what, problem)
             self._problem = problem
             return MAX_WAIT_S
         self._problem = ""
@@ -154,7 +156,7 @@ class TimerDelivery:
             try:
                 pause = self.run_once()
             except Exception:  # the next pass tries again
-                log.exception("broker %s: delayed-message delivery failed", self._broker_name)
+                log.exception("broker %s: delivery of %s failed", self._broker_name, self._what)
                 pause = MAX_WAIT_S
             if pause > 0:
                 self._woken.wait(pause)

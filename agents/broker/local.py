@@ -9,6 +9,9 @@ from agents.broker.api import (
     AckRequest,
     Changed,
     ChangeInvisibleRequest,
+    Checks,
+    Ended,
+    EndRequest,
     Received,
     ReceiveRequest,
     SendAnswer,
@@ -16,6 +19,7 @@ from agents.broker.api import (
 from agents.broker.pop_service import PopService
 from agents.broker.sends import SendService
 from agents.broker.stats import BrokerStats
+from agents.broker.transactions import TransactionBook
 from agents.store.record import Message
 from mqbase.clock import Clock
 
@@ -23,9 +27,12 @@ from mqbase.clock import Clock
 class LocalBroker:
     """A hosted broker's `BrokerApi`: its services called directly (the agent API's servicer calls it too)."""
 
-    def __init__(self, sends: SendService, pop: PopService, stats: BrokerStats, clock: Clock) -> None:
+    def __init__(
+        self, sends: SendService, pop: PopService, transactions: TransactionBook, stats: BrokerStats, clock: Clock
+    ) -> None:
         self._sends = sends
         self._pop = pop
+        self._transactions = transactions
         self._stats = stats
         self._clock = clock
 
@@ -43,3 +50,9 @@ class LocalBroker:
 
     def change_invisible(self, request: ChangeInvisibleRequest) -> Changed:
         return self._pop.change_invisible(request)
+
+    def end_transaction(self, request: EndRequest) -> Ended:
+        return self._transactions.end(request)
+
+    def take_checks(self, topics: frozenset[str]) -> Checks:
+        return self._transactions.take_checks(topics)

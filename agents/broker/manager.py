@@ -129,6 +129,9 @@ class ReplicasManager:
         self.snapshots = SnapshotKeeper(lambda: self.replica, lambda: self.config, fetch=self._master_snapshot)
         self.consumers = Consumers(self, self.snapshots, clock)
         self.timer = TimerDelivery(self.consumers.timers, config.broker_name, clock)
+        self.transaction_checks = TimerDelivery(
+            self.consumers.transactions, config.broker_name, clock, "transaction check-backs"
+        )
         self.escapes = EscapeLink(
             config.broker_cluster_name, config.broker_name, neighbours, self._link.call, self._client_security,
             EscapeJournal(config.store_root),
@@ -146,7 +149,7 @@ class ReplicasManager:
         self.stats = BrokerStats(clock.monotonic())  # brokerStatus / statsAll
         observe = None if put_metrics is None else (lambda seconds, status: put_metrics(self, seconds, status))
         self.sends = SendService(self, self.topics, self.writes, self.stats, clock, observe)
-        self.api = LocalBroker(self.sends, self.consumers.pop, self.stats, clock)
+        self.api = LocalBroker(self.sends, self.consumers.pop, self.consumers.transactions, self.stats, clock)
         """This broker as the access point and the agent API call it."""
         self.started_ms = wall_ms(clock)
 
@@ -158,6 +161,7 @@ class ReplicasManager:
         self.cleaner.start()
         self.snapshots.start()
         self.timer.start()
+        self.transaction_checks.start()
         self.take_back.start()
 
     def stop(self) -> None:
@@ -168,6 +172,7 @@ class ReplicasManager:
         self.cleaner.stop()
         self.snapshots.stop()
         self.timer.stop()
+        self.transaction_checks.stop()
         self.take_back.stop()
         self._link.stop()
         if self.replica is not None:

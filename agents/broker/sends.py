@@ -3,7 +3,8 @@
 Each topic is admitted first (``metadata.send_verdict``; a refusal a newer table might lift is decided again
 after one rate-limited re-read, and an unknown topic with autoCreateTopicEnable is created at the controller, so
 no send writes to a topic the controller does not have), every queue id is checked before anything is stored,
-the messages get their queue, born properties and, when delayed, the timer topic, and the batch is put behind
+the messages get their queue, born properties and, when delayed, the timer topic (a transactional one: the half
+topic, ``agents.transaction.half``), and the batch is put behind
 the write gate (``writes``). The answer names where each message went, as Java's SendResult does.
 """
 
@@ -19,7 +20,7 @@ from agents.broker.api import SendAnswer
 from agents.broker.stats import BrokerStats
 from agents.broker.writes import WriteGuard
 from agents.config import BrokerConfig
-from agents.delay.timer import REAL_QID, TIMER_TOPIC, Refusal, to_timer
+from agents.delay.timer import REAL_QID, TIMER_TOPIC, Refusal, deliver_ms, to_timer
 from agents.ha.sync_state import PutStatus
 from agents.metadata import (
     BORN_HOST,
@@ -35,6 +36,7 @@ from agents.metadata import (
 )
 from agents.store.message_store import Placement
 from agents.store.record import Message, RecordError
+from agents.transaction.half import HALF_TOPIC, is_transactional, to_half
 from mqbase.clock import Clock, wall_ms
 from mqbase.codes import ResponseCode
 from mqbase.errors import MqError
@@ -103,6 +105,11 @@ class SendService:
             for m in messages:
                 queue_id = queue_for_send(m.queue_id, m.properties, queues[m.topic], next(self._round_robin))
                 sent = Message(m.topic, queue_id, m.body, born_properties(m.properties, born_host, now), now)
+                if is_transactional(sent.properties):
+                    if deliver_ms(sent.properties) is not None:
+                        return SendAnswer(ResponseCode.MESSAGE_ILLEGAL, "a transactional message cannot be delayed")
+                    batch.append(to_half(sent))
+                    continue
                 stored = to_timer(sent, now, c.timer_max_delay_sec)
                 if isinstance(stored, Refusal):
                     return SendAnswer(stored.code, stored.remark)
@@ -130,8 +137,10 @@ class SendService:
         if result.status is PutStatus.MASTER_TRANSFERRING and pause is not None:
             master_address = pause.target_address
         placed = tuple(
-            # as Java's SendResult, a delayed message is placed in its own queue, not the timer's queue 0
-            Placement(int(m.properties[REAL_QID]), p.queue_offset, p.commit_log_offset) if m.topic == TIMER_TOPIC else p
+            # as Java's SendResult, a delayed or half message is placed in its own queue, not the system queue 0
+            Placement(int(m.properties[REAL_QID]), p.queue_offset, p.commit_log_offset)
+            if m.topic in (TIMER_TOPIC, HALF_TOPIC)
+            else p
             for p, m in zip(result.placed, batch, strict=bool(result.placed))  # a refusal placed nothing
         )
         epoch = result.epoch if result.epoch >= 0 else self._broker.position_epoch()  # the epoch of the write

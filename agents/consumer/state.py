@@ -4,10 +4,10 @@ It holds the committed offset of each (group, topic, queue) with the commit's ti
 (``agents.pop``, changed by its own ``apply``), the delayed messages delivered (``timer``, ``agents.delay.timer``),
 the transactions ended (``transactions``) and the check-backs of those still open (``checks``,
 ``agents.transaction``), and ``seq``, the last record applied; ``Forgotten`` drops a group's keys on a topic. An
-offset commit (a reset) also starts the queue's POP state over at that offset, so one offset per queue is the group's progress whichever
-way it consumes (``consumer_offset``). Records are applied in sequence: one at or below ``seq`` is a replay and
-changes nothing, so applying a log twice equals applying it once; one that skips a number raises `SequenceGap`,
-since the records between are missing from the log.
+offset commit (a reset) also starts the queue's POP state over at that offset, so one offset per queue is the group's
+progress whichever way it consumes (``consumer_offset``). Records are applied in sequence: one at or below ``seq`` is
+a replay and changes nothing, so applying a log twice equals applying it once; one that skips a number raises
+`SequenceGap`, since the records between are missing from the log.
 
 For RIP-32 (``agents.consumer.pre_online``) it also holds each queue's `Version` (``versions``: the (masterEpoch,
 seq) of the offset commit that last moved the queue's offset back, absent before any) and the changes other sets'

@@ -1,11 +1,21 @@
 from mqbase.proto import common_pb2 as _common_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class TransactionResolution(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TRANSACTION_RESOLUTION_UNSPECIFIED: _ClassVar[TransactionResolution]
+    COMMIT: _ClassVar[TransactionResolution]
+    ROLLBACK: _ClassVar[TransactionResolution]
+TRANSACTION_RESOLUTION_UNSPECIFIED: TransactionResolution
+COMMIT: TransactionResolution
+ROLLBACK: TransactionResolution
 
 class AgentResponse(_message.Message):
     __slots__ = ("code", "remark")
@@ -937,3 +947,87 @@ class QueryConsumeQueueResponse(_message.Message):
     entries: _containers.RepeatedCompositeFieldContainer[ConsumeQueueEntry]
     queue_ids: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., min_offset: _Optional[int] = ..., max_offset: _Optional[int] = ..., entries: _Optional[_Iterable[_Union[ConsumeQueueEntry, _Mapping]]] = ..., queue_ids: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class EndTransactionRequest(_message.Message):
+    __slots__ = ("broker", "topic", "message_id", "transaction_id", "resolution", "from_check")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    TRANSACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    RESOLUTION_FIELD_NUMBER: _ClassVar[int]
+    FROM_CHECK_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    topic: str
+    message_id: str
+    transaction_id: str
+    resolution: TransactionResolution
+    from_check: bool
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., topic: _Optional[str] = ..., message_id: _Optional[str] = ..., transaction_id: _Optional[str] = ..., resolution: _Optional[_Union[TransactionResolution, str]] = ..., from_check: _Optional[bool] = ...) -> None: ...
+
+class EndTransactionResponse(_message.Message):
+    __slots__ = ("code", "remark", "master_address")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    MASTER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    master_address: str
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., master_address: _Optional[str] = ...) -> None: ...
+
+class TakeTransactionChecksRequest(_message.Message):
+    __slots__ = ("broker", "topics")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    TOPICS_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    topics: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., topics: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class TransactionCheck(_message.Message):
+    __slots__ = ("transaction_id", "message", "store_timestamp")
+    TRANSACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    STORE_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    transaction_id: str
+    message: Message
+    store_timestamp: int
+    def __init__(self, transaction_id: _Optional[str] = ..., message: _Optional[_Union[Message, _Mapping]] = ..., store_timestamp: _Optional[int] = ...) -> None: ...
+
+class TakeTransactionChecksResponse(_message.Message):
+    __slots__ = ("code", "remark", "checks")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    CHECKS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    checks: _containers.RepeatedCompositeFieldContainer[TransactionCheck]
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., checks: _Optional[_Iterable[_Union[TransactionCheck, _Mapping]]] = ...) -> None: ...
+
+class GetOpenTransactionsRequest(_message.Message):
+    __slots__ = ("broker", "topic")
+    BROKER_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    broker: BrokerRef
+    topic: str
+    def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., topic: _Optional[str] = ...) -> None: ...
+
+class OpenTransaction(_message.Message):
+    __slots__ = ("transaction_id", "message_id", "store_timestamp", "checks")
+    TRANSACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    STORE_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    CHECKS_FIELD_NUMBER: _ClassVar[int]
+    transaction_id: str
+    message_id: str
+    store_timestamp: int
+    checks: int
+    def __init__(self, transaction_id: _Optional[str] = ..., message_id: _Optional[str] = ..., store_timestamp: _Optional[int] = ..., checks: _Optional[int] = ...) -> None: ...
+
+class GetOpenTransactionsResponse(_message.Message):
+    __slots__ = ("code", "remark", "transactions")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REMARK_FIELD_NUMBER: _ClassVar[int]
+    TRANSACTIONS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    remark: str
+    transactions: _containers.RepeatedCompositeFieldContainer[OpenTransaction]
+    def __init__(self, code: _Optional[int] = ..., remark: _Optional[str] = ..., transactions: _Optional[_Iterable[_Union[OpenTransaction, _Mapping]]] = ...) -> None: ...

@@ -120,6 +120,21 @@ class AgentServiceStub:
                 request_serializer=mqbase_dot_proto_dot_agent__pb2.ChangeInvisibleDurationRequest.SerializeToString,
                 response_deserializer=mqbase_dot_proto_dot_agent__pb2.ChangeInvisibleDurationResponse.FromString,
                 _registered_method=True)
+        self.EndTransaction = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/EndTransaction',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.EndTransactionRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.EndTransactionResponse.FromString,
+                _registered_method=True)
+        self.TakeTransactionChecks = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/TakeTransactionChecks',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.TakeTransactionChecksRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.TakeTransactionChecksResponse.FromString,
+                _registered_method=True)
+        self.GetOpenTransactions = channel.unary_unary(
+                '/mqadmin.agent.v1.AgentService/GetOpenTransactions',
+                request_serializer=mqbase_dot_proto_dot_agent__pb2.GetOpenTransactionsRequest.SerializeToString,
+                response_deserializer=mqbase_dot_proto_dot_agent__pb2.GetOpenTransactionsResponse.FromString,
+                _registered_method=True)
         self.UpdateConsumerOffset = channel.unary_unary(
                 '/mqadmin.agent.v1.AgentService/UpdateConsumerOffset',
                 request_serializer=mqbase_dot_proto_dot_agent__pb2.UpdateConsumerOffsetRequest.SerializeToString,
@@ -315,6 +330,26 @@ class AgentServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ChangeInvisibleDuration(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EndTransaction(self, request, context):
+        """Transactions, on the master of the set: a transaction's end (COMMIT, ROLLBACK), the check-backs due for the
+        topics an access point's producers publish (each handed out once), and the open ones (transactionStatus).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def TakeTransactionChecks(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetOpenTransactions(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -523,6 +558,21 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.ChangeInvisibleDuration,
                     request_deserializer=mqbase_dot_proto_dot_agent__pb2.ChangeInvisibleDurationRequest.FromString,
                     response_serializer=mqbase_dot_proto_dot_agent__pb2.ChangeInvisibleDurationResponse.SerializeToString,
+            ),
+            'EndTransaction': grpc.unary_unary_rpc_method_handler(
+                    servicer.EndTransaction,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.EndTransactionRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.EndTransactionResponse.SerializeToString,
+            ),
+            'TakeTransactionChecks': grpc.unary_unary_rpc_method_handler(
+                    servicer.TakeTransactionChecks,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.TakeTransactionChecksRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.TakeTransactionChecksResponse.SerializeToString,
+            ),
+            'GetOpenTransactions': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetOpenTransactions,
+                    request_deserializer=mqbase_dot_proto_dot_agent__pb2.GetOpenTransactionsRequest.FromString,
+                    response_serializer=mqbase_dot_proto_dot_agent__pb2.GetOpenTransactionsResponse.SerializeToString,
             ),
             'UpdateConsumerOffset': grpc.unary_unary_rpc_method_handler(
                     servicer.UpdateConsumerOffset,
@@ -1064,6 +1114,87 @@ class AgentService:
             '/mqadmin.agent.v1.AgentService/ChangeInvisibleDuration',
             mqbase_dot_proto_dot_agent__pb2.ChangeInvisibleDurationRequest.SerializeToString,
             mqbase_dot_proto_dot_agent__pb2.ChangeInvisibleDurationResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EndTransaction(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/EndTransaction',
+            mqbase_dot_proto_dot_agent__pb2.EndTransactionRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.EndTransactionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TakeTransactionChecks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/TakeTransactionChecks',
+            mqbase_dot_proto_dot_agent__pb2.TakeTransactionChecksRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.TakeTransactionChecksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetOpenTransactions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mqadmin.agent.v1.AgentService/GetOpenTransactions',
+            mqbase_dot_proto_dot_agent__pb2.GetOpenTransactionsRequest.SerializeToString,
+            mqbase_dot_proto_dot_agent__pb2.GetOpenTransactionsResponse.FromString,
             options,
             channel_credentials,
             insecure,
