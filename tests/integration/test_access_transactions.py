@@ -67,7 +67,7 @@ def cluster(box: Sandbox) -> Iterator[Cluster]:
         view.close()
 
 
-class Answers(TransactionChecker):
+class Answers(TransactionChecker):  # type: ignore[misc]
     """A checker answering each message by its body's prefix (``commit-``, ``rollback-``; anything else: unknown),
     recording what it was asked."""
 
