@@ -20,6 +20,7 @@ from mqadmin_py.commands import (
     sandbox,
     stats,
     topic,
+    transactions,
     transfer,
     wait,
 )
@@ -92,6 +93,7 @@ add_commands(
 add_commands(app, topic.COMMANDS)
 add_commands(app, offsets.COMMANDS)
 add_commands(app, query.COMMANDS)
+add_commands(app, transactions.COMMANDS)
 add_commands(
     app,
     {  # the rest of Java's commands (assign-preferred-master is the kebab-case alias of the last)

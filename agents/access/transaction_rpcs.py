@@ -21,7 +21,6 @@ from agents.access.protocol import service, v2
 from agents.access.streams import Streams
 from agents.access.validation import Problem
 from agents.broker.api import EndRequest
-from agents.broker.pop_service import body_digest
 from agents.transaction.half import Resolution, decode_id
 from mqbase.clock import Clock
 from mqbase.codes import ResponseCode
@@ -117,7 +116,7 @@ class CheckRelay:
                     continue
                 command = service.TelemetryCommand(
                     recover_orphaned_transaction_command=service.RecoverOrphanedTransactionCommand(
-                        message=stored_message(check.message, body_digest(check.message.body)),
+                        message=stored_message(check.message, check.body_digest),
                         transaction_id=check.transaction_id,
                     )
                 )

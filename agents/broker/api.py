@@ -154,6 +154,8 @@ class CheckBack:
 
     transaction_id: str
     message: Message
+    body_digest: str
+    """As a `Delivery`'s."""
 
 
 @dataclass(frozen=True, slots=True)

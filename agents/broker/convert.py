@@ -256,14 +256,15 @@ def checks_to_pb(a: Checks) -> apb.TakeTransactionChecksResponse:
     return apb.TakeTransactionChecksResponse(
         code=a.code, remark=a.remark,
         checks=[apb.TransactionCheck(transaction_id=c.transaction_id, message=message_to_pb(c.message),
-                                     store_timestamp=c.message.store_timestamp) for c in a.checks],
+                                     store_timestamp=c.message.store_timestamp, body_digest=c.body_digest)
+                for c in a.checks],
     )  # fmt: skip
 
 
 def checks_of(r: apb.TakeTransactionChecksResponse) -> Checks:
     found = tuple(
         CheckBack(c.transaction_id, Message(c.message.topic, c.message.queue_id, c.message.body,
-                                            dict(c.message.properties), c.store_timestamp))
+                                            dict(c.message.properties), c.store_timestamp), c.body_digest)
         for c in r.checks
     )  # fmt: skip
     return Checks(r.code, r.remark, found)

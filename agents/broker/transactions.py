@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from agents.broker.api import CheckBack, Checks, Ended, EndRequest
 from agents.broker.consumer_checks import Refused
 from agents.broker.consumer_ledger import Appended, ConsumerLedger, ServingKey
+from agents.broker.pop_service import body_digest
 from agents.consumer.records import TransactionChecked, TransactionEnded
 from agents.consumer.state import ConsumerState
 from agents.metadata import UNIQ_KEY
@@ -188,7 +189,8 @@ class TransactionBook:
                 found = _half_at(store, offset)
                 copy = committed(found[1], found[1].store_timestamp) if found is not None else None
                 if found is not None and copy is not None:
-                    self._outbox[offset] = CheckBack(TransactionRef(self._name, offset, found[0]).encode(), copy)
+                    ref = TransactionRef(self._name, offset, found[0]).encode()
+                    self._outbox[offset] = CheckBack(ref, copy, body_digest(copy.body))
         ledger.settle(appended)
         return now_ms
 

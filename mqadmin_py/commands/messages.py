@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Annotated, Any, Literal, TypedDict
 
 import typer
@@ -16,6 +17,7 @@ from agents.metadata import KEYS, MESSAGE_GROUP, TAGS, UNIQ_KEY
 from agents.pop.errors import PopCode
 from agents.pop.filter import parse_filter
 from agents.pop.model import DEFAULT_LIMITS
+from agents.transaction.half import TRAN_MSG, TransactionRef
 from mqadmin_py import message_id
 from mqadmin_py.commands.common import (
     INT32_MAX,
@@ -102,6 +104,11 @@ class SendOutcomeDoc(TypedDict):
 class SentDoc(SendOutcomeDoc):
     index: int
     msgId: str
+    transactionId: str | None
+    """A transactional message's id for its end (``--transaction``); null otherwise."""
+    transaction: str | None
+    """What became of its transaction: COMMIT or ROLLBACK (ended), OPEN (left for the check-back), or the code
+    name of an end that failed; null for an ordinary message."""
 
 
 class SendDoc(TypedDict):
@@ -220,6 +227,10 @@ def _send_table(doc: SendDoc, deliver_ms: int | None = None) -> None:
     ]
     columns = ["#", "MsgId", "Broker set", "Broker id", "Status", "Queue", "QueueOffset", "CommitLogOffset",
                "MasterEpoch"]  # fmt: skip
+    if any(r["transaction"] for r in doc["results"]):  # --transaction: the half queue's offset, and the end
+        columns += ["Transaction", "TransactionId"]
+        for row, r in zip(rows, doc["results"], strict=True):
+            row += [r["transaction"], r["transactionId"]]
     when = f"; delivered to consumers from {local_time(deliver_ms)}" if scheduled else ""
     emit_table(f"{doc['topic']}: {doc['sent']} sent, {doc['failed']} failed{when}", columns, rows)
 
@@ -290,6 +301,15 @@ def send_message(
             "--delay", help="A delayed message: delivered this many seconds from now.", minimum=0, clamp=False
         ),
     ] = None,
+    transaction: Annotated[
+        Ending | None,
+        typer.Option(
+            "--transaction",
+            help="A transactional message (the topic's message.type TRANSACTION): stored as a half message, then "
+            "committed, rolled back, or left open for the broker's check-back (check).",
+            case_sensitive=False,
+        ),
+    ] = None,
     output: OutputOpt = Output.table,
     timeout: TimeoutOpt = 3.0,
 ) -> None:
@@ -297,7 +317,8 @@ def send_message(
     leaving out those whose write permission is wiped while another one is left).
 
     A message counts as sent only when stored and acknowledged as the broker is configured (PUT_OK); any other
-    status is listed, and the command exits 1 after printing every result.
+    status is listed, and the command exits 1 after printing every result. With --transaction, a message whose end
+    failed counts as failed too.
     """
     from mqbase.proto import agent_pb2 as pb
 
@@ -314,6 +335,10 @@ def send_message(
         deliver_time = int(at_ms)
     if deliver_time is not None:
         properties[TIMER_DELIVER_MS] = str(deliver_time)
+    if transaction is not None:
+        if deliver_time is not None or message_group:
+            raise UsageError("a transactional message (--transaction) cannot be delayed or carry a message group")
+        properties[TRAN_MSG] = "true"
     targets = [list(t) for t in _masters(controller, timeout, broker_name, topic, writing=True)]
     results: list[SentDoc] = []
     msg_ids = message_id.ids(time.time)
@@ -332,7 +357,8 @@ def send_message(
                 )
                 locate = _locator(client, target[0])
                 result, target[1] = _send_one(agents, target[0], target[1], message, timeout, locate)
-                results.append({"index": i, "msgId": msg_id, **result})
+                tx_id, ended = _end(agents, target, topic, msg_id, result, transaction, timeout, locate)
+                results.append({"index": i, "msgId": msg_id, **result, "transactionId": tx_id, "transaction": ended})
                 in_flight = None
                 advance()
         except KeyboardInterrupt:
@@ -348,6 +374,51 @@ def send_message(
             first["status"],
             f"{len(failed)} of {count} message(s) not acknowledged with PUT_OK; first: {first['remark']}",
         )
+    unended = [r for r in results if r["transaction"] not in (None, "OPEN", "COMMIT", "ROLLBACK")]
+    if unended:
+        raise OperationFailed(
+            -1, str(unended[0]["transaction"]),
+            f"{len(unended)} of {count} transaction(s) stored but not ended ({unended[0]['transaction']}): each stays "
+            "open and is checked back; see 'mqadmin transactionStatus -t TOPIC'",
+        )  # fmt: skip
+
+
+class Ending(StrEnum):
+    """What ``sendMessage --transaction`` does after the half message is stored."""
+
+    commit = "commit"
+    rollback = "rollback"
+    check = "check"
+
+
+def _end(
+    agents: Any,
+    target: list[str],
+    topic: str,
+    msg_id: str,
+    sent: SendOutcomeDoc,
+    ending: Ending | None,
+    budget_s: float,
+    locate: Locate,
+) -> tuple[str | None, str | None]:
+    """End a stored half message as `ending` says, at its set's master (held through a failover like the send):
+    its transaction id and what became of it (see `SentDoc`); (None, None) for an ordinary message."""
+    if ending is None or sent["status"] != "PUT_OK" or sent["queueOffset"] is None or sent["commitLogOffset"] is None:
+        return None, None
+    from mqbase.proto import agent_pb2 as pb
+
+    tx_id = TransactionRef(target[0], sent["queueOffset"], sent["commitLogOffset"]).encode()
+    if ending is Ending.check:
+        return tx_id, "OPEN"
+    request = pb.EndTransactionRequest(
+        broker=pb.BrokerRef(broker_name=target[0]), topic=topic, message_id=msg_id, transaction_id=tx_id,
+        resolution=pb.COMMIT if ending is Ending.commit else pb.ROLLBACK,
+    )  # fmt: skip
+    r, tries = call_through(agents, target[1], "EndTransaction", request, budget_s, locate)
+    target[1] = tries.address
+    if r is None:
+        return tx_id, "UNREACHABLE"
+    return tx_id, ending.name.upper() if r.code == ResponseCode.SUCCESS else code_name(r.code)
 
 
 def _locator(client: Any, broker_name: str) -> Locate:

@@ -983,14 +983,16 @@ class TakeTransactionChecksRequest(_message.Message):
     def __init__(self, broker: _Optional[_Union[BrokerRef, _Mapping]] = ..., topics: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class TransactionCheck(_message.Message):
-    __slots__ = ("transaction_id", "message", "store_timestamp")
+    __slots__ = ("transaction_id", "message", "store_timestamp", "body_digest")
     TRANSACTION_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     STORE_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    BODY_DIGEST_FIELD_NUMBER: _ClassVar[int]
     transaction_id: str
     message: Message
     store_timestamp: int
-    def __init__(self, transaction_id: _Optional[str] = ..., message: _Optional[_Union[Message, _Mapping]] = ..., store_timestamp: _Optional[int] = ...) -> None: ...
+    body_digest: str
+    def __init__(self, transaction_id: _Optional[str] = ..., message: _Optional[_Union[Message, _Mapping]] = ..., store_timestamp: _Optional[int] = ..., body_digest: _Optional[str] = ...) -> None: ...
 
 class TakeTransactionChecksResponse(_message.Message):
     __slots__ = ("code", "remark", "checks")

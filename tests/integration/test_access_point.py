@@ -295,7 +295,8 @@ def test_bad_sends_get_javas_codes_and_store_nothing(stub: Any) -> None:
     cases.append((delayed, v2.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE, conflict))
     transaction = raw_message(BAD_TOPIC, b"x")
     transaction.system_properties.message_type = v2.TRANSACTION
-    cases.append((transaction, v2.UNSUPPORTED, "transaction messages are not supported by this access point"))
+    conflict = "TopicMessageType validate failed, the expected type is NORMAL, but actual type is TRANSACTION"
+    cases.append((transaction, v2.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE, conflict))
     for m, code, text in cases:
         answer = stub.SendMessage(svc.SendMessageRequest(messages=[m]), metadata=HEADERS, timeout=10)
         assert (answer.status.code, answer.status.message[: len(text)]) == (code, text)

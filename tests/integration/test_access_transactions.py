@@ -212,6 +212,26 @@ def test_a_transaction_checked_back_too_often_is_dropped(box: Sandbox, cluster: 
     assert message_id not in stored(cluster.healthy().address, TOPIC)
 
 
+def test_send_message_ends_its_transactions_and_transaction_status_lists_the_open_one(
+    box: Sandbox, cluster: Cluster
+) -> None:
+    sent = {
+        e: cluster.cli.json("sendMessage", "-t", TOPIC, "-p", f"cli-{e}", "--transaction", e)["results"][0]
+        for e in ("commit", "rollback", "check")
+    }
+    assert [sent[e]["transaction"] for e in ("commit", "rollback", "check")] == ["COMMIT", "ROLLBACK", "OPEN"]
+    assert all(r["transactionId"].startswith(BROKER + "@") for r in sent.values())
+    status = cluster.cli.json("transactionStatus", "-t", TOPIC)
+    listed = {t["msgId"]: t for s in status["sets"] for t in s["transactions"]}
+    open_id = sent["check"]["msgId"]
+    assert open_id in listed and listed[open_id]["transactionId"] == sent["check"]["transactionId"]
+    assert sent["commit"]["msgId"] not in listed and sent["rollback"]["msgId"] not in listed
+    copies = stored(cluster.healthy().address, TOPIC)
+    assert copies[sent["commit"]["msgId"]] == 1 and not copies[sent["rollback"]["msgId"]] and not copies[open_id]
+    refused = cluster.cli("sendMessage", "-t", TOPIC, "-p", "x", "--transaction", "commit", "--delay", "5", ok=False)
+    assert refused.returncode == 2 and "cannot be delayed" in refused.stderr
+
+
 def test_a_commit_after_a_sigkill_of_the_master_is_applied_once_by_the_new_master(
     box: Sandbox, cluster: Cluster
 ) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agents.access.codes import Code
-from agents.access.messages import delivered, outgoing_problem, to_broker, type_problem
+from agents.access.messages import delivered, message_type, outgoing_problem, to_broker, type_problem
 from agents.access.protocol import v2
 from agents.broker.api import Delivery
 from agents.metadata import Topic
@@ -46,10 +46,22 @@ def test_a_sent_message_becomes_our_properties() -> None:
     }
 
 
-def test_transaction_messages_are_refused() -> None:
-    problem = outgoing_problem(sent(message_type=v2.TRANSACTION), NOW)
-    assert problem is not None and problem.code is Code.UNSUPPORTED
-    assert problem.message == "transaction messages are not supported by this access point"
+def test_a_transactional_message_is_a_half_message_for_the_broker() -> None:
+    message = sent(message_type=v2.TRANSACTION)
+    assert outgoing_problem(message, NOW) is None and message_type(message) == "TRANSACTION"
+    assert to_broker(message).properties["TRAN_MSG"] == "true"
+    assert "CHECK_IMMUNITY_TIME_IN_SECONDS" not in to_broker(message).properties
+    message.system_properties.orphaned_transaction_recovery_duration.FromSeconds(45)
+    assert to_broker(message).properties["CHECK_IMMUNITY_TIME_IN_SECONDS"] == "45"
+
+
+def test_a_transactional_message_cannot_be_delayed_or_ordered() -> None:
+    delayed = sent(message_type=v2.TRANSACTION)
+    delayed.system_properties.delivery_timestamp.FromMilliseconds(NOW + 1000)
+    for m in (delayed, sent(message_type=v2.TRANSACTION, message_group="g1")):
+        problem = outgoing_problem(m, NOW)
+        assert problem is not None and problem.code is Code.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE
+        assert problem.message == "a transactional message cannot carry a delivery timestamp or a message group"
 
 
 def _delayed() -> Any:
