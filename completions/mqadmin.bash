@@ -259,8 +259,8 @@ _mqadmin() {
                 case $word in
                 '-a' | '--controllerAddress' | '-t' | '--topic' | '-p' | '--body' | '-k' | '--key' | '--keys' |\
                     '-c' | '--tags' | '--message-group' | '--property' | '-b' | '-bn' | '--broker' | '--brokerName' |\
-                    '-i' | '-q' | '--qid' | '--queueId' | '--count' | '--deliverTime' | '--delay' | '-o' |\
-                    '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
+                    '-i' | '-q' | '--qid' | '--queueId' | '--count' | '--deliverTime' | '--delay' | '--transaction' |\
+                    '-o' | '--output' | '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'skipAccumulatedMessage' | 'skip-accumulated-message')
@@ -280,6 +280,12 @@ _mqadmin() {
                 case $word in
                 '-a' | '--controllerAddress' | '-c' | '--clusterName' | '-o' | '--output' | '--timeout' | '-n' |\
                     '--namesrvAddr') need=1 ;;
+                esac
+                ;;
+            'transactionStatus' | 'transaction-status')
+                case $word in
+                '-a' | '--controllerAddress' | '-t' | '--topic' | '-b' | '-bn' | '--brokerName' | '-o' | '--output' |\
+                    '--timeout' | '-n' | '--namesrvAddr') need=1 ;;
                 esac
                 ;;
             'updateBrokerConfig' | 'update-broker-config')
@@ -350,19 +356,20 @@ _mqadmin() {
                 '|queryCq' | '|queryMsgById' | '|queryMsgByKey' | '|queryMsgByOffset' | '|queryMsgByUniqueKey' |\
                 '|removeBroker' | '|resetMasterFlushOffset' | '|resetOffsetByOffset' | '|resetOffsetByTime' |\
                 '|sandbox' | '|sendMessage' | '|skipAccumulatedMessage' | '|statsAll' | '|topicClusterList' |\
-                '|topicList' | '|topicRoute' | '|topicStatus' | '|transferMaster' | '|updateBrokerConfig' |\
-                '|updateControllerConfig' | '|updateOrderConf' | '|updateSubGroup' | '|updateTopic' |\
-                '|updateTopicPerm' | '|wait' | '|wipeWritePerm' | '|add-broker' | '|add-write-perm' |\
-                '|assign-preferred-master' | '|broker-status' | '|clean-broker-metadata' | '|clone-group-offset' |\
-                '|cluster-list' | '|consume-message' | '|consumer-connection' | '|consumer-progress' |\
-                '|consumer-status' | '|delete-expired-commit-log' | '|delete-sub-group' | '|delete-topic' |\
-                '|elect-master' | '|get-broker-config' | '|get-broker-epoch' | '|get-consumer-config' |\
-                '|get-controller-config' | '|get-controller-meta-data' | '|get-sync-state-set' | '|ha-status' |\
-                '|list-brokers' | '|print-msg' | '|print-msg-by-queue' | '|producer-connection' | '|query-cq' |\
-                '|query-msg-by-id' | '|query-msg-by-key' | '|query-msg-by-offset' | '|query-msg-by-unique-key' |\
-                '|remove-broker' | '|reset-master-flush-offset' | '|reset-offset-by-offset' |\
-                '|reset-offset-by-time' | '|send-message' | '|skip-accumulated-message' | '|stats-all' |\
-                '|topic-cluster-list' | '|topic-list' | '|topic-route' | '|topic-status' | '|transfer-master' |\
+                '|topicList' | '|topicRoute' | '|topicStatus' | '|transactionStatus' | '|transferMaster' |\
+                '|updateBrokerConfig' | '|updateControllerConfig' | '|updateOrderConf' | '|updateSubGroup' |\
+                '|updateTopic' | '|updateTopicPerm' | '|wait' | '|wipeWritePerm' | '|add-broker' |\
+                '|add-write-perm' | '|assign-preferred-master' | '|broker-status' | '|clean-broker-metadata' |\
+                '|clone-group-offset' | '|cluster-list' | '|consume-message' | '|consumer-connection' |\
+                '|consumer-progress' | '|consumer-status' | '|delete-expired-commit-log' | '|delete-sub-group' |\
+                '|delete-topic' | '|elect-master' | '|get-broker-config' | '|get-broker-epoch' |\
+                '|get-consumer-config' | '|get-controller-config' | '|get-controller-meta-data' |\
+                '|get-sync-state-set' | '|ha-status' | '|list-brokers' | '|print-msg' | '|print-msg-by-queue' |\
+                '|producer-connection' | '|query-cq' | '|query-msg-by-id' | '|query-msg-by-key' |\
+                '|query-msg-by-offset' | '|query-msg-by-unique-key' | '|remove-broker' |\
+                '|reset-master-flush-offset' | '|reset-offset-by-offset' | '|reset-offset-by-time' |\
+                '|send-message' | '|skip-accumulated-message' | '|stats-all' | '|topic-cluster-list' |\
+                '|topic-list' | '|topic-route' | '|topic-status' | '|transaction-status' | '|transfer-master' |\
                 '|update-broker-config' | '|update-controller-config' | '|update-order-conf' | '|update-sub-group' |\
                 '|update-topic' | '|update-topic-perm' | '|wipe-write-perm' | 'epochs|collect' | 'epochs|report' |\
                 'epochs|serve' | 'epochs|synth' | 'sandbox|down' | 'sandbox|kill' | 'sandbox|start' |\
@@ -396,8 +403,8 @@ _mqadmin() {
             'getControllerMetaData' | 'getSyncStateSet' | 'haStatus' | 'listBrokers' | 'printMsg' |\
             'printMsgByQueue' | 'producerConnection' | 'queryCq' | 'queryMsgById' | 'queryMsgByKey' |\
             'queryMsgByUniqueKey' | 'removeBroker' | 'resetMasterFlushOffset' | 'resetOffsetByOffset' |\
-            'resetOffsetByTime' | 'sendMessage' | 'skipAccumulatedMessage' | 'statsAll' | 'topicClusterList' |\
-            'topicList' | 'topicRoute' | 'topicStatus' | 'transferMaster' | 'updateBrokerConfig' |\
+            'resetOffsetByTime' | 'skipAccumulatedMessage' | 'statsAll' | 'topicClusterList' | 'topicList' |\
+            'topicRoute' | 'topicStatus' | 'transactionStatus' | 'transferMaster' | 'updateBrokerConfig' |\
             'updateControllerConfig' | 'updateOrderConf' | 'updateSubGroup' | 'updateTopic' | 'updateTopicPerm' |\
             'wait insync' | 'wait master' | 'wait quorum' | 'wipeWritePerm' | 'add-write-perm' |\
             'assign-preferred-master' | 'broker-status' | 'clean-broker-metadata' | 'clone-group-offset' |\
@@ -407,10 +414,10 @@ _mqadmin() {
             'get-controller-meta-data' | 'get-sync-state-set' | 'ha-status' | 'list-brokers' | 'print-msg' |\
             'print-msg-by-queue' | 'producer-connection' | 'query-cq' | 'query-msg-by-id' | 'query-msg-by-key' |\
             'query-msg-by-unique-key' | 'remove-broker' | 'reset-master-flush-offset' | 'reset-offset-by-offset' |\
-            'reset-offset-by-time' | 'send-message' | 'skip-accumulated-message' | 'stats-all' |\
-            'topic-cluster-list' | 'topic-list' | 'topic-route' | 'topic-status' | 'transfer-master' |\
-            'update-broker-config' | 'update-controller-config' | 'update-order-conf' | 'update-sub-group' |\
-            'update-topic' | 'update-topic-perm' | 'wipe-write-perm')
+            'reset-offset-by-time' | 'skip-accumulated-message' | 'stats-all' | 'topic-cluster-list' | 'topic-list' |\
+            'topic-route' | 'topic-status' | 'transaction-status' | 'transfer-master' | 'update-broker-config' |\
+            'update-controller-config' | 'update-order-conf' | 'update-sub-group' | 'update-topic' |\
+            'update-topic-perm' | 'wipe-write-perm')
             case $opt in
             '-o' | '--output') gen=(-W 'table json legacy') ;;
             esac
@@ -441,6 +448,12 @@ _mqadmin() {
         'sandbox down' | 'sandbox kill' | 'sandbox start' | 'sandbox status' | 'sandbox stop' | 'sandbox up')
             case $opt in
             '--dir') gen=(-d) ;;
+            '-o' | '--output') gen=(-W 'table json legacy') ;;
+            esac
+            ;;
+        'sendMessage' | 'send-message')
+            case $opt in
+            '--transaction') gen=(-W 'commit rollback check') ;;
             '-o' | '--output') gen=(-W 'table json legacy') ;;
             esac
             ;;
@@ -489,11 +502,12 @@ _mqadmin() {
         'sandbox kill') gen=(-W '--dir --signal -bn --brokerName -o --output -h --help') ;;
         'sandbox start' | 'sandbox status' | 'sandbox stop') gen=(-W '--dir -o --output -h --help') ;;
         'sandbox up') gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout --secure -o --output -h --help') ;;
-        'sendMessage' | 'send-message') gen=(-W '-a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count --deliverTime --delay -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'sendMessage' | 'send-message') gen=(-W '-a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count --deliverTime --delay --transaction -o --output --timeout -n --namesrvAddr -h --help') ;;
         'skipAccumulatedMessage' | 'skip-accumulated-message') gen=(-W '-a --controllerAddress -g --groupName -t --topic -f --force -c --cluster -o --output --timeout -n --namesrvAddr -h --help') ;;
         'statsAll' | 'stats-all') gen=(-W '-a --controllerAddress -t --topic --activeTopic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'topicClusterList' | 'topicRoute' | 'topicStatus' | 'topic-cluster-list' | 'topic-route' | 'topic-status') gen=(-W '-a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'topicList' | 'topic-list') gen=(-W '-a --controllerAddress -c --clusterName -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'transactionStatus' | 'transaction-status') gen=(-W '-a --controllerAddress -t --topic -b -bn --brokerName -o --output --timeout -n --namesrvAddr -h --help') ;;
         'transferMaster' | 'transfer-master') gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output -n --namesrvAddr -h --help') ;;
         'updateBrokerConfig' | 'update-broker-config') gen=(-W '-k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName --reachable-only -o --output --timeout -n --namesrvAddr -h --help') ;;
         'updateControllerConfig' | 'update-controller-config') gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout -n --namesrvAddr -h --help') ;;
@@ -507,7 +521,7 @@ _mqadmin() {
         esac
     else
         case "$path|$pos" in
-        '|0') gen=(-W 'addBroker addWritePerm assignPreferredMaster brokerStatus cleanBrokerMetadata cloneGroupOffset clusterList consumeMessage consumerConnection consumerProgress consumerStatus deleteExpiredCommitLog deleteSubGroup deleteTopic electMaster epochs getBrokerConfig getBrokerEpoch getConsumerConfig getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers printMsg printMsgByQueue producerConnection queryCq queryMsgById queryMsgByKey queryMsgByOffset queryMsgByUniqueKey removeBroker resetMasterFlushOffset resetOffsetByOffset resetOffsetByTime sandbox sendMessage skipAccumulatedMessage statsAll topicClusterList topicList topicRoute topicStatus transferMaster updateBrokerConfig updateControllerConfig updateOrderConf updateSubGroup updateTopic updateTopicPerm wait wipeWritePerm') ;;
+        '|0') gen=(-W 'addBroker addWritePerm assignPreferredMaster brokerStatus cleanBrokerMetadata cloneGroupOffset clusterList consumeMessage consumerConnection consumerProgress consumerStatus deleteExpiredCommitLog deleteSubGroup deleteTopic electMaster epochs getBrokerConfig getBrokerEpoch getConsumerConfig getControllerConfig getControllerMetaData getSyncStateSet haStatus listBrokers printMsg printMsgByQueue producerConnection queryCq queryMsgById queryMsgByKey queryMsgByOffset queryMsgByUniqueKey removeBroker resetMasterFlushOffset resetOffsetByOffset resetOffsetByTime sandbox sendMessage skipAccumulatedMessage statsAll topicClusterList topicList topicRoute topicStatus transactionStatus transferMaster updateBrokerConfig updateControllerConfig updateOrderConf updateSubGroup updateTopic updateTopicPerm wait wipeWritePerm') ;;
         'epochs|0') gen=(-W 'collect report serve synth') ;;
         'sandbox|0') gen=(-W 'down kill start status stop up') ;;
         'sandbox kill|0' | 'sandbox start|0' | 'sandbox stop|0') ;;
@@ -553,12 +567,13 @@ _mqadmin() {
         'sandbox kill|'*) gen=(-W '--dir --signal -bn --brokerName -o --output -h --help') ;;
         'sandbox start|'* | 'sandbox status|'* | 'sandbox stop|'*) gen=(-W '--dir -o --output -h --help') ;;
         'sandbox up|'*) gen=(-W '--dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout --secure -o --output -h --help') ;;
-        'sendMessage|'* | 'send-message|'*) gen=(-W '-a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count --deliverTime --delay -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'sendMessage|'* | 'send-message|'*) gen=(-W '-a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count --deliverTime --delay --transaction -o --output --timeout -n --namesrvAddr -h --help') ;;
         'skipAccumulatedMessage|'* | 'skip-accumulated-message|'*) gen=(-W '-a --controllerAddress -g --groupName -t --topic -f --force -c --cluster -o --output --timeout -n --namesrvAddr -h --help') ;;
         'statsAll|'* | 'stats-all|'*) gen=(-W '-a --controllerAddress -t --topic --activeTopic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'topicClusterList|'* | 'topicRoute|'* | 'topicStatus|'* | 'topic-cluster-list|'* | 'topic-route|'* |\
             'topic-status|'*) gen=(-W '-a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr -h --help') ;;
         'topicList|'* | 'topic-list|'*) gen=(-W '-a --controllerAddress -c --clusterName -o --output --timeout -n --namesrvAddr -h --help') ;;
+        'transactionStatus|'* | 'transaction-status|'*) gen=(-W '-a --controllerAddress -t --topic -b -bn --brokerName -o --output --timeout -n --namesrvAddr -h --help') ;;
         'transferMaster|'* | 'transfer-master|'*) gen=(-W '-a --controllerAddress -c --clusterName -bn --brokerName -b --brokerId --timeout --dry-run -o --output -n --namesrvAddr -h --help') ;;
         'updateBrokerConfig|'* | 'update-broker-config|'*) gen=(-W '-k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName --reachable-only -o --output --timeout -n --namesrvAddr -h --help') ;;
         'updateControllerConfig|'* | 'update-controller-config|'*) gen=(-W '-a --controllerAddress -k --key -v --value -o --output --timeout -n --namesrvAddr -h --help') ;;

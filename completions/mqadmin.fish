@@ -99,7 +99,7 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                     case 'mqadmin sandbox up'
                         contains -- $word --dir --controllers --broker-sets --replicas --cluster-name --broker-conf --controller-conf --timeout -o --output; and set need 1
                     case 'mqadmin sendMessage' 'mqadmin send-message'
-                        contains -- $word -a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count --deliverTime --delay -o --output --timeout -n --namesrvAddr; and set need 1
+                        contains -- $word -a --controllerAddress -t --topic -p --body -k --key --keys -c --tags --message-group --property -b -bn --broker --brokerName -i -q --qid --queueId --count --deliverTime --delay --transaction -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin skipAccumulatedMessage' 'mqadmin skip-accumulated-message'
                         contains -- $word -a --controllerAddress -g --groupName -t --topic -f --force -c --cluster -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin statsAll' 'mqadmin topicClusterList' 'mqadmin topicRoute' 'mqadmin topicStatus' \
@@ -108,6 +108,8 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         contains -- $word -a --controllerAddress -t --topic -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin topicList' 'mqadmin topic-list'
                         contains -- $word -a --controllerAddress -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
+                    case 'mqadmin transactionStatus' 'mqadmin transaction-status'
+                        contains -- $word -a --controllerAddress -t --topic -b -bn --brokerName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin updateBrokerConfig' 'mqadmin update-broker-config'
                         contains -- $word -k --key -v --value -a --controllerAddress -b --brokerAddr -c --clusterName -o --output --timeout -n --namesrvAddr; and set need 1
                     case 'mqadmin updateControllerConfig' 'mqadmin update-controller-config'
@@ -142,16 +144,16 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         'mqadmin|removeBroker' 'mqadmin|resetMasterFlushOffset' 'mqadmin|resetOffsetByOffset' \
                         'mqadmin|resetOffsetByTime' 'mqadmin|sandbox' 'mqadmin|sendMessage' \
                         'mqadmin|skipAccumulatedMessage' 'mqadmin|statsAll' 'mqadmin|topicClusterList' \
-                        'mqadmin|topicList' 'mqadmin|topicRoute' 'mqadmin|topicStatus' 'mqadmin|transferMaster' \
-                        'mqadmin|updateBrokerConfig' 'mqadmin|updateControllerConfig' 'mqadmin|updateOrderConf' \
-                        'mqadmin|updateSubGroup' 'mqadmin|updateTopic' 'mqadmin|updateTopicPerm' 'mqadmin|wait' \
-                        'mqadmin|wipeWritePerm' 'mqadmin|add-broker' 'mqadmin|add-write-perm' \
-                        'mqadmin|assign-preferred-master' 'mqadmin|broker-status' 'mqadmin|clean-broker-metadata' \
-                        'mqadmin|clone-group-offset' 'mqadmin|cluster-list' 'mqadmin|consume-message' \
-                        'mqadmin|consumer-connection' 'mqadmin|consumer-progress' 'mqadmin|consumer-status' \
-                        'mqadmin|delete-expired-commit-log' 'mqadmin|delete-sub-group' 'mqadmin|delete-topic' \
-                        'mqadmin|elect-master' 'mqadmin|get-broker-config' 'mqadmin|get-broker-epoch' \
-                        'mqadmin|get-consumer-config' 'mqadmin|get-controller-config' \
+                        'mqadmin|topicList' 'mqadmin|topicRoute' 'mqadmin|topicStatus' 'mqadmin|transactionStatus' \
+                        'mqadmin|transferMaster' 'mqadmin|updateBrokerConfig' 'mqadmin|updateControllerConfig' \
+                        'mqadmin|updateOrderConf' 'mqadmin|updateSubGroup' 'mqadmin|updateTopic' \
+                        'mqadmin|updateTopicPerm' 'mqadmin|wait' 'mqadmin|wipeWritePerm' 'mqadmin|add-broker' \
+                        'mqadmin|add-write-perm' 'mqadmin|assign-preferred-master' 'mqadmin|broker-status' \
+                        'mqadmin|clean-broker-metadata' 'mqadmin|clone-group-offset' 'mqadmin|cluster-list' \
+                        'mqadmin|consume-message' 'mqadmin|consumer-connection' 'mqadmin|consumer-progress' \
+                        'mqadmin|consumer-status' 'mqadmin|delete-expired-commit-log' 'mqadmin|delete-sub-group' \
+                        'mqadmin|delete-topic' 'mqadmin|elect-master' 'mqadmin|get-broker-config' \
+                        'mqadmin|get-broker-epoch' 'mqadmin|get-consumer-config' 'mqadmin|get-controller-config' \
                         'mqadmin|get-controller-meta-data' 'mqadmin|get-sync-state-set' 'mqadmin|ha-status' \
                         'mqadmin|list-brokers' 'mqadmin|print-msg' 'mqadmin|print-msg-by-queue' \
                         'mqadmin|producer-connection' 'mqadmin|query-cq' 'mqadmin|query-msg-by-id' \
@@ -159,13 +161,14 @@ function __mqadmin_complete_path --description 'Print the mqadmin command path b
                         'mqadmin|remove-broker' 'mqadmin|reset-master-flush-offset' 'mqadmin|reset-offset-by-offset' \
                         'mqadmin|reset-offset-by-time' 'mqadmin|send-message' 'mqadmin|skip-accumulated-message' \
                         'mqadmin|stats-all' 'mqadmin|topic-cluster-list' 'mqadmin|topic-list' 'mqadmin|topic-route' \
-                        'mqadmin|topic-status' 'mqadmin|transfer-master' 'mqadmin|update-broker-config' \
-                        'mqadmin|update-controller-config' 'mqadmin|update-order-conf' 'mqadmin|update-sub-group' \
-                        'mqadmin|update-topic' 'mqadmin|update-topic-perm' 'mqadmin|wipe-write-perm' \
-                        'mqadmin epochs|collect' 'mqadmin epochs|report' 'mqadmin epochs|serve' \
-                        'mqadmin epochs|synth' 'mqadmin sandbox|down' 'mqadmin sandbox|kill' 'mqadmin sandbox|start' \
-                        'mqadmin sandbox|status' 'mqadmin sandbox|stop' 'mqadmin sandbox|up' 'mqadmin wait|insync' \
-                        'mqadmin wait|master' 'mqadmin wait|quorum'
+                        'mqadmin|topic-status' 'mqadmin|transaction-status' 'mqadmin|transfer-master' \
+                        'mqadmin|update-broker-config' 'mqadmin|update-controller-config' \
+                        'mqadmin|update-order-conf' 'mqadmin|update-sub-group' 'mqadmin|update-topic' \
+                        'mqadmin|update-topic-perm' 'mqadmin|wipe-write-perm' 'mqadmin epochs|collect' \
+                        'mqadmin epochs|report' 'mqadmin epochs|serve' 'mqadmin epochs|synth' 'mqadmin sandbox|down' \
+                        'mqadmin sandbox|kill' 'mqadmin sandbox|start' 'mqadmin sandbox|status' \
+                        'mqadmin sandbox|stop' 'mqadmin sandbox|up' 'mqadmin wait|insync' 'mqadmin wait|master' \
+                        'mqadmin wait|quorum'
                         set path "$path $word"
                 end
         end
@@ -224,6 +227,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a topicClusterList -d 
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a topicList -d 'List the topics the controllers keep (of one cluster with -c), with their...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a topicRoute -d 'Where a topic is served: per broker set its queues, perm and current master...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a topicStatus -d 'Per broker set serving a topic, each queue\'s min and max offset on the...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a transactionStatus -d 'List the open transactions of a topic: each one\'s id, message id, age and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a transferMaster -d 'Move a broker set\'s master role to an in-sync replica without losing or...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateBrokerConfig -d 'Change a runtime key of a broker (-b) or of every replica of a cluster (-c).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin'" -a updateControllerConfig -d 'Set a runtime config key for the whole controller group (through the leader...'
@@ -687,6 +691,7 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin sen
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l count -x -d 'How many messages to send.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l deliverTime -x -d 'A delayed message: delivered at this time (ms since the epoch; property...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l delay -x -d 'A delayed message: delivered this many seconds from now.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l transaction -x -a 'commit rollback check' -d 'A transactional message (the topic\'s message.type TRANSACTION): stored as a...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin sendMessage' 'mqadmin send-message'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
@@ -727,6 +732,15 @@ complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -l timeout -x -d 'Seconds allowed for each RPC.'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin topicList' 'mqadmin topic-list'" -s h -l help -d 'Show this message and exit.'
+
+# mqadmin transactionStatus
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transactionStatus' 'mqadmin transaction-status'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transactionStatus' 'mqadmin transaction-status'" -s t -l topic -x -d 'Topic (message.type TRANSACTION).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transactionStatus' 'mqadmin transaction-status'" -s b -o bn -l brokerName -x -d 'One broker set (default: every set).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transactionStatus' 'mqadmin transaction-status'" -s o -l output -x -a 'table json legacy' -d 'table, json or legacy (the Java tool\'s text).'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transactionStatus' 'mqadmin transaction-status'" -l timeout -x -d 'Seconds allowed for each RPC.'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transactionStatus' 'mqadmin transaction-status'" -s n -l namesrvAddr -x -d 'Name server addresses, as Java mqadmin scripts pass them: accepted and...'
+complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transactionStatus' 'mqadmin transaction-status'" -s h -l help -d 'Show this message and exit.'
 
 # mqadmin transferMaster
 complete -c mqadmin -n "__mqadmin_complete_at 'mqadmin transferMaster' 'mqadmin transfer-master'" -s a -l controllerAddress -x -d 'Controller gRPC addresses, \';\'-separated (env MQADMIN_CONTROLLERS).'

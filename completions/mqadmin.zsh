@@ -65,6 +65,7 @@ _mqadmin() {
       'topicList:List the topics the controllers keep (of one cluster with -c), with their...'
       'topicRoute:Where a topic is served: per broker set its queues, perm and current master...'
       'topicStatus:Per broker set serving a topic, each queue'\''s min and max offset on the...'
+      'transactionStatus:List the open transactions of a topic: each one'\''s id, message id, age and...'
       'transferMaster:Move a broker set'\''s master role to an in-sync replica without losing or...'
       'updateBrokerConfig:Change a runtime key of a broker (-b) or of every replica of a cluster (-c).'
       'updateControllerConfig:Set a runtime config key for the whole controller group (through the leader...'
@@ -118,6 +119,7 @@ _mqadmin() {
     (statsAll|stats-all) _mqadmin__statsAll && ret=0 ;;
     (topicClusterList|topicRoute|topicStatus|topic-cluster-list|topic-route|topic-status) _mqadmin__topicClusterList && ret=0 ;;
     (topicList|topic-list) _mqadmin__topicList && ret=0 ;;
+    (transactionStatus|transaction-status) _mqadmin__transactionStatus && ret=0 ;;
     (transferMaster|transfer-master) _mqadmin__transferMaster && ret=0 ;;
     (updateBrokerConfig|update-broker-config) _mqadmin__updateBrokerConfig && ret=0 ;;
     (updateControllerConfig|update-controller-config) _mqadmin__updateControllerConfig && ret=0 ;;
@@ -962,6 +964,7 @@ _mqadmin__sendMessage() {
     '(--count)--count[How many messages to send.]:count: ' \
     '(--deliverTime)--deliverTime[A delayed message: delivered at this time (ms since the epoch; property...]:deliverTime: ' \
     '(--delay)--delay[A delayed message: delivered this many seconds from now.]:delay: ' \
+    '(--transaction)--transaction[A transactional message (the topic'\''s message.type TRANSACTION): stored as a...]:transaction:(commit rollback check)' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
@@ -1029,6 +1032,24 @@ _mqadmin__topicList() {
     '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
     '(-c --clusterName)-c[Every set of a cluster.]:clusterName: ' \
     '(-c --clusterName)--clusterName[Every set of a cluster.]:clusterName: ' \
+    '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
+    '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
+    '(-n --namesrvAddr)-n[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-n --namesrvAddr)--namesrvAddr[Name server addresses, as Java mqadmin scripts pass them: accepted and...]:namesrvAddr: ' \
+    '(-h --help)-h[Show this message and exit.]' \
+    '(-h --help)--help[Show this message and exit.]'
+}
+
+_mqadmin__transactionStatus() {
+  _arguments \
+    '(-a --controllerAddress)-a[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-a --controllerAddress)--controllerAddress[Controller gRPC addresses, '\'';'\''-separated (env MQADMIN_CONTROLLERS).]:controllerAddress: ' \
+    '(-t --topic)-t[Topic (message.type TRANSACTION).]:topic: ' \
+    '(-t --topic)--topic[Topic (message.type TRANSACTION).]:topic: ' \
+    '(-b -bn --brokerName)-b[One broker set (default: every set).]:brokerName: ' \
+    '(-b -bn --brokerName)-bn[One broker set (default: every set).]:brokerName: ' \
+    '(-b -bn --brokerName)--brokerName[One broker set (default: every set).]:brokerName: ' \
     '(-o --output)-o[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(-o --output)--output[table, json or legacy (the Java tool'\''s text).]:output:(table json legacy)' \
     '(--timeout)--timeout[Seconds allowed for each RPC.]:timeout: ' \
