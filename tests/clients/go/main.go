@@ -1,4 +1,4 @@
-// The Go driver: runs one scenario step (produce, receive, push) with the official RocketMQ 5 Go client
+// The Go driver: runs one scenario step (produce, receive, push, transact) with the official RocketMQ 5 Go client
 // (github.com/apache/rocketmq-clients/golang/v5, pinned in go.mod) and reports what the client did as JSON
 // lines on stdout. The contract is tests/clients/README.md.
 package main
@@ -402,11 +402,122 @@ func push(args []string) {
 	emit(map[string]string{"op": "done"})
 }
 
+// ---- transact ---------------------------------------------------------------------------------
+
+type txSendLine struct {
+	Op       string  `json:"op"`
+	Seq      int     `json:"seq"`
+	OK       bool    `json:"ok"`
+	ID       *string `json:"id,omitempty"`
+	Error    *string `json:"error,omitempty"`
+	Decision string  `json:"decision"`
+}
+
+type endLine struct {
+	Op       string  `json:"op"`
+	Seq      int     `json:"seq"`
+	Decision string  `json:"decision"`
+	OK       bool    `json:"ok"`
+	Error    *string `json:"error,omitempty"`
+}
+
+type checkLine struct {
+	Op     string `json:"op"`
+	ID     string `json:"id"`
+	Body   string `json:"body"`
+	Answer string `json:"answer"`
+	At     int64  `json:"at"`
+}
+
+var answers = map[string]rmq_client.TransactionResolution{
+	"commit":   rmq_client.COMMIT,
+	"rollback": rmq_client.ROLLBACK,
+	"unknown":  rmq_client.UNKNOWN,
+}
+
+func transact(args []string) {
+	fs := flag.NewFlagSet("transact", flag.ExitOnError)
+	endpoints := fs.String("endpoints", "", "access point(s), host:port[;host:port]")
+	topic := fs.String("topic", "", "topic (of message type TRANSACTION)")
+	count := fs.Int("count", 1, "transactional messages to send, one per transaction")
+	prefix := fs.String("prefix", "t", "body and key prefix")
+	decisionList := fs.String("decisions", "commit", "comma-separated commit|rollback|none, cycled over seq")
+	checkAnswer := fs.String("check-answer", "commit", "the checker's answer: commit|rollback|unknown")
+	seconds := fs.Float64("seconds", 0, "keep running this long after the last send, answering check-backs")
+	_ = fs.Parse(args)
+	if *endpoints == "" || *topic == "" {
+		fail(2, "transact: --endpoints and --topic are required")
+	}
+	decisions := strings.Split(*decisionList, ",")
+	for _, d := range decisions {
+		if d != "commit" && d != "rollback" && d != "none" {
+			fail(2, "transact: --decisions: %q is not commit, rollback or none", d)
+		}
+	}
+	answer, ok := answers[*checkAnswer]
+	if !ok {
+		fail(2, "transact: --check-answer must be commit, rollback or unknown")
+	}
+
+	setupClient()
+	checker := &rmq_client.TransactionChecker{
+		Check: func(mv *rmq_client.MessageView) rmq_client.TransactionResolution {
+			emit(checkLine{Op: "check", ID: mv.GetMessageId(), Body: string(mv.GetBody()), Answer: *checkAnswer,
+				At: nowMs()})
+			return answer
+		},
+	}
+	producer, err := rmq_client.NewProducer(config(*endpoints, ""),
+		rmq_client.WithTransactionChecker(checker), rmq_client.WithTopics(*topic))
+	if err != nil {
+		fail(1, "producer could not be made: %v", err)
+	}
+	if err = producer.Start(); err != nil {
+		fail(1, "producer could not start: %v", err)
+	}
+
+	for i := 0; i < *count; i++ {
+		decision := decisions[i%len(decisions)]
+		body := fmt.Sprintf("%s-%d", *prefix, i)
+		msg := &rmq_client.Message{Topic: *topic, Body: []byte(body)}
+		msg.SetKeys(body)
+		transaction := producer.BeginTransaction()
+		receipts, err := producer.SendWithTransaction(context.Background(), msg, transaction)
+		if err == nil && len(receipts) == 0 {
+			err = errors.New("the client returned no send receipt")
+		}
+		if err != nil {
+			e := errString(err)
+			emit(txSendLine{Op: "send", Seq: i, OK: false, Error: &e, Decision: decision})
+			continue
+		}
+		id := receipts[0].MessageID
+		emit(txSendLine{Op: "send", Seq: i, OK: true, ID: &id, Decision: decision})
+		if decision == "none" {
+			continue
+		}
+		if decision == "commit" {
+			err = transaction.Commit()
+		} else {
+			err = transaction.RollBack()
+		}
+		line := endLine{Op: "end", Seq: i, Decision: decision, OK: err == nil}
+		if err != nil {
+			e := errString(err)
+			line.Error = &e
+		}
+		emit(line)
+	}
+	time.Sleep(time.Duration(*seconds * float64(time.Second)))
+	stopBounded(producer.GracefulStop)
+	emit(map[string]string{"op": "done"})
+}
+
 // ---- main ---------------------------------------------------------------------------------------
 
 func main() {
 	if len(os.Args) < 2 {
-		fail(2, "usage: driver produce|receive|push --endpoints E --topic T [options] (client %s)", clientVersion())
+		fail(2, "usage: driver produce|receive|push|transact --endpoints E --topic T [options] (client %s)", clientVersion())
 	}
 	switch os.Args[1] {
 	case "produce":
@@ -415,7 +526,9 @@ func main() {
 		receive(os.Args[2:])
 	case "push":
 		push(os.Args[2:])
+	case "transact":
+		transact(os.Args[2:])
 	default:
-		fail(2, "unknown command %q: produce, receive or push", os.Args[1])
+		fail(2, "unknown command %q: produce, receive, push or transact", os.Args[1])
 	}
 }

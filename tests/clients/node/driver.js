@@ -1,6 +1,6 @@
 'use strict';
 // Driver for Apache RocketMQ's official Node.js client (npm `rocketmq-client-nodejs`, pinned in package.json):
-// `driver produce|receive|push --endpoints E --topic T [options]`, as tests/clients/README.md describes.
+// `driver produce|receive|push|transact --endpoints E --topic T [options]`, as tests/clients/README.md describes.
 // Every result is one JSON line on stdout; the client's own logging never goes to stdout.
 
 // The client's default logger is an egg-logger whose console transport is off unless EGG_LOG is set, and then
@@ -16,6 +16,9 @@ const { performance } = require('node:perf_hooks');
 const CLIENT = 'rocketmq-client-nodejs';
 const CLIENT_VERSION = require(`${CLIENT}/package.json`).version;
 const { Producer, SimpleConsumer, PushConsumer, ConsumeResult } = require(CLIENT);
+// The client's TransactionChecker answers a TransactionResolution, which its index does not re-export: the
+// client's own generated protocol module (shipped in the package, `proto/`) has it.
+const { TransactionResolution } = require(`${CLIENT}/proto/apache/rocketmq/v2/definition_pb`);
 
 const STARTUP_TIMEOUT_MS = 30000; // BaseClient.startup() awaits the first settings with no deadline of its own
 const SHUTDOWN_TIMEOUT_MS = 30000; // a PushConsumer waits for its long-polling receive (server-set, 20 s) to end
@@ -95,7 +98,8 @@ process.on('unhandledRejection', err => {
 
 // ---------------------------------------------------------------- command line
 
-const USAGE = 'usage: driver produce|receive|push --endpoints E --topic T [options] (see tests/clients/README.md)';
+const USAGE = 'usage: driver produce|receive|push|transact --endpoints E --topic T [options]'
+  + ' (see tests/clients/README.md)';
 
 const OPTIONS = {
   produce: {
@@ -109,6 +113,17 @@ const OPTIONS = {
   push: {
     group: ['str', undefined], seconds: ['num', 20], 'fail-tag': ['str', null], 'retry-tag': ['str', null],
   },
+  transact: {
+    count: ['int', 1], prefix: ['str', 't'], decisions: ['str', 'commit'], 'check-answer': ['str', 'commit'],
+    seconds: ['num', 0],
+  },
+};
+
+const DECISIONS = ['commit', 'rollback', 'none'];
+const ANSWERS = {
+  commit: TransactionResolution.COMMIT,
+  rollback: TransactionResolution.ROLLBACK,
+  unknown: TransactionResolution.TRANSACTION_RESOLUTION_UNSPECIFIED,
 };
 
 function usageError(msg) {
@@ -158,6 +173,13 @@ function parseArgs(argv) {
   }
   if (command === 'produce' && opts.mode !== 'sync' && opts.mode !== 'async') {
     usageError(`--mode must be sync or async, not ${opts.mode}`);
+  }
+  if (command === 'transact') {
+    const bad = opts.decisions.split(',').filter(d => !DECISIONS.includes(d));
+    if (bad.length > 0) usageError(`--decisions: ${bad.join(', ')} is not commit, rollback or none`);
+    if (!Object.hasOwn(ANSWERS, opts['check-answer'])) {
+      usageError(`--check-answer must be commit, rollback or unknown, not ${opts['check-answer']}`);
+    }
   }
   return { command, opts };
 }
@@ -346,6 +368,53 @@ async function push(opts) {
   finish(0);
 }
 
+// ---------------------------------------------------------------- transact
+
+async function transact(opts) {
+  const answer = opts['check-answer'];
+  const checker = {
+    async check(mv) {
+      const v = view(mv);
+      emit({ op: 'check', id: v.id, body: v.body, answer, at: Date.now() });
+      return ANSWERS[answer];
+    },
+  };
+  const producer = new Producer({ ...baseOptions(opts), topics: [opts.topic], checker });
+  await start(producer, 'Producer');
+
+  const decisions = opts.decisions.split(',');
+  for (let seq = 0; seq < opts.count; seq++) {
+    const decision = decisions[seq % decisions.length];
+    const text = `${opts.prefix}-${seq}`;
+    const message = { topic: opts.topic, body: Buffer.from(text, 'utf8'), keys: [text] };
+    let transaction;
+    try {
+      transaction = producer.beginTransaction();
+      const receipt = await producer.send(message, transaction);
+      emit({ op: 'send', seq, ok: true, id: receipt.messageId, decision });
+    } catch (err) {
+      emit({ op: 'send', seq, ok: false, error: errorText(err), decision });
+      continue;
+    }
+    if (decision === 'none') continue;
+    try {
+      if (decision === 'commit') {
+        await transaction.commit();
+      } else {
+        await transaction.rollback();
+      }
+      emit({ op: 'end', seq, decision, ok: true });
+    } catch (err) {
+      emit({ op: 'end', seq, decision, ok: false, error: errorText(err) });
+    }
+  }
+
+  await sleep(opts.seconds * 1000);
+  await stop(producer, 'Producer');
+  emit({ op: 'done' });
+  finish(0);
+}
+
 // ---------------------------------------------------------------- main
 
 async function main() {
@@ -353,6 +422,7 @@ async function main() {
   logger.info('driver %s (%s %s) %j', command, CLIENT, CLIENT_VERSION, opts);
   if (command === 'produce') return produce(opts);
   if (command === 'receive') return receive(opts);
+  if (command === 'transact') return transact(opts);
   return push(opts);
 }
 

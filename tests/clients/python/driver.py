@@ -20,6 +20,8 @@ from rocketmq import (
     Producer,
     PushConsumer,
     SimpleConsumer,
+    TransactionChecker,
+    TransactionResolution,
 )
 
 _print_lock = threading.Lock()
@@ -169,34 +171,102 @@ def push(args: argparse.Namespace) -> None:
     emit(op="done")
 
 
+ANSWERS = {
+    "commit": TransactionResolution.COMMIT,
+    "rollback": TransactionResolution.ROLLBACK,
+    "unknown": TransactionResolution.TRANSACTION_RESOLUTION_UNSPECIFIED,
+}
+
+
+class Checker(TransactionChecker):  # type: ignore[misc]
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+
+    def check(self, message: Message) -> Any:
+        emit(
+            op="check",
+            id=message.message_id,
+            body=message.body.decode(errors="replace"),
+            answer=self.answer,
+            at=now_ms(),
+        )
+        return ANSWERS[self.answer]
+
+
+def transact(args: argparse.Namespace) -> None:
+    producer = Producer(config(args.endpoints), (args.topic,), checker=Checker(args.check_answer))
+    producer.startup()
+    decisions = args.decisions.split(",")
+    try:
+        for seq in range(args.count):
+            decision = decisions[seq % len(decisions)]
+            m = Message()
+            m.topic, m.body = args.topic, f"{args.prefix}-{seq}".encode()
+            m.keys = f"{args.prefix}-{seq}"
+            try:
+                transaction = producer.begin_transaction()
+                receipt = producer.send(m, transaction)
+            except Exception as exc:
+                emit(op="send", seq=seq, ok=False, error=error(exc), decision=decision)
+                continue
+            emit(op="send", seq=seq, ok=True, id=receipt.message_id, decision=decision)
+            if decision == "none":
+                continue
+            try:
+                if decision == "commit":
+                    transaction.commit()
+                else:
+                    transaction.rollback()
+            except Exception as exc:
+                emit(op="end", seq=seq, decision=decision, ok=False, error=error(exc))
+            else:
+                emit(op="end", seq=seq, decision=decision, ok=True)
+        time.sleep(args.seconds)
+    finally:
+        producer.shutdown()
+    emit(op="done")
+
+
+DEFAULTS = {"count": 10, "prefix": "m", "seconds": 20}
+TRANSACT_DEFAULTS = {"count": 1, "prefix": "t", "seconds": 0}
+"""The options whose default differs for ``transact``."""
+
+
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="driver")
-    parser.add_argument("command", choices=("produce", "receive", "push"))
+    parser.add_argument("command", choices=("produce", "receive", "push", "transact"))
     parser.add_argument("--endpoints", required=True)
     parser.add_argument("--topic", required=True)
     parser.add_argument("--group")
-    parser.add_argument("--count", type=int, default=10)
+    parser.add_argument("--count", type=int)
     parser.add_argument("--mode", choices=("sync", "async"), default="sync")
     parser.add_argument("--interval-ms", type=int, default=0)
-    parser.add_argument("--prefix", default="m")
+    parser.add_argument("--prefix")
     parser.add_argument("--tag")
     parser.add_argument("--message-groups", type=int, default=0)
     parser.add_argument("--delay-ms", type=int, default=0)
     parser.add_argument("--idle-seconds", type=float, default=20)
     parser.add_argument("--invisible-seconds", type=int, default=20)
     parser.add_argument("--change-invisible-first", action="store_true")
-    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--seconds", type=float)
     parser.add_argument("--fail-tag")
     parser.add_argument("--retry-tag")
+    parser.add_argument("--decisions", default="commit")
+    parser.add_argument("--check-answer", choices=tuple(ANSWERS), default="commit")
     args = parser.parse_args(argv)
-    if args.command != "produce" and not args.group:
+    for name, default in (TRANSACT_DEFAULTS if args.command == "transact" else DEFAULTS).items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
+    if bad := set(args.decisions.split(",")) - {"commit", "rollback", "none"}:
+        parser.error(f"--decisions: {', '.join(sorted(bad))} is not commit, rollback or none")
+    if args.command not in ("produce", "transact") and not args.group:
         parser.error(f"{args.command} needs --group")
     return args
 
 
 def main(argv: list[str]) -> int:
     args = parse(argv)
-    {"produce": produce, "receive": receive, "push": push}[args.command](args)
+    {"produce": produce, "receive": receive, "push": push, "transact": transact}[args.command](args)
     return 0
 
 

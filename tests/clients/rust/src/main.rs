@@ -11,6 +11,7 @@ use rocketmq::conf::{ClientOption, ProducerOption, SimpleConsumerOption};
 use rocketmq::error::ClientError;
 use rocketmq::model::common::{FilterExpression, FilterType};
 use rocketmq::model::message::MessageBuilder;
+use rocketmq::model::transaction::{Transaction, TransactionResolution};
 use rocketmq::{Producer, SimpleConsumer};
 use serde_json::{json, Value};
 use tokio::task::JoinSet;
@@ -33,7 +34,7 @@ fn now_ms() -> u128 {
 
 fn usage(msg: &str) -> ! {
     eprintln!("driver: {msg}");
-    eprintln!("usage: driver produce|receive|push --endpoints E --topic T [options]");
+    eprintln!("usage: driver produce|receive|push|transact --endpoints E --topic T [options]");
     exit(2)
 }
 
@@ -288,6 +289,88 @@ async fn receive(args: Args) {
     }
 }
 
+fn resolution(answer: &str) -> TransactionResolution {
+    match answer {
+        "commit" => TransactionResolution::COMMIT,
+        "rollback" => TransactionResolution::ROLLBACK,
+        "unknown" => TransactionResolution::UNKNOWN,
+        other => usage(&format!("--check-answer must be commit, rollback or unknown, not {other:?}")),
+    }
+}
+
+async fn transact(args: Args) {
+    let topic = args.required("topic");
+    let count: u64 = args.num("count", 1);
+    let prefix = args.str("prefix").unwrap_or_else(|| "t".into());
+    let decisions: Vec<String> =
+        args.str("decisions").unwrap_or_else(|| "commit".into()).split(',').map(str::to_string).collect();
+    if let Some(bad) = decisions.iter().find(|d| !["commit", "rollback", "none"].contains(&d.as_str())) {
+        usage(&format!("--decisions: {bad:?} is not commit, rollback or none"));
+    }
+    let answer = args.str("check-answer").unwrap_or_else(|| "commit".into());
+    resolution(&answer); // checked before the producer starts
+    let seconds: f64 = args.num("seconds", 0.0);
+
+    let mut option = ProducerOption::default();
+    option.set_topics(vec![topic.clone()]);
+    // The crate's checker is a plain closure (transaction id, message view), called from its telemetry task.
+    let checker = Box::new(move |_transaction_id: String, message: rocketmq::model::message::MessageView| {
+        emit(json!({
+            "op": "check",
+            "id": message.message_id(),
+            "body": String::from_utf8_lossy(message.body()),
+            "answer": answer,
+            "at": now_ms(),
+        }));
+        resolution(&answer)
+    });
+    let mut producer = match Producer::new_transaction_producer(option, client_option(&args), checker) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("producer could not be created: {e}");
+            exit(1)
+        }
+    };
+    if let Err(e) = producer.start().await {
+        eprintln!("producer could not start: {e}");
+        exit(1)
+    }
+
+    for seq in 0..count {
+        let decision = decisions[(seq % decisions.len() as u64) as usize].as_str();
+        let text = format!("{prefix}-{seq}");
+        let sent = match MessageBuilder::transaction_message_builder(topic.clone(), text.clone().into_bytes())
+            .set_keys(vec![text])
+            .build()
+        {
+            Ok(message) => producer.send_transaction_message(message).await,
+            Err(e) => Err(e),
+        };
+        let transaction = match sent {
+            Ok(transaction) => transaction,
+            Err(e) => {
+                emit(json!({"op": "send", "seq": seq, "ok": false, "error": describe(&e), "decision": decision}));
+                continue;
+            }
+        };
+        emit(json!({"op": "send", "seq": seq, "ok": true, "id": transaction.message_id(), "decision": decision}));
+        let ended = match decision {
+            "commit" => transaction.commit().await,
+            "rollback" => transaction.rollback().await,
+            _ => continue,
+        };
+        match ended {
+            Ok(()) => emit(json!({"op": "end", "seq": seq, "decision": decision, "ok": true})),
+            Err(e) => emit(json!({"op": "end", "seq": seq, "decision": decision, "ok": false, "error": describe(&e)})),
+        }
+    }
+    tokio::time::sleep(Duration::from_secs_f64(seconds)).await;
+    if let Err(e) = producer.shutdown().await {
+        eprintln!("producer shutdown: {e}");
+    }
+    emit(json!({"op": "done"}));
+}
+
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let Some(command) = argv.first().cloned() else { usage("no command") };
@@ -302,6 +385,7 @@ fn main() {
     match command.as_str() {
         "produce" => runtime.block_on(produce(args)),
         "receive" => runtime.block_on(receive(args)),
+        "transact" => runtime.block_on(transact(args)),
         other => usage(&format!("unknown command {other:?}")),
     }
     // Do not wait for the client's background tasks (heartbeat, telemetry streams).

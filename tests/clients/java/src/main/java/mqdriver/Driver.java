@@ -30,10 +30,12 @@ import org.apache.rocketmq.client.apis.message.MessageBuilder;
 import org.apache.rocketmq.client.apis.message.MessageView;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.client.apis.producer.SendReceipt;
+import org.apache.rocketmq.client.apis.producer.Transaction;
+import org.apache.rocketmq.client.apis.producer.TransactionResolution;
 
 /**
  * The driver of tests/clients/README.md around the official RocketMQ 5 Java client
- * (org.apache.rocketmq:rocketmq-client-java): {@code driver produce|receive|push --endpoints E --topic T ...}.
+ * (org.apache.rocketmq:rocketmq-client-java): {@code driver produce|receive|push|transact --endpoints E --topic T ...}.
  * stdout carries JSON lines only; System.out is pointed at stderr so that nothing else reaches stdout.
  */
 public final class Driver {
@@ -65,6 +67,9 @@ public final class Driver {
                 case "push":
                     rc = push(opts);
                     break;
+                case "transact":
+                    rc = transact(opts);
+                    break;
                 default:
                     usage("unknown command " + command);
                     return;
@@ -84,7 +89,7 @@ public final class Driver {
     private static final Set<String> FLAGS = Set.of("change-invisible-first");
     private static final Set<String> VALUED = Set.of(
         "endpoints", "topic", "count", "mode", "interval-ms", "prefix", "tag", "message-groups", "delay-ms",
-        "group", "idle-seconds", "invisible-seconds", "seconds", "fail-tag", "retry-tag");
+        "group", "idle-seconds", "invisible-seconds", "seconds", "fail-tag", "retry-tag", "decisions", "check-answer");
 
     private static Map<String, String> parse(String[] argv) {
         Map<String, String> opts = new HashMap<>();
@@ -145,7 +150,7 @@ public final class Driver {
 
     private static void usage(String why) {
         System.err.println("driver: " + why);
-        System.err.println("usage: driver produce|receive|push --endpoints E --topic T [options]"
+        System.err.println("usage: driver produce|receive|push|transact --endpoints E --topic T [options]"
             + " (see tests/clients/README.md)");
         System.err.flush();
         Runtime.getRuntime().halt(2);
@@ -512,6 +517,93 @@ public final class Driver {
         }
         Thread.sleep(seconds * 1000L);
         closeQuietly(consumer);
+        emit(Json.op("done"));
+        return 0;
+    }
+
+    // ---------------------------------------------------------------- transact
+
+    private static int transact(Map<String, String> opts) throws Exception {
+        String topic = opts.get("topic");
+        int count = intOpt(opts, "count", 1);
+        String prefix = opts.getOrDefault("prefix", "t");
+        List<String> decisions = List.of(opts.getOrDefault("decisions", "commit").split(","));
+        for (String d : decisions) {
+            if (!d.equals("commit") && !d.equals("rollback") && !d.equals("none")) {
+                usage("--decisions: " + d + " is not commit, rollback or none");
+            }
+        }
+        String answerName = opts.getOrDefault("check-answer", "commit");
+        TransactionResolution answer;
+        switch (answerName) {
+            case "commit":
+                answer = TransactionResolution.COMMIT;
+                break;
+            case "rollback":
+                answer = TransactionResolution.ROLLBACK;
+                break;
+            case "unknown":
+                answer = TransactionResolution.UNKNOWN;
+                break;
+            default:
+                usage("--check-answer is commit, rollback or unknown");
+                return 2;
+        }
+        long seconds = intOpt(opts, "seconds", 0);
+
+        ClientServiceProvider provider = ClientServiceProvider.loadService();
+        Producer producer;
+        try {
+            producer = provider.newProducerBuilder()
+                .setClientConfiguration(configuration(opts))
+                .setTopics(topic)
+                .setTransactionChecker(mv -> {
+                    emit(view("check", mv).str("answer", answerName).num("at", System.currentTimeMillis()));
+                    return answer;
+                })
+                .build();
+        } catch (Exception e) {
+            System.err.println("driver: the producer could not start: " + describe(e));
+            return 1;
+        }
+
+        for (int seq = 0; seq < count; seq++) {
+            String decision = decisions.get(seq % decisions.size());
+            String text = prefix + "-" + seq;
+            Message message = provider.newMessageBuilder()
+                .setTopic(topic)
+                .setBody(text.getBytes(StandardCharsets.UTF_8))
+                .setKeys(text)
+                .build();
+            Transaction transaction;
+            SendReceipt r;
+            try {
+                transaction = producer.beginTransaction();
+                r = producer.send(message, transaction);
+            } catch (Exception e) {
+                emit(Json.op("send").num("seq", seq).bool("ok", false).str("error", describe(e))
+                    .str("decision", decision));
+                continue;
+            }
+            emit(Json.op("send").num("seq", seq).bool("ok", true).str("id", r.getMessageId().toString())
+                .str("decision", decision));
+            if (decision.equals("none")) {
+                continue;
+            }
+            try {
+                if (decision.equals("commit")) {
+                    transaction.commit();
+                } else {
+                    transaction.rollback();
+                }
+                emit(Json.op("end").num("seq", seq).str("decision", decision).bool("ok", true));
+            } catch (Exception e) {
+                emit(Json.op("end").num("seq", seq).str("decision", decision).bool("ok", false)
+                    .str("error", describe(e)));
+            }
+        }
+        Thread.sleep(seconds * 1000L);
+        closeQuietly(producer);
         emit(Json.op("done"));
         return 0;
     }
