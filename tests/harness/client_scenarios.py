@@ -37,9 +37,9 @@ QUEUES = 4
 """The driver's exit when the client's API lacks the step (tests/clients/README.md)."""
 
 TOPICS = {"Sends": "NORMAL", "Invisible": "NORMAL", "Push": "NORMAL", "Fifo": "FIFO", "Delay": "DELAY",
-          "Failover": "NORMAL"}  # fmt: skip
+          "Tx": "TRANSACTION", "Failover": "NORMAL"}  # fmt: skip
 GROUPS = {"GID_sends": False, "GID_invisible": False, "GID_push": False, "GID_dlq": False, "GID_fifo": True,
-          "GID_delay": False, "GID_failover": False}  # fmt: skip
+          "GID_delay": False, "GID_tx": False, "GID_failover": False}  # fmt: skip
 """Group → consume orderly. ``GID_push`` retries once, 1 s after a failure, then dead-letters."""
 FAST_RETRY_MS = 1000
 
@@ -299,6 +299,26 @@ class ClientScenarios:
         for line in received_once(got, set(sent)):
             assert line["delivery_ts"] is not None and line["delivery_ts"] >= before + 1000, line  # a second's grain
             assert line["at"] >= line["delivery_ts"], line
+
+    def test_transactions_commit_roll_back_and_answer_check_backs(
+        self, driver: Driver, box: Sandbox, cluster: Cluster
+    ) -> None:
+        """A committed transaction is delivered once, a rolled back one never, and one left open is asked back by
+        the master (after transactionTimeOut, 6 s) and committed by the producer's checker."""
+        run = driver.run("transact", self.one(box), "Tx", "--count", "3", "--decisions", "commit,rollback,none",
+                         "--check-answer", "commit", "--seconds", "12", timeout=90)  # fmt: skip
+        by_seq = {seq: i for i, seq in sent_ids(run).items()}
+        assert sorted(by_seq) == [0, 1, 2]
+        ends = {line["seq"]: line for line in run.ops("end")}
+        assert sorted(ends) == [0, 1] and all(e["ok"] for e in ends.values()), ends
+        assert {(line["id"], line["body"], line["answer"]) for line in run.ops("check")} == {
+            (by_seq[2], "t-2", "commit")
+        }
+        copies = stored_copies(cluster.wait_master(lambda m: True, 30, "the master").address, "Tx")
+        assert copies == Counter({by_seq[0]: 1, by_seq[2]: 1}), copies
+        got = driver.run("receive", self.one(box), "Tx", "--group", "GID_tx", "--count", "2")
+        lines = received_once(got, {by_seq[0], by_seq[2]})
+        assert sorted(line["body"] for line in lines) == ["t-0", "t-2"]
 
     @pytest.mark.parametrize("listed", ["one", "all"])
     def test_a_sigkill_of_the_master_while_sending_fails_no_send_loses_nothing_and_brings_back_no_ack(
