@@ -99,6 +99,10 @@ class Cluster:
         """The agent API address of the set's master as last read ("" if none or unknown)."""
         return next((s.master_address for s in self._sets if s.name == broker_name), "")
 
+    def known(self, broker_name: str) -> bool:
+        """Whether the controllers name a broker set `broker_name` (with a master now or not)."""
+        return any(s.name == broker_name for s in self._sets)
+
     def consumer_target(self, broker_name: str) -> str:
         """Where the set's consumer calls go: its master, else the replica acting as master (RIP-32), else ""."""
         found = next((s for s in self._sets if s.name == broker_name), None)

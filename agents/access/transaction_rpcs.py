@@ -45,7 +45,7 @@ class TransactionRpcs(Calls):
             return answer(problem.code, problem.message)
         text = request.transaction_id
         ref = decode_id(text)
-        if ref is None:
+        if ref is None or not self._cluster.known(ref.broker_name):
             why = "is blank" if not text else "was not handed out by this cluster"
             return answer(Code.INVALID_TRANSACTION_ID, f"transaction id {text!r} {why}: give the one the send returned")
         if not request.message_id:

@@ -113,7 +113,9 @@ class TimerDelivery:
     """The delivery thread of one hosted broker: of its delayed messages, or (`what`) of another `Deliverer`'s work
     that follows the master role the same way (``transactions.TransactionBook``'s check-backs)."""
 
-    def __init__(self, scan: Deliverer, broker_name: str, clock: Clock, what: str = "delayed messages") -> None:
+    def __init__(
+        self, scan: Deliverer, broker_name: str, clock: Clock, what: str = "delayed messages", thread: str = "timer"
+    ) -> None:
         self._scan = scan
         self._what = what
         self._broker_name = broker_name
@@ -121,7 +123,7 @@ class TimerDelivery:
         self._problem = ""  # the last refusal logged, so a lasting one is logged once
         self._woken = threading.Event()
         self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name=f"{what.split()[0]}-{broker_name}", daemon=True)
+        self._thread = threading.Thread(target=self._loop, name=f"{thread}-{broker_name}", daemon=True)
 
     def start(self) -> None:
         self._thread.start()

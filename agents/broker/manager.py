@@ -130,7 +130,7 @@ class ReplicasManager:
         self.consumers = Consumers(self, self.snapshots, clock)
         self.timer = TimerDelivery(self.consumers.timers, config.broker_name, clock)
         self.transaction_checks = TimerDelivery(
-            self.consumers.transactions, config.broker_name, clock, "transaction check-backs"
+            self.consumers.transactions, config.broker_name, clock, "transaction check-backs", "transaction-check"
         )
         self.escapes = EscapeLink(
             config.broker_cluster_name, config.broker_name, neighbours, self._link.call, self._client_security,

@@ -119,6 +119,9 @@ class TransactionBook:
             if mine:
                 self._settle(ref.half_offset, ending)
             ending.wait()
+            if mine and request.from_check:
+                log.info("%s: transaction %s ended by its check-back: %s", self._name, request.transaction_id,
+                         request.resolution.name)  # fmt: skip
             return Ended(ResponseCode.SUCCESS)
         except Refused as exc:
             return Ended(exc.code, str(exc), ledger.master_address(exc))

@@ -47,6 +47,7 @@ from mqadmin_py.commands.topic import (
     TopicRouteDoc,
     TopicStatusDoc,
 )
+from mqadmin_py.commands.transactions import StatusDoc
 from mqadmin_py.commands.transfer import TransferMasterDoc
 from mqadmin_py.commands.wait import WaitedLeaderDoc, WaitedSetDoc
 from mqbase.proto import controller_pb2 as pb
@@ -89,6 +90,7 @@ DOCUMENTED: dict[str, Any] = {
     "updateBrokerConfig": UpdateBrokerConfigDoc,
     "resetMasterFlushOffset": ResetFlushDoc,
     "sendMessage": SendDoc,
+    "transactionStatus": StatusDoc,
     "consumeMessage": ConsumeDoc,
     "consumeMessage -a ADDRS -t topic -g": GroupConsumeDoc,
     "Container": list[HostedBrokerDoc],  # listBrokers
