@@ -209,7 +209,8 @@ def test_a_group_table_is_narrow(capsys: pytest.CaptureFixture[str]) -> None:
 def sent(queue_offset: int) -> Any:
     return {"index": 0, "msgId": "0102AB", "brokerName": "broker-a", "brokerAddress": "h:1", "brokerId": 1,
             "masterEpoch": 1, "status": "PUT_OK", "code": 0, "remark": None, "queueId": 5, "queueOffset": queue_offset,
-            "commitLogOffset": 0, "attempts": 1, "unanswered": 0, "transactionId": None, "transaction": None}  # fmt: skip
+            "commitLogOffset": 0, "attempts": 1, "unanswered": 0, "transactionId": None,
+            "transaction": None}  # fmt: skip
 
 
 def test_send_output_has_the_msg_id_and_a_delayed_send_says_when(capsys: pytest.CaptureFixture[str]) -> None:
