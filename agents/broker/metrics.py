@@ -16,6 +16,7 @@ from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamil
 from agents.broker.cleaner import Totals
 from agents.broker.consumer_ledger import Counters
 from agents.broker.manager import Status
+from agents.broker.transactions import TransactionCounts
 from agents.config import BrokerConfig
 from agents.consumer.snapshot import Snapshot
 from agents.ha.replica import Replica
@@ -48,6 +49,17 @@ class Consumers(Protocol):
 
     @property
     def ledger(self) -> Ledger: ...
+    @property
+    def transactions(self) -> Transactions: ...
+
+
+class Transactions(Protocol):
+    """A broker's transactions (``TransactionBook``)."""
+
+    counts: TransactionCounts
+
+    @property
+    def open_count(self) -> int: ...
 
 
 class Ledger(Protocol):
@@ -131,6 +143,14 @@ class _BrokerCollector:
         refusals = CounterMetricFamily(
             "mqagent_lock_refusals", "Orderly queues this coordinator could not lock (RIP-32).", labels=LABELS
         )
+        open_tx = gauge("mqagent_transactions_open", "Open transactions this master has read (half messages).")
+        ended = CounterMetricFamily(
+            "mqagent_transactions_ended", "Transactions this master ended, by resolution.",
+            labels=(*LABELS, "resolution"),
+        )  # fmt: skip
+        checks = CounterMetricFamily(
+            "mqagent_transaction_checks", "Check-backs this master issued to producers.", labels=LABELS
+        )
         for manager in self._managers():
             status = manager.status()
             if status.broker_id < 0:
@@ -146,6 +166,12 @@ class _BrokerCollector:
             taken.add_metric(labels, counts.taken_back)
             pre_online.add_metric(labels, 1.0 if manager.consumers.ledger.pre_online else 0.0)
             pre_online_s.add_metric(labels, counts.pre_online_s)
+            tx = manager.consumers.transactions
+            open_tx.add_metric(labels, tx.open_count)
+            for resolution, n in (("commit", tx.counts.committed), ("rollback", tx.counts.rolled_back),
+                                  ("dropped", tx.counts.dropped)):  # fmt: skip
+                ended.add_metric([*labels, resolution], n)
+            checks.add_metric(labels, tx.counts.checked)
             held.add_metric(labels, manager.queue_locks.alive())
             refusals.add_metric(labels, manager.queue_locks.refusals)
             totals = manager.cleaner.totals
@@ -169,6 +195,7 @@ class _BrokerCollector:
                     lag.add_metric([*labels, str(slave_id)], max(0, top - max(progress.ack_offset, 0)))
         yield from (role, epoch, max_offset, min_offset, confirm, sss, lag, deleted_segments, deleted_bytes)
         yield from (covered, records, acting, episodes, escaped, taken, pre_online, pre_online_s, held, refusals)
+        yield from (open_tx, ended, checks)
 
 
 class AgentMetrics(MetricsEndpoint):

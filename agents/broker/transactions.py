@@ -57,6 +57,17 @@ NOT_FOUND = (
 )
 
 
+@dataclass(slots=True)
+class TransactionCounts:
+    """What this replica did as master since the agent started, for the metrics."""
+
+    committed: int = 0
+    rolled_back: int = 0
+    dropped: int = 0
+    checked: int = 0
+    """Check-backs issued (each counts toward ``transactionCheckMax``, taken by a producer or not)."""
+
+
 @dataclass(frozen=True, slots=True)
 class OpenTransaction:
     """An open transaction as ``transactionStatus`` shows it."""
@@ -79,6 +90,12 @@ class TransactionBook:
         self._last_checked: dict[int, int] = {}  # half offset -> when this master last checked it (ms)
         self._outbox: dict[int, CheckBack] = {}  # half offset -> its check-back, until an access point takes it
         self._ending: dict[int, _Ending] = {}  # half offset -> the outcome of its end in flight
+        self.counts = TransactionCounts()
+
+    @property
+    def open_count(self) -> int:
+        """The open transactions this master has read (half messages waiting for their end)."""
+        return len(self._open)
 
     @property
     def _name(self) -> str:
@@ -133,7 +150,7 @@ class TransactionBook:
         """Append the end's record, with the commit's copy (caller holds the lock)."""
         copy = committed(half, wall_ms(self._ledger.clock)) if resolution is Resolution.COMMIT else None
         appended = self._ledger.append(state, [TransactionEnded((offset,), resolution)], [copy] if copy else [])
-        ending = self._ending[offset] = _Ending(appended)
+        ending = self._ending[offset] = _Ending(appended, resolution)
         self._outbox.pop(offset, None)
         return ending
 
@@ -147,6 +164,10 @@ class TransactionBook:
                 self._ending.pop(offset, None)
             ending.settled.set()
         if ending.refused is None:
+            if ending.resolution is Resolution.COMMIT:
+                self.counts.committed += 1
+            else:
+                self.counts.rolled_back += 1
             self._ledger.wake()  # a committed copy: long-polling receives look again
 
     # --- check-backs -----------------------------------------------------------------------------
@@ -195,6 +216,8 @@ class TransactionBook:
                     ref = TransactionRef(self._name, offset, found[0]).encode()
                     self._outbox[offset] = CheckBack(ref, copy, body_digest(copy.body))
         ledger.settle(appended)
+        self.counts.checked += len(plan.check)
+        self.counts.dropped += len(drops)
         return now_ms
 
     def _forget(self, offset: int) -> None:
@@ -254,6 +277,7 @@ class _Ending:
     """An end in flight: its put, settled by the request that made it, waited for by any repeat meanwhile."""
 
     appended: Appended
+    resolution: Resolution
     settled: threading.Event = field(default_factory=threading.Event)
     refused: Refused | None = None
 

@@ -15,6 +15,7 @@ from agents.broker.cleaner import Totals
 from agents.broker.consumer_ledger import Counters
 from agents.broker.manager import Status
 from agents.broker.metrics import AgentMetrics
+from agents.broker.transactions import TransactionCounts
 from agents.config import BrokerConfig
 from agents.consumer.snapshot import Snapshot
 from agents.consumer.state import ConsumerState
@@ -39,7 +40,10 @@ class FakeManager:
     acting_episodes: int = 0
     queue_locks: Any = field(default_factory=lambda: SimpleNamespace(refusals=0, alive=lambda: 0))
     consumers: Any = field(
-        default_factory=lambda: SimpleNamespace(ledger=SimpleNamespace(counters=Counters(), pre_online=False))
+        default_factory=lambda: SimpleNamespace(
+            ledger=SimpleNamespace(counters=Counters(), pre_online=False),
+            transactions=SimpleNamespace(counts=TransactionCounts(), open_count=0),
+        )
     )
 
     @property
@@ -97,12 +101,16 @@ def test_master_and_slave_gauges_are_read_at_scrape_time() -> None:
 def test_escapes_take_backs_and_pre_online_are_counted() -> None:
     counters = Counters(escaped=7, taken_back=5, pre_online_s=0.25)
     ledger = SimpleNamespace(counters=counters, pre_online=True)
-    master = FakeManager(1, Role.MASTER, consumers=SimpleNamespace(ledger=ledger))
+    tx = SimpleNamespace(counts=TransactionCounts(committed=4, rolled_back=1, dropped=2, checked=9), open_count=3)
+    master = FakeManager(1, Role.MASTER, consumers=SimpleNamespace(ledger=ledger, transactions=tx))
     idle = FakeManager(2, Role.SLAVE)
     s = scrape(AgentMetrics(lambda: [master, idle]))
     assert at(s, "mqagent_escaped_changes_total", 1) == 7.0 and at(s, "mqagent_escaped_taken_back_total", 1) == 5.0
     assert at(s, "mqagent_pre_online", 1) == 1.0 and at(s, "mqagent_pre_online_seconds", 1) == 0.25
     assert at(s, "mqagent_pre_online", 2) == 0.0 and at(s, "mqagent_escaped_changes_total", 2) == 0.0
+    assert at(s, "mqagent_transactions_open", 1) == 3.0 and at(s, "mqagent_transaction_checks_total", 1) == 9.0
+    ended = {r: at(s, "mqagent_transactions_ended_total", 1, resolution=r) for r in ("commit", "rollback", "dropped")}
+    assert ended == {"commit": 4.0, "rollback": 1.0, "dropped": 2.0}
 
 
 def test_acting_mode_is_a_gauge_and_its_episodes_a_counter() -> None:
