@@ -208,14 +208,20 @@ class TransactionBook:
             appended = ledger.append(state, changes, copies)
             for offset in drops:
                 self._forget(offset)
+            asks: dict[int, CheckBack] = {}
             for offset in plan.check:
                 self._last_checked[offset] = now_ms
                 found = _half_at(store, offset)
                 copy = committed(found[1], found[1].store_timestamp) if found is not None else None
                 if found is not None and copy is not None:
                     ref = TransactionRef(self._name, offset, found[0]).encode()
-                    self._outbox[offset] = CheckBack(ref, copy, body_digest(copy.body))
+                    asks[offset] = CheckBack(ref, copy, body_digest(copy.body))
+            serving = ledger.serving
         ledger.settle(appended)
+        with ledger.lock:  # only a counted check-back is asked, and only while this state is served
+            if ledger.serving == serving:
+                ended = ledger.ready()[1].transactions  # an end may have come meanwhile
+                self._outbox.update((o, c) for o, c in asks.items() if not ended.done(o))
         self.counts.checked += len(plan.check)
         self.counts.dropped += len(drops)
         return now_ms

@@ -9,7 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from agents.broker.api import Acked, AckRequest, Changed, ChangeInvisibleRequest, Received, ReceiveRequest
+from agents.broker.api import (
+    Acked,
+    AckRequest,
+    Changed,
+    ChangeInvisibleRequest,
+    Ended,
+    EndRequest,
+    Received,
+    ReceiveRequest,
+)
 from agents.broker.consumer_checks import Refused
 from agents.broker.consumer_snapshots import ConsumerStateUnavailable, SnapshotKeeper
 from agents.broker.consumers import Consumers
@@ -26,6 +35,7 @@ from agents.metadata import UNIQ_KEY, Group, MetadataTable, Topic, learn
 from agents.pop.model import QueueKey
 from agents.store.layout import CONSUMER_SNAPSHOT, STORE_DIR
 from agents.store.record import Message
+from agents.transaction.half import CHECK_MAX_TOPIC, TRAN_MSG, Resolution, TransactionRef, to_half
 from mqbase.clock import SYSTEM
 from mqbase.codes import ResponseCode
 from mqbase.proto import agent_pb2 as pb
@@ -370,3 +380,111 @@ def test_a_topic_deleted_and_created_again_replays_nothing_to_its_groups_old_or_
     assert sorted(m.message.body for m in receive(rebuilt, "K").messages) == [b"new0", b"new1"]
     progress = rebuilt.offsets.progress(pb.GetConsumerProgressRequest(group="L", topic=TOPIC))
     assert [(q.min_offset, q.consumer_offset, q.broker_offset) for q in progress.queues] == [(3, 3, 4), (3, 3, 4)]
+
+
+# --- transactions --------------------------------------------------------------------------------
+
+
+def send_halves(b: Broker, count: int, stored_ms: int = 10) -> list[str]:
+    """Half messages "t0", "t1", ... to queue 0 of the topic, stored at `stored_ms` as the send path stores them;
+    their transaction ids."""
+    assert b.replica is not None
+    halves = [to_half(Message(TOPIC, 0, f"t{i}".encode(), {UNIQ_KEY: f"TX{i}", TRAN_MSG: "true"}, stored_ms))
+              for i in range(count)]  # fmt: skip
+    result = b.replica.put(halves)
+    assert result.status is PutStatus.PUT_OK
+    return [TransactionRef("b", p.queue_offset, p.commit_log_offset).encode() for p in result.placed]
+
+
+def end(s: Consumers, i: int, tx_id: str, resolution: Resolution | None, message_id: str = "") -> Ended:
+    return s.transactions.end(EndRequest(TOPIC, message_id or f"TX{i}", tx_id, resolution))
+
+
+def copies(b: Broker) -> list[bytes]:
+    assert b.replica is not None
+    return [m.body for _, m in b.replica.store.consume(TOPIC, 0, 0, 100)]
+
+
+ENDED_BEFORE = "the transaction was ended before; the first end stands"
+
+
+def test_a_transaction_ends_once_whatever_comes_after(broker: Broker) -> None:
+    """A commit stores its copy once; a repeat, or a rollback after it, answers SUCCESS and writes nothing; a
+    rollback stores nothing; UNSPECIFIED ends nothing; an id or message the set does not hold is refused."""
+    ids = send_halves(broker, 3)
+    s, _ = service(broker)
+    assert receive(s).code == ResponseCode.PULL_NOT_FOUND  # a half message is no consumer's
+    assert end(s, 0, ids[0], Resolution.COMMIT).code == ResponseCode.SUCCESS
+    for again in (Resolution.COMMIT, Resolution.ROLLBACK):
+        answer = end(s, 0, ids[0], again)
+        assert (answer.code, answer.remark) == (
+            ResponseCode.SUCCESS,
+            "the transaction was ended before; the first end stands",
+        )
+    assert end(s, 1, ids[1], Resolution.ROLLBACK).code == ResponseCode.SUCCESS
+    assert end(s, 2, ids[2], None).code == ResponseCode.SUCCESS
+    assert copies(broker) == [b"t0"]
+    delivered = receive(s).messages
+    assert [(d.message.body, d.message.properties[UNIQ_KEY], d.message.properties[TRAN_MSG]) for d in delivered] == [
+        (b"t0", "TX0", "true")
+    ]
+    wrong = [ids[2].replace("b@", "c@"), ids[2][:-1] + "9", "nonsense"]  # another set, another half, no id at all
+    bad = [end(s, 2, ids[2], Resolution.COMMIT, message_id="other"), *(end(s, 2, w, Resolution.COMMIT) for w in wrong)]
+    assert {a.code for a in bad} == {ResponseCode.MESSAGE_ILLEGAL}
+    assert copies(broker) == [b"t0"]
+    assert (s.transactions.counts.committed, s.transactions.counts.rolled_back) == (1, 1)
+
+
+def test_a_new_master_knows_which_transactions_ended(broker: Broker) -> None:
+    ids = send_halves(broker, 2)
+    s, keeper = service(broker)
+    assert end(s, 0, ids[0], Resolution.COMMIT).code == ResponseCode.SUCCESS
+    keeper.run_once()
+    assert end(s, 1, ids[1], Resolution.ROLLBACK).code == ResponseCode.SUCCESS  # after the snapshot: in the tail
+    rebuilt, _ = service(broker)  # a new master: its snapshot and the records after it
+    assert end(rebuilt, 0, ids[0], Resolution.COMMIT).remark.startswith("the transaction was ended before")
+    assert end(rebuilt, 1, ids[1], Resolution.COMMIT).remark.startswith("the transaction was ended before")
+    assert copies(broker) == [b"t0"]
+    assert rebuilt.transactions.deliver_due(10**9) is None  # nothing open: nothing to check
+
+
+def test_a_refused_end_stores_nothing_and_its_retry_ends_it(broker: Broker) -> None:
+    ids = send_halves(broker, 1)
+    s, _ = service(broker)
+    broker.refuse = PutStatus.SERVICE_NOT_AVAILABLE
+    assert end(s, 0, ids[0], Resolution.COMMIT).code == ResponseCode.SERVICE_NOT_AVAILABLE
+    broker.refuse = None
+    assert end(s, 0, ids[0], Resolution.COMMIT).code == ResponseCode.SUCCESS
+    assert copies(broker) == [b"t0"]
+
+
+def test_open_transactions_are_checked_back_counted_and_dropped(broker: Broker) -> None:
+    """First after transactionTimeOut from the store, then every transactionCheckInterval; each check-back is
+    handed out once, to an access point asking for its topic; at transactionCheckMax the next turn drops it."""
+    broker.config = replace(broker.config, transaction_time_out=100, transaction_check_interval=50,
+                            transaction_check_max=2)  # fmt: skip
+    ids = send_halves(broker, 2, stored_ms=10)
+    s, keeper = service(broker)
+    tx = s.transactions
+    assert tx.deliver_due(50) == 110  # read both: due at 10 + 100
+    assert tx.take_checks(frozenset({TOPIC})).checks == ()
+    assert tx.deliver_due(110) == 110
+    assert tx.take_checks(frozenset({"Other"})).checks == ()  # for a producer of another topic: nothing
+    first = tx.take_checks(frozenset({TOPIC})).checks
+    assert [(c.transaction_id, c.message.topic, c.message.body) for c in first] == [(ids[0], TOPIC, b"t0"),
+                                                                                   (ids[1], TOPIC, b"t1")]  # fmt: skip
+    assert "REAL_TOPIC" not in first[0].message.properties and first[0].body_digest
+    assert tx.take_checks(frozenset({TOPIC})).checks == ()  # handed out once
+    assert end(s, 1, ids[1], Resolution.ROLLBACK).code == ResponseCode.SUCCESS
+    assert tx.deliver_due(159) == 160  # the next turn of the one still open
+    assert tx.deliver_due(160) == 160
+    assert [o.checks for o in tx.open_transactions(TOPIC)] == [2]
+    keeper.run_once()
+    rebuilt, _ = service(broker)  # a new master goes on counting from the replicated count
+    assert rebuilt.transactions.deliver_due(161) == 161  # what is due is checked at once: no last check known here
+    assert rebuilt.transactions.take_checks(frozenset({TOPIC})).checks == ()  # dropped, not checked a third time
+    assert broker.replica is not None
+    dropped_copy = [m for _, m in broker.replica.store.consume(CHECK_MAX_TOPIC, 0, 0, 10)]
+    assert [(m.body, m.properties[UNIQ_KEY]) for m in dropped_copy] == [(b"t0", "TX0")]
+    assert rebuilt.transactions.open_transactions(TOPIC) == () and copies(broker) == []
+    assert rebuilt.transactions.counts.dropped == 1 and tx.counts.checked == 3
