@@ -86,15 +86,16 @@ class Forwarder:
         return answer
 
     async def end_transaction(self, broker_name: str, request: EndRequest, deadline: float) -> Ended:
-        """A transaction's end goes to the master of the set holding its half message, held through a failover."""
+        """A transaction's end goes to the master of the set holding its half message (or the replica acting as
+        master, RIP-32, whose end escapes), held through a failover."""
         answer: Ended = await self._call(
-            broker_name, lambda api, _deadline: api.end_transaction(request), deadline, consumer=False
+            broker_name, lambda api, _deadline: api.end_transaction(request), deadline, consumer=True
         )
         return answer
 
     async def take_checks(self, broker_name: str, topics: frozenset[str], deadline: float) -> Checks:
         answer: Checks = await self._call(
-            broker_name, lambda api, _deadline: api.take_checks(topics), deadline, consumer=False
+            broker_name, lambda api, _deadline: api.take_checks(topics), deadline, consumer=True
         )
         return answer
 

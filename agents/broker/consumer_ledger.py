@@ -28,10 +28,14 @@ from agents.consumer.errors import SequenceGap, StateFormatError
 from agents.consumer.records import (
     Change,
     Escaped,
+    EscapedChange,
     EscapeKey,
     OffsetCommitted,
+    Queueless,
     StateRecord,
     TimerDelivered,
+    TransactionChecked,
+    TransactionEnded,
     Version,
     to_message,
 )
@@ -129,9 +133,11 @@ def unserved_dead_letter_topics(names: Iterable[str], table: MetadataTable, brok
     )
 
 
-def _escapable(change: Change) -> OffsetCommitted | Popped | Acked | Changed | TimerDelivered:
-    """An acting replica's change as it escapes; only consumption and delivery escape (never a reset)."""
-    if isinstance(change, OffsetCommitted | Popped | Acked | Changed | TimerDelivered):
+def _escapable(change: Change) -> EscapedChange:
+    """An acting replica's change as it escapes; only consumption, delivery and transactions' ends and check-backs
+    escape (never a reset)."""
+    if isinstance(change, OffsetCommitted | Popped | Acked | Changed | TimerDelivered | TransactionEnded
+                  | TransactionChecked):  # fmt: skip
         return change
     raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, ACTING_READ_ONLY.format(what=type(change).__name__))
 
@@ -322,7 +328,7 @@ class ConsumerLedger:
         escaped: list[Escaped] = []
         for record in records:
             change = _escapable(record.change)
-            queue = None if isinstance(change, TimerDelivered) else change.queue
+            queue = None if isinstance(change, Queueless) else change.queue
             self._escape_n += 1
             version = state.versions.get(queue, Version()) if queue is not None else Version()
             escaped.append(Escaped(self.name, EscapeKey(self.host.broker_id, episode, self._escape_n), version, change))

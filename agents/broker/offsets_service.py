@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from agents.broker.consumer_checks import Refused, group_policy, name_problem, served_topic
 from agents.broker.consumer_ledger import ACTING_READ_ONLY, ConsumerLedger
 from agents.consumer.offsets import clamp_offset, forgotten, offset_at_time, progress, readable_range, topic_starts
-from agents.consumer.records import Change, OffsetCommitted, TimerDelivered
+from agents.consumer.records import Change, OffsetCommitted, Queueless
 from agents.consumer.state import ConsumerState, consumer_offset
 from agents.metadata import MetadataTable, Topic
 from agents.pop.model import GroupPolicy, QueueKey
@@ -174,7 +174,7 @@ def _escaped_of(state: ConsumerState, group: str, topic: str) -> dict[tuple[str,
     counts: dict[tuple[str, str, int], int] = {}
     for home, held in state.escaped.items():
         for e in held.values():
-            if isinstance(e.change, TimerDelivered):
+            if isinstance(e.change, Queueless):
                 continue
             key = e.change.queue
             if key.group == group and topic in ("", key.topic):

@@ -13,6 +13,11 @@ for those checked and drops those checked too often (a copy to ``TRANS_CHECK_MAX
 ``TransactionEnded`` DROPPED, in one put), and leaves each check-back in the outbox, from which an access point
 with a producer of its topic takes it (`take_checks`) and asks that producer. Like the timer, the passes refuse on
 a replica that is not master, so the checks follow the master role.
+
+RIP-32: a replica acting as its set's read-only master ends and checks back too; its records escape to another
+set's master with the commit's copy (``consumer_ledger``), and the set's next master takes the ends back at its
+pre-online (``agents.consumer.pre_online``), so a committed message is stored once and a rollback stays one. An
+acting replica drops nothing: the drop's copy has no set to go to, so the next master drops it.
 """
 
 from __future__ import annotations
@@ -50,7 +55,6 @@ log = logging.getLogger(__name__)
 
 SCAN = 1024
 """At most this many half messages are read per pass, so a long backlog holds the lock in short turns."""
-ACTING = "this broker acts as its set's read-only master (RIP-32): transactions wait for a master; retry later"
 NOT_FOUND = (
     "transaction {id} is not one of this broker set's (no half message of message {message} in topic {topic} "
     "there): check the id the send returned"
@@ -116,8 +120,6 @@ class TransactionBook:
                 raise Refused(ResponseCode.MESSAGE_ILLEGAL, self._not_found(request))
             with ledger.lock:
                 replica, state = ledger.ready()
-                if ledger.acting:
-                    raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, ACTING)
                 found = _half_at(replica.store, ref.half_offset)
                 half = found[1] if found is not None and found[0] == ref.commit_log_offset else None
                 if (
@@ -179,8 +181,6 @@ class TransactionBook:
         ledger = self._ledger
         with ledger.lock:
             replica, state = ledger.ready()
-            if ledger.acting:
-                raise Refused(ResponseCode.SERVICE_NOT_AVAILABLE, ACTING)
             if self._for != ledger.serving:  # a new master: read its half queue afresh, check what is due at once
                 self._for, self._read = ledger.serving, state.transactions.floor
                 self._open, self._last_checked, self._outbox = {}, {}, {}
@@ -190,6 +190,9 @@ class TransactionBook:
                 self._forget(offset)
             policy = self._policy()
             plan = checks.plan(self._open, state.transactions, state.checks, self._last_checked, now_ms, policy)
+            if ledger.acting:  # a drop's copy has no set to go to: the set's next master drops it
+                self._last_checked.update((o, now_ms) for o in plan.drop)  # and this replica looks again later
+                plan, gone = checks.Plan(plan.check), []
             if not plan.check and not plan.drop and not gone:
                 return (
                     checks.next_due(self._open, state.transactions, self._last_checked, policy) if complete else now_ms

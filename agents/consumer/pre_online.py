@@ -32,13 +32,14 @@ from types import MappingProxyType
 from typing import TypeVar, assert_never
 
 from agents.consumer.progress import NO_PROGRESS, OffsetProgress
-from agents.consumer.records import Change, OffsetCommitted, QueueMerged, TimerDelivered
+from agents.consumer.records import Change, OffsetCommitted, Queueless, QueueMerged, TimerDelivered, TransactionEnded
 from agents.consumer.records import Escaped as Escaped  # re-exported: callers of the merge may name them here
 from agents.consumer.records import EscapeKey as EscapeKey
 from agents.consumer.records import Version as Version
 from agents.consumer.state import ConsumerState, queue_state
 from agents.pop.events import Acked, Changed, Popped
 from agents.pop.model import NO_TICKET, Inflight, QueueKey, QueueState
+from agents.transaction.half import Resolution
 
 T = TypeVar("T")
 
@@ -175,9 +176,13 @@ def _progress(e: Escaped) -> tuple[QueueKey, Progress] | None:
         return c.queue, _normal(v, 0, {c.offset}, {}, 0, c.ticket + 1)
     if isinstance(c, Changed):  # the attempt is the delivery's (at least the first); the join keeps the larger
         return c.queue, _normal(v, 0, set(), {c.offset: Pending(1, c.deadline_ms, c.new_ticket)})
-    if isinstance(c, TimerDelivered):
+    if isinstance(c, Queueless):
         return None
     assert_never(c)
+
+
+def _no_ends() -> Mapping[int, Resolution]:
+    return MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +200,9 @@ class PreOnline:
     """Timer queue offsets delivered elsewhere: by escaped changes, and out of order by a replica."""
     timer_floor: int = 0
     """Every timer queue offset below it was delivered (the largest floor a replica answered with)."""
+    ended: Mapping[int, Resolution] = field(default_factory=_no_ends)
+    """Half queue offset → how an acting replica ended its transaction (escaped ends only: a replica's own ends
+    are in the set's log already, or were never acknowledged, as a partitioned old master's)."""
 
 
 def start(home: str, own: Table, applied: frozenset[EscapeKey], sources: Iterable[str]) -> PreOnline:
@@ -221,12 +229,18 @@ def take_escaped(pre: PreOnline, source: str, escaped: Iterable[Escaped]) -> Pre
     fresh: dict[EscapeKey, Escaped] = {e.key: e for e in escaped if e.home == pre.home and e.key not in pre.applied}
     shown = (p for p in map(_progress, fresh.values()) if p is not None)
     timer = {o for e in fresh.values() if isinstance(e.change, TimerDelivered) for o in e.change.offsets}
+    ended = dict(pre.ended)
+    for e in sorted(fresh.values(), key=lambda e: e.key):  # the first end of a transaction stands
+        if isinstance(e.change, TransactionEnded):
+            for offset in e.change.offsets:
+                ended.setdefault(offset, e.change.resolution)
     return replace(
         pre,
         table=join_tables(pre.table, shown),
         applied=pre.applied | fresh.keys(),
         waiting=pre.waiting - {source},
         timer=pre.timer | timer,
+        ended=MappingProxyType(ended),
     )
 
 
@@ -260,6 +274,10 @@ def merge_changes(own: ConsumerState, pre: PreOnline, now_ms: int) -> list[Chang
     timer = sorted(o for o in delivered if not own.timer.done(o))
     if timer:
         out.append(TimerDelivered(tuple(timer)))
+    for resolution in Resolution:
+        ended = sorted(o for o, r in pre.ended.items() if r is resolution and not own.transactions.done(o))
+        if ended:
+            out.append(TransactionEnded(tuple(ended), resolution))
     return out
 
 
@@ -279,7 +297,8 @@ def restricted(state: ConsumerState, keys: set[QueueKey]) -> ConsumerState:
     def only(table: Mapping[QueueKey, T]) -> Mapping[QueueKey, T]:
         return MappingProxyType({k: v for k, v in table.items() if k in keys})
 
-    return ConsumerState(state.seq, only(state.offsets), only(state.queues), state.timer, only(state.versions))
+    return ConsumerState(state.seq, only(state.offsets), only(state.queues), state.timer, only(state.versions),
+                         transactions=state.transactions, checks=state.checks)  # fmt: skip
 
 
 def merge_answers(
@@ -293,7 +312,7 @@ def merge_answers(
     others = list(replicas)
     changes = {n: [e for e in es if e.home == home] for n, es in escaped.items()}
     keys = set().union(*(differing(own, o) for o in others))
-    keys.update(e.change.queue for es in changes.values() for e in es if not isinstance(e.change, TimerDelivered))
+    keys.update(e.change.queue for es in changes.values() for e in es if not isinstance(e.change, Queueless))
     mine = restricted(own, keys)
     pre = start(home, progress_of(mine), frozenset(), ())
     for i, other in enumerate(others):

@@ -13,7 +13,7 @@ several records share one message as a batch: ``to_message``)::
     version=1 | kind=5 | seq | group | topic   (Forgotten: every queue of the group on the topic; no queueId)
     version=1 | kind=6 | seq | n | offset...   (TimerDelivered: timer queue offsets, increasing; no names)
     version=3 | kind=7 | seq | home | origin | episode | n | versionEpoch | versionSeq | innerKind | inner fields
-                                               (Escaped: the inner change's kind 1/2/3/4/6, then its
+                                               (Escaped: the inner change's kind 1/2/3/4/6/10/11, then its
                                                fields as its own record has them after seq, names included)
     version=3 | kind=8 | seq | home | n | (origin episode n)...   (EscapeReleased: keys increasing, at least one)
     version=3 | kind=9 | seq | group | topic | queueId | versionEpoch | versionSeq | timestampMs | queue
@@ -120,7 +120,9 @@ class EscapeKey:
     n: int
 
 
-EscapedChange = OffsetCommitted | Popped | Acked | Changed | TimerDelivered
+Queueless = TimerDelivered | TransactionEnded | TransactionChecked
+"""The changes that name offsets of a system queue (the timer's, the half messages'), no consumer queue."""
+EscapedChange = OffsetCommitted | Popped | Acked | Changed | TimerDelivered | TransactionEnded | TransactionChecked
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +171,7 @@ _KINDS: dict[type[Change], int] = {
     OffsetCommitted: 1, Popped: 2, Acked: 3, Changed: 4, Forgotten: 5, TimerDelivered: 6,
     Escaped: 7, EscapeReleased: 8, QueueMerged: 9, TransactionEnded: 10, TransactionChecked: 11,
 }  # fmt: skip
-_ESCAPED_KINDS = frozenset({1, 2, 3, 4, 6})
+_ESCAPED_KINDS = frozenset({1, 2, 3, 4, 6, 10, 11})
 HOME_MAX_LENGTH = TOPIC_MAX_LENGTH
 """A broker set's name (the home of escaped changes): RocketMQ's name characters, as long as a topic's."""
 

@@ -34,6 +34,8 @@ from agents.consumer.records import (
     QueueMerged,
     StateRecord,
     TimerDelivered,
+    TransactionChecked,
+    TransactionEnded,
     Version,
     decode,
     encode,
@@ -41,6 +43,7 @@ from agents.consumer.records import (
 from agents.consumer.state import Committed, apply_all
 from agents.pop.events import Acked, Changed, Delivery, Popped
 from agents.pop.model import NO_TICKET, Inflight, QueueKey, QueueState
+from agents.transaction.half import Resolution
 from tests.harness.consumer_runs import STEPS, play
 from tests.harness.fuzzing import fuzz
 
@@ -267,6 +270,28 @@ def test_no_offset_rolls_back_and_no_acked_message_is_delivered_again(
 def gapless(p: Progress) -> bool:
     """Every offset from committed to scanned is done or in flight, and none above: what a POP state can hold."""
     return p.done | p.inflight.keys() == set(range(p.committed, p.scanned))
+
+
+def test_the_escaped_ends_of_transactions_are_taken_back_once_and_the_first_stands() -> None:
+    """An acting replica's ends (their commit copies went to the escape master) become the home set's records; a
+    replica's own ended progress is not taken (a partitioned old master's end was never acknowledged), nor are
+    escaped check-backs (the count only paces the drop)."""
+    own = apply_all(None, [StateRecord(1, TransactionEnded((0,), Resolution.COMMIT))])
+    pre = start(HOME, progress_of(own), frozenset(), ["r", "e"])
+    pre = take_replica(pre, "r", table())
+    pre = take_escaped(pre, "e", [
+        escaped(1, TransactionEnded((0, 3), Resolution.ROLLBACK)),  # 0 ended in the home log already
+        escaped(2, TransactionEnded((5,), Resolution.COMMIT)),
+        escaped(3, TransactionEnded((5,), Resolution.ROLLBACK)),  # a later end of 5: the first stands
+        escaped(4, TransactionChecked((7,))),
+    ])  # fmt: skip
+    assert dict(pre.ended) == {0: Resolution.ROLLBACK, 3: Resolution.ROLLBACK, 5: Resolution.COMMIT}
+    assert pre.table == {} and online(pre)
+    changes = merge_changes(own, pre, 77)
+    assert changes == [TransactionEnded((5,), Resolution.COMMIT), TransactionEnded((3,), Resolution.ROLLBACK)]
+    after = apply_all(own, [StateRecord(own.seq + i, c) for i, c in enumerate(changes, 1)])
+    assert after.transactions == OffsetProgress(1, frozenset({3, 5})) and merge_changes(after, pre, 78) == []
+    assert take_escaped(pre, "e", [escaped(2, TransactionEnded((9,), Resolution.COMMIT))]).ended == pre.ended
 
 
 def test_merge_changes_write_a_moved_queue_whole_and_the_delayed_messages_delivered_elsewhere() -> None:

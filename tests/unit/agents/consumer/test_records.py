@@ -67,6 +67,8 @@ ESCAPE_RECORDS = [
     *(StateRecord(9, Escaped("broker-b", KEY, Version(3, 7), r.change)) for r in RECORDS[:5] if escapes(r.change)),
     StateRecord(9, Escaped("broker-b", KEY, Version(), OffsetCommitted(Q, 1, 2, epoch=BIG))),
     StateRecord(10, Escaped("broker-b", KEY, Version(), TimerDelivered((0, BIG)))),
+    StateRecord(10, Escaped("broker-b", KEY, Version(), TransactionEnded((2, BIG), Resolution.ROLLBACK))),
+    StateRecord(10, Escaped("broker-b", KEY, Version(), TransactionChecked((4,)))),
     StateRecord(11, EscapeReleased("broker-b", (EscapeKey(1, 9, 9), KEY, EscapeKey(2, BIG, 0)))),
     StateRecord(12, QueueMerged(Q, Version(3, 7), MERGED, 1_700_000_000_000)),
     StateRecord(13, QueueMerged(Q, Version(), QueueState(), 0)),
