@@ -172,7 +172,7 @@ def test_consumers_go_on_through_the_acting_replica_and_nothing_rolls_back(box: 
             m.topic, m.body = TX_TOPIC, f"tx-{i}".encode()
             transaction = tx_producer.begin_transaction()
             receipt = tx_producer.send(m, transaction)
-            halves.append((transaction, receipt.message_id, i % 2 == 0, receipt.transaction_id.split("@")[0]))
+            halves.append((transaction, receipt.message_id, i % 4 < 2, receipt.transaction_id.split("@")[0]))
         assert {h[3] for h in halves if h[2]} == {h[3] for h in halves if not h[2]} == {HOME, ESCAPE}, halves
 
         # No master for broker-a and nobody to elect one, once its other replica holds (and has confirmed) all.
@@ -214,7 +214,7 @@ def test_consumers_go_on_through_the_acting_replica_and_nothing_rolls_back(box: 
         for _ in range(2):  # the master elected first, then the master role back on the old master
             assert consumer.receive(32, 30) == [], "a message acked during the episode came back"
             assert later.receive(32, 30) == [], "a delayed message was delivered twice"
-            assert tx_consumer.receive(32, 5) == [], "a committed transaction was delivered twice, or a rollback"
+            assert tx_consumer.receive(32, 30) == [], "a committed transaction was delivered twice, or a rollback"
             now = sets(box)[HOME]
             if now.master_broker_id == old_master_id:
                 break
