@@ -181,9 +181,6 @@ class TransactionBook:
         ledger = self._ledger
         with ledger.lock:
             replica, state = ledger.ready()
-            if self._for != ledger.serving:  # a new master: read its half queue afresh, check what is due at once
-                self._for, self._read = ledger.serving, state.transactions.floor
-                self._open, self._last_checked, self._outbox = {}, {}, {}
             store = replica.store
             complete, gone = self._read_queue(store, state)
             for offset in [o for o in self._open if state.transactions.done(o)]:
@@ -237,6 +234,9 @@ class TransactionBook:
     def _read_queue(self, store: MessageStore, state: ConsumerState) -> tuple[bool, list[int]]:
         """Read the half messages confirmed since the last pass (caller holds the lock): False when `SCAN` were
         read and more wait; and the open ones retention deleted before they were read (at most a batch)."""
+        if self._for != self._ledger.serving:  # a new master: read its half queue afresh, check what is due at once
+            self._for, self._read = self._ledger.serving, state.transactions.floor
+            self._open, self._last_checked, self._outbox = {}, {}, {}
         low, high = store.queue_range(HALF_TOPIC, 0)
         floor = state.transactions.floor
         gone = [o for o in range(floor, min(low, floor + SCAN)) if not state.transactions.done(o)]
@@ -265,13 +265,15 @@ class TransactionBook:
             return Checks(exc.code, str(exc))
 
     def open_transactions(self, topic: str) -> tuple[OpenTransaction, ...]:
-        """The open transactions of `topic` this master read so far, oldest first (``transactionStatus``)."""
+        """The open transactions of `topic` on this master, oldest first (``transactionStatus``): of every half
+        message confirmed (the first `SCAN` more than the check pass read so far)."""
         with self._ledger.lock:
-            _replica, state = self._ledger.ready()
-            store = self._ledger.host.replica.store if self._ledger.host.replica is not None else None
+            replica, state = self._ledger.ready()
+            store = replica.store
+            self._read_queue(store, state)
             out: list[OpenTransaction] = []
             for offset, half in sorted(self._open.items()):
-                if half.topic != topic or state.transactions.done(offset) or store is None:
+                if half.topic != topic or state.transactions.done(offset):
                     continue
                 found = _half_at(store, offset)
                 if found is not None:

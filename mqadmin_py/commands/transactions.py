@@ -2,7 +2,7 @@
 
 A transaction is open from its half message's store until its end (commit or rollback), or until the master drops
 it after ``transactionCheckMax`` check-backs; the count of check-backs is replicated, so a new master goes on from
-it. What the master has not read yet (a half message stored in the last second) is not listed.
+it. The master reads its half queue on before it answers, so every half message confirmed is listed.
 """
 
 from __future__ import annotations
