@@ -545,7 +545,24 @@ class Sandbox:
                 if progress:
                     progress(f"waiting for masters and full SyncStateSets ({last})")
                 time.sleep(0.2)
-        raise TimedOut(f"broker sets not ready within {timeout:g} s ({last}); see the logs in {self.dir / 'logs'}")
+        errors = "".join(f"; {line}" for line in self._agent_errors())
+        raise TimedOut(
+            f"broker sets not ready within {timeout:g} s ({last}){errors}; see the logs in {self.dir / 'logs'}"
+        )
+
+    def _agent_errors(self) -> list[str]:
+        """The last ERROR line of each agent's log, named by agent: a broker its agent could not start (its port
+        taken, a bad config) keeps a set from filling while the agent itself runs on."""
+        errors = []
+        for agent in self.agents():
+            try:
+                lines = Path(agent.logFile).read_text(errors="replace").splitlines()
+            except OSError:
+                continue
+            last = next((line for line in reversed(lines) if " ERROR " in line), None)
+            if last is not None:
+                errors.append(f"{agent.id}: {last.split(' ERROR ', 1)[1]}")
+        return errors
 
     def broker_ids(self) -> dict[str, int]:
         """brokerAddress -> the broker id the controllers assigned it (ids are theirs, not the sandbox's); empty

@@ -13,6 +13,7 @@ import pytest
 
 from mqadmin_py.sandbox import STATE_FILE, Sandbox
 from mqadmin_py.sandbox_state import DamagedState
+from mqbase.errors import TimedOut
 from tests.harness.processes import run_mqadmin
 
 CONTROLLER = {"id": "n0", "address": "127.0.0.1:1", "raftAddress": "127.0.0.1:2", "configFile": "c", "logFile": "l"}
@@ -117,3 +118,17 @@ def test_other_sandbox_commands_refuse_a_damaged_state_in_one_line(tmp_path: Pat
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert result.stderr.startswith("mqadmin: ") and len(result.stderr.splitlines()) == 1, result.stderr
     assert "is damaged (expected a JSON object" in result.stderr and "sandbox down" in result.stderr
+
+
+def test_a_readiness_timeout_names_the_broker_an_agent_could_not_start(tmp_path: Path) -> None:
+    """An agent runs on when one of its brokers cannot start (CI once saw its HA port taken): the set never
+    fills, and before this the timeout said only how many replicas were in sync."""
+    log = tmp_path / "a0.log"
+    log.write_text(
+        "2026-12-03 14:50:02,387 ERROR [agent] agents.broker.agent: broker b.conf not started: cannot serve HA on"
+        " 127.0.0.1:4: address already in use\n2026-12-03 14:50:03,000 INFO [agent] later\n"
+    )
+    box = state(tmp_path / "box", json.dumps({"controllers": [CONTROLLER], "agents": [{**AGENT, "logFile": str(log)}]}))
+    with pytest.raises(TimedOut, match=r"; a0: \[agent\] agents.broker.agent: broker b.conf not started: cannot "
+                       r"serve HA on 127.0.0.1:4: address already in use; see the logs"):  # fmt: skip
+        box.wait_for_brokers(timeout=0)
