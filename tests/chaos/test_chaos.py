@@ -22,7 +22,7 @@ from tests.harness.chaos.faults import (
     STALE_LEADER_HOLD_S,
     FaultScheduler,
 )
-from tests.harness.chaos.history import Recorder
+from tests.harness.chaos.history import History, Recorder
 from tests.harness.chaos.runner import escaped_delayed, run_chaos
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -45,6 +45,18 @@ def test_no_invariant_breaks_under_random_faults(tmp_path: Path, seed: int, sets
     assert all(g.deliveries and g.acks for g in h.groups.values()), report.text()
     # Invariant 8 checks delayed messages: every set must have had some acknowledged.
     assert {d.broker_set for d in h.delayed if d.acked} == set(h.final_logs), report.text()
+    # Invariant 9 checks transactions: every set must have had commits, rollbacks and check-backs answered.
+    assert all(tried_every_ending(h, name) for name in h.final_logs), report.text()
+
+
+def tried_every_ending(h: History, broker_set: str) -> bool:
+    """The set had a transaction committed and one rolled back by their producer's end, and one of each ended by
+    the answer to its check-back."""
+    decided = {t.payload: t for t in h.transactions if t.broker_set == broker_set and t.acked}
+    ended = {
+        (decided[e.payload].commit, e.from_check) for e in h.transaction_ends if e.payload in decided and e.code == 0
+    }
+    return ended == {(True, False), (False, False), (True, True), (False, True)}
 
 
 def _stale_leader(cluster: ChaosCluster, recorder: Recorder, say: Callable[[str], None]) -> None:

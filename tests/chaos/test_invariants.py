@@ -16,6 +16,8 @@ from tests.harness.chaos.history import (
     ReplicaFiles,
     RoleChange,
     Seen,
+    TransactionEnd,
+    TransactionSend,
 )
 from tests.harness.chaos.invariants import (
     check_acked_present,
@@ -28,7 +30,8 @@ from tests.harness.chaos.invariants import (
     check_replicas_identical,
     check_seen_kept,
     check_single_writer,
-    delayed_copies,
+    check_transactions,
+    copies_of,
 )
 from tests.harness.consumer_ledger import Acked, Delivered, Hidden, Ledger, Sent, check_fifo
 
@@ -395,7 +398,7 @@ def test_a_delayed_message_escaped_into_another_sets_topic_counts_there_and_is_h
     home = delayed_log({(1, 0): ("d0", 1_000)})
     escape = FinalLog("agent2", {(3, 7): "d1"}, {}, {(3, 7): 2_000})
     assert check_delayed(DELAYED, home | {"set-b": escape}, []) == []
-    assert delayed_copies(DELAYED, home | {"set-b": escape})["d1"] == [("set-b", 3, 7)]
+    assert copies_of((d.payload for d in DELAYED), home | {"set-b": escape})["d1"] == [("set-b", 3, 7)]
     early = FinalLog("agent2", {(3, 7): "d1"}, {}, {(3, 7): 1_900})
     [v] = check_delayed(DELAYED, home | {"set-b": early}, [])
     assert (v.invariant, v.broker_set) == (8, SET)
@@ -409,3 +412,106 @@ def test_a_delayed_message_without_a_final_master_is_reported() -> None:
 def test_check_all_checks_delayed_messages() -> None:
     history = History(delayed=DELAYED[:1], final_logs=delayed_log({}))
     assert [v.invariant for v in check_all(history)] == [8]
+
+
+# --- 9: transactional messages ------------------------------------------------------------------------
+
+
+TXS = [
+    TransactionSend(SET, "t0", acked=True, commit=True, ends=True, transaction_id="broker-a@0@100"),
+    TransactionSend(SET, "t1", acked=True, commit=False, ends=True, transaction_id="broker-a@1@200"),
+    TransactionSend(SET, "t2", acked=True, commit=True, ends=False, transaction_id="broker-a@2@300"),
+    TransactionSend(SET, "t3", acked=False, commit=False, ends=False, transaction_id=None),
+]
+ENDS = [
+    TransactionEnd(SET, "t0", commit=True, from_check=False, asked_ms=1_000, asked_at=1.0, code=0),
+    TransactionEnd(SET, "t1", commit=False, from_check=False, asked_ms=1_100, asked_at=1.1, code=0),
+    TransactionEnd(SET, "t2", commit=True, from_check=True, asked_ms=3_000, asked_at=3.0, code=0),
+]
+
+
+def transactions(
+    copies: dict[tuple[int, int], tuple[str, int]],
+    seen: list[Seen] | None = None,
+    groups: dict[str, Ledger] | None = None,
+    open_transactions: dict[str, list[str]] | None = None,
+) -> History:
+    """Transactions `TXS` ended by `ENDS`, with a final log of `copies` (see `delayed_log`)."""
+    return History(
+        transactions=TXS,
+        transaction_ends=ENDS,
+        final_logs=delayed_log(copies),
+        seen=seen or [],
+        groups=groups or {},
+        open_transactions=open_transactions or {},
+    )
+
+
+COMMITTED = {(0, 0): ("t0", 1_000), (1, 0): ("t2", 3_001)}
+
+
+def test_commits_delivered_once_after_their_end_and_no_rollback_seen_have_no_violation() -> None:
+    group = ledger(delivered("t0", 0, 1_500), acked("t0", 0, 1_600))
+    seen = [Seen(SET, 0, 0, "t0", "agent1", 1.2)]
+    assert check_transactions(transactions(COMMITTED, seen=seen, groups={SET: group})) == []
+    assert check_all(transactions(COMMITTED, seen=seen)) == []  # invariant 5 reads the same copies
+
+
+def test_a_lost_commit_is_reported() -> None:
+    [v] = check_transactions(transactions({(0, 0): ("t0", 1_000)}))
+    assert (v.invariant, v.broker_set) == (9, SET)
+    assert v.text == "committed transaction broker-a@2@300 (t2) is not in the topic on the final masters"
+
+
+def test_one_extra_copy_of_a_commit_per_master_change_is_allowed_and_more_is_reported() -> None:
+    """A new master whose log ends inside the old one's last commit (the copy, not the record) stores the copy
+    again on the next commit (docs/storage.md, "Transactional messages")."""
+    history = transactions(COMMITTED | {(2, 5): ("t0", 1_200)})
+    [v] = check_transactions(history)
+    assert "1 extra copies of committed transactions, above one per master change (0 master changes)" in v.text
+    assert "t0 (stored at broker-a queue 0 offset 0; stored at broker-a queue 2 offset 5)" in v.text
+    history.role_changes = MASTERS
+    assert check_transactions(history) == []
+
+
+def test_a_commit_escaped_into_another_sets_topic_counts_once() -> None:
+    """RIP-32: an acting replica's commit puts the copy on another set's master."""
+    escape = FinalLog("agent2", {(3, 7): "t2"}, {}, {(3, 7): 3_050})
+    history = transactions({(0, 0): ("t0", 1_000)})
+    history.final_logs["set-b"] = escape
+    assert check_transactions(history) == []
+
+
+def test_a_rolled_back_or_unacknowledged_transaction_stored_read_or_delivered_is_reported() -> None:
+    history = transactions(
+        COMMITTED | {(0, 1): ("t1", 1_200)},
+        seen=[Seen(SET, 0, 1, "t1", "agent1", 2.0)],
+        groups={SET: ledger(delivered("t3", 4, 2_000))},
+    )
+    texts = sorted(v.text for v in check_transactions(history))
+    assert texts == [
+        "rolled-back transaction t1 was read at broker-a queue 0 offset 1 from agent1",
+        "rolled-back transaction t1 was stored at broker-a queue 0 offset 1",
+        "unacknowledged (so rolled-back) transaction t3 was delivered to the group on broker-a",
+    ]
+
+
+def test_a_commit_visible_before_it_was_asked_is_reported() -> None:
+    early = {(0, 0): ("t0", 999), (1, 0): ("t2", 3_001)}
+    [v] = check_transactions(transactions(early))
+    assert v.text == "transaction t0 was stored at broker-a queue 0 offset 0, before its commit was asked at 1000"
+    seen = [Seen(SET, 1, 0, "t2", "agent1", 2.9)]
+    group = ledger(delivered("t2", 0, 2_900))
+    texts = sorted(v.text for v in check_transactions(transactions(COMMITTED, seen=seen, groups={SET: group})))
+    assert texts == [
+        "transaction t2 was delivered to the group on broker-a, before its commit was asked at 3000",
+        "transaction t2 was read at broker-a queue 1 offset 0 from agent1, before its commit was asked at 3000",
+    ]
+    no_end = History(transactions=TXS[2:3], final_logs=delayed_log({(1, 0): ("t2", 3_001)}))
+    [v] = check_transactions(no_end)
+    assert v.text.endswith("before any commit of it was asked")
+
+
+def test_a_transaction_open_after_the_check_bound_is_reported() -> None:
+    [v] = check_transactions(transactions(COMMITTED, open_transactions={SET: ["broker-a@2@300"]}))
+    assert v.text == "transaction broker-a@2@300 is still open after healing and the check bound"

@@ -66,6 +66,11 @@ ROLE_LINE = re.compile(
 )
 
 
+TRANSACTIONS = {"transactionTimeOut": "1000", "transactionCheckInterval": "1000", "transactionCheckMax": "100"}
+"""A half message is checked back 1 s after it was stored, then every second, and dropped only after 100 checks:
+the run's faults never last that long, so a drop would be a bug (invariant 9), not the workload's."""
+
+
 class ControllerProc(ChildProcess):
     """One ``mqcontroller`` process with its own peer list (see the module docstring)."""
 
@@ -164,6 +169,7 @@ class ChaosCluster:
                 ha_links[(name, set_name)] = link.name
                 brokers[set_name] = {
                     **FAST,
+                    **TRANSACTIONS,
                     **(broker_config or {}),
                     "haListenPort": str(ha),
                     "brokerIP2": HA_PROXY_HOST,

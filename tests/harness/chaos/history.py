@@ -43,6 +43,36 @@ class DelayedSend:
 
 
 @dataclass(frozen=True, slots=True)
+class TransactionSend:
+    """A transactional send (its half message) and what its producer decided: `commit` True commits it, False rolls
+    it back, whether by the producer's own end or by its answer to a check-back (`ends` False: the producer
+    "crashed" before its end, so only a check-back resolves it). A half not acknowledged (`acked` False) may be
+    stored or not: its producer never ran its local transaction, so it answers a check-back with a rollback."""
+
+    broker_set: str
+    payload: str
+    acked: bool
+    commit: bool
+    ends: bool
+    transaction_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TransactionEnd:
+    """An EndTransaction asked, by the producer or by its answer to a check-back (`from_check`), and its outcome
+    (`code` None: no answer in time); `asked_ms` is epoch ms, the store timestamps' clock."""
+
+    broker_set: str
+    payload: str
+    commit: bool
+    from_check: bool
+    asked_ms: int
+    asked_at: float
+    """The same moment on ``time.monotonic``, the consumer's clock."""
+    code: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class Seen:
     """A message a consumer read during the run."""
 
@@ -147,6 +177,14 @@ class History:
     acks: list[Ack] = field(default_factory=list)
     delayed: list[DelayedSend] = field(default_factory=list)
     """Every delayed send, acknowledged or not (never in `acks`)."""
+    transactions: list[TransactionSend] = field(default_factory=list)
+    """Every transactional send, its half acknowledged or not (never in `acks`)."""
+    transaction_ends: list[TransactionEnd] = field(default_factory=list)
+    open_transactions: dict[str, list[str]] = field(default_factory=dict)
+    """broker set → the transaction ids its final master still listed open when the check bound after healing ran
+    out (each a violation of invariant 9)."""
+    transactions_wait_s: float = 0.0
+    """How long the final masters took, after healing, to have no open transaction."""
     seen: list[Seen] = field(default_factory=list)
     role_changes: list[RoleChange] = field(default_factory=list)
     controller_views: list[ControllerView] = field(default_factory=list)
@@ -193,6 +231,18 @@ class Recorder:
             self.history.send_attempts += 1
             if not send.acked:
                 self.history.send_failures[status] = self.history.send_failures.get(status, 0) + 1
+
+    def transaction(self, send: TransactionSend, status: str) -> None:
+        """A transactional send and its half's outcome (`status` counts as a failure unless it was acknowledged)."""
+        with self._lock:
+            self.history.transactions.append(send)
+            self.history.send_attempts += 1
+            if not send.acked:
+                self.history.send_failures[status] = self.history.send_failures.get(status, 0) + 1
+
+    def transaction_end(self, end: TransactionEnd) -> None:
+        with self._lock:
+            self.history.transaction_ends.append(end)
 
     def failed_send(self, status: str) -> None:
         with self._lock:

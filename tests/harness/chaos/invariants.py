@@ -21,7 +21,13 @@ issue:
 8. delayed messages (docs/storage.md, "Delayed messages"): every PUT_OK delayed message is in the topic on a
    final master (its own set's, or another set's where a replica acting for its set escaped it, RIP-32), no copy is
    stored before its due time, and the copies beyond the first number at most one delivery put (``timer.BATCH``)
-   per master change of the set.
+   per master change of the set;
+9. transactional messages (docs/storage.md, "Transactional messages"): every transaction acknowledged and decided
+   commit is in the topic on the final masters (its set's, or the escape master's set), once but for at most one
+   extra copy per master change of the set (a new master whose log ends inside the old one's last commit); no
+   rolled-back one (nor any whose half was not acknowledged: its producer rolls it back) is ever read, delivered or
+   stored in the topic; no copy is read, delivered or stored before its commit was asked; no transaction is open
+   after the faults healed and the check bound ran out.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ from tests.harness.chaos.history import (
     ReplicaFiles,
     RoleChange,
     Seen,
+    TransactionEnd,
 )
 
 
@@ -325,12 +332,10 @@ def check_consumer_groups(
     return out
 
 
-def delayed_copies(
-    delayed: Iterable[DelayedSend], final_logs: dict[str, FinalLog]
-) -> dict[str, list[tuple[str, int, int]]]:
-    """Each delayed payload → the (set, queue id, queue offset) of its copies in the topic on the final masters: in
-    its own set, or in another where an acting replica of its set escaped its delivery (docs/decisions.md, RIP-32)."""
-    out: dict[str, list[tuple[str, int, int]]] = {d.payload: [] for d in delayed}
+def copies_of(payloads: Iterable[str], final_logs: dict[str, FinalLog]) -> dict[str, list[tuple[str, int, int]]]:
+    """Each of `payloads` → the (set, queue id, queue offset) of its copies in the topic on the final masters: in its
+    own set, or in another where an acting replica of its set escaped it (docs/decisions.md, RIP-32)."""
+    out: dict[str, list[tuple[str, int, int]]] = {p: [] for p in payloads}
     for name, log in sorted(final_logs.items()):
         for (queue_id, offset), payload in sorted(log.at_queue_offset.items()):
             if payload in out:
@@ -361,7 +366,7 @@ def check_delayed(
     a send whose time has already come is stored at once with the timestamp its due check used (``to_timer``).
     Producer and brokers share the machine's clock."""
     sends = list(delayed)
-    copies = delayed_copies(sends, final_logs)
+    copies = copies_of((d.payload for d in sends), final_logs)
     changes = master_changes(role_changes)
     out: list[Violation] = []
     extra: dict[str, list[str]] = defaultdict(list)  # set → the payload of each copy beyond a payload's first
@@ -409,6 +414,58 @@ def check_delayed(
     return out
 
 
+def check_transactions(history: History) -> list[Violation]:
+    """Invariant 9 over the transactional sends and the ends asked, what the consumers were told during the run
+    (the reads, the group's deliveries), the final masters' topics and what they listed open after healing."""
+    copies = copies_of((t.payload for t in history.transactions), history.final_logs)
+    first_commit: dict[str, TransactionEnd] = {}
+    for e in sorted(history.transaction_ends, key=lambda e: e.asked_ms):
+        if e.commit:
+            first_commit.setdefault(e.payload, e)
+    seen: dict[str, list[Seen]] = defaultdict(list)
+    for item in history.seen:
+        seen[item.payload].append(item)
+    delivered: dict[str, list[tuple[str, consumer_ledger.Delivered]]] = defaultdict(list)
+    for name, ledger in history.groups.items():
+        for d in ledger.deliveries:
+            delivered[d.payload].append((name, d))
+    out: list[Violation] = []
+    extra: dict[str, list[str]] = defaultdict(list)  # set → each copy beyond a committed payload's first
+    for t in history.transactions:
+        found = copies[t.payload]
+        reads = [f"read at {s.broker_set} queue {s.queue_id} offset {s.queue_offset} from {s.node}"
+                 for s in seen[t.payload]]  # fmt: skip
+        deliveries = [f"delivered to the group on {name}" for name, _ in delivered[t.payload]]
+        stored = [f"stored at {s} queue {q} offset {o}" for s, q, o in found]
+        if not (t.acked and t.commit):
+            what = "rolled-back" if t.acked else "unacknowledged (so rolled-back)"
+            out += [Violation(9, t.broker_set, f"{what} transaction {t.payload} was {x}")
+                    for x in stored + reads + deliveries]  # fmt: skip
+            continue
+        if not found:
+            out.append(Violation(9, t.broker_set, f"committed transaction {t.transaction_id} ({t.payload}) is not "
+                                 "in the topic on the final masters"))  # fmt: skip
+        extra[t.broker_set] += [f"{t.payload} ({'; '.join(stored)})" for _ in found[1:]]
+        first = first_commit.get(t.payload)
+        early = [x for (s, q, o), x in zip(found, stored, strict=True)
+                 if first is None or history.final_logs[s].stored_ms.get((q, o), 0) < first.asked_ms]  # fmt: skip
+        early += [x for s, x in zip(seen[t.payload], reads, strict=True) if first is None or s.at < first.asked_at]
+        early += [x for (_, d), x in zip(delivered[t.payload], deliveries, strict=True)
+                  if first is None or d.answered_ms < first.asked_ms]  # fmt: skip
+        when = (
+            "before any commit of it was asked" if first is None else f"before its commit was asked at {first.asked_ms}"
+        )
+        out += [Violation(9, t.broker_set, f"transaction {t.payload} was {x}, {when}") for x in early]
+    changes = master_changes(history.role_changes)
+    for name, more in sorted(extra.items()):
+        if len(more) > changes[name]:
+            out.append(Violation(9, name, f"{len(more)} extra copies of committed transactions, above one per master "
+                                 f"change ({changes[name]} master changes): {more[:5]}"))  # fmt: skip
+    for name, ids in sorted(history.open_transactions.items()):
+        out += [Violation(9, name, f"transaction {i} is still open after healing and the check bound") for i in ids]
+    return out
+
+
 def check_all(history: History) -> list[Violation]:
     return [
         *check_acked_present(history.acks, history.final_logs),
@@ -420,4 +477,5 @@ def check_all(history: History) -> list[Violation]:
         *check_lease_answers(history.lease_answers),
         *check_consumer_groups(history.groups, history.consumer_states, (d.payload for d in history.delayed)),
         *check_delayed(history.delayed, history.final_logs, history.role_changes),
+        *check_transactions(history),
     ]

@@ -34,7 +34,7 @@ from tests.harness.agents import AgentProcess, create_topic
 from tests.harness.chaos.cluster import AGENT_HOST, ChaosCluster, consumer_state, records, views_of
 from tests.harness.chaos.faults import FaultScheduler
 from tests.harness.chaos.history import ActingEpisode, FinalLog, History, Recorder
-from tests.harness.chaos.invariants import Violation, check_all, delayed_copies, master_changes
+from tests.harness.chaos.invariants import Violation, check_all, copies_of, master_changes
 from tests.harness.chaos.workload import (
     QUEUES,
     TOPIC,
@@ -42,6 +42,7 @@ from tests.harness.chaos.workload import (
     ControllerPoller,
     GroupConsumer,
     Producer,
+    TransactionChecker,
     pull_request,
 )
 from tests.harness.wait import wait_until
@@ -51,6 +52,9 @@ AFTER_HEAL_S = 3.0
 CONVERGE_S = 90.0
 DRAIN_S = 45.0
 DELAYED_S = 15.0
+TRANSACTIONS_S = 10.0
+"""The check bound after healing: how long the final masters may list a transaction open (transactionTimeOut 1 s,
+then a check every second, answered within the checker's 0.5 s poll and one end's round trip)."""
 """How long past the last due time the final masters may take to deliver every PUT_OK delayed message."""
 SHOW_PER_INVARIANT = 20
 
@@ -83,6 +87,7 @@ class Report:
             f"consumer reads during the run: {len(h.seen)}; controller answers polled: {len(h.controller_views)}; "
             f"role changes logged: {len(h.role_changes)}; lease answers: {len(h.lease_answers)}",
             self._delayed_text(),
+            self._transactions_text(),
             "consumer group: "
             + "; ".join(
                 f"{name}: {len(g.deliveries)} deliveries ({sum(d.attempt > 1 for d in g.deliveries)} again), "
@@ -136,10 +141,26 @@ class Report:
             f"{len(escaped_delayed(h, episode.broker_set))} of its delayed messages delivered through escape"
         )
 
+    def _transactions_text(self) -> str:
+        """Invariant 9's figures: transactions by decision and how they ended."""
+        h = self.history
+        acked = [t for t in h.transactions if t.acked]
+        ended = Counter(("check" if e.from_check else "producer", e.code == 0) for e in h.transaction_ends)
+        copies = copies_of((t.payload for t in acked if t.commit), h.final_logs)
+        return (
+            f"transactions: {len(h.transactions)} sent, {len(acked)} acknowledged: "
+            f"{sum(t.commit and t.ends for t in acked)} committed and {sum(not t.commit and t.ends for t in acked)} "
+            f"rolled back by the producer, {sum(not t.ends for t in acked)} left to the check-back; ends answered OK "
+            f"{ended['producer', True]} by the producer ({ended['producer', False]} not), {ended['check', True]} "
+            f"answering check-backs ({ended['check', False]} not); {sum(len(c) == 1 for c in copies.values())} of "
+            f"{len(copies)} committed ones in the topic once; open after healing: "
+            f"{sum(len(i) for i in h.open_transactions.values())}, none left after {h.transactions_wait_s:.1f} s"
+        )
+
     def _delayed_text(self) -> str:
         """Invariant 8's figures: delayed sends, those found delivered on the final masters, their extra copies."""
         h = self.history
-        copies = delayed_copies(h.delayed, h.final_logs)
+        copies = copies_of((d.payload for d in h.delayed), h.final_logs)
         acked = [d for d in h.delayed if d.acked]
         changes = master_changes(h.role_changes)
         return (
@@ -175,13 +196,15 @@ def run_chaos(
         _wait_ready(cluster, READY_S)
         _create_topic(cluster)
         group = GroupConsumer(cluster, recorder, seed)
+        producer = Producer(cluster, recorder, seed)
+        checker = TransactionChecker(cluster, recorder, producer.decisions)
         clients: list[Producer | Consumer | GroupConsumer | ControllerPoller] = [
-            Producer(cluster, recorder, seed),
+            producer,
             Consumer(cluster, recorder, seed),
             group,
             ControllerPoller(cluster, recorder),
         ]
-        for t in clients:
+        for t in [*clients, checker]:
             t.start()
         try:
             if scenario is None:
@@ -199,6 +222,9 @@ def run_chaos(
         group.drain(history.acks, DRAIN_S)
         history.drain_s = time.monotonic() - drain_started
         group.close()
+        _resolve_transactions(history, masters, TRANSACTIONS_S)
+        checker.stopped.set()
+        checker.join(30)
         confirm = _collect_delivered(cluster, history, masters)
         for a in cluster.agents:
             a.stop()
@@ -218,7 +244,7 @@ def run_chaos(
 def escaped_delayed(history: History, broker_set: str) -> list[str]:
     """The payloads of `broker_set`'s delayed messages found in another set's topic on the final masters (RIP-32
     escape: an acting replica's due delivery re-put on the escape master)."""
-    copies = delayed_copies(history.delayed, history.final_logs)
+    copies = copies_of((d.payload for d in history.delayed), history.final_logs)
     return [
         d.payload
         for d in history.delayed
@@ -326,12 +352,35 @@ def _collect_delivered(cluster: ChaosCluster, history: History, masters: dict[st
     deadline = started + max(last_due_s - time.time(), 0) + DELAYED_S
     while True:
         confirm = _collect_live(cluster, history, masters)
-        copies = delayed_copies(history.delayed, history.final_logs)
+        copies = copies_of((d.payload for d in history.delayed), history.final_logs)
         waiting = [d for d in history.delayed if d.acked and d.broker_set in masters and not copies[d.payload]]
         if not waiting or time.monotonic() > deadline:
             history.delayed_wait_s = time.monotonic() - started
             return confirm
         time.sleep(0.5)
+
+
+def _resolve_transactions(history: History, masters: dict[str, AgentProcess], timeout: float) -> None:
+    """Wait (at most `timeout`) until no final master lists a transaction of the topic open, the checker answering
+    their check-backs meanwhile; what is still open then goes to the history (invariant 9)."""
+    started = time.monotonic()
+    with AgentClient(timeout=5) as agents:
+        while True:
+            open_ids: dict[str, list[str]] = {}
+            for name, master in masters.items():
+                request = pb.GetOpenTransactionsRequest(broker=pb.BrokerRef(broker_name=name), topic=TOPIC)
+                try:
+                    r = agents.call(f"{AGENT_HOST}:{master.broker_ports[name]}", "GetOpenTransactions", request)
+                except MqError as exc:
+                    open_ids[name] = [f"(not listed: {exc})"]
+                    continue
+                if r.transactions or r.code != 0:
+                    open_ids[name] = [t.transaction_id for t in r.transactions] or [f"(not listed: {r.remark})"]
+            if not open_ids or time.monotonic() - started > timeout:
+                history.open_transactions = open_ids
+                history.transactions_wait_s = time.monotonic() - started
+                return
+            time.sleep(0.5)
 
 
 def _controllers_settle(cluster: ChaosCluster, recorder: Recorder, timeout: float = 30.0) -> int:

@@ -6,7 +6,12 @@
   ambiguous outcome, so a payload stored twice is a bug, not at-least-once delivery. Every ``DELAY_EVERY``th
   send to a set is a delayed message (``TIMER_DELIVER_MS`` 0.5–3 s ahead, payload ``<prefix>d<n>``), recorded as a
   ``DelayedSend`` whatever its outcome, never as an ``Ack``; a failover may deliver it twice, within invariant 8's
-  bound.
+  bound. As many again, halfway between, are transactional (payload ``<prefix>t<n>``, a ``TransactionSend``): the
+  half message, then a commit or a rollback held through failovers like a send, or no end at all (the producer
+  "crashes" before it), left to the check-back.
+* ``TransactionChecker``: the producer's answer to check-backs (what an official client's checker does, and the
+  access point's relay takes for it): takes each set's due check-backs from its master (or acting replica) and
+  ends each as the producer decided; a half whose send has not returned yet is left for its next check.
 * ``Consumer``: every ``CONSUME_EVERY_S`` pulls, from a randomly chosen replica of each set (master or
   slave), whatever follows the offsets it has read so far, and records each message (invariant 5).
 * ``GroupConsumer``: consumes the topic as the group ``GROUP`` (POP: receive, ack) on every set's master, found
@@ -29,13 +34,24 @@ import time
 from functools import partial
 
 from agents.delay.timer import TIMER_DELIVER_MS
-from mqadmin_py.commands.messages import SendOutcomeDoc, _send_one
+from agents.metadata import UNIQ_KEY
+from agents.transaction.half import TRAN_MSG, TransactionRef
+from mqadmin_py.commands.messages import SendOutcomeDoc, _send_one, call_through
 from mqbase.client import AgentClient, ControllerClient
 from mqbase.errors import MqError
 from mqbase.proto import agent_pb2 as pb
 from mqbase.proto import controller_pb2 as cpb
 from tests.harness.chaos.cluster import AGENT_HOST, ChaosCluster
-from tests.harness.chaos.history import Ack, ControllerView, DelayedSend, LeaseAnswer, Recorder, Seen
+from tests.harness.chaos.history import (
+    Ack,
+    ControllerView,
+    DelayedSend,
+    LeaseAnswer,
+    Recorder,
+    Seen,
+    TransactionEnd,
+    TransactionSend,
+)
 from tests.harness.consumer_clients import GroupConsumer as GroupClient
 from tests.harness.consumer_clients import Refused, now_ms, payload
 from tests.harness.consumer_ledger import Sent
@@ -60,6 +76,12 @@ every delayed message on the same set)."""
 DELAY_MIN_S, DELAY_MAX_S = 0.5, 3.0
 """How far ahead a delayed message is due: past the send's own retries (up to SEND_BUDGET_S) for some, and within
 AFTER_HEAL_S of the last send for all but the last few (the drain and convergence after it give them time)."""
+TRANSACTION_EVERY = DELAY_EVERY
+"""One send in this many, per set, is transactional (the fifth of every ten; the tenth is delayed)."""
+COMMIT, ROLLBACK = 0.5, 0.25
+"""The shares of transactions committed and rolled back by the producer's own end; the rest are left to the
+check-back, which the producer answers with a commit or a rollback, half and half."""
+CHECK_EVERY_S = 0.5
 
 
 def pull_request(broker_name: str, queue_id: int, offset: int, max_messages: int) -> pb.PullMessageRequest:
@@ -82,6 +104,8 @@ class Producer(threading.Thread):
         self.rng = random.Random(seed ^ 0xDE1A7)  # its own stream, as the Consumer's
         self.stopped = threading.Event()
         self._targets: dict[str, str | None] = dict.fromkeys(cluster.sets)
+        self.decisions: dict[str, bool] = {}
+        """Transactional payload → commit (True) or roll back: how the producer answers its check-back."""
 
     def run(self) -> None:
         n = 0
@@ -95,6 +119,10 @@ class Producer(threading.Thread):
                         self.stopped.wait(0.1)
                         continue
                     sends[name] += 1
+                    if sends[name] % TRANSACTION_EVERY == TRANSACTION_EVERY // 2:
+                        self._transact(agents, name, address, f"{self.prefix}t{n:07d}")
+                        n += 1
+                        continue
                     due_ms = None
                     if sends[name] % DELAY_EVERY == 0:
                         due_ms = now_ms() + round(self.rng.uniform(DELAY_MIN_S, DELAY_MAX_S) * 1000)
@@ -120,6 +148,37 @@ class Producer(threading.Thread):
                     else:
                         self.recorder.ack(_ack(name, payload, address, result, time.monotonic()))
 
+    def _transact(self, agents: AgentClient, name: str, address: str, payload: str) -> None:
+        """A transactional send: the half message, then the producer's end unless it "crashes" first. Its decision
+        is in `decisions` once the half is acknowledged (the checker answers by it); a half with no clear answer
+        is rolled back when checked, as a producer that never ran its local transaction answers."""
+        draw = self.rng.random()
+        ends = draw < COMMIT + ROLLBACK
+        commit = draw < COMMIT if ends else self.rng.random() < 0.5
+        message_id = f"{payload}-id"
+        message = pb.Message(
+            topic=TOPIC, queue_id=-1, body=payload.encode(), properties={TRAN_MSG: "true", UNIQ_KEY: message_id}
+        )
+        try:
+            result, address = _send_one(agents, name, address, message, SEND_BUDGET_S)
+            status = "PUT_OK" if result["code"] == 0 else str(result["status"])
+        except MqError:
+            status = "UNREACHABLE"
+        if status != "PUT_OK":
+            self._targets[name] = None
+            self.decisions[payload] = False
+            self.recorder.transaction(TransactionSend(name, payload, False, False, False, None), status)
+            self.stopped.wait(0.05)
+            return
+        self._targets[name] = address
+        queue_offset, offset = result["queueOffset"], result["commitLogOffset"]
+        assert queue_offset is not None and offset is not None, result
+        transaction_id = TransactionRef(name, queue_offset, offset).encode()
+        self.decisions[payload] = commit
+        self.recorder.transaction(TransactionSend(name, payload, True, commit, ends, transaction_id), status)
+        if ends:
+            end(agents, self.cluster, self.recorder, name, address, message, transaction_id, commit, from_check=False)
+
     def _failed(self, name: str, payload: str, due_ms: int | None, status: str) -> None:
         """A send without PUT_OK; a delayed one is kept (with its due time): it may be stored, and then delivered."""
         if due_ms is not None:
@@ -142,6 +201,63 @@ def _ack(broker_set: str, payload: str, address: str, result: SendOutcomeDoc, at
     assert broker_id is not None and epoch is not None, result
     assert queue_id is not None and queue_offset is not None and offset is not None, result
     return Ack(broker_set, payload, broker_id, address, epoch, queue_id, queue_offset, offset, at)
+
+
+def end(
+    agents: AgentClient,
+    cluster: ChaosCluster,
+    recorder: Recorder,
+    name: str,
+    address: str,
+    half: pb.Message,
+    transaction_id: str,
+    commit: bool,
+    *,
+    from_check: bool,
+) -> None:
+    """EndTransaction at the set's master, held through a failover like a send (an end is idempotent), recorded."""
+    request = pb.EndTransactionRequest(
+        broker=pb.BrokerRef(broker_name=name),
+        topic=TOPIC,
+        message_id=half.properties[UNIQ_KEY],
+        transaction_id=transaction_id,
+        resolution=pb.COMMIT if commit else pb.ROLLBACK,
+        from_check=from_check,
+    )
+    asked_ms, asked_at = now_ms(), time.monotonic()
+    r, _ = call_through(agents, address, "EndTransaction", request, SEND_BUDGET_S, partial(_master_of, cluster, name))
+    code = None if r is None else r.code
+    payload = half.body.decode(errors="replace")
+    recorder.transaction_end(TransactionEnd(name, payload, commit, from_check, asked_ms, asked_at, code))
+
+
+class TransactionChecker(threading.Thread):
+    def __init__(self, cluster: ChaosCluster, recorder: Recorder, decisions: dict[str, bool]) -> None:
+        super().__init__(name="chaos-transaction-checker", daemon=True)
+        self.cluster = cluster
+        self.recorder = recorder
+        self.decisions = decisions
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        with AgentClient(timeout=SEND_BUDGET_S + 3) as agents:
+            while not self.stopped.wait(CHECK_EVERY_S):
+                for name in self.cluster.sets:
+                    address = _master_of(self.cluster, name)
+                    if address is not None:
+                        self._answer(agents, name, address)
+
+    def _answer(self, agents: AgentClient, name: str, address: str) -> None:
+        request = pb.TakeTransactionChecksRequest(broker=pb.BrokerRef(broker_name=name), topics=[TOPIC])
+        try:
+            r = agents.call(address, "TakeTransactionChecks", request)
+        except MqError:
+            return
+        for check in r.checks if r.code == 0 else ():
+            commit = self.decisions.get(check.message.body.decode(errors="replace"))
+            if commit is not None:  # None: its send has not returned; it is checked again
+                end(agents, self.cluster, self.recorder, name, address, check.message, check.transaction_id, commit,
+                    from_check=True)  # fmt: skip
 
 
 class Consumer(threading.Thread):
