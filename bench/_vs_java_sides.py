@@ -53,7 +53,8 @@ class Side(ABC):
         """What the failover producer is given: an access point that survives the kill."""
 
     @abstractmethod
-    def make_topic(self, name: str) -> None: ...
+    def make_topic(self, name: str, message_type: str = "NORMAL") -> None:
+        """A topic of `QUEUES` queues accepting `message_type` (NORMAL, FIFO, DELAY or TRANSACTION)."""
 
     @abstractmethod
     def make_group(self, name: str) -> None: ...
@@ -63,8 +64,9 @@ class Side(ABC):
         """Every server process of this cluster that runs now, by role."""
 
     @abstractmethod
-    def settings(self) -> dict[str, str]:
-        """The settings that decide when a send returns and how fast a dead master is replaced."""
+    def settings(self, keys: tuple[str, ...] | None = None) -> dict[str, str]:
+        """The broker settings `keys`; by default those that decide when a send returns and how fast a dead master
+        is replaced."""
 
     @abstractmethod
     def ready_for_kill(self, timeout: float) -> None:
@@ -128,8 +130,10 @@ class Ours(Side):
     def master_on_client_host(self) -> None:
         master_on(self.cluster, self.client_agent)
 
-    def make_topic(self, name: str) -> None:
-        made = self.cluster.cli.json("updateTopic", "-c", CLUSTER, "-t", name, "-r", str(QUEUES), "-w", str(QUEUES))
+    def make_topic(self, name: str, message_type: str = "NORMAL") -> None:
+        typed = () if message_type == "NORMAL" else ("--attributes", f"+message.type={message_type}")
+        made = self.cluster.cli.json("updateTopic", "-c", CLUSTER, "-t", name, "-r", str(QUEUES), "-w", str(QUEUES),
+                                     *typed)  # fmt: skip
         self._learnt(made["metadataVersion"], f"every agent to learn topic {name}")
 
     def make_group(self, name: str) -> None:
@@ -143,8 +147,8 @@ class Ours(Side):
         procs: list[ControllerProcess | AgentProcess] = [*self.sb.controllers(), *self.sb.agents()]
         return {p.id: p.pid for p in procs if p.pid}
 
-    def settings(self) -> dict[str, str]:
-        return {k: self.broker_config.get(k, "(default)") for k in OURS_SETTINGS}
+    def settings(self, keys: tuple[str, ...] | None = None) -> dict[str, str]:
+        return {k: self.broker_config.get(k, "(default)") for k in keys or OURS_SETTINGS}
 
     def ready_for_kill(self, timeout: float) -> None:
         self.cluster.healthy(timeout)
@@ -216,8 +220,8 @@ class Java(Side):
     def kill_endpoints(self) -> str:
         return self.cluster.proxy_endpoint
 
-    def make_topic(self, name: str) -> None:
-        self.cluster.create_topic(name, "NORMAL", QUEUES)
+    def make_topic(self, name: str, message_type: str = "NORMAL") -> None:
+        self.cluster.create_topic(name, message_type, QUEUES)
         self._topics.append(name)
 
     def make_group(self, name: str) -> None:
@@ -226,8 +230,9 @@ class Java(Side):
     def server_pids(self) -> dict[str, int]:
         return {n: p for n, p in self.cluster.pids.items() if n != "admin" and n not in self.cluster.killed}
 
-    def settings(self) -> dict[str, str]:
+    def settings(self, keys: tuple[str, ...] | None = None) -> dict[str, str]:
         """What the master broker itself reports (``mqadmin getBrokerConfig``)."""
+        keys = keys or JAVA_SETTINGS
         master = self.cluster.master()
         if master is None:
             return {}
@@ -235,9 +240,18 @@ class Java(Side):
         found: dict[str, str] = {}
         for line in printed.splitlines():
             key, sep, value = line.partition("=")
-            if sep and key.strip() in JAVA_SETTINGS:
+            if sep and key.strip() in keys:
                 found[key.strip()] = value.strip()
-        return {k: found.get(k, "?") for k in JAVA_SETTINGS}
+        return {k: found.get(k, "?") for k in keys}
+
+    def configure(self, values: dict[str, str]) -> None:
+        """``mqadmin updateBrokerConfig`` of each key on every broker (the running broker takes it at once; a key
+        a service reads once per loop applies from its next turn)."""
+        for broker in self.cluster.brokers():
+            for key, value in values.items():
+                printed = self.cluster.mqadmin("updateBrokerConfig", "-b", broker.address, "-k", key, "-v", value)
+                if "success" not in printed or "Exception" in printed:
+                    raise RuntimeError(f"updateBrokerConfig {key}={value} on {broker.address}:\n{printed[-2000:]}")
 
     def _in_sync(self) -> bool:
         """Master alive, every broker alive in the SyncStateSet and listed by the namesrv, and every broker holds

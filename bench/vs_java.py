@@ -65,7 +65,15 @@ from typing import Any
 
 from _common import SEND_PAUSE_S, SendLoop, machine_note, ms, parse_args, percentile, print_table, sandbox
 from _vs_java_sides import Java, Ours, Side
-from rocketmq import ClientConfiguration, Credentials, FilterExpression, Message, Producer, SimpleConsumer  # noqa: TID251
+from rocketmq import (  # noqa: TID251
+    ClientConfiguration,
+    Credentials,
+    FilterExpression,
+    Message,
+    Producer,
+    SimpleConsumer,
+    TransactionChecker,
+)
 
 from tests.harness import java_cluster
 from tests.harness.java_cluster import JavaCluster
@@ -100,8 +108,9 @@ def message(topic: str, i: int) -> Message:
     return m
 
 
-def producer(endpoints: str, topics: tuple[str, ...]) -> Producer:
-    p = Producer(ClientConfiguration(endpoints, Credentials()), topics)
+def producer(endpoints: str, topics: tuple[str, ...], checker: TransactionChecker | None = None) -> Producer:
+    """A started Producer; with `checker`, one that sends transactional messages and answers their check-backs."""
+    p = Producer(ClientConfiguration(endpoints, Credentials()), topics, checker)
     p.startup()
     return p
 
