@@ -298,12 +298,13 @@ def main() -> None:
                 made = cluster.cli.json("updateSubGroup", "-c", CLUSTER, "-g", GROUP)
                 wait_until(partial(learnt, box, cluster.cli, made["metadataVersion"]), 60,
                            "every broker to learn the topic and the group")  # fmt: skip
-                for run in range(runs):
-                    for name, case in phase.items():
-                        times[name].append(case(box, cluster, 10 * targets[name]))
-                        acting, took, popped = times[name][-1]
-                        print(f"  run {run + 1}, {name}: acting after {ms(acting)} ms, serving after {ms(took)} ms, "
-                              f"POP receive after {ms(popped)} ms", flush=True)  # fmt: skip
+                steps = [(run, name, case) for run in range(runs) for name, case in phase.items()]
+                for step, (run, name, case) in enumerate(steps, 1):
+                    times[name].append(case(box, cluster, 10 * targets[name]))
+                    acting, took, popped = times[name][-1]
+                    print(f"  run {run + 1}, {name}: acting after {ms(acting)} ms, serving after {ms(took)} ms, "
+                          f"POP receive after {ms(popped)} ms", flush=True)  # fmt: skip
+                    if step < len(steps):  # the sandbox of the last one is only stopped
                         restarted(box)
             finally:
                 cluster.close()

@@ -34,22 +34,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
-import signal
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
-from _common import machine_note, ms, parse_args, percentile, print_table, sandbox
+from _common import ms, percentile, print_table, sandbox
 from _vs_java_sides import Java, Ours, Side
 from rocketmq import Message, Producer, TransactionChecker, TransactionResolution  # noqa: TID251
-from vs_java import Timed, finite, interrupted, java_reference, measured, message, ours_config, pooled, producer
-
-from tests.harness import java_cluster
+from vs_java import Timed, begin, finish, measured, message, ours_config, pooled, producer, start_java
 
 PLAIN_TOPIC, TX_TOPIC = "TxBenchPlain", "TxBenchTx"
 CHECK_KEYS = ("transactionTimeOut", "transactionCheckInterval", "transactionCheckMax")
@@ -319,17 +313,10 @@ def measure(ours: Ours, java: Java, args: argparse.Namespace) -> tuple[list[Clie
 
 
 def main() -> None:
-    args = parse_args(__doc__, options)
-    defaults(args)
-    signal.signal(signal.SIGTERM, interrupted)
-    print(f"machine: {machine_note()}", flush=True)
-    raw: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}, "machine_before": machine_note()}
+    args, raw = begin(__doc__, options, defaults)
     checks = {"transactionTimeOut": str(args.timeout_ms), "transactionCheckInterval": str(args.check_interval_ms)}
     with contextlib.ExitStack() as stack:
-        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mqbench-java-")))
-        began = time.monotonic()
-        java = Java(stack.enter_context(java_reference(workdir / "java")))
-        print(f"java {java_cluster.version()}: started in {time.monotonic() - began:.0f} s", flush=True)
+        java = start_java(stack)
         java.configure(checks)
         broker_config = {**ours_config(java.settings(), "match"), **checks}
         sb = stack.enter_context(sandbox(controllers=1, broker_sets=1, replicas=3, broker_config=broker_config))
@@ -346,15 +333,9 @@ def main() -> None:
     sends = send_table(runs, clients)
     checked = probe_table(probes, clients, settings, args.timeout_ms)
     headline = ratios(sends, checked)
-    raw.update(machine_after=machine_note(), java_version=java_cluster.version(), settings=settings,
-               runs=[asdict(t) for t in runs], probes=[asdict(p) for p in probes],
-               summary={"sends": sends, "checks": checked}, ratios=headline)  # fmt: skip
-    if args.json:
-        args.json.write_text(json.dumps(finite(raw), indent=1) + "\n")
-    print(f"\nmachine after: {machine_note()}")
-    print(f"java: RocketMQ {java_cluster.version()}; settings: {settings}")
-    for name, value in headline.items():
-        print(f"{name}: {value:.2f}")
+    raw.update(runs=[asdict(t) for t in runs], probes=[asdict(p) for p in probes],
+               summary={"sends": sends, "checks": checked})  # fmt: skip
+    finish(args, raw, settings, headline)
 
 
 if __name__ == "__main__":

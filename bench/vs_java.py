@@ -596,20 +596,49 @@ def send_and_receive(ours: Ours, java: Java, args: argparse.Namespace) -> list[T
             t.producer.shutdown()
 
 
-def main() -> None:
-    args = parse_args(__doc__, options)
-    defaults(args)
+def begin(
+    doc: str | None,
+    add_options: Callable[[argparse.ArgumentParser], None],
+    set_defaults: Callable[[argparse.Namespace], None],
+) -> tuple[argparse.Namespace, dict[str, Any]]:
+    """The options with their defaults, SIGTERM as Ctrl-C, and the raw figures' first entries (the machine before)."""
+    args = parse_args(doc, add_options)
+    set_defaults(args)
     signal.signal(signal.SIGTERM, interrupted)
     print(f"machine: {machine_note()}", flush=True)
-    raw: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}, "machine_before": machine_note()}
+    return args, {"args": {k: str(v) for k, v in vars(args).items()}, "machine_before": machine_note()}  # fmt: skip
+
+
+def start_java(stack: contextlib.ExitStack) -> Java:
+    """The Java reference in a temporary directory, both left to `stack` to stop and remove."""
+    workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mqbench-java-")))
+    began = time.monotonic()
+    java = Java(stack.enter_context(java_reference(workdir / "java")))
+    print(f"java {java_cluster.version()}: started in {time.monotonic() - began:.0f} s", flush=True)
+    return java
+
+
+def finish(
+    args: argparse.Namespace, raw: dict[str, Any], settings: dict[str, dict[str, str]], headline: dict[str, float]
+) -> None:
+    """The raw figures to ``--json``, then the machine after, the settings, and the headline ratios as last lines."""
+    raw.update(machine_after=machine_note(), java_version=java_cluster.version(), settings=settings,
+               ratios=headline)  # fmt: skip
+    if args.json:
+        args.json.write_text(json.dumps(finite(raw), indent=1) + "\n")
+    print(f"\nmachine after: {machine_note()}")
+    print(f"java: RocketMQ {java_cluster.version()}; settings: {settings}")
+    for name, value in headline.items():
+        print(f"{name}: {value:.2f}")
+
+
+def main() -> None:
+    args, raw = begin(__doc__, options, defaults)
     kills: list[Kill] = []
     runs: list[Timed] = []
     rounds_summary: dict[str, dict[str, float]] = {}
     with contextlib.ExitStack() as stack:
-        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mqbench-java-")))
-        began = time.monotonic()
-        java = Java(stack.enter_context(java_reference(workdir / "java")))
-        print(f"java {java_cluster.version()}: started in {time.monotonic() - began:.0f} s", flush=True)
+        java = start_java(stack)
         raw["settings"] = {"java": java.settings()}
         broker_config = ours_config(raw["settings"]["java"], args.ours_all_ack)
         with contextlib.ExitStack() as ours_stack:  # ours is down before the Java kills
@@ -631,15 +660,9 @@ def main() -> None:
             kills += kill_part(java, args.kills, args.settle)
     kills_summary = kill_table(kills) if kills else {}
     headline = ratios(rounds_summary, kills_summary, args.threads)
-    raw.update(machine_after=machine_note(), java_version=java_cluster.version(), rounds=[asdict(t) for t in runs],
-               kills=[asdict(k) for k in kills], summary={"rounds": rounds_summary, "kills": kills_summary},
-               ratios=headline)  # fmt: skip
-    if args.json:
-        args.json.write_text(json.dumps(finite(raw), indent=1) + "\n")
-    print(f"\nmachine after: {machine_note()}")
-    print(f"java: RocketMQ {java_cluster.version()}; settings: {raw['settings']}")
-    for name, value in headline.items():
-        print(f"{name}: {value:.2f}")
+    raw.update(rounds=[asdict(t) for t in runs], kills=[asdict(k) for k in kills],
+               summary={"rounds": rounds_summary, "kills": kills_summary})  # fmt: skip
+    finish(args, raw, raw["settings"], headline)
 
 
 if __name__ == "__main__":

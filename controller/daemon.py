@@ -80,6 +80,7 @@ class ControllerNode:
             allow_unclean=lambda: self.config.enable_elect_unclean_master,
             preferred_master=lambda: self.config.enable_preferred_master,
             clock=clock,
+            master_grace=lambda: not self.liveness.warmed_up(),
         )
         self.elector = Elector(self.raft, self.proposer, max_retries=lambda: self.config.elect_master_max_retry_count)
         self.liveness = Liveness(clock, on_inactive=self.elector.on_inactive)

@@ -88,12 +88,14 @@ class Proposer:
         preferred_master: Callable[[], bool] = lambda: False,
         *,
         clock: Clock,
+        master_grace: Callable[[], bool] = lambda: False,
     ) -> None:
         self._raft = raft
         self._clock = clock
         self._alive = alive
         self._allow_unclean = allow_unclean
         self._preferred_master = preferred_master
+        self._master_grace = master_grace
         self._queue: queue.Queue[_Pending | None] = queue.Queue()
         self._ready_term: int | None = None
         self._listeners: list[ResultListener] = []
@@ -177,12 +179,18 @@ class Proposer:
         alive = self._alive()
         unclean = self._allow_unclean()
         preferred = self._preferred_master()
+        grace = self._master_grace()
         results: list[Result[Any]] = []
         events: list[Event] = []
         for pending in batch:
             try:
                 result = too_late(pending.request, self._clock()) or compute(
-                    speculative, pending.request, alive, allow_unclean=unclean, preferred_master=preferred
+                    speculative,
+                    pending.request,
+                    alive,
+                    allow_unclean=unclean,
+                    preferred_master=preferred,
+                    master_grace=grace,
                 )
             except Exception as exc:  # a bug must not take the batch down with it
                 log.exception("compute failed for %r", pending.request)

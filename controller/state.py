@@ -1,6 +1,6 @@
 """The functional core of the controller: compute and apply (Java's ``ReplicasInfoManager``).
 
-``compute(state, request, alive, allow_unclean=..., preferred_master=...)``
+``compute(state, request, alive, allow_unclean=..., preferred_master=..., master_grace=...)``
 decides a request against the current state, the liveness facts the leader
 holds and the two election switches of its config, and returns a ``Result``
 (code, remark, reply, events). It never changes state.
@@ -140,10 +140,24 @@ def apply_broker_id(
     )
 
 
+def presume_master(alive: AliveView, bs: BrokerSet) -> AliveView:
+    """`alive` with the set's master counted alive when the heartbeat table has not seen it.
+
+    What a node that started less than one heartbeat timeout ago must presume before a broker's request elects
+    another master: its table starts empty, and a live master's gRPC channel may back off for seconds after every
+    controller restarted (the controller's own scan waits for the same window)."""
+    if bs.master_id is None or (bs.broker_name, bs.master_id) in alive:
+        return alive
+    replica = bs.replica(bs.master_id)
+    presumed = LiveInfo(broker_address=replica.address if replica is not None else "")
+    return {**alive, (bs.broker_name, bs.master_id): presumed}
+
+
 def register_broker(
-    state: ControllerState, req: RegisterBrokerRequest, alive: AliveView
+    state: ControllerState, req: RegisterBrokerRequest, alive: AliveView, *, master_grace: bool = False
 ) -> Result[RegisterBrokerReply]:
-    """Registration phase 3: refresh the address and HA address, and return the alive master, if any.
+    """Registration phase 3: refresh the address and HA address, and return the alive master, if any (with
+    `master_grace`, the registered master unless the table says otherwise: ``presume_master``).
 
     Refused while the id heartbeats from another address (``address_taken``)."""
     bs = state.get(req.broker_name)
@@ -162,7 +176,7 @@ def register_broker(
         )
     if (taken := address_taken(bs, req.broker_id, req.broker_address, alive)) is not None:
         return taken
-    master_alive = _is_alive(alive, bs.broker_name, bs.master_id)
+    master_alive = _is_alive(presume_master(alive, bs) if master_grace else alive, bs.broker_name, bs.master_id)
     master_address, master_ha_address = bs.addresses_of(bs.master_id if master_alive else None)
     reply = RegisterBrokerReply(
         cluster_name=req.cluster_name,
@@ -213,11 +227,14 @@ def elect_master(
     *,
     allow_unclean: bool,
     preferred_master: bool = False,
+    master_grace: bool = False,
 ) -> Result[ElectMasterReply]:
     """Broker-, controller- or admin-triggered election of one broker set.
 
     With `preferred_master` (``enablePreferredMaster``) the set's preferred master wins the first election and
-    any election among SyncStateSet candidates; an admin-designated election ignores it.
+    any election among SyncStateSet candidates; an admin-designated election ignores it. With `master_grace` a
+    broker's request counts the master alive unless the table says otherwise (``presume_master``), so it keeps
+    its role; an admin's or the controller's own election reads the table as it is.
     """
     bs = state.get(req.broker_name)
     if bs is None:
@@ -225,7 +242,8 @@ def elect_master(
     if (req.designate_elect or req.cluster_name) and bs.cluster_name != req.cluster_name:  # a -c Java leaves unchecked
         return Result(C.CONTROLLER_BROKER_METADATA_NOT_EXIST, not_registered(req.cluster_name, req.broker_name, bs))
     old_master = bs.master_id
-    in_set = alive_in_set(alive, bs)
+    broker_trigger = not req.designate_elect and not req.is_controller_trigger
+    in_set = alive_in_set(presume_master(alive, bs) if master_grace and broker_trigger else alive, bs)
     preferred = preferred_of(bs.preferred_id, in_set) if preferred_master and not req.designate_elect else None
     new_master = _first_election_candidate(bs, req, in_set, preferred)
     if new_master is None:
@@ -527,10 +545,13 @@ def compute(
     *,
     allow_unclean: bool,
     preferred_master: bool = False,
+    master_grace: bool = False,
 ) -> Result[Any]:
     """Decide any request; the single entry point the leader's proposer calls.
 
-    `allow_unclean` is ``enableElectUncleanMaster`` and `preferred_master` ``enablePreferredMaster``.
+    `allow_unclean` is ``enableElectUncleanMaster`` and `preferred_master` ``enablePreferredMaster``;
+    `master_grace` is true while this node's heartbeat table is younger than one heartbeat timeout
+    (``presume_master``).
     """
     match request:
         case GetNextBrokerIdRequest():
@@ -538,9 +559,10 @@ def compute(
         case ApplyBrokerIdRequest():
             return apply_broker_id(state, request, alive)
         case RegisterBrokerRequest():
-            return register_broker(state, request, alive)
+            return register_broker(state, request, alive, master_grace=master_grace)
         case ElectMasterRequest():
-            return elect_master(state, request, alive, allow_unclean=allow_unclean, preferred_master=preferred_master)
+            return elect_master(state, request, alive, allow_unclean=allow_unclean, preferred_master=preferred_master,
+                                master_grace=master_grace)  # fmt: skip
         case AlterSyncStateSetRequest():
             return alter_sync_state_set(state, request, alive)
         case GetReplicaInfoRequest():

@@ -77,9 +77,11 @@ def run(
     alive: AliveView,
     allow_unclean: bool = False,
     preferred_master: bool = False,
+    master_grace: bool = False,
 ) -> tuple[ControllerState, Result[Any]]:
     """Compute `request`, then apply the events of the result; return the new state and the result."""
-    result = compute(state, request, alive, allow_unclean=allow_unclean, preferred_master=preferred_master)
+    result = compute(state, request, alive, allow_unclean=allow_unclean, preferred_master=preferred_master,
+                     master_grace=master_grace)  # fmt: skip
     return apply_events(state, result.events), result
 
 

@@ -1,6 +1,6 @@
 """RIP-32 as users meet it: default settings but ``enableSlaveActingMaster``, replicas restarted rather than
-paused, and the official clients (Python, and Java for the one-set episodes) connected through the access point of
-a host whose replica does not act.
+paused, and the official clients (Java in the first episode, Python in the others: each meets an acting replica
+once, which keeps the suite's time down) connected through the access point of a host whose replica does not act.
 
 One controller; agent k hosts replica k of every set. Each episode has a sandbox of its own:
 
@@ -197,7 +197,7 @@ def the_rest_once(c: Group, acked: dict[str, int], expected: set[str]) -> None:
     assert c.take(1, idle_s=6) == {}, "a message was delivered again"
 
 
-@pytest.mark.parametrize("client", ["python", "java"])
+@pytest.mark.parametrize("client", ["java"])
 def test_restarted_replicas_of_a_set_with_no_electable_master_serve_it(one_set: Sandbox, client: str) -> None:
     box = one_set
     master, slaves = roles(box)
@@ -231,7 +231,7 @@ def test_restarted_replicas_of_a_set_with_no_electable_master_serve_it(one_set: 
     wait_until(lambda: not journal(actor), 30, "the master to release the journal it took back")
 
 
-@pytest.mark.parametrize("client", ["python", "java"])
+@pytest.mark.parametrize("client", ["python"])
 def test_with_the_controllers_down_the_slaves_serve_a_set_whose_master_died(one_set: Sandbox, client: str) -> None:
     box = one_set
     master, slaves = roles(box)

@@ -249,8 +249,15 @@ def test_sandbox_status_names_the_broker_id_each_agent_hosts(cli: Cli) -> None:
 
 
 def test_cluster_list_shows_every_replica_with_role_epoch_and_offsets(cli: Cli) -> None:
+    """Relies on a written log: a slave records its master's epoch with the first batch it receives."""
+    cli.json("updateTopic", "-c", CLUSTER, "-t", "Listed")
+    assert cli.json("sendMessage", "-t", "Listed", "-p", "x")["sent"] == 1
     doc = sync_state(cli)
+    deadline = time.monotonic() + 30
     rows = cli.json("clusterList")
+    while len({r["maxOffset"] for r in rows}) > 1 and time.monotonic() < deadline:
+        time.sleep(0.2)  # the last slave may still be receiving the batch
+        rows = cli.json("clusterList")
     assert [(r["clusterName"], r["brokerName"]) for r in rows] == [(CLUSTER, BROKER)] * 3
     assert [r["brokerId"] for r in rows] == sorted(r["brokerId"] for r in rows)
     assert {r["brokerId"] for r in rows if r["role"] == "master"} == {doc["masterBrokerId"]}

@@ -169,6 +169,44 @@ def test_elect_success_bumps_both_epochs_and_resets_the_sync_state_set() -> None
     assert master_view(after) == (2, 2, frozenset({2}), 3)
 
 
+# --- the grace after a controller start: an unseen master is presumed alive for broker requests ---------------
+
+
+def test_in_the_grace_a_brokers_election_keeps_an_unseen_master() -> None:
+    """Fixed: after every controller restarted, a slave registering before the live master's first heartbeat got
+    itself elected (Java does the same): a needless failover."""
+    state = with_master(1, sync_state_set=(1, 2))
+    after, result = run(state, ElectMasterRequest(CLUSTER, BROKER, 2), alive_of(2, 3), master_grace=True)
+    assert result.code == ResponseCode.CONTROLLER_MASTER_STILL_EXIST
+    assert result.reply == ElectMasterReply(CLUSTER, BROKER, 1, addr(1), ha_addr(1), 1, 2, (), frozenset({1, 2}))
+    assert (result.events, after) == ((), state)
+    _, later = run(state, ElectMasterRequest(CLUSTER, BROKER, 2), alive_of(2, 3))  # the grace over: elected
+    assert later.code == ResponseCode.SUCCESS and later.events == (ElectMaster(BROKER, 2, 1),)
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [ElectMasterRequest("", BROKER), ElectMasterRequest(CLUSTER, BROKER, 2, designate_elect=True)],
+    ids=["controller", "admin"],
+)
+def test_the_grace_does_not_hold_back_the_controllers_or_an_admins_election(request_: ElectMasterRequest) -> None:
+    state = with_master(1, sync_state_set=(1, 2))
+    after, result = run(state, request_, alive_of(2, 3), master_grace=True)
+    assert result.code == ResponseCode.SUCCESS and broker_set(after).master_id == 2
+
+
+def test_in_the_grace_a_set_without_master_elects_as_ever() -> None:
+    state, _ = run(with_master(1, (1, 2)), ElectMasterRequest("", BROKER), NOBODY)  # the master cleared
+    after, result = run(state, ElectMasterRequest(CLUSTER, BROKER, 2), alive_of(2), master_grace=True)
+    assert result.code == ResponseCode.SUCCESS and broker_set(after).master_id == 2
+
+
+def test_in_the_grace_a_master_the_table_sees_is_read_as_it_is() -> None:
+    state = with_master(1, sync_state_set=(1, 2))
+    _, result = run(state, ElectMasterRequest(CLUSTER, BROKER, 2), alive_of(1, 2), master_grace=True)
+    assert result.code == ResponseCode.CONTROLLER_MASTER_STILL_EXIST
+
+
 def test_controller_trigger_with_nobody_alive_clears_the_master_and_keeps_the_sync_state_set() -> None:
     state = with_master(1, sync_state_set=(1, 2))
     after, result = run(state, ElectMasterRequest("", BROKER), alive_of(3))

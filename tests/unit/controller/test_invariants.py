@@ -55,12 +55,15 @@ class ControllerMachine(RuleBasedStateMachine):
         else:
             self.alive.pop((name, broker_id), None)
 
-    @rule(drawn=REQUESTS, unclean=st.booleans(), preferred=st.booleans())
-    def request_is_decided_and_committed(self, drawn: Request | Spec, unclean: bool, preferred: bool) -> None:
+    @rule(drawn=REQUESTS, unclean=st.booleans(), preferred=st.booleans(), grace=st.booleans())
+    def request_is_decided_and_committed(
+        self, drawn: Request | Spec, unclean: bool, preferred: bool, grace: bool
+    ) -> None:
         before = self.state
         request = materialize(drawn, before, self.alive)
-        result = compute(before, request, self.alive, allow_unclean=unclean, preferred_master=preferred)
-        assert compute(before, request, dict(self.alive), allow_unclean=unclean, preferred_master=preferred) == result
+        switches = {"allow_unclean": unclean, "preferred_master": preferred, "master_grace": grace}
+        result = compute(before, request, self.alive, **switches)
+        assert compute(before, request, dict(self.alive), **switches) == result
         check_result(request, result)
         self.state = apply_events(before, result.events)
         self.follower = apply_events(self.follower, decode_events(encode_events(result.events)))
@@ -104,6 +107,7 @@ def test_invariants_hold_when_events_are_computed_on_a_stale_state(
             alive,
             allow_unclean=data.draw(st.booleans(), label="unclean"),
             preferred_master=data.draw(st.booleans(), label="preferred"),
+            master_grace=data.draw(st.booleans(), label="grace"),
         )
         check_result(request, result)
         committed: list[Event] = decode_events(encode_events(result.events))

@@ -201,6 +201,23 @@ def test_register_with_a_dead_master_leaves_the_master_fields_empty() -> None:
     assert x.current_sync_state_set_epoch == 2
 
 
+def test_register_in_the_grace_after_a_controller_start_names_the_unseen_master() -> None:
+    state = with_master(1, sync_state_set=(1, 2))
+    request = RegisterBrokerRequest(CLUSTER, BROKER, 2, addr(2), ha_addr(2))
+    _, result = run(state, request, alive_of(2, 3), master_grace=True)
+    x = reply_of(result, RegisterBrokerReply)
+    assert (x.master_broker_id, x.master_address, x.master_ha_address, x.master_epoch) == (1, addr(1), ha_addr(1), 1)
+    _, unseen = run(three_replicas(), request, alive_of(2, 3), master_grace=True)  # no master yet: none named
+    assert reply_of(unseen, RegisterBrokerReply).master_broker_id is None
+
+
+def test_the_grace_does_not_refuse_the_master_registering_from_a_new_address() -> None:
+    state = with_master(1, sync_state_set=(1, 2))
+    moved = RegisterBrokerRequest(CLUSTER, BROKER, 1, "10.0.0.9:10911", ha_addr(1))  # the master, from elsewhere
+    _, result = run(state, moved, alive_of(2), master_grace=True)  # unseen: the move is not refused
+    assert result.code == ResponseCode.SUCCESS
+
+
 def test_register_before_any_election_has_no_master_fields() -> None:
     _, result = run(three_replicas(), RegisterBrokerRequest(CLUSTER, BROKER, 1, addr(1), ha_addr(1)), alive_of(1, 2, 3))
     reply = reply_of(result, RegisterBrokerReply)
