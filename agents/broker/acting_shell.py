@@ -162,8 +162,9 @@ class ActingShell:
         heard = None if slave is None or slave.last_heard is None else int(slave.last_heard * 1000)
         sightings = [t for t in (heard, self._agent_sighting_ms) if t is not None]
         view = SetView(
-            member.broker_id, member.position().role, self.answer, reachable, max(sightings, default=None), self.alive
-        )
+            member.broker_id, member.position().role, self.answer, reachable, max(sightings, default=None), self.alive,
+            replicas_known=bool(self.peers),
+        )  # fmt: skip
         verdict = acting.decide(view, monotonic_ms(self._clock), config.acting_policy)
         with self._lock:
             before, self._verdict = self._verdict, verdict

@@ -302,6 +302,10 @@ class RoleKeeper:
         if isinstance(answer, str):
             log.info("%s: AlterSyncStateSet %s refused (%s)", self._name(), sorted(new_set), answer)
             master.abandon()
+            try:  # the set its added members stay counted toward until then: at once, not a poll period later
+                self._poll(may_elect=False)
+            except MqError as exc:
+                log.info("%s: controller unavailable for the SyncStateSet: %s", self._name(), exc)
             return
         members, epoch = answer
         master.confirm(members, epoch)
@@ -310,8 +314,10 @@ class RoleKeeper:
 
     def _local(self) -> Local:
         position = self._m.position()
+        replica = self._m.replica
+        unsettled = replica is not None and replica.master is not None and replica.master.sync_state.unsettled
         with self._lock:
-            return Local(self._m.broker_id, position.role, position.master_epoch, self._sss_epoch)
+            return Local(self._m.broker_id, position.role, position.master_epoch, self._sss_epoch, unsettled)
 
     def _took_role(self, sss_epoch: int, view: ControllerView) -> None:
         """The replica took the role `view` gave it: record what goes with it and tell the owner."""

@@ -28,6 +28,9 @@ class Local:
     role: Role
     master_epoch: int
     sync_state_set_epoch: int
+    sync_state_set_unsettled: bool = False
+    """As master: a dropped proposal's members are counted until the controller's set is known again
+    (``SyncState.unsettled``), so its set is taken even at the same epoch."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +93,10 @@ def decide(local: Local, view: View, *, may_elect: bool = True) -> Decision:
         local.role is Role.MASTER
         and view.master_id == local.broker_id
         and view.master_epoch == local.master_epoch
-        and view.sync_state_set_epoch > local.sync_state_set_epoch
+        and (
+            view.sync_state_set_epoch > local.sync_state_set_epoch
+            or (local.sync_state_set_unsettled and view.sync_state_set_epoch == local.sync_state_set_epoch)
+        )
     ):
         return TakeSyncStateSet(view.sync_state_set, view.sync_state_set_epoch)
     return Stay()

@@ -61,6 +61,9 @@ class SetView:
     alive_replicas: frozenset[int]
     """The set's replicas known alive (the controller's member list with its alive flags, or the agents asked
     directly while it is unreachable), this one included when alive."""
+    replicas_known: bool = True
+    """Whether a controller listed the set's registered replicas to this replica since it started: without them it
+    cannot tell whether a smaller id is alive."""
 
 
 class Why(Enum):
@@ -71,6 +74,7 @@ class Why(Enum):
     MASTER_SEEN = "a master was seen alive"
     CONTROLLER_REPORTS_NONE = "the controller reports no master"
     MASTER_LOST = "the controller is unreachable and no master was seen for brokerNotActiveTimeoutMillis"
+    REPLICAS_UNKNOWN = "no master, but no controller listed the set's replicas since this replica started"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +103,8 @@ def master_missing(view: SetView, now_ms: int, policy: ActingPolicy) -> Why:
 
 
 def decide(view: SetView, now_ms: int, policy: ActingPolicy) -> Verdict:
-    """Act iff enabled, the view holds no master, this replica is not master and it has the smallest alive id.
+    """Act iff enabled, the view holds no master, this replica knows its set's replicas, is not master and has the
+    smallest alive id.
 
     A replica that is not master is a slave, or one fenced since it started: it registered while the set had no
     master to follow (a restart during the episode) and holds its log as it was, with the confirmOffset its
@@ -112,6 +117,8 @@ def decide(view: SetView, now_ms: int, policy: ActingPolicy) -> Verdict:
     why = master_missing(view, now_ms, policy)
     if why in (Why.MASTER_REPORTED, Why.MASTER_SEEN):
         return Verdict(False, None, why)
+    if not view.replicas_known:  # it would count itself the smallest alive id and act beside the chosen one
+        return Verdict(False, None, Why.REPLICAS_UNKNOWN)
     expected = min(view.alive_replicas, default=None)
     act = expected == view.broker_id and view.role is not Role.MASTER
     return Verdict(act, expected, why)

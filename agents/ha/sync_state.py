@@ -12,6 +12,12 @@ by fewer brokers than the set that will be in force (RocketMQ #5663). A
 proposal becomes ``local`` only when the controller confirms it (#6662,
 #6728 explain the losses when Java applied it early).
 
+A proposal that is refused or never answered is dropped, but the members it
+added stay counted (``unsure``) until the controller's set is known again
+(``confirm``): the controller may have committed the expand and lost only
+the answer, and could then elect a member that lacks writes confirmed
+without it.
+
 confirmOffset is the lowest acknowledged offset over the set and never moves
 backwards; while any member is disconnected it stays where it is. Which of the
 two modes applies, and when an unanswered proposal is dropped, are decided here
@@ -46,14 +52,23 @@ class SyncState:
     local: frozenset[int]
     sync_state_set_epoch: int
     proposed: frozenset[int] | None = None
+    unsure: frozenset[int] = frozenset()
+    """Members a dropped proposal added: perhaps in the controller's set, until a set from it says."""
 
     @property
     def synchronizing(self) -> bool:
         return self.proposed is not None
 
+    @property
+    def unsettled(self) -> bool:
+        """A dropped proposal left members ``unsure`` and none is pending: the controller's current set, even at
+        this epoch, settles them (a pending proposal waits for its own answer instead)."""
+        return bool(self.unsure) and self.proposed is None
+
     def effective(self) -> frozenset[int]:
-        """The set acknowledgements are counted against: local ∪ proposed while synchronizing."""
-        return self.local | self.proposed if self.proposed is not None else self.local
+        """The set acknowledgements are counted against: local ∪ proposed while synchronizing, and ∪ unsure."""
+        pending = self.proposed if self.proposed is not None else frozenset()
+        return self.local | pending | self.unsure
 
     def in_sync_count(self) -> int:
         """Members for the minInSyncReplicas check: the larger of the two sets while synchronizing."""
@@ -67,11 +82,14 @@ class SyncState:
         """The controller confirmed (or pushed) a set: it becomes ``local`` and the proposal is done."""
         if sync_state_set_epoch < self.sync_state_set_epoch:
             return self
-        return replace(self, local=frozenset(new_set), sync_state_set_epoch=sync_state_set_epoch, proposed=None)
+        return replace(
+            self, local=frozenset(new_set), sync_state_set_epoch=sync_state_set_epoch, proposed=None, unsure=frozenset()
+        )
 
     def abandon(self) -> SyncState:
-        """The controller refused the proposal: keep ``local``."""
-        return replace(self, proposed=None)
+        """The proposal was refused or went unanswered: keep ``local``, and count what it added as ``unsure``."""
+        added = self.proposed - self.local if self.proposed is not None else frozenset()
+        return replace(self, proposed=None, unsure=self.unsure | added)
 
 
 def shrink(

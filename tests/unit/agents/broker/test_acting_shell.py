@@ -46,7 +46,9 @@ def slave(tmp_path: Path) -> Iterator[ReplicasManager]:
 
 
 def no_master_reported(m: ReplicasManager, alive: frozenset[int]) -> None:
-    """The controller just said the set has no master, and which replicas are alive."""
+    """The controller just said the set has no master, and which replicas are alive; it listed the set's replicas
+    (1, 2 and 3) before."""
+    m.rip32.peers = {1: NOBODY, 2: "127.0.0.1:2", 3: NOBODY}
     m.rip32.answer = ControllerAnswer(None, now_ms())
     m.rip32.alive = alive
 
@@ -111,9 +113,16 @@ def test_with_no_controller_and_no_peer_answering_a_slave_that_never_saw_a_maste
 
 
 def test_a_poll_no_controller_answers_decides_as_unreachable(slave: ReplicasManager) -> None:
+    slave.rip32.peers = {1: NOBODY, 2: "127.0.0.1:2", 3: NOBODY}
     slave.roles._poll_cycle()  # the controller address has no listener
     assert slave.rip32.answer is None and slave.rip32.alive == frozenset({2})
-    assert slave.acting  # never answered, no master ever seen, no peer known
+    assert slave.acting  # never answered, no master ever seen, no peer answers
+
+
+def test_a_replica_no_controller_ever_listed_the_set_to_does_not_act(slave: ReplicasManager) -> None:
+    """Without the set's replicas it cannot tell a smaller alive replica from none: acting then could make two."""
+    slave.roles._poll_cycle()
+    assert slave.rip32.peers == {} and not slave.acting
 
 
 def test_with_no_controller_a_master_named_recently_holds_acting_off(slave: ReplicasManager) -> None:

@@ -75,3 +75,10 @@ def test_every_combination_obeys_the_epoch_rule() -> None:
                 assert master is None and may_elect
             if isinstance(d, TakeSyncStateSet):
                 assert role is Role.MASTER and master == ME and v_epoch == epoch and v_sss > sss_epoch
+
+
+def test_a_master_with_unsettled_members_takes_the_controllers_set_at_the_same_epoch() -> None:
+    unsettled = Local(ME, Role.MASTER, 1, 3, sync_state_set_unsettled=True)
+    assert decide(unsettled, view(ME, 1, 3)) == TakeSyncStateSet(frozenset({1, 2}), 3)
+    assert decide(unsettled, view(ME, 1, 2)) == Stay()  # an older set settles nothing
+    assert decide(local(Role.MASTER, 1, 3), view(ME, 1, 3)) == Stay()

@@ -80,6 +80,16 @@ def test_a_replica_that_never_heard_of_a_master_or_a_controller_counts_it_lost()
     assert decide(view(2, answered=None, reachable=False, seen=None), 0, ON) == Verdict(True, 2, Why.MASTER_LOST)
 
 
+def test_a_replica_no_controller_listed_the_set_to_does_not_act() -> None:
+    """Fixed (issue 38's open item): knowing no peers, it counted itself the smallest alive id and acted alone, beside
+    the replica the others chose (registered, then every controller down before its first list of the set)."""
+    lost = replace(view(alive=frozenset({3}), answered=None, reachable=False), broker_id=3, replicas_known=False)
+    assert decide(lost, 60_000, ON) == Verdict(False, None, Why.REPLICAS_UNKNOWN)
+    assert decide(replace(lost, replicas_known=True), 60_000, ON).act
+    reported = replace(lost, answer=ControllerAnswer(1, 59_000), controller_reachable=True)
+    assert decide(reported, 60_000, ON) == Verdict(False, None, Why.MASTER_REPORTED)  # the master check comes first
+
+
 def test_a_master_never_acts_and_the_others_defer_to_the_smallest_id_whatever_its_role() -> None:
     assert decide(view(2, role=Role.MASTER), 1, ON) == Verdict(False, 2, Why.CONTROLLER_REPORTS_NONE)
     assert not decide(view(3), 1, ON).act  # 2 is expected, even while it cannot act

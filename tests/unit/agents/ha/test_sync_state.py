@@ -60,7 +60,33 @@ def test_a_stale_confirmation_is_ignored() -> None:
 
 def test_abandon_keeps_local() -> None:
     s = state({1, 2}).propose(frozenset({1})).abandon()
-    assert (s.local, s.synchronizing) == (frozenset({1, 2}), False)
+    assert (s.local, s.synchronizing, s.unsure, s.unsettled) == (frozenset({1, 2}), False, frozenset(), False)
+
+
+def test_a_dropped_expand_keeps_its_new_member_counted_until_the_controllers_set_is_known() -> None:
+    """Fixed (docs/reliability.md, an open item): the controller may have committed the expand and lost only its
+    answer; a write confirmed without the new member could then be lost by electing it."""
+    s = state({1, 2}).propose(frozenset({1, 2, 3})).abandon()
+    assert (s.local, s.unsure, s.unsettled, s.synchronizing) == (frozenset({1, 2}), frozenset({3}), True, False)
+    assert s.effective() == frozenset({1, 2, 3})
+    slaves = {2: progress(2, ack=500)}
+    assert confirm_offset(s, slaves, max_offset=500, current=100) == 100  # 3 not connected: frozen
+    assert not acks_satisfied(s, slaves, 500, all_ack_in_sync_state_set=True, in_sync_replicas=1)
+    assert expand(s, progress(3, ack=500), confirm_offset=100, last_epoch_start=0) is None  # not proposed twice
+    pending = s.propose(frozenset({1}))  # a later proposal: 3 stays counted while it waits, and is not settled
+    assert (pending.effective(), pending.unsettled) == (frozenset({1, 2, 3}), False)
+
+
+@pytest.mark.parametrize(("members", "epoch"), [({1, 2}, 3), ({1, 2, 3}, 4)], ids=["refused", "committed"])
+def test_the_controllers_set_settles_the_unsure_members_even_at_the_same_epoch(members: set[int], epoch: int) -> None:
+    s = state({1, 2}).propose(frozenset({1, 2, 3})).abandon().confirm(frozenset(members), epoch)
+    assert (s.local, s.unsure, s.effective(), s.unsettled) == (frozenset(members), frozenset(), frozenset(members),
+                                                                False)  # fmt: skip
+
+
+def test_a_stale_set_does_not_settle_the_unsure_members() -> None:
+    s = state({1, 2}, epoch=5).propose(frozenset({1, 2, 3})).abandon().confirm(frozenset({1, 2}), 4)
+    assert s.unsure == frozenset({3})
 
 
 # --- shrink --------------------------------------------------------------------------------------
