@@ -3,9 +3,11 @@
 
 A transaction ends like any consumer change (``consumer_ledger``): a commit's copy in its real topic and the
 ``TransactionEnded`` record go in one put, so a new master holds both or neither, and the state its log rebuilds
-says which transactions ended, so an end is idempotent across failovers: an end of a transaction ended already
-answers SUCCESS and writes nothing (the first decision stands). Two ends of one transaction in flight at once share
-the first one's put and its outcome.
+says which transactions ended, and how the latest ended, so an end is idempotent across failovers: the first end
+stands, and a later one writes nothing: it answers SUCCESS when it asks what happened (or that is no longer kept),
+else MESSAGE_ILLEGAL saying what stood (``half.end_conflict``: a COMMIT after a check-back's ROLLBACK did not
+happen, and its producer is told). Two ends of one transaction in flight at once share the first one's put and its
+outcome, or that conflict.
 
 Check-backs: each pass (``deliver_due``, run by a ``delays.TimerDelivery`` thread) reads the confirmed half messages
 on from where it stopped, plans what is due (``agents.transaction.checks``), stores a ``TransactionChecked`` record
@@ -45,6 +47,7 @@ from agents.transaction.half import (
     committed,
     decode_id,
     dropped,
+    end_conflict,
     immunity_ms,
     real_queue,
 )
@@ -133,11 +136,13 @@ class TransactionBook:
                 ending, mine = self._ending.get(ref.half_offset), False
                 if ending is None:
                     if state.transactions.done(ref.half_offset):
+                        _refuse_conflict(request, state.resolutions.get(ref.half_offset))
                         return Ended(ResponseCode.SUCCESS, "the transaction was ended before; the first end stands")
                     ending, mine = self._start_end(state, ref.half_offset, half, request.resolution), True
             if mine:
                 self._settle(ref.half_offset, ending)
             ending.wait()
+            _refuse_conflict(request, ending.resolution)
             if mine and request.from_check:
                 log.info("%s: transaction %s ended by its check-back: %s", self._name, request.transaction_id,
                          request.resolution.name)  # fmt: skip
@@ -296,6 +301,13 @@ class _Ending:
         self.settled.wait()
         if self.refused is not None:
             raise Refused(self.refused.code, str(self.refused))
+
+
+def _refuse_conflict(request: EndRequest, stood: Resolution | None) -> None:
+    """`Refused` MESSAGE_ILLEGAL when the end that stood (`stood`) is not what `request` asks."""
+    assert request.resolution is not None
+    if conflict := end_conflict(stood, request.resolution):
+        raise Refused(ResponseCode.MESSAGE_ILLEGAL, f"transaction {request.transaction_id} {conflict}")
 
 
 def _half_at(store: MessageStore, offset: int) -> tuple[int, Message] | None:

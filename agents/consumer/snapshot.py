@@ -3,22 +3,25 @@
 A snapshot is the whole `ConsumerState` at one cut of the commit log::
 
     magic "MQCS" | version | covered | seq | offsets | queues [| timer] [| versions | escaped] [| transactions]
+    [| resolutions]
     | crc32 (u32, big-endian, of every byte before it)
     offsets: n, then per key in sorted order: group, topic, queueId, offset, timestampMs
     queues:  n, then per key in sorted order: group, topic, queueId, committed, scanned, nextTicket, attemptId,
              n in flight (offset ticket deadlineMs attempt)..., n done (offset ticket)..., each by offset
-    timer:   floor, n delivered offsets (increasing, above the floor)...   (versions 2 to 4)
-    versions: n, then per key in sorted order: group, topic, queueId, epoch, seq   (versions 3 and 4)
+    timer:   floor, n delivered offsets (increasing, above the floor)...   (versions 2 to 5)
+    versions: n, then per key in sorted order: group, topic, queueId, epoch, seq   (versions 3 to 5)
     escaped:  n, then per (home, key) in sorted order: an Escaped record's fields from home on
-              (``agents.consumer.records``' kind 7)   (versions 3 and 4)
+              (``agents.consumer.records``' kind 7)   (versions 3 to 5)
     transactions: floor, n ended offsets (increasing, above the floor)..., n checked (offset count)... by offset
-              (version 4 only)
+              (versions 4 and 5)
+    resolutions: n (at most ``RESOLUTIONS_KEPT``), then per ended transaction in the order they ended: half
+              offset, resolution   (version 5 only)
 
-Version 1 is a state without delayed-message progress, version 2 one with it, version 3 one with RIP-32 state
-(a reset queue's version, or changes escaped to this set; its timer may be empty), version 4 one with transactions
-(its other parts may be empty): a broker set keeps writing the
-oldest version that holds its state, so one that never delivered a delayed message or escaped keeps writing
-snapshots an older broker reads.
+Version 1 is a state without delayed-message progress, version 2 one with it, version 3 one with RIP-32 state (a
+reset queue's version, or changes escaped to this set; its timer may be empty), version 4 one with transactions (its
+other parts may be empty), version 5 one that also knows how its latest transactions ended: a broker set keeps
+writing the oldest version that holds its state, so one that never delivered a delayed message or escaped keeps
+writing snapshots an older broker reads.
 
 ``covered`` is the commit-log offset the snapshot covers: the state holds every consumer-state record stored below
 it and none at or above it. Keys and offsets are strictly increasing, so a state has one snapshot and a reordered
@@ -46,13 +49,14 @@ from agents.consumer.records import (
     write_escaped,
     write_queue,
 )
-from agents.consumer.state import Committed, ConsumerState, apply_all
+from agents.consumer.state import RESOLUTIONS_KEPT, Committed, ConsumerState, apply_all
 from agents.consumer.wire import Reader, Writer
 from agents.pop.model import QueueKey, QueueState
 from agents.store.crc import crc32
+from agents.transaction.half import Resolution
 
 MAGIC = b"MQCS"
-VERSION, TIMER_VERSION, ESCAPE_VERSION, TRANSACTION_VERSION = 1, 2, 3, 4
+VERSION, TIMER_VERSION, ESCAPE_VERSION, TRANSACTION_VERSION, RESOLUTION_VERSION = 1, 2, 3, 4, 5
 _CRC = struct.Struct(">I")
 
 
@@ -115,6 +119,8 @@ def _sorted_keys(keys: Iterable[QueueKey]) -> list[QueueKey]:
 
 def _version_of(st: ConsumerState) -> int:
     """The oldest format that holds `st`."""
+    if st.resolutions:
+        return RESOLUTION_VERSION
     if st.transactions != NO_PROGRESS or st.checks:
         return TRANSACTION_VERSION
     if st.versions or st.escaped:
@@ -154,7 +160,7 @@ def encode(snapshot: Snapshot) -> bytes:
         w.uint(len(held))
         for e in held:
             write_escaped(w, e)
-    if version == TRANSACTION_VERSION:
+    if version >= TRANSACTION_VERSION:
         w.uint(st.transactions.floor)
         w.uint(len(st.transactions.above))
         for offset in sorted(st.transactions.above):
@@ -163,6 +169,11 @@ def encode(snapshot: Snapshot) -> bytes:
         for offset in sorted(st.checks):
             w.uint(offset)
             w.uint(st.checks[offset])
+    if version == RESOLUTION_VERSION:
+        w.uint(len(st.resolutions))
+        for offset, resolution in st.resolutions.items():
+            w.uint(offset)
+            w.uint(resolution)
     w.out += _CRC.pack(crc32(w.out))
     return bytes(w.out)
 
@@ -187,8 +198,8 @@ def decode(data: bytes) -> Snapshot:
     r = Reader(body, "consumer-state snapshot")
     r.pos = len(MAGIC)
     version = r.uint("version")
-    if version not in (VERSION, TIMER_VERSION, ESCAPE_VERSION, TRANSACTION_VERSION):
-        raise r.fail(f"version {version} is not {VERSION}..{TRANSACTION_VERSION} (written by a newer broker?)")
+    if not VERSION <= version <= RESOLUTION_VERSION:
+        raise r.fail(f"version {version} is not {VERSION}..{RESOLUTION_VERSION} (written by a newer broker?)")
     if crc32(body) != stored:
         raise StateFormatError(f"consumer-state snapshot: checksum {crc32(body):08x} does not match {stored:08x}")
     covered, seq = r.uint("covered"), r.uint("seq")
@@ -221,7 +232,8 @@ def decode(data: bytes) -> Snapshot:
             escaped.setdefault(e.home, {})[e.key] = e
         if version == ESCAPE_VERSION and not versions and not escaped:
             raise r.fail(f"version {ESCAPE_VERSION} without versions or escaped changes (an older version's state)")
-    transactions, checks = _read_transactions(r) if version == TRANSACTION_VERSION else (NO_PROGRESS, {})
+    transactions, checks = _read_transactions(r) if version >= TRANSACTION_VERSION else (NO_PROGRESS, {})
+    resolutions = _read_resolutions(r, transactions) if version == RESOLUTION_VERSION else {}
     r.end()
     state = ConsumerState(
         seq,
@@ -232,6 +244,7 @@ def decode(data: bytes) -> Snapshot:
         MappingProxyType({home: MappingProxyType(held) for home, held in escaped.items()}),
         transactions,
         MappingProxyType(checks),
+        MappingProxyType(resolutions),
     )
     return Snapshot(covered, state)
 
@@ -261,3 +274,16 @@ def _read_transactions(r: Reader) -> tuple[OffsetProgress, dict[int, int]]:
     if not floor and not ended and not checks:
         raise r.fail(f"version {TRANSACTION_VERSION} without transactions (an older version's state)")
     return OffsetProgress(floor, frozenset(ended)), checks
+
+
+def _read_resolutions(r: Reader, ended: OffsetProgress) -> dict[int, Resolution]:
+    resolutions: dict[int, Resolution] = {}
+    n = r.count("resolutions")
+    if not 0 < n <= RESOLUTIONS_KEPT:
+        raise r.fail(f"{n} resolutions is not 1..{RESOLUTIONS_KEPT}")
+    for _ in range(n):
+        offset = r.uint("resolved half offset")
+        if not ended.done(offset) or offset in resolutions:
+            raise r.fail(f"half offset {offset} has a resolution but is not ended, or has two")
+        resolutions[offset] = Resolution(r.uint("resolution", min(Resolution), max(Resolution)))
+    return resolutions

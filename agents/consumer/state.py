@@ -2,12 +2,13 @@
 
 It holds the committed offset of each (group, topic, queue) with the commit's time, each POP queue state
 (``agents.pop``, changed by its own ``apply``), the delayed messages delivered (``timer``, ``agents.delay.timer``),
-the transactions ended (``transactions``) and the check-backs of those still open (``checks``,
-``agents.transaction``), and ``seq``, the last record applied; ``Forgotten`` drops a group's keys on a topic. An
-offset commit (a reset) also starts the queue's POP state over at that offset, so one offset per queue is the group's
-progress whichever way it consumes (``consumer_offset``). Records are applied in sequence: one at or below ``seq`` is
-a replay and changes nothing, so applying a log twice equals applying it once; one that skips a number raises
-`SequenceGap`, since the records between are missing from the log.
+the transactions ended (``transactions``) with how the last `RESOLUTIONS_KEPT` of them ended (``resolutions``), and
+the check-backs of those still open (``checks``, ``agents.transaction``), and ``seq``, the last record applied;
+``Forgotten`` drops a group's keys on a topic. An offset commit (a reset) also starts the queue's POP state over at
+that offset, so one offset per queue is the group's progress whichever way it consumes (``consumer_offset``).
+Records are applied in sequence: one at or below ``seq`` is a replay and changes nothing, so applying a log twice
+equals applying it once; one that skips a number raises `SequenceGap`, since the records between are missing from
+the log.
 
 For RIP-32 (``agents.consumer.pre_online``) it also holds each queue's `Version` (``versions``: the (masterEpoch,
 seq) of the offset commit that last moved the queue's offset back, absent before any) and the changes other sets'
@@ -41,6 +42,12 @@ from agents.consumer.records import (
 from agents.pop import rules
 from agents.pop.events import Acked, Changed, Event, Popped
 from agents.pop.model import QueueKey, QueueState
+from agents.transaction.half import Resolution
+
+RESOLUTIONS_KEPT = 16_384
+"""How many of the latest ends keep their resolution: what a later end asking the other one is told about (a
+producer's COMMIT after its check-back was answered ROLLBACK). Some minutes of ends at hundreds per second; an older
+one answers as a repeat, since only which transactions ended is kept for all."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +78,10 @@ def _no_checks() -> Mapping[int, int]:
     return MappingProxyType({})
 
 
+def _no_resolutions() -> Mapping[int, Resolution]:
+    return MappingProxyType({})
+
+
 @dataclass(frozen=True, slots=True)
 class ConsumerState:
     """A broker set's consumer state after the records up to and including `seq`."""
@@ -87,6 +98,9 @@ class ConsumerState:
     """The half queue offsets of the transactions ended (committed, rolled back or dropped)."""
     checks: Mapping[int, int] = field(default_factory=_no_checks)
     """Half queue offset → check-backs so far, of the open transactions checked at least once."""
+    resolutions: Mapping[int, Resolution] = field(default_factory=_no_resolutions)
+    """Half queue offset → how it ended, of the last `RESOLUTIONS_KEPT` transactions ended, in the order they ended
+    (the first end of each; the oldest go first)."""
 
 
 EMPTY = ConsumerState()
@@ -105,6 +119,7 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
     ended: set[int] = set()  # half offsets, likewise
     transactions = st.transactions
     checks = dict(st.checks)
+    resolved: dict[int, Resolution] | None = None  # copied at the first end: most batches end nothing
 
     def settle(keys: Iterable[QueueKey]) -> None:
         for key in list(keys):
@@ -136,9 +151,13 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
         elif isinstance(c, TimerDelivered):
             delivered += c.offsets
         elif isinstance(c, TransactionEnded):
-            ended.update(c.offsets)
+            if resolved is None:
+                resolved = dict(st.resolutions)
             for offset in c.offsets:
+                if not transactions.done(offset) and offset not in ended:  # the first end stands
+                    resolved[offset] = c.resolution
                 checks.pop(offset, None)
+            ended.update(c.offsets)
         elif isinstance(c, TransactionChecked):
             for offset in c.offsets:
                 if not transactions.done(offset) and offset not in ended:
@@ -178,7 +197,14 @@ def apply_all(state: ConsumerState | None, records: Iterable[StateRecord]) -> Co
         MappingProxyType({home: MappingProxyType(held) for home, held in escaped.items()}),
         mark(transactions, ended),
         MappingProxyType(checks),
+        st.resolutions if resolved is None else MappingProxyType(_latest(resolved)),
     )
+
+
+def _latest(resolved: dict[int, Resolution]) -> dict[int, Resolution]:
+    """`resolved` without the oldest ends beyond `RESOLUTIONS_KEPT`."""
+    over = len(resolved) - RESOLUTIONS_KEPT
+    return dict(list(resolved.items())[over:]) if over > 0 else resolved
 
 
 def queue_state(state: ConsumerState, key: QueueKey) -> QueueState | None:

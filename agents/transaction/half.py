@@ -49,6 +49,23 @@ class Resolution(IntEnum):
     """Checked back ``transactionCheckMax`` times without an answer, or its half message is gone."""
 
 
+_STOOD = {
+    Resolution.COMMIT: "was committed before: its message is delivered",
+    Resolution.ROLLBACK: "was rolled back before: its message is never delivered",
+    Resolution.DROPPED: f"was dropped before: its check-backs went unanswered (kept in {CHECK_MAX_TOPIC}, never "
+    "delivered)",
+}
+
+
+def end_conflict(stood: Resolution | None, asked: Resolution) -> str | None:
+    """Why an end asking `asked` of a transaction that ended `stood` must be refused (None: it asks what
+    happened, or the first end's resolution is no longer kept): the first end stands, so a COMMIT of one not
+    committed, or a ROLLBACK of one committed, did not happen, and its producer must be told."""
+    if stood is None or stood is asked or (asked is Resolution.ROLLBACK and stood is Resolution.DROPPED):
+        return None
+    return f"{_STOOD[stood]}; this {asked.name.lower()} is not done (the first end stands)"
+
+
 def is_transactional(properties: Mapping[str, str]) -> bool:
     return properties.get(TRAN_MSG, "").lower() == "true"
 

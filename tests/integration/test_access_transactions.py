@@ -177,7 +177,9 @@ def end(box: Sandbox, message_id: str, transaction_id: str, resolution: int) -> 
         return int(answer.status.code)
 
 
-def test_an_end_is_idempotent_and_the_first_decision_stands(box: Sandbox, cluster: Cluster) -> None:
+def test_an_end_is_idempotent_the_first_decision_stands_and_the_other_is_refused(
+    box: Sandbox, cluster: Cluster
+) -> None:
     p = producer(box)
     try:
         m = Message()
@@ -188,12 +190,36 @@ def test_an_end_is_idempotent_and_the_first_decision_stands(box: Sandbox, cluste
     finally:
         p.shutdown()
     assert transaction_id.startswith(BROKER + "@")
-    assert [end(box, message_id, transaction_id, r) for r in (v2.COMMIT, v2.COMMIT, v2.ROLLBACK)] == [20000] * 3
+    assert [end(box, message_id, transaction_id, r) for r in (v2.COMMIT, v2.COMMIT, v2.ROLLBACK)] == [
+        20000,
+        20000,
+        v2.INVALID_TRANSACTION_ID,  # the commit stood: this rollback is refused, and changes nothing
+    ]
     assert end(box, message_id, transaction_id.replace("@", "@9", 1), v2.COMMIT) == v2.INVALID_TRANSACTION_ID
     assert end(box, "other", transaction_id, v2.COMMIT) == v2.INVALID_TRANSACTION_ID
     assert end(box, message_id, "", v2.COMMIT) == v2.INVALID_TRANSACTION_ID
     assert stored(cluster.healthy().address, TOPIC)[message_id] == 1
     assert received(box, {message_id}, 30)[message_id] == 1
+
+
+def test_a_commit_after_its_transaction_was_rolled_back_fails_in_the_official_client(
+    box: Sandbox, cluster: Cluster
+) -> None:
+    """As when a check-back was answered ROLLBACK before the producer's own commit arrived: the client's commit()
+    raises, and the message is never stored in its topic."""
+    p = producer(box)
+    try:
+        m = Message()
+        m.topic, m.body = TOPIC, b"late-e1"
+        transaction = p.begin_transaction()
+        receipt = p.send(m, transaction)
+        message_id = receipt.message_id
+        assert end(box, message_id, receipt.transaction_id, v2.ROLLBACK) == 20000
+        with pytest.raises(Exception, match="rolled back before"):
+            transaction.commit()
+    finally:
+        p.shutdown()
+    assert message_id not in stored(cluster.healthy().address, TOPIC)
 
 
 def test_a_transaction_checked_back_too_often_is_dropped(box: Sandbox, cluster: Cluster) -> None:

@@ -67,6 +67,12 @@ UNKNOWN_GROUP = "GID_ref_unknown"
 UNKNOWN_TOPIC = "RefNoSuchTopic"
 MAX_BODY = 4 * 1024 * 1024
 
+JAVA_SETTLE_S = 90.0
+"""A topic Java's broker makes reaches its proxy through the namesrv: the broker's next registration, then the
+proxy's route cache; under a loaded CI machine 30 s was once not enough."""
+OURS_SETTLE_S = 15.0
+"""Ours routes it from the controller's metadata, where the master records it with its first message."""
+
 # --- what is known to differ ---------------------------------------------------------------------------------------
 # A pattern of "step.field" keys (as the test prints them; "*" matches anything) -> why ours differs from Java's.
 KNOWN: dict[str, str] = {
@@ -84,6 +90,10 @@ KNOWN: dict[str, str] = {
     "telemetry.*.settings.subscription.lite_subscription_quota": "RocketMQ 5.5's lite topics: ours has none",
     "telemetry.*.settings.subscription.max_lite_topic_size": "RocketMQ 5.5's lite topics: ours has none",
     # sends
+    "end_transaction.commit_again.code": "Java's proxy forgets a transaction at its first end and answers another "
+    "end INTERNAL_SERVER_ERROR; ours answers a repeat OK (the first end stands, nothing written)",
+    "end_transaction.rollback_after_commit.code": "the same in Java; ours refuses an end asking the other resolution "
+    "with INVALID_TRANSACTION_ID saying what stood (nothing written)",
     "send.*.entries_have_transaction_id": "Java's proxy returns a transaction id for every sent message; ours only "
     "for a transactional one (nothing ends another message)",
     "send.bad.*.entries": "a refused send: Java answers no entries, ours one per message with the same code",
@@ -344,6 +354,8 @@ class Run:
 
     endpoint: str
     stub: Any
+    settle_s: float
+    """How long a topic the broker makes on its own (retry, dead letters) may take to be routed."""
     observed: dict[str, Any] = field(default_factory=dict)
     handles: dict[bytes, Any] = field(default_factory=dict)
     """Delivered messages by body, as the sequence goes."""
@@ -489,10 +501,10 @@ def route(run: Run, topic: str, *, asked: bool = True, client: str | None = "ref
     return {**status_of(answer.status), **queues_shape(answer.message_queues, run.endpoint)}
 
 
-def route_eventually(run: Run, topic: str, timeout: float = 30) -> dict[str, Any]:
-    """The route of a topic the broker makes on its own (retry, dead letters): it reaches the namesrv, and the
-    proxy's route cache, a while after it is made; the first OK answer, or the last after `timeout`."""
-    deadline = time.monotonic() + timeout
+def route_eventually(run: Run, topic: str) -> dict[str, Any]:
+    """The route of a topic the broker makes on its own (retry, dead letters), a while after it is made: the
+    first OK answer, or the last after the run's `settle_s`."""
+    deadline = time.monotonic() + run.settle_s
     while True:
         found = route(run, topic)
         if found["code"] == "OK" or time.monotonic() > deadline:
@@ -537,10 +549,10 @@ def terminate(run: Run, client: str, group: str | None) -> dict[str, Any]:
     return status_of(run.stub.NotifyClientTermination(request, metadata=run.h(client), timeout=15).status)
 
 
-def replay(endpoint: str) -> dict[str, Any]:
+def replay(endpoint: str, settle_s: float) -> dict[str, Any]:
     """The recorded sequence against the access point at `endpoint`: every step's observation, in order."""
     with grpc.insecure_channel(endpoint, options=[("grpc.max_send_message_length", 16 * 1024 * 1024)]) as channel:
-        run = Run(endpoint, stubs.MessagingServiceStub(channel))
+        run = Run(endpoint, stubs.MessagingServiceStub(channel), settle_s)
         try:
             _sequence(run)
         finally:
@@ -601,15 +613,17 @@ def _sequence(run: Run) -> None:
     tx = transactional(TX_TOPIC, b"t1")
     sent_tx = step("send.transaction", lambda: send_one(run, tx))
 
-    def end_transaction() -> dict[str, Any]:
+    def end_transaction(resolution: int) -> dict[str, Any]:
         ids = sent_tx.get("~transaction_id") or [""]
         request = service.EndTransactionRequest(
             topic=resource(TX_TOPIC), message_id=tx.system_properties.message_id, transaction_id=ids[0],
-            resolution=v2.COMMIT, source=v2.SOURCE_CLIENT,
+            resolution=resolution, source=v2.SOURCE_CLIENT,
         )  # fmt: skip
         return status_of(run.stub.EndTransaction(request, metadata=run.h(producer), timeout=15).status)
 
-    step("end_transaction.commit", end_transaction)
+    step("end_transaction.commit", partial(end_transaction, v2.COMMIT))
+    step("end_transaction.commit_again", partial(end_transaction, v2.COMMIT))
+    step("end_transaction.rollback_after_commit", partial(end_transaction, v2.ROLLBACK))
 
     def batch() -> dict[str, Any]:
         messages = [normal(NORMAL_TOPIC, b"b1"), normal(NORMAL_TOPIC, b"b2")]
@@ -786,9 +800,9 @@ def known(key: str) -> str | None:
 
 def test_the_recorded_sequence_answers_as_javas_proxy_does(targets: dict[str, str]) -> None:
     began = time.monotonic()
-    java = replay(targets["java"])
+    java = replay(targets["java"], JAVA_SETTLE_S)
     took_java = time.monotonic() - began
-    ours = replay(targets["ours"])
+    ours = replay(targets["ours"], OURS_SETTLE_S)
     took_ours = time.monotonic() - began - took_java
     print(f"\nreplayed {len(java)} steps: java {took_java:.1f}s, ours {took_ours:.1f}s")
     found = differences(java, ours)

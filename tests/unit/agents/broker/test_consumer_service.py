@@ -3,12 +3,14 @@ every put is PUT_OK)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from agents.broker import consumer_ledger
 from agents.broker.api import (
     Acked,
     AckRequest,
@@ -408,20 +410,30 @@ def copies(b: Broker) -> list[bytes]:
 ENDED_BEFORE = "the transaction was ended before; the first end stands"
 
 
+def conflict(tx_id: str, stood: str, asked: str) -> tuple[ResponseCode, str]:
+    return ResponseCode.MESSAGE_ILLEGAL, f"transaction {tx_id} was {stood} before: {asked} (the first end stands)"
+
+
+COMMITTED = "committed", "its message is delivered; this rollback is not done"
+ROLLED_BACK = "rolled back", "its message is never delivered; this commit is not done"
+
+
 def test_a_transaction_ends_once_whatever_comes_after(broker: Broker) -> None:
-    """A commit stores its copy once; a repeat, or a rollback after it, answers SUCCESS and writes nothing; a
-    rollback stores nothing; UNSPECIFIED ends nothing; an id or message the set does not hold is refused."""
+    """A commit stores its copy once; a repeat answers SUCCESS and writes nothing, a rollback after it is refused
+    and writes nothing, and so is a commit after a rollback; a rollback stores nothing; UNSPECIFIED ends nothing;
+    an id or message the set does not hold is refused."""
     ids = send_halves(broker, 3)
     s, _ = service(broker)
     assert receive(s).code == ResponseCode.PULL_NOT_FOUND  # a half message is no consumer's
     assert end(s, 0, ids[0], Resolution.COMMIT).code == ResponseCode.SUCCESS
-    for again in (Resolution.COMMIT, Resolution.ROLLBACK):
-        answer = end(s, 0, ids[0], again)
-        assert (answer.code, answer.remark) == (
-            ResponseCode.SUCCESS,
-            "the transaction was ended before; the first end stands",
-        )
+    answer = end(s, 0, ids[0], Resolution.COMMIT)
+    assert (answer.code, answer.remark) == (ResponseCode.SUCCESS, ENDED_BEFORE)
+    answer = end(s, 0, ids[0], Resolution.ROLLBACK)
+    assert (answer.code, answer.remark) == conflict(ids[0], COMMITTED[0], COMMITTED[1])
     assert end(s, 1, ids[1], Resolution.ROLLBACK).code == ResponseCode.SUCCESS
+    answer = end(s, 1, ids[1], Resolution.COMMIT)
+    assert (answer.code, answer.remark) == conflict(ids[1], ROLLED_BACK[0], ROLLED_BACK[1])
+    assert end(s, 1, ids[1], Resolution.ROLLBACK).remark == ENDED_BEFORE
     assert end(s, 2, ids[2], None).code == ResponseCode.SUCCESS
     assert copies(broker) == [b"t0"]
     delivered = receive(s).messages
@@ -435,6 +447,36 @@ def test_a_transaction_ends_once_whatever_comes_after(broker: Broker) -> None:
     assert (s.transactions.counts.committed, s.transactions.counts.rolled_back) == (1, 1)
 
 
+def test_ends_in_flight_at_once_share_the_first_ones_put_and_the_other_resolution_is_refused(broker: Broker) -> None:
+    ids = send_halves(broker, 1)
+    s, _ = service(broker)
+    ledger, release = s.ledger, threading.Event()
+    settle = ledger.settle
+
+    def held(appended: consumer_ledger.Appended | None) -> None:  # the first end's put waits for its acknowledgement
+        release.wait(10)
+        settle(appended)
+
+    ledger.settle = held  # type: ignore[method-assign]
+    answers: dict[str, Ended] = {}
+    asks = [("first", Resolution.COMMIT), ("repeat", Resolution.COMMIT), ("other", Resolution.ROLLBACK)]
+    threads = [threading.Thread(target=lambda n=n, r=r: answers.__setitem__(n, end(s, 0, ids[0], r))) for n, r in asks]
+    threads[0].start()
+    while not s.transactions._ending:  # the first is in flight
+        threading.Event().wait(0.001)
+    ending = next(iter(s.transactions._ending.values()))
+    for t in threads[1:]:
+        t.start()
+    while len(ending.settled._cond._waiters) < 2:  # type: ignore[attr-defined]  # both wait for the first's put
+        threading.Event().wait(0.001)
+    release.set()
+    for t in threads:
+        t.join(10)
+    assert (answers["first"].code, answers["repeat"].code) == (ResponseCode.SUCCESS, ResponseCode.SUCCESS)
+    assert (answers["other"].code, answers["other"].remark) == conflict(ids[0], COMMITTED[0], COMMITTED[1])
+    assert copies(broker) == [b"t0"] and s.transactions.counts.committed == 1
+
+
 def test_a_new_master_knows_which_transactions_ended(broker: Broker) -> None:
     ids = send_halves(broker, 2)
     s, keeper = service(broker)
@@ -442,8 +484,11 @@ def test_a_new_master_knows_which_transactions_ended(broker: Broker) -> None:
     keeper.run_once()
     assert end(s, 1, ids[1], Resolution.ROLLBACK).code == ResponseCode.SUCCESS  # after the snapshot: in the tail
     rebuilt, _ = service(broker)  # a new master: its snapshot and the records after it
-    assert end(rebuilt, 0, ids[0], Resolution.COMMIT).remark.startswith("the transaction was ended before")
-    assert end(rebuilt, 1, ids[1], Resolution.COMMIT).remark.startswith("the transaction was ended before")
+    assert end(rebuilt, 0, ids[0], Resolution.COMMIT).remark == ENDED_BEFORE
+    answer = end(rebuilt, 0, ids[0], Resolution.ROLLBACK)  # how it ended, from the snapshot
+    assert (answer.code, answer.remark) == conflict(ids[0], COMMITTED[0], COMMITTED[1])
+    answer = end(rebuilt, 1, ids[1], Resolution.COMMIT)  # from the log's tail
+    assert (answer.code, answer.remark) == conflict(ids[1], ROLLED_BACK[0], ROLLED_BACK[1])
     assert copies(broker) == [b"t0"]
     assert rebuilt.transactions.deliver_due(10**9) is None  # nothing open: nothing to check
 
@@ -488,3 +533,11 @@ def test_open_transactions_are_checked_back_counted_and_dropped(broker: Broker) 
     assert [(m.body, m.properties[UNIQ_KEY]) for m in dropped_copy] == [(b"t0", "TX0")]
     assert rebuilt.transactions.open_transactions(TOPIC) == () and copies(broker) == []
     assert rebuilt.transactions.counts.dropped == 1 and tx.counts.checked == 3
+    answer = end(rebuilt, 0, ids[0], Resolution.COMMIT)  # its producer answers at last: too late
+    assert (answer.code, answer.remark) == conflict(
+        ids[0],
+        "dropped",
+        f"its check-backs went unanswered (kept in {CHECK_MAX_TOPIC}, never delivered); this commit is not done",
+    )
+    assert end(rebuilt, 0, ids[0], Resolution.ROLLBACK).remark == ENDED_BEFORE  # what happened anyway
+    assert copies(broker) == []

@@ -14,12 +14,13 @@ from agents.consumer.errors import StateFormatError
 from agents.consumer.progress import OffsetProgress
 from agents.consumer.records import Escaped, EscapeKey, OffsetCommitted, TimerDelivered, Version, write_escaped
 from agents.consumer.snapshot import Snapshot, advance, decode, encode, rebuild, retained_floor, take
-from agents.consumer.state import Committed, ConsumerState, apply_all
+from agents.consumer.state import RESOLUTIONS_KEPT, Committed, ConsumerState, apply_all
 from agents.consumer.wire import Writer
 from agents.ha.retention import Floors, Policy, Segment, plan
 from agents.pop.events import Acked
 from agents.pop.model import Inflight, QueueKey, QueueState
 from agents.store.crc import crc32
+from agents.transaction.half import Resolution
 from tests.harness.consumer_runs import STEPS, play
 from tests.harness.fuzzing import flip_bits, fuzz
 
@@ -76,7 +77,7 @@ DATA = encode(SNAP)
     [
         (b"", r"no MQCS magic at its start \(not a snapshot\)"),
         (b"MQCS", "4 bytes is too short"),
-        (b"MQCS\x05" + DATA[5:], r"version 5 is not 1..4 \(written by a newer broker\?\)"),
+        (b"MQCS\x06" + DATA[5:], r"version 6 is not 1..5 \(written by a newer broker\?\)"),
         (_sealed(b"MQCS\x02" + DATA[5:-4] + b"\x00\x00"), r"version 2 without timer progress"),
         (_sealed(TIMED[:-5] + b"\x05"), r"timer delivered offset 5 is outside 6\.\."),
         (DATA[:-1] + bytes([DATA[-1] ^ 1]), "checksum [0-9a-f]{8} does not match [0-9a-f]{8}"),
@@ -241,3 +242,44 @@ def test_a_version_4_snapshot_without_transactions_or_with_an_ended_one_checked_
     both = _sealed(b"MQCS\x04" + DATA[5:-4] + bytes([0, 0, 0, 0, 3, 0, 1, 2, 1]))  # floor 3, offset 2 checked
     with pytest.raises(StateFormatError, match="half offset 2 is both ended and checked"):
         decode(both)
+
+
+RESOLVED = replace(
+    STATE,
+    transactions=OffsetProgress(4, frozenset({6, 9})),
+    resolutions=MappingProxyType({9: Resolution.ROLLBACK, 2: Resolution.COMMIT, 6: Resolution.DROPPED}),
+)
+
+
+def test_resolutions_make_a_version_5_snapshot_that_keeps_their_order() -> None:
+    data = encode(Snapshot(4096, RESOLVED))
+    assert data.startswith(b"MQCS\x05") and data[:-4].endswith(bytes([3, 9, 2, 2, 1, 6, 3]))
+    back = decode(data).state
+    assert back == RESOLVED and list(back.resolutions.items()) == list(RESOLVED.resolutions.items())
+    assert encode(Snapshot(4096, replace(RESOLVED, resolutions={})))[4] == 4
+
+
+def _resolutions(*pairs: int, count: int | None = None) -> bytes:
+    """RESOLVED's snapshot with these (offset, resolution) numbers as its resolutions."""
+    body = encode(Snapshot(4096, RESOLVED))[:-4]
+    head = body[: -len(bytes([3, 9, 2, 2, 1, 6, 3]))]
+    w = Writer()
+    w.uint(len(pairs) // 2 if count is None else count)
+    for n in pairs:
+        w.uint(n)
+    return _sealed(head + w.out)
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        (_resolutions(), r"0 resolutions is not 1\.\.16384"),
+        (_resolutions(5, 1), "half offset 5 has a resolution but is not ended, or has two"),
+        (_resolutions(9, 1, 9, 2), "half offset 9 has a resolution but is not ended, or has two"),
+        (_resolutions(9, 4), r"resolution 4 is outside 1\.\.3"),
+        (_resolutions(*[0, 1] * (RESOLUTIONS_KEPT + 1)), r"16385 resolutions is not 1\.\.16384"),
+    ],
+)
+def test_a_version_5_snapshot_with_bad_resolutions_is_refused(data: bytes, problem: str) -> None:
+    with pytest.raises(StateFormatError, match=problem):
+        decode(data)

@@ -23,7 +23,7 @@ from agents.consumer.records import (
     TransactionEnded,
     Version,
 )
-from agents.consumer.state import Committed, ConsumerState, apply, apply_all, queue_state
+from agents.consumer.state import RESOLUTIONS_KEPT, Committed, ConsumerState, apply, apply_all, queue_state
 from agents.pop import rules
 from agents.pop.events import Acked, Delivery, Popped
 from agents.pop.model import Inflight, QueueKey, QueueState
@@ -168,6 +168,34 @@ def test_transactions_end_once_and_count_their_check_backs_while_open() -> None:
     assert (middle.transactions, dict(middle.checks)) == (OffsetProgress(2, frozenset()), {3: 3})
     in_one_batch = apply_all(None, _records(TransactionEnded((4,), Resolution.COMMIT), TransactionChecked((4,))))
     assert (in_one_batch.transactions, dict(in_one_batch.checks)) == (OffsetProgress(0, frozenset({4})), {})
+
+
+def test_the_first_end_of_each_transaction_keeps_its_resolution_in_the_order_they_ended() -> None:
+    """A second end of one transaction (a record no book writes, but a log may hold) does not change how it ended."""
+    log = _records(
+        TransactionEnded((5,), Resolution.ROLLBACK),
+        TransactionEnded((1, 5), Resolution.COMMIT),
+        TransactionEnded((0,), Resolution.DROPPED),
+    )
+    state = apply_all(None, log)
+    assert list(state.resolutions.items()) == [
+        (5, Resolution.ROLLBACK),
+        (1, Resolution.COMMIT),
+        (0, Resolution.DROPPED),
+    ]
+    assert apply_all(apply_all(None, log[:1]), log).resolutions == state.resolutions
+    later = apply_all(state, [StateRecord(4, OffsetCommitted(Q, 1, 1)), StateRecord(5, TransactionChecked((7,)))])
+    assert later.seq == 5 and later.resolutions is state.resolutions  # a batch that ends nothing shares the table
+
+
+def test_only_the_latest_ends_keep_their_resolution() -> None:
+    many = tuple(range(RESOLUTIONS_KEPT + 2))
+    state = apply_all(
+        None, _records(TransactionEnded(many, Resolution.COMMIT), TransactionEnded((10**6,), Resolution.ROLLBACK))
+    )
+    assert len(state.resolutions) == RESOLUTIONS_KEPT
+    assert list(state.resolutions)[:1] == [3] and list(state.resolutions)[-1:] == [10**6]  # 0, 1 and 2 went first
+    assert state.transactions.done(0) and 0 not in state.resolutions  # still ended
 
 
 E1, E2 = EscapeKey(2, 1_000, 1), EscapeKey(2, 1_000, 2)
