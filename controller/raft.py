@@ -13,7 +13,9 @@ matches the last applied entry.
 
 Where pysyncobj 0.3.17 falls short of Raft, the subclass steps in (docs/reliability.md): a follower applies
 Raft's AppendEntries receiver rule instead of truncating after every retransmit, the term/vote file is sealed
-with a CRC-32, and a node refuses to start on a journal, term/vote file or snapshot that does not check out.
+with a CRC-32 and fsynced, the journal is on disk before any message or commit reflects it
+(``controller.journal_sync``), and a node refuses to start on a journal, term/vote file or snapshot that does not
+check out.
 
 Threading: pysyncobj's tick thread applies entries and fires callbacks; it
 exits when the thread that built the ``SyncObj`` exits, so build ``RaftNode``
@@ -47,8 +49,10 @@ from controller.codec import CodecError, decode_events, decode_state, encode_eve
 from controller.config import ControllerConfig
 from controller.errors import ControllerError
 from controller.events import Event
+from controller.journal_sync import JournalSync
 from controller.model import ControllerState
 from controller.state import apply_events
+from mqbase.files import atomic_write
 
 socket.inet_ntop = inet_ntop
 """pysyncobj 0.3.x's ``win_inet_pton`` replaces ``socket.inet_ntop`` on every platform, for the whole process,
@@ -91,6 +95,14 @@ class _ReplicatedController(SyncObj):  # type: ignore[misc]
         super().__init__(self_address, partners, conf)
         journal = self._SyncObj__raftLog  # pysyncobj's FileJournal; its meta writer is private, hence the names
         journal._FileJournal__metaStorer = _SealedMetaStorer(journal._FileJournal__metaStorer.getPath())
+        self.journal_sync = JournalSync(journal._FileJournal__journalFile, Path(conf.fullDumpFile))
+        transport = self._SyncObj__transport
+        transport.send = self.journal_sync.before(transport.send)
+
+    def _onTick(self, timeToWait: float = 0.0) -> None:
+        """pysyncobj's tick, after a sync: a leader's commit counts its own entries only once they are on disk."""
+        self.journal_sync.sync()
+        super()._onTick(timeToWait)
 
     def _SyncObj__onMessageReceived(self, node: Any, message: dict[str, Any]) -> None:
         """pysyncobj's message handler, with Raft's AppendEntries receiver rule (``controller.append_entries``).
@@ -296,13 +308,11 @@ def _sealed_meta(meta: dict[str, Any]) -> bytes:
 
 
 class _SealedMetaStorer(MetaStorer):  # type: ignore[misc]
-    """pysyncobj's writer of ``raft.journal.meta``, with a CRC-32 seal after the pickle (``_meta_problem``)."""
+    """pysyncobj's writer of ``raft.journal.meta``, with a CRC-32 seal after the pickle (``_meta_problem``), and
+    fsynced (pysyncobj's own only flushes to the page cache)."""
 
     def storeMeta(self, meta: dict[str, Any]) -> None:
-        tmp = self.getPath() + ".tmp"
-        with open(tmp, "wb") as f:
-            f.write(_sealed_meta(meta))
-        os.replace(tmp, self.getPath())
+        atomic_write(Path(self.getPath()), _sealed_meta(meta))  # durable before the vote or request it records
 
 
 def _meta_problem(data: bytes, addresses: frozenset[str]) -> str | None:
